@@ -1,0 +1,30 @@
+// The four kernels of attention, each twice: a plain scalar oracle and an xsimd version.
+// Signatures follow llm.c: outputs first, then inputs, then sizes. Every matrix is row-major and
+// contiguous. The xsimd versions are tested against the scalar ones on every size, tails included.
+#pragma once
+
+namespace mha {
+
+enum class KernelPath { simd, scalar };
+const char* kernel_path_name(KernelPath path);
+
+namespace kernels {
+
+// out (T, N) = in (T, K) · weight (N, K)ᵀ + bias (N)
+void linear_forward_scalar(float* out, const float* in, const float* weight, const float* bias, int T, int K, int N);
+void linear_forward_simd(float* out, const float* in, const float* weight, const float* bias, int T, int K, int N);
+
+// scores (T, T) = q (T, D) · k (T, D)ᵀ · scale; causal: entries above the diagonal are -inf
+void scores_forward_scalar(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal);
+void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal);
+
+// weights (T, T) = softmax of each row of scores; causal: entries above the diagonal are exactly 0
+void softmax_forward_scalar(float* weights, const float* scores, int T, bool causal);
+void softmax_forward_simd(float* weights, const float* scores, int T, bool causal);
+
+// out (T, D) = weights (T, T) · v (T, D); causal rows stop at the diagonal
+void weighted_sum_forward_scalar(float* out, const float* weights, const float* v, int T, int D, bool causal);
+void weighted_sum_forward_simd(float* out, const float* weights, const float* v, int T, int D, bool causal);
+
+}  // namespace kernels
+}  // namespace mha

@@ -1,0 +1,62 @@
+// The oracle: the textbook loops, accumulated in double so they are more exact than what they check.
+#include <cmath>
+#include <limits>
+
+#include "kernels.h"
+
+namespace mha {
+
+const char* kernel_path_name(KernelPath path) { return path == KernelPath::simd ? "simd" : "scalar"; }
+
+namespace kernels {
+
+void linear_forward_scalar(float* out, const float* in, const float* weight, const float* bias, int T, int K, int N) {
+  for (int t = 0; t < T; ++t) {
+    for (int n = 0; n < N; ++n) {
+      double sum = bias ? bias[n] : 0.0;
+      for (int k = 0; k < K; ++k) sum += static_cast<double>(in[t * K + k]) * weight[n * K + k];
+      out[t * N + n] = static_cast<float>(sum);
+    }
+  }
+}
+
+void scores_forward_scalar(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
+  for (int i = 0; i < T; ++i) {
+    for (int j = 0; j < T; ++j) {
+      if (causal && j > i) {
+        scores[i * T + j] = -std::numeric_limits<float>::infinity();
+        continue;
+      }
+      double dot = 0.0;
+      for (int d = 0; d < D; ++d) dot += static_cast<double>(q[i * D + d]) * k[j * D + d];
+      scores[i * T + j] = static_cast<float>(dot * scale);
+    }
+  }
+}
+
+void softmax_forward_scalar(float* weights, const float* scores, int T, bool causal) {
+  for (int i = 0; i < T; ++i) {
+    const float* row = scores + i * T;
+    float* out = weights + i * T;
+    const int n = causal ? i + 1 : T;
+    float max = row[0];  // subtracting the row max keeps exp from overflowing
+    for (int j = 1; j < n; ++j) max = std::fmax(max, row[j]);
+    double sum = 0.0;
+    for (int j = 0; j < n; ++j) sum += std::exp(static_cast<double>(row[j]) - max);
+    for (int j = 0; j < T; ++j) out[j] = j < n ? static_cast<float>(std::exp(static_cast<double>(row[j]) - max) / sum) : 0.0f;
+  }
+}
+
+void weighted_sum_forward_scalar(float* out, const float* weights, const float* v, int T, int D, bool causal) {
+  for (int i = 0; i < T; ++i) {
+    const int n = causal ? i + 1 : T;
+    for (int d = 0; d < D; ++d) {
+      double sum = 0.0;
+      for (int j = 0; j < n; ++j) sum += static_cast<double>(weights[i * T + j]) * v[j * D + d];
+      out[i * D + d] = static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace kernels
+}  // namespace mha

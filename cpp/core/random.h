@@ -1,0 +1,25 @@
+// A specified random generator, so the same seed draws bit-identical weights natively and in WASM
+// (std::uniform_real_distribution differs between libstdc++ and libc++).
+// Seeding: SplitMix64. Stream: xoshiro128** (Blackman & Vigna). Floats: the top 24 bits of a draw.
+#pragma once
+
+#include <cstdint>
+
+namespace mha {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed);
+  uint32_t next_u32();
+  float uniform01();                  // [0, 1), 24 random bits
+  float uniform(float lo, float hi);  // [lo, hi)
+
+ private:
+  uint32_t s_[4];
+};
+
+// Derive an independent seed for a named stream (e.g. one per weight matrix, one per token row),
+// so adding a stream never shifts the numbers of another.
+uint64_t derive_seed(uint64_t seed, uint64_t stream);
+
+}  // namespace mha

@@ -1,0 +1,33 @@
+// A dense float32 tensor in row-major (PyTorch) order. Shapes keep the batch dimension: (1, T, d_model).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mha {
+
+using Shape = std::vector<int64_t>;
+
+struct Tensor {
+  Shape shape;
+  std::vector<float> data;
+
+  Tensor() = default;
+  Tensor(Shape shape_, std::vector<float> data_);
+  explicit Tensor(Shape shape_);  // zero-filled
+
+  size_t numel() const { return data.size(); }
+  float* ptr() { return data.data(); }
+  const float* ptr() const { return data.data(); }
+};
+
+size_t shape_numel(const Shape& shape);
+
+// "(1, 8, 5, 64)": the notation used in code comments, the CLI and the page alike.
+std::string shape_to_string(const Shape& shape);
+
+// Throws mha::Error naming `what` if any value is NaN or infinite.
+void check_finite(const Tensor& tensor, const std::string& what);
+
+}  // namespace mha

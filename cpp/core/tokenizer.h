@@ -1,0 +1,44 @@
+// Text -> tokens -> ids. Behind an interface so a real BPE tokenizer can join later.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mha {
+
+struct Tokenized {
+  std::vector<std::string> tokens;  // UTF-8 pieces of the text, in order
+  std::vector<int32_t> ids;         // one id per token, in [0, vocab_size)
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  // Throws mha::Error for invalid UTF-8, empty text, or text over kMaxTextBytes / kMaxTextTokens.
+  virtual Tokenized tokenize(const std::string& text) const = 0;
+  virtual int vocab_size() const = 0;
+};
+
+// A teaching tokenizer that needs no vocabulary file:
+// - CJK ideographs, kana and Hangul become one token per character (我是秦始皇 -> 5 tokens);
+// - runs of other letters and digits (Latin, Cyrillic, accented...) become one word token;
+// - each punctuation mark or symbol is its own token; emoji too, with their modifiers,
+//   variation selectors and zero-width-joiner sequences kept together;
+// - combining marks stay with the character before them; whitespace separates and is dropped.
+// ids: FNV-1a 64 of the token's UTF-8 bytes, modulo vocab_size: deterministic on every platform.
+class CharWordTokenizer : public Tokenizer {
+ public:
+  explicit CharWordTokenizer(int vocab_size);
+  Tokenized tokenize(const std::string& text) const override;
+  int vocab_size() const override { return vocab_size_; }
+
+ private:
+  int vocab_size_;
+};
+
+// The id a token gets for a given vocabulary size (exposed for tests and documentation).
+int32_t hashed_token_id(const std::string& token, int vocab_size);
+
+}  // namespace mha
