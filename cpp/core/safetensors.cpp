@@ -132,11 +132,14 @@ std::vector<std::string> SafetensorsFile::names() const {
 
 Tensor SafetensorsFile::read_float(const std::string& name) const {
   const SafetensorsEntry& e = entry(name);
+  // The dtype is checked before allocating: an unknown dtype's byte count was never checked.
+  if (e.dtype != "F32" && e.dtype != "F16" && e.dtype != "BF16")
+    throw Error("tensor '" + name + "' has dtype " + e.dtype + "; expected F32, F16 or BF16");
   Tensor t(e.shape);
   const uint8_t* src = data_ + e.begin;
   if (e.dtype == "F32") {
-    std::memcpy(t.ptr(), src, t.numel() * 4);
-  } else if (e.dtype == "F16" || e.dtype == "BF16") {
+    if (t.numel() != 0) std::memcpy(t.ptr(), src, t.numel() * 4);
+  } else {
     for (size_t i = 0; i < t.numel(); ++i) {
       const uint16_t h = static_cast<uint16_t>(src[2 * i] | (src[2 * i + 1] << 8));
       if (e.dtype == "F16") {
@@ -146,41 +149,39 @@ Tensor SafetensorsFile::read_float(const std::string& name) const {
         std::memcpy(&t.data[i], &bits, 4);
       }
     }
-  } else {
-    throw Error("tensor '" + name + "' has dtype " + e.dtype + "; expected F32, F16 or BF16");
   }
   return t;
 }
 
 std::vector<int64_t> SafetensorsFile::read_int(const std::string& name) const {
   const SafetensorsEntry& e = entry(name);
+  if (e.dtype != "I64" && e.dtype != "I32")
+    throw Error("tensor '" + name + "' has dtype " + e.dtype + "; expected I64 or I32");
   const size_t n = shape_numel(e.shape);
   std::vector<int64_t> out(n);
   const uint8_t* src = data_ + e.begin;
   if (e.dtype == "I64") {
-    std::memcpy(out.data(), src, n * 8);
-  } else if (e.dtype == "I32") {
+    if (n != 0) std::memcpy(out.data(), src, n * 8);
+  } else {
     for (size_t i = 0; i < n; ++i) {
       int32_t v;
       std::memcpy(&v, src + 4 * i, 4);
       out[i] = v;
     }
-  } else {
-    throw Error("tensor '" + name + "' has dtype " + e.dtype + "; expected I64 or I32");
   }
   return out;
 }
 
 void SafetensorsWriter::add(const std::string& name, const Tensor& tensor) {
   Pending p{name, "F32", tensor.shape, std::vector<uint8_t>(tensor.numel() * 4)};
-  std::memcpy(p.raw.data(), tensor.ptr(), p.raw.size());
+  if (!p.raw.empty()) std::memcpy(p.raw.data(), tensor.ptr(), p.raw.size());
   tensors_.push_back(std::move(p));
 }
 
 void SafetensorsWriter::add_int64(const std::string& name, const Shape& shape, const std::vector<int64_t>& values) {
   if (shape_numel(shape) != values.size()) throw Error("tensor '" + name + "' shape does not match its values");
   Pending p{name, "I64", shape, std::vector<uint8_t>(values.size() * 8)};
-  std::memcpy(p.raw.data(), values.data(), p.raw.size());
+  if (!p.raw.empty()) std::memcpy(p.raw.data(), values.data(), p.raw.size());
   tensors_.push_back(std::move(p));
 }
 
@@ -220,7 +221,7 @@ void write_file_atomically(const std::string& path, const std::vector<uint8_t>& 
   const std::string partial = path + ".partial";
   {
     std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write '" + partial + "': " + std::strerror(errno));
+    if (!out) throw Error("cannot write '" + path + "': " + std::strerror(errno));
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     out.close();
     if (!out) {

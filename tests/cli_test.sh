@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# End-to-end checks of the mha command line: good runs match the PyTorch reference files, and every
+# bad input fails cleanly (one "mha: error:" line, no crash, no output file, no *.partial left).
+#   bash tests/cli_test.sh <path to mha binary> <tests/reference/data dir>
+# ctest runs it (see CMakeLists.txt). Needs bash, coreutils and python3 (standard library only).
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: bash $0 <path to mha binary> <tests/reference/data dir>" >&2
+  exit 2
+fi
+abs() { (cd "$(dirname "$1")" && printf '%s/%s\n' "$(pwd)" "$(basename "$1")"); }
+MHA=$(abs "$1")
+DATA=$(cd "$2" && pwd)
+if [ ! -x "$MHA" ]; then echo "cli: $MHA is not an executable" >&2; exit 2; fi
+if [ ! -f "$DATA/pytorch_mha.weights.safetensors" ]; then echo "cli: no reference files in $DATA" >&2; exit 2; fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mha_cli_test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 2
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); printf 'ok   %s\n' "$1"; }
+fail() {
+  failed=$((failed + 1))
+  printf 'FAIL %s\n' "$1"
+  shift
+  local line
+  for line in "$@"; do printf '       %s\n' "$line"; done
+  if [ -s stderr.txt ]; then sed 's/^/       stderr: /' stderr.txt | head -n 5; fi
+  if [ -s stdout.txt ]; then sed 's/^/       stdout: /' stdout.txt | head -n 5; fi
+}
+
+# run CMD...: runs mha with stdout/stderr captured in stdout.txt/stderr.txt, its exit code in $rc.
+run() {
+  "$MHA" "$@" >stdout.txt 2>stderr.txt
+  rc=$?
+}
+
+no_partial_files() { [ -z "$(find . -name '*.partial' -print -quit)" ]; }
+# After a check: clear what a failed run may have left, so one failure does not fail the next checks too.
+clean_up() { find . -name '*.partial' -delete; rm -f "$1"; }
+crash_text() { grep -Eiq 'terminate called|stack trace|backtrace|Aborted|Segmentation|AddressSanitizer|LeakSanitizer|runtime error:|^ *#[0-9]+ ' "$@"; }
+
+# expect_error NAME OUT CMD...: mha must exit 1..127 with exactly one stderr line "mha: error: ...",
+# nothing crash-like anywhere, OUT absent afterwards and no *.partial left.
+expect_error() {
+  local name=$1 out=$2
+  shift 2
+  rm -f "$out"
+  run "$@"
+  local lines
+  lines=$(wc -l <stderr.txt)
+  if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+    fail "$name" "exit code $rc; expected 1..127"
+  elif [ "$lines" -ne 1 ] || ! head -n 1 stderr.txt | grep -q '^mha: error: '; then
+    fail "$name" "stderr is $lines line(s); expected exactly one starting 'mha: error: '"
+  elif crash_text stdout.txt stderr.txt; then
+    fail "$name" "crash or sanitizer text in the output"
+  elif [ -e "$out" ]; then
+    fail "$name" "$out exists after a failed run"
+  elif ! no_partial_files; then
+    fail "$name" "a *.partial file was left: $(find . -name '*.partial')"
+  else
+    pass "$name: $(head -c 100 stderr.txt | head -n 1)"
+  fi
+  clean_up "$out"
+}
+
+# expect_usage_error NAME OUT CMD...: CLI11 rejects the flags: exit 1..127 (CLI11 uses 100-115),
+# some stderr, no crash text, no OUT and no *.partial.
+expect_usage_error() {
+  local name=$1 out=$2
+  shift 2
+  rm -f "$out"
+  run "$@"
+  if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+    fail "$name" "exit code $rc; expected 1..127"
+  elif [ ! -s stderr.txt ]; then
+    fail "$name" "nothing on stderr"
+  elif crash_text stdout.txt stderr.txt; then
+    fail "$name" "crash or sanitizer text in the output"
+  elif [ -e "$out" ] || ! no_partial_files; then
+    fail "$name" "an output or *.partial file was left"
+  else
+    pass "$name: exit $rc, $(head -n 1 stderr.txt | head -c 100)"
+  fi
+  clean_up "$out"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Good runs
+
+run shapes --text "我是秦始皇" --d-model 512 --heads 8
+if [ "$rc" -ne 0 ]; then
+  fail "shapes exits 0" "exit code $rc"
+else
+  pass "shapes exits 0"
+fi
+missing=""
+for s in "(1, 5, 512)" "(1, 8, 5, 64)" "(1, 8, 5, 5)"; do
+  grep -qF "$s" stdout.txt || missing="$missing '$s'"
+done
+if [ -z "$missing" ]; then pass "shapes prints (1, 5, 512), (1, 8, 5, 64), (1, 8, 5, 5)"; else fail "shapes prints the shapes" "missing:$missing"; fi
+missing=""
+for s in tokenize embed project split attend concat output; do
+  grep -qw "$s" stdout.txt || missing="$missing $s"
+done
+if [ -z "$missing" ]; then pass "shapes names the 7 stages"; else fail "shapes names the 7 stages" "missing:$missing"; fi
+
+run trace --text "我是秦始皇" --d-model 64 --heads 4 --out text.safetensors
+if [ "$rc" -eq 0 ] && [ -s text.safetensors ] && no_partial_files && [ ! -s stderr.txt ]; then
+  pass "trace --text writes its --out file"
+else
+  fail "trace --text writes its --out file" "exit code $rc"
+fi
+
+# case | flags
+cases=(
+  "pytorch_mha|--heads 4"
+  "pytorch_causal|--heads 8 --causal"
+  "pytorch_large|--heads 2"
+  "gpt2_layer1|--layout gpt2 --layer 1 --causal --heads 4"
+  "llama_gqa|--layout llama --causal --heads 8"
+  "llama_mqa_layer0|--layout llama --layer 0 --heads 6"
+)
+trace_and_compare() {  # NAME CASE EXTRA_FLAGS...
+  local name=$1 c=$2
+  shift 2
+  local out="$c.trace.safetensors"
+  rm -f "$out"
+  run trace --weights "$DATA/$c.weights.safetensors" --input "$DATA/$c.input.safetensors" --out "$out" "$@"
+  if [ "$rc" -ne 0 ] || [ ! -s "$out" ]; then
+    fail "$name" "trace exit code $rc"
+    return
+  fi
+  run compare "$out" "$DATA/$c.expected.safetensors" --tolerance 1e-4
+  if [ "$rc" -ne 0 ]; then
+    fail "$name" "compare exit code $rc"
+  elif grep -q FAIL stdout.txt || ! grep -q '^y ' stdout.txt; then
+    fail "$name" "compare printed a FAIL or no line for y"
+  else
+    pass "$name"
+  fi
+}
+for entry in "${cases[@]}"; do
+  c=${entry%%|*}
+  read -r -a flags <<<"${entry#*|}"
+  trace_and_compare "trace + compare $c (${flags[*]})" "$c" "${flags[@]}"
+done
+trace_and_compare "trace --scalar + compare llama_gqa" llama_gqa --layout llama --causal --heads 8 --scalar
+
+run compare pytorch_mha.trace.safetensors "$DATA/pytorch_large.expected.safetensors" --tolerance 1e-4
+if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && ! crash_text stdout.txt stderr.txt; then
+  pass "compare against another case's expected fails (exit $rc)"
+else
+  fail "compare against another case's expected fails" "exit code $rc"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Bad input: each fails cleanly
+
+W="$DATA/pytorch_mha.weights.safetensors"
+X="$DATA/pytorch_mha.input.safetensors"
+
+expect_error "--heads 0" out.safetensors trace --text "hi" --heads 0 --out out.safetensors
+expect_error "--d-model 10 --heads 4 (not divisible)" out.safetensors trace --text "hi" --d-model 10 --heads 4 --out out.safetensors
+expect_error "--heads 8 --kv-heads 3" out.safetensors trace --text "hi" --heads 8 --kv-heads 3 --out out.safetensors
+expect_error "missing tensor: gpt2 file read as pytorch" out.safetensors \
+  trace --weights "$DATA/gpt2_layer1.weights.safetensors" --layout pytorch --heads 4 --input "$DATA/gpt2_layer1.input.safetensors" --out out.safetensors
+expect_error "wrong shape: llama_gqa with --kv-heads 4" out.safetensors \
+  trace --weights "$DATA/llama_gqa.weights.safetensors" --layout llama --heads 8 --kv-heads 4 --input "$DATA/llama_gqa.input.safetensors" --out out.safetensors
+
+head -c 5000 "$DATA/llama_gqa.weights.safetensors" >truncated.safetensors
+expect_error "truncated weights file" out.safetensors \
+  trace --weights truncated.safetensors --layout llama --heads 8 --input "$DATA/llama_gqa.input.safetensors" --out out.safetensors
+
+printf '\377\377\377\377\377\377\377\377{"x":junk}' >huge_header.safetensors
+expect_error "header length past the end" out.safetensors trace --weights huge_header.safetensors --heads 4 --input "$X" --out out.safetensors
+
+printf '\005\000\000\000\000\000\000\000{"a":\000\000\000' >bad_json.safetensors
+expect_error "malformed JSON header" out.safetensors trace --weights bad_json.safetensors --heads 4 --input "$X" --out out.safetensors
+
+python3 - nan_input.safetensors <<'EOF'
+import json, struct, sys
+values = [0.25] * 48
+values[7] = float("nan")
+header = json.dumps({"x": {"dtype": "F32", "shape": [1, 2, 24], "data_offsets": [0, 4 * len(values)]}}).encode()
+header += b" " * (-(8 + len(header)) % 8)
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(header)) + header + struct.pack("<%df" % len(values), *values))
+EOF
+if [ -s nan_input.safetensors ]; then
+  expect_error "NaN in the input" out.safetensors trace --weights "$W" --heads 4 --input nan_input.safetensors --out out.safetensors
+else
+  fail "NaN in the input" "python3 could not write nan_input.safetensors"
+fi
+
+expect_error "empty --text" out.safetensors trace --text "" --out out.safetensors
+run trace --text "" --out out.safetensors
+if grep -q "text is empty" stderr.txt; then
+  pass "empty --text says the text is empty"
+else
+  fail "empty --text says the text is empty" "stderr: $(head -c 200 stderr.txt)"
+fi
+clean_up out.safetensors
+expect_error "whitespace-only --text" out.safetensors trace --text $'  \t\n ' --out out.safetensors
+long_text=$(head -c 5000 /dev/zero | tr '\0' 'a')
+expect_error "--text over 4096 bytes" out.safetensors trace --text "$long_text" --out out.safetensors
+expect_error "invalid UTF-8 --text" out.safetensors trace --text $'ab\xff' --out out.safetensors
+expect_error "neither --text nor --input" out.safetensors trace --out out.safetensors
+expect_error "nonexistent --weights path" out.safetensors trace --weights no/such/file.safetensors --input "$X" --out out.safetensors
+expect_error "--out in a missing directory" no_dir/out.safetensors trace --text "hi" --d-model 8 --heads 2 --out no_dir/out.safetensors
+expect_error "compare with a truncated file" none.txt compare truncated.safetensors "$DATA/llama_gqa.expected.safetensors"
+expect_usage_error "--layout bert (CLI11 rejects)" out.safetensors trace --text "hi" --layout bert --out out.safetensors
+expect_usage_error "--heads abc (CLI11 rejects)" out.safetensors trace --text "hi" --heads abc --out out.safetensors
+
+# A failing run must not clobber an existing --out file.
+printf 'keep me\n' >existing.safetensors
+run trace --text "hi" --heads 0 --out existing.safetensors
+if [ "$rc" -ne 0 ] && [ "$(cat existing.safetensors)" = "keep me" ] && no_partial_files; then
+  pass "a failing run leaves an existing --out file untouched"
+else
+  fail "a failing run leaves an existing --out file untouched" "exit code $rc, content now: $(head -c 40 existing.safetensors)"
+fi
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
