@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Installs what the build needs and the machine lacks, from Debian's packages. Idempotent: a
-# machine that has everything is checked in well under a second and left alone.
-#   scripts/setup.sh            native build and tests
+# Installs what the build needs and the machine lacks: Debian packages (as root, or with
+# passwordless sudo) and the npm dev dependencies. Idempotent: a machine that has everything is
+# checked in about a second and left alone.
+#   scripts/setup.sh start   what npm start needs: compilers, Emscripten, header libraries
+#   scripts/setup.sh test    all of that, plus Chromium for the browser tests
 set -euo pipefail
+cd "$(dirname "$0")/.."
+profile=${1:-test}
 
-# package -> why we need it
+# package:why
 packages=(
   "cmake:build system"
   "g++:native compiler"
@@ -12,8 +16,13 @@ packages=(
   "libxsimd-dev:SIMD kernels"
   "nlohmann-json3-dev:safetensors JSON header"
   "libcli11-dev:command-line parsing"
+  "emscripten:the WebAssembly build"
+  "binaryen:wasm-dis, for the SIMD128 check"
   "doctest-dev:native test suite"
 )
+if [ "$profile" = "test" ]; then
+  packages+=("chromium:browser tests")
+fi
 
 missing=()
 for entry in "${packages[@]}"; do
@@ -23,20 +32,24 @@ for entry in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing missing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    as_root=(sudo -n)
+  else
+    echo "setup: these packages are missing and installing them needs root:" >&2
+    echo "    sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -q
+  "${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing missing Debian packages: ${missing[*]}"
-if [ "$(id -u)" -eq 0 ]; then
-  as_root=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-  as_root=(sudo -n)
-else
-  echo "setup: these packages are missing and installing them needs root:" >&2
-  echo "    sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
-  exit 1
+# npm dev dependencies (esbuild, playwright-core without its browser download, sirv), from the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages"
+  npm ci --no-audit --no-fund
 fi
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -q
-"${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

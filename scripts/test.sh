@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# npm test: install what is missing, build, and run every test suite.
+# npm test: install what is missing, build native and WebAssembly, and run every test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+bash scripts/setup.sh test
+bash scripts/build.sh
 
-echo "== native build and tests (release)"
-cmake --preset native >/dev/null
-cmake --build --preset native -j "$(nproc)"
+echo "== native tests (release)"
 ctest --preset native --no-tests=error
 
 echo "== native tests with AddressSanitizer and UBSan"
 cmake --preset native-asan >/dev/null
 cmake --build --preset native-asan -j "$(nproc)"
 ctest --preset native-asan --no-tests=error
+
+echo "== WebAssembly module against the native core (node:test)"
+node --test tests/node/
+
+echo "== the page in headless Chromium (node:test + playwright-core)"
+node --test --test-concurrency=1 tests/browser/

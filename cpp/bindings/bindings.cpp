@@ -1,0 +1,30 @@
+// Registers the handles with Embind and nothing else: marshalling lives in marshal.cpp and
+// handles.cpp, the idiomatic API (exceptions, defaults) in web/mha.js.
+#include <emscripten/bind.h>
+
+#include "handles.h"
+
+EMSCRIPTEN_BINDINGS(mha) {
+  using namespace emscripten;
+  using mha_wasm::ModelHandle;
+  using mha_wasm::TraceHandle;
+
+  class_<TraceHandle>("Trace")
+      .function("tokens", &TraceHandle::tokens)
+      .function("ids", &TraceHandle::ids)
+      .function("names", &TraceHandle::names)
+      .function("stage", &TraceHandle::stage)
+      .function("shape", &TraceHandle::shape)
+      .function("data", &TraceHandle::data)
+      .function("config", &TraceHandle::config);
+
+  class_<ModelHandle>("RawModel")
+      .constructor<>()
+      .function("configure", &ModelHandle::configure)
+      .function("loadWeights", &ModelHandle::load_weights)
+      .function("runText", &ModelHandle::run_text, allow_raw_pointers())
+      .function("runInput", &ModelHandle::run_input, allow_raw_pointers())
+      .function("config", &ModelHandle::config)
+      .function("weight", &ModelHandle::weight)
+      .function("lastError", &ModelHandle::last_error);
+}

@@ -1,0 +1,120 @@
+#include "handles.h"
+
+#include <exception>
+
+#include "error.h"
+#include "layouts.h"
+#include "marshal.h"
+
+namespace mha_wasm {
+
+using emscripten::val;
+
+namespace {
+
+// Runs `body`; on failure keeps the message and returns `failed`. std::bad_alloc (a heap that
+// cannot grow) is reported like any other error rather than ending the module.
+template <class T, class Body>
+T guarded(std::string& last_error, T failed, Body body) {
+  try {
+    last_error.clear();
+    return body();
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory: try a smaller d_model or a shorter text";
+  } catch (const std::exception& e) {
+    last_error = e.what();
+  }
+  return failed;
+}
+
+}  // namespace
+
+const mha::TraceEntry* TraceHandle::find(const std::string& name) const {
+  for (const auto& e : trace_.entries())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+val TraceHandle::tokens() const { return string_array(trace_.tokens); }
+
+val TraceHandle::ids() const {
+  return val::global("Int32Array").new_(emscripten::typed_memory_view(trace_.ids.size(), trace_.ids.data()));
+}
+
+val TraceHandle::names() const { return string_array(trace_.names()); }
+
+val TraceHandle::stage(const std::string& name) const {
+  const mha::TraceEntry* e = find(name);
+  return e ? val(std::string(mha::stage_name(e->stage))) : val::null();
+}
+
+val TraceHandle::shape(const std::string& name) const {
+  const mha::TraceEntry* e = find(name);
+  if (!e) return val::null();
+  val out = val::array();
+  for (int64_t d : e->tensor.shape) out.call<void>("push", static_cast<double>(d));
+  return out;
+}
+
+val TraceHandle::data(const std::string& name) const {
+  const mha::TraceEntry* e = find(name);
+  return e ? float32_array(e->tensor.data) : val::null();
+}
+
+val TraceHandle::config() const { return config_to_object(config_); }
+
+ModelHandle::ModelHandle() : model_(mha::Config{}) {}
+
+std::string ModelHandle::configure(const val& options) {
+  guarded(last_error_, false, [&] {
+    model_ = mha::Model(config_from_options(options, model_.config()));
+    return true;
+  });
+  return last_error_;
+}
+
+std::string ModelHandle::load_weights(const val& bytes, const std::string& layout, int layer) {
+  guarded(last_error_, false, [&] {
+    const std::vector<uint8_t> data = bytes_from_js(bytes);
+    model_.load_weights(data.data(), data.size(), mha::parse_layout(layout), layer);
+    return true;
+  });
+  return last_error_;
+}
+
+TraceHandle* ModelHandle::run_text(const std::string& text) {
+  return guarded(last_error_, static_cast<TraceHandle*>(nullptr),
+                 [&] { return new TraceHandle(model_.run_text(text), model_.config()); });
+}
+
+TraceHandle* ModelHandle::run_input(const val& x, int T) {
+  return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+    std::vector<float> values = floats_from_js(x);
+    const int d = model_.config().d_model;
+    if (T < 1 || values.size() != static_cast<size_t>(T) * d)
+      throw mha::Error("x has " + std::to_string(values.size()) + " values; expected T × d_model = " +
+                       std::to_string(T) + " × " + std::to_string(d));
+    return new TraceHandle(model_.run_input(mha::Tensor({1, T, d}, std::move(values))), model_.config());
+  });
+}
+
+val ModelHandle::config() const { return config_to_object(model_.config()); }
+
+val ModelHandle::weight(const std::string& name) const {
+  const mha::AttentionWeights& w = model_.weights();
+  const std::pair<const char*, const mha::Tensor*> all[] = {{"w_q", &w.w_q}, {"b_q", &w.b_q}, {"w_k", &w.w_k},
+                                                            {"b_k", &w.b_k}, {"w_v", &w.w_v}, {"b_v", &w.b_v},
+                                                            {"w_o", &w.w_o}, {"b_o", &w.b_o}};
+  for (const auto& [key, tensor] : all) {
+    if (name != key) continue;
+    val out = val::object();
+    val shape = val::array();
+    for (int64_t d : tensor->shape) shape.call<void>("push", static_cast<double>(d));
+    out.set("shape", shape);
+    out.set("data", float32_array(tensor->data));
+    return out;
+  }
+  return val::null();
+}
+
+}  // namespace mha_wasm

@@ -1,0 +1,49 @@
+// What JavaScript holds: a model and the traces it produced. The handles never throw into
+// JavaScript; a failed call returns an empty string / null and keeps the message in last_error(),
+// which web/mha.js turns into an exception. The model is left as it was.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <string>
+
+#include "model.h"
+
+namespace mha_wasm {
+
+class TraceHandle {
+ public:
+  TraceHandle(mha::Trace trace, mha::Config config) : trace_(std::move(trace)), config_(config) {}
+
+  emscripten::val tokens() const;                  // string[]
+  emscripten::val ids() const;                     // Int32Array
+  emscripten::val names() const;                   // string[], in stage order
+  emscripten::val stage(const std::string& name) const;  // "attend", or null for an unknown name
+  emscripten::val shape(const std::string& name) const;  // number[], or null
+  emscripten::val data(const std::string& name) const;   // a Float32Array copy that outlives memory growth, or null
+  emscripten::val config() const;
+
+ private:
+  const mha::TraceEntry* find(const std::string& name) const;
+  mha::Trace trace_;
+  mha::Config config_;
+};
+
+class ModelHandle {
+ public:
+  ModelHandle();
+
+  std::string configure(const emscripten::val& options);  // "" or the error
+  std::string load_weights(const emscripten::val& bytes, const std::string& layout, int layer);
+  TraceHandle* run_text(const std::string& text);
+  TraceHandle* run_input(const emscripten::val& x, int T);
+  emscripten::val config() const;
+  emscripten::val weight(const std::string& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
+  std::string last_error() const { return last_error_; }
+
+ private:
+  mha::Model model_;
+  std::string last_error_;
+};
+
+}  // namespace mha_wasm

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds everything from the same sources: the native core, CLI and tests; the WebAssembly module;
+# and the page's script bundle.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NODE_PATH=/usr/share/nodejs  # Emscripten 3.1.6's optimizer finds acorn there
+
+echo "== native build"
+cmake --preset native >/dev/null
+cmake --build --preset native -j "$(nproc)"
+
+echo "== WebAssembly build"
+cmake --preset wasm >/dev/null
+cmake --build --preset wasm -j "$(nproc)"
+
+echo "== page bundle"
+npx --no-install esbuild web/src/main.js --bundle --format=iife --target=es2020 --outfile=web/build/app.js --log-level=warning

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Writes web/screenshot-attend.png (for the README): the attend stage for 我是秦始皇, d_model 512, 8 heads.
+//   node scripts/screenshot.js
+// Needs web/build/mha-core.js and web/build/app.js (npm run build:wasm, npm run build:web).
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { startServer } = require('./serve.js');
+const { launchBrowser } = require('../tests/browser/browser.js');
+
+const ROOT = path.join(__dirname, '..');
+const OUT = path.join(ROOT, 'web', 'screenshot-attend.png');
+
+async function setField(page, selector, value) {
+  const el = page.locator(selector);
+  if ((await el.evaluate((e) => e.tagName)) === 'SELECT') await el.selectOption(String(value));
+  else await el.fill(String(value));
+  await el.dispatchEvent('change');
+}
+
+async function main() {
+  for (const file of ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js']) {
+    if (!fs.existsSync(path.join(ROOT, file))) {
+      throw new Error(`${file} is missing: run npm run build:wasm and npm run build:web first`);
+    }
+  }
+  const server = await startServer(0);
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready);
+    await page.evaluate(async () => {
+      await window.mhaPage.ready;
+    });
+    await setField(page, '#text', '我是秦始皇');
+    await setField(page, '#d-model', 512);
+    await setField(page, '#heads', 8);
+    await page.click('[data-stage-button="attend"]');
+    await page.waitForFunction(() =>
+      document.querySelector('[data-stage-button="attend"]')?.getAttribute('aria-current') === 'step' &&
+      document.querySelector('section[data-stage="attend"] [data-tensor="weights"]')?.dataset.shape === '1,8,5,5');
+    // Let transitions settle before the picture.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.waitForTimeout(300);
+    if (errors.length) throw new Error(`the page reported errors:\n${errors.join('\n')}`);
+    await page.screenshot({ path: OUT });
+    console.log(`Wrote ${path.relative(process.cwd(), OUT) || OUT}`);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(`screenshot: ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,173 @@
+// The WebAssembly module against the native core: same seed -> the same bits, every tensor, plus
+// PyTorch's reference traces, the error paths, copies that survive memory growth, and proof that
+// the shipped .wasm really runs SIMD128 code. Needs web/build/mha-core.js and build/native/mha.
+'use strict';
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const createMha = require('../../web/mha.js');
+const { readSafetensors } = require('./safetensors.js');
+
+const root = path.resolve(__dirname, '../..');
+const cli = path.join(root, 'build/native/mha');
+const referenceDir = path.join(root, 'tests/reference/data');
+let mha;
+let tmp;
+
+before(async () => {
+  mha = await createMha();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-node-'));
+});
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function nativeTrace(args) {
+  const out = path.join(tmp, `trace-${Math.random().toString(36).slice(2)}.safetensors`);
+  execFileSync(cli, ['trace', ...args, '--out', out]);
+  return readSafetensors(out);
+}
+
+function assertBitIdentical(actual, expected, what) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  const a = new Uint32Array(actual.buffer, actual.byteOffset, actual.length);
+  const e = new Uint32Array(expected.buffer, expected.byteOffset, expected.length);
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== e[i]) assert.fail(`${what}[${i}]: wasm ${actual[i]} != native ${expected[i]}`);
+  }
+}
+
+const configs = [
+  { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1 },
+  { text: "The animal didn't cross the street because it was too tired.", dModel: 64, heads: 4, kvHeads: 2, causal: true, seed: 7 },
+  { text: 'GPT-3很强, 对吧? 😀', dModel: 36, heads: 4, kvHeads: 1, causal: false, seed: 123456789 },
+];
+
+for (const c of configs) {
+  test(`same seed, same bits natively and in WASM: d_model ${c.dModel}, heads ${c.heads}, kv ${c.kvHeads}, causal ${c.causal}`, () => {
+    const native = nativeTrace(['--text', c.text, '--d-model', `${c.dModel}`, '--heads', `${c.heads}`,
+      '--kv-heads', `${c.kvHeads}`, '--seed', `${c.seed}`, ...(c.causal ? ['--causal'] : [])]);
+    const model = new mha.Model(c);
+    const trace = model.runText(c.text);
+    try {
+      assert.deepEqual(trace.tokens(), JSON.parse(native.metadata.tokens));
+      assert.deepEqual(Array.from(trace.ids()), Array.from(native.tensors.ids.data, Number));
+      const names = trace.names();
+      assert.deepEqual(names, ['token_embedding', 'position_encoding', 'x', 'q', 'k', 'v', 'q_heads', 'k_heads',
+        'v_heads', 'scores', 'weights', 'head_out', 'concat', 'y']);
+      for (const name of names) {
+        assert.deepEqual(trace.shape(name), native.tensors[name].shape, `${name} shape`);
+        assertBitIdentical(trace.data(name), native.tensors[name].data, name);
+      }
+      for (const name of ['w_q', 'b_q', 'w_k', 'b_k', 'w_v', 'b_v', 'w_o', 'b_o']) {
+        assertBitIdentical(model.weight(name).data, native.tensors[name].data, name);
+      }
+    } finally {
+      trace.delete();
+      model.delete();
+    }
+  });
+}
+
+test('loaded weights match PyTorch in WASM too (every layout)', () => {
+  const cases = ['pytorch_mha', 'pytorch_causal', 'pytorch_large', 'gpt2_layer1', 'llama_gqa', 'llama_mqa_layer0'];
+  for (const name of cases) {
+    const expected = readSafetensors(path.join(referenceDir, `${name}.expected.safetensors`));
+    const input = readSafetensors(path.join(referenceDir, `${name}.input.safetensors`));
+    const meta = expected.metadata;
+    const model = new mha.Model({ dModel: Number(meta.d_model), heads: Number(meta.heads), causal: meta.causal === 'true' });
+    model.loadWeights(fs.readFileSync(path.join(referenceDir, `${name}.weights.safetensors`)), meta.layout, Number(meta.layer));
+    assert.equal(model.config.dModel, Number(meta.d_model), `${name} d_model`);
+    assert.equal(model.config.kvHeads, Number(meta.kv_heads), `${name} kv_heads`);
+    const T = Number(meta.seq);
+    const trace = model.runInput(input.tensors.x.data, T);
+    for (const tensor of ['q', 'k', 'v', 'scores', 'weights', 'head_out', 'concat', 'y']) {
+      const actual = trace.data(tensor);
+      const reference = expected.tensors[tensor].data;
+      let maxError = 0;
+      let maxMagnitude = 0;
+      for (let i = 0; i < reference.length; i++) {
+        if (!Number.isFinite(reference[i])) {
+          assert.equal(actual[i], reference[i], `${name}.${tensor}[${i}] mask`);
+          continue;
+        }
+        maxError = Math.max(maxError, Math.abs(actual[i] - reference[i]));
+        maxMagnitude = Math.max(maxMagnitude, Math.abs(reference[i]));
+      }
+      assert.ok(maxError <= 1e-5 * maxMagnitude, `${name}.${tensor}: relative error ${maxError / maxMagnitude}`);
+    }
+    trace.delete();
+    model.delete();
+  }
+});
+
+test('errors arrive as MhaError with the CLI message, and the model stays usable', () => {
+  const model = new mha.Model({ dModel: 16, heads: 2, seed: 3 });
+  const before = model.runText('still works');
+  const y = before.data('y');
+  before.delete();
+
+  const cliMessage = (args) => {
+    try {
+      execFileSync(cli, ['shapes', ...args], { stdio: 'pipe' });
+    } catch (e) {
+      return e.stderr.toString().trim().replace(/^mha: error: /, '');
+    }
+    assert.fail(`mha shapes ${args.join(' ')} should have failed`);
+  };
+
+  assert.throws(() => model.configure({ dModel: 10, heads: 4 }),
+    (e) => e instanceof mha.MhaError && e.message === cliMessage(['--text', 'x', '--d-model', '10', '--heads', '4']));
+  assert.throws(() => model.configure({ heads: 8, kvHeads: 3, dModel: 16 }),
+    (e) => e.message === cliMessage(['--text', 'x', '--d-model', '16', '--heads', '8', '--kv-heads', '3']));
+  assert.throws(() => model.runText(''), (e) => e.message === cliMessage(['--text', '', '--d-model', '16', '--heads', '2']));
+  assert.throws(() => model.runText('x'.repeat(5000)), /maximum is 4096/);
+  assert.throws(() => model.runText(42), /text must be a string/);
+  assert.throws(() => model.loadWeights(new Uint8Array([1, 2, 3])), /too short/);
+  assert.throws(() => model.loadWeights(fs.readFileSync(path.join(referenceDir, 'gpt2_layer1.weights.safetensors')), 'bert'),
+    /unknown weight layout 'bert'/);
+  const truncated = fs.readFileSync(path.join(referenceDir, 'llama_gqa.weights.safetensors')).subarray(0, 5000);
+  assert.throws(() => model.loadWeights(truncated, 'llama'), /truncated/);
+  assert.throws(() => model.runInput(new Float32Array([1, NaN, 3, 4]), 1), /expected T × d_model/);
+  assert.throws(() => model.runInput(new Float32Array(16).fill(NaN), 1), /NaN/);
+  assert.throws(() => model.configure({ dModel: '64' }), /dModel must be a number/);
+  assert.throws(() => model.configure({ heads: 2.5 }), /whole number/);
+  assert.throws(() => new mha.Model({ heads: 0 }), /heads must be between 1/);
+
+  assert.deepEqual(model.config, { dModel: 16, heads: 2, kvHeads: 2, dHead: 8, causal: false, seed: 3, vocabSize: 8000 });
+  const after = model.runText('still works');
+  assert.deepEqual(after.data('y'), y);
+  after.delete();
+  model.delete();
+});
+
+test('arrays handed out stay valid after WebAssembly memory grows', () => {
+  const small = new mha.Model({ dModel: 8, heads: 2 });
+  const trace = small.runText('keep me');
+  const weights = trace.data('weights');
+  const copy = Float32Array.from(weights);
+  const big = new mha.Model({ dModel: 2048, heads: 16 });  // weights alone need 64 MB: the heap must grow
+  const bigTrace = big.runText('grow the heap '.repeat(20));
+  assert.deepEqual(weights, copy);
+  assert.equal(weights.length, copy.length);
+  assert.deepEqual(trace.data('weights'), copy);
+  bigTrace.delete();
+  big.delete();
+  trace.delete();
+  small.delete();
+});
+
+test('the shipped .wasm runs SIMD128 code (no silent scalar fall-back)', () => {
+  const js = fs.readFileSync(path.join(root, 'web/build/mha-core.js'), 'utf8');
+  const match = js.match(/data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/);
+  assert.ok(match, 'mha-core.js has no inlined wasm');
+  const wasmPath = path.join(tmp, 'mha-core.wasm');
+  fs.writeFileSync(wasmPath, Buffer.from(match[1], 'base64'));
+  const text = execFileSync('wasm-dis', ['--enable-simd', '--enable-exception-handling', wasmPath],
+    { maxBuffer: 256 * 1024 * 1024 }).toString();
+  const count = (re) => (text.match(re) || []).length;
+  assert.ok(count(/\bf32x4\.mul\b/g) >= 10, `f32x4.mul appears ${count(/\bf32x4\.mul\b/g)} times`);
+  assert.ok(count(/\bf32x4\.add\b/g) >= 10, 'f32x4.add');
+  assert.ok(count(/\bv128\.load\b/g) >= 10, 'v128.load');
+});
