@@ -101,11 +101,7 @@ TraceHandle* ModelHandle::run_input(const val& x, int T) {
 val ModelHandle::config() const { return config_to_object(model_.config()); }
 
 val ModelHandle::weight(const std::string& name) const {
-  const mha::AttentionWeights& w = model_.weights();
-  const std::pair<const char*, const mha::Tensor*> all[] = {{"w_q", &w.w_q}, {"b_q", &w.b_q}, {"w_k", &w.w_k},
-                                                            {"b_k", &w.b_k}, {"w_v", &w.w_v}, {"b_v", &w.b_v},
-                                                            {"w_o", &w.w_o}, {"b_o", &w.b_o}};
-  for (const auto& [key, tensor] : all) {
+  for (const auto& [key, tensor] : mha::named_weights(model_.weights())) {
     if (name != key) continue;
     val out = val::object();
     val shape = val::array();

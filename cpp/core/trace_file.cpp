@@ -18,10 +18,7 @@ std::vector<uint8_t> trace_to_safetensors(const Trace& trace, const AttentionWei
                   std::vector<int64_t>(trace.ids.begin(), trace.ids.end()));
     stages["ids"] = stage_name(Stage::tokenize);
   }
-  const std::pair<const char*, const Tensor*> params[] = {{"w_q", &w.w_q}, {"b_q", &w.b_q}, {"w_k", &w.w_k},
-                                                          {"b_k", &w.b_k}, {"w_v", &w.w_v}, {"b_v", &w.b_v},
-                                                          {"w_o", &w.w_o}, {"b_o", &w.b_o}};
-  for (const auto& [name, tensor] : params) out.add(name, *tensor);
+  for (const auto& [name, tensor] : named_weights(w)) out.add(name, *tensor);
 
   out.set_metadata("format", "mha-trace");
   out.set_metadata("format_version", "1");

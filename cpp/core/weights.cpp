@@ -28,6 +28,11 @@ void check_shape(const Tensor& t, const Shape& expected, const std::string& name
 
 }  // namespace
 
+std::vector<std::pair<const char*, const Tensor*>> named_weights(const AttentionWeights& w) {
+  return {{"w_q", &w.w_q}, {"b_q", &w.b_q}, {"w_k", &w.w_k}, {"b_k", &w.b_k},
+          {"w_v", &w.w_v}, {"b_v", &w.b_v}, {"w_o", &w.w_o}, {"b_o", &w.b_o}};
+}
+
 float xavier_bound(int fan_in, int fan_out) {
   return static_cast<float>(std::sqrt(6.0 / static_cast<double>(fan_in + fan_out)));
 }

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config.h"
 #include "tensor.h"
@@ -15,6 +17,10 @@ struct AttentionWeights {
   Tensor w_v, b_v;  // like w_k, b_k
   Tensor w_o, b_o;  // (d_model, d_model), (d_model,)
 };
+
+// The eight tensors with their public names, in order: w_q b_q w_k b_k w_v b_v w_o b_o.
+// The trace file and the WASM module use these names.
+std::vector<std::pair<const char*, const Tensor*>> named_weights(const AttentionWeights& weights);
 
 // Layer weights as PyTorch's nn.MultiheadAttention draws them: Xavier/Glorot uniform matrices and
 // zero biases. Each matrix has its own stream of the seed, so sizes of one never shift another.
