@@ -21,7 +21,7 @@ packages=(
   "doctest-dev:native test suite"
 )
 if [ "$profile" = "test" ]; then
-  packages+=("chromium:browser tests")
+  packages+=("chromium:browser tests" "fonts-wqy-zenhei:CJK glyphs in headless Chromium")
 fi
 
 missing=()

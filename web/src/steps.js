@@ -1,0 +1,89 @@
+// The seven teaching steps as data: {id, family, title, text(ctx), formula(ctx), view, enter(), exit()}.
+// ctx = {lang, config, T}; views read the store state.
+import { t } from './i18n.js';
+import { hideTip } from './views/tooltip.js';
+import { tokenizeView } from './views/tokenize.js';
+import { embedView } from './views/embed.js';
+import { projectView } from './views/project.js';
+import { splitView } from './views/split.js';
+import { attendView } from './views/attend.js';
+import { concatView } from './views/concat.js';
+import { outputView } from './views/output.js';
+
+const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
+const sub = (s) => `<sub>${s}</sub>`;
+
+function leave() {
+  hideTip();
+}
+
+function arrive(section) {
+  const top = section.getBoundingClientRect().top;
+  if (top < 0) section.scrollIntoView({ block: 'start' });
+}
+
+export const STEPS = [
+  {
+    id: 'tokenize',
+    family: 'input',
+    text: ({ lang, config, T }) => t(lang, 'tokenize.text', { vocab: config.vocabSize, T }),
+    formula: ({ T }) => `tokens = tokenize(text) &nbsp;·&nbsp; ids = vocab[tokens] &nbsp;·&nbsp; T = ${T}`,
+    view: tokenizeView,
+  },
+  {
+    id: 'embed',
+    family: 'input',
+    text: ({ lang, config }) => t(lang, 'embed.text', { d: config.dModel, sqrt: sqrt(config.dModel) }),
+    formula: () =>
+      `x = E[ids] · √d${sub('model')} + PE<br>PE${sub('(pos, 2i)')} = sin(pos / 10000<sup>2i/d<sub>model</sub></sup>) &nbsp;·&nbsp; PE${sub('(pos, 2i+1)')} = cos(pos / 10000<sup>2i/d<sub>model</sub></sup>)`,
+    view: embedView,
+  },
+  {
+    id: 'project',
+    family: 'qkv',
+    text: ({ lang, config }) => {
+      const { dModel: d, heads: hh, kvHeads: kv, dHead: dh } = config;
+      const gqa = kv < hh ? t(lang, 'project.gqa', { kv, h: hh, dh, kvw: kv * dh, d }) : t(lang, 'project.mha');
+      return t(lang, 'project.text', { d, wq: (d * d).toLocaleString('en-US'), gqa });
+    },
+    formula: ({ config }) =>
+      `Q = X·W${sub('Q')}<sup>T</sup> + b${sub('Q')} &nbsp;·&nbsp; K = X·W${sub('K')}<sup>T</sup> + b${sub('K')} &nbsp;·&nbsp; V = X·W${sub('V')}<sup>T</sup> + b${sub('V')}<br>` +
+      `W${sub('Q')}: ${config.dModel} × ${config.dModel} &nbsp;·&nbsp; W${sub('K')}, W${sub('V')}: ${config.kvHeads * config.dHead} × ${config.dModel}`,
+    view: projectView,
+  },
+  {
+    id: 'split',
+    family: 'qkv',
+    text: ({ lang, config }) => t(lang, 'split.text', { d: config.dModel, h: config.heads, kv: config.kvHeads }),
+    formula: ({ config }) =>
+      `Q${sub('h')} = Q[:, :, h·d${sub('head')} : (h+1)·d${sub('head')}] &nbsp;→&nbsp; reshape (1, T, ${config.heads}, ${config.dHead}) → transpose (1, ${config.heads}, T, ${config.dHead})`,
+    view: splitView,
+  },
+  {
+    id: 'attend',
+    family: 'attend',
+    text: ({ lang, config }) => t(lang, 'attend.text', { sqrt: sqrt(config.dHead), mask: `${t(lang, config.causal ? 'attend.maskOn' : 'attend.maskOff')} ` }),
+    formula: ({ config }) =>
+      `scores${sub('h')} = Q${sub('h')}K${sub('g(h)')}<sup>T</sup> / √d${sub('head')}${config.causal ? ' + M &nbsp;(M<sub>ij</sub> = −∞ for j &gt; i)' : ''}<br>` +
+      `weights${sub('h')} = softmax(scores${sub('h')}) row by row &nbsp;·&nbsp; head_out${sub('h')} = weights${sub('h')} · V${sub('g(h)')}` +
+      (config.kvHeads < config.heads ? ` &nbsp;·&nbsp; g(h) = ⌊h / ${config.heads / config.kvHeads}⌋` : ' &nbsp;·&nbsp; g(h) = h'),
+    view: attendView,
+  },
+  {
+    id: 'concat',
+    family: 'output',
+    text: ({ lang, config }) => t(lang, 'concat.text', { dh: config.dHead }),
+    formula: ({ config }) =>
+      `concat = [head_out${sub('0')} | head_out${sub('1')} | … | head_out${sub(String(config.heads - 1))}] &nbsp;·&nbsp; ${config.heads} × ${config.dHead} = ${config.dModel}`,
+    view: concatView,
+  },
+  {
+    id: 'output',
+    family: 'output',
+    text: ({ lang }) => t(lang, 'output.text'),
+    formula: ({ config }) => `y = concat·W${sub('O')}<sup>T</sup> + b${sub('O')} &nbsp;·&nbsp; W${sub('O')}: ${config.dModel} × ${config.dModel}`,
+    view: outputView,
+  },
+].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
+
+export const STAGE_IDS = STEPS.map((s) => s.id);

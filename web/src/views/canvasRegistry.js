@@ -1,0 +1,39 @@
+// One ResizeObserver for every heatmap canvas: a canvas is (re)drawn at its real device-pixel size
+// whenever it gets a size, including when its hidden section becomes visible.
+const painters = new WeakMap();
+let observer = null;
+
+function sizeOf(entry) {
+  const dp = entry.devicePixelContentBoxSize && entry.devicePixelContentBoxSize[0];
+  if (dp) return [dp.inlineSize, dp.blockSize];
+  const dpr = window.devicePixelRatio || 1;
+  return [Math.round(entry.contentRect.width * dpr), Math.round(entry.contentRect.height * dpr)];
+}
+
+function onResize(entries) {
+  for (const entry of entries) {
+    const canvas = entry.target;
+    if (!canvas.isConnected) {
+      observer.unobserve(canvas);
+      continue;
+    }
+    const [w, hgt] = sizeOf(entry);
+    const paint = painters.get(canvas);
+    if (paint && w > 0 && hgt > 0) paint(w, hgt);
+  }
+}
+
+export function observeCanvas(canvas, paint) {
+  if (!observer) observer = new ResizeObserver(onResize);
+  painters.set(canvas, paint);
+  try {
+    observer.observe(canvas, { box: 'device-pixel-content-box' });
+  } catch {
+    observer.observe(canvas);
+  }
+}
+
+export function releaseCanvases(root) {
+  if (!observer) return;
+  for (const canvas of root.querySelectorAll('canvas')) observer.unobserve(canvas);
+}

@@ -1,0 +1,89 @@
+// Colour scales as 256-entry lookup tables: diverging (blue – white – red) for signed values,
+// sequential (white – teal) for attention weights in [0, 1]. Also the per-head band colours.
+function lerp(a, b, t) {
+  return a + (b - a) * t;
+}
+
+function buildLut(stops) {
+  const lut = new Uint8ClampedArray(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    const t = i / 255;
+    let k = 0;
+    while (k < stops.length - 2 && t > stops[k + 1][0]) k++;
+    const [t0, c0] = stops[k];
+    const [t1, c1] = stops[k + 1];
+    const u = (t - t0) / (t1 - t0);
+    for (let j = 0; j < 3; j++) lut[i * 3 + j] = Math.round(lerp(c0[j], c1[j], u));
+  }
+  return lut;
+}
+
+const DIVERGING = buildLut([
+  [0, [33, 80, 155]],
+  [0.25, [110, 160, 210]],
+  [0.5, [247, 247, 245]],
+  [0.75, [226, 130, 100]],
+  [1, [165, 30, 40]],
+]);
+const SEQUENTIAL = buildLut([
+  [0, [250, 250, 248]],
+  [0.35, [160, 212, 200]],
+  [0.7, [40, 140, 135]],
+  [1, [10, 70, 80]],
+]);
+
+export const MASKED_LIGHT = [226, 226, 230];
+export const MASKED_DARK = [190, 190, 198];
+
+// scale: {kind: 'diverging', max} or {kind: 'sequential', max}
+export function lutIndex(v, scale) {
+  if (scale.kind === 'sequential') {
+    const t = scale.max > 0 ? v / scale.max : 0;
+    return Math.max(0, Math.min(255, Math.round(t * 255)));
+  }
+  const t = scale.max > 0 ? v / scale.max : 0;
+  return Math.max(0, Math.min(255, Math.round((t + 1) * 127.5)));
+}
+
+export function lutOf(scale) {
+  return scale.kind === 'sequential' ? SEQUENTIAL : DIVERGING;
+}
+
+export function cssColor(v, scale) {
+  const lut = lutOf(scale);
+  const i = lutIndex(v, scale) * 3;
+  return `rgb(${lut[i]}, ${lut[i + 1]}, ${lut[i + 2]})`;
+}
+
+// Text colour readable on top of a cell colour.
+export function inkFor(v, scale) {
+  const lut = lutOf(scale);
+  const i = lutIndex(v, scale) * 3;
+  const lum = 0.299 * lut[i] + 0.587 * lut[i + 1] + 0.114 * lut[i + 2];
+  return lum < 140 ? '#fff' : '#1d2330';
+}
+
+export function gradientCss(scale) {
+  const lut = lutOf(scale);
+  const stops = [];
+  for (let i = 0; i <= 8; i++) {
+    const k = Math.round((i / 8) * 255) * 3;
+    stops.push(`rgb(${lut[k]}, ${lut[k + 1]}, ${lut[k + 2]}) ${(i / 8) * 100}%`);
+  }
+  return `linear-gradient(to right, ${stops.join(', ')})`;
+}
+
+// Maximum |value| over the finite entries of data[from, to).
+export function maxAbs(data, from = 0, to = data.length) {
+  let m = 0;
+  for (let i = from; i < to; i++) {
+    const a = Math.abs(data[i]);
+    if (a > m && a !== Infinity) m = a;
+  }
+  return m;
+}
+
+const HEAD_COLORS = ['#3b6fd4', '#e07a2f', '#2e9d6a', '#c4417a', '#7a5cc9', '#b8962a', '#2c9bb5', '#d2503c'];
+export function headColor(h) {
+  return HEAD_COLORS[h % HEAD_COLORS.length];
+}

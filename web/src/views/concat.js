@@ -1,0 +1,14 @@
+// Stage 6 picture: the concatenation, with a coloured band over each head's columns.
+import { h } from '../dom.js';
+import { matrixTensor } from './matrix.js';
+import { t } from '../i18n.js';
+
+export function concatView(state) {
+  const { heads, dHead } = state.result.config;
+  return h(
+    'div',
+    { class: 'stack' },
+    matrixTensor(state, 'concat', { bands: { size: dHead, count: heads, label: (i) => `h${i}` } }),
+    h('p', { class: 'hint' }, t(state.lang, 'hover')),
+  );
+}

@@ -1,0 +1,39 @@
+// Prev/Next buttons and the ←/→ keys (ignored while typing in a field).
+import { t } from '../i18n.js';
+import { STAGE_IDS } from '../steps.js';
+
+function typing(target) {
+  if (!target || !target.tagName) return false;
+  const tag = target.tagName;
+  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || target.isContentEditable;
+}
+
+export function mountNav(prev, next, store, goTo) {
+  const step = (delta) => {
+    const i = STAGE_IDS.indexOf(store.state.stage) + delta;
+    if (i >= 0 && i < STAGE_IDS.length) goTo(STAGE_IDS[i]);
+  };
+  prev.addEventListener('click', () => step(-1));
+  next.addEventListener('click', () => step(1));
+  document.addEventListener('keydown', (ev) => {
+    if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || typing(ev.target)) return;
+    if (ev.key === 'ArrowRight') {
+      step(1);
+      ev.preventDefault();
+    } else if (ev.key === 'ArrowLeft') {
+      step(-1);
+      ev.preventDefault();
+    }
+  });
+  function render(state) {
+    prev.textContent = t(state.lang, 'prev');
+    next.textContent = t(state.lang, 'next');
+    const i = STAGE_IDS.indexOf(state.stage);
+    prev.disabled = i <= 0;
+    next.disabled = i >= STAGE_IDS.length - 1;
+  }
+  render(store.state);
+  store.subscribe((state, changed) => {
+    if (changed.has('lang') || changed.has('stage')) render(state);
+  });
+}

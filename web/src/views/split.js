@@ -1,0 +1,79 @@
+// Stage 4 picture: d_head = d_model / heads, the parameter count that does not depend on heads,
+// Q/K/V as one tile per head, and (under GQA) which query heads share each K/V head.
+import { h } from '../dom.js';
+import { headTiles } from './tiles.js';
+import { headColor } from './colors.js';
+import { t } from '../i18n.js';
+import { grouped } from '../format.js';
+
+function paramCount(d, kvw) {
+  return 2 * (d * d + d) + 2 * (d * kvw + kvw);
+}
+
+function servedBy(g, group) {
+  const first = g * group;
+  return group === 1 ? String(first) : `${first}–${first + group - 1}`;
+}
+
+export function splitView(state) {
+  const { result, lang } = state;
+  const { dModel: d, heads, kvHeads: kv, dHead: dh } = result.config;
+  const kvw = kv * dh;
+  const group = heads / kv;
+  const params = paramCount(d, kvw);
+  const formula =
+    kv === heads
+      ? `4 · ${grouped(d, lang)}² + 4 · ${grouped(d, lang)} = ${grouped(params, lang)}`
+      : `2 · (${grouped(d, lang)}² + ${grouped(d, lang)}) + 2 · (${grouped(d, lang)} · ${grouped(kvw, lang)} + ${grouped(kvw, lang)}) = ${grouped(params, lang)}`;
+
+  const facts = h(
+    'div',
+    { class: 'facts' },
+    h('div', { class: 'fact fact-main' }, h('div', { class: 'fact-value' }, t(lang, 'split.dhead', { d, h: heads, dh }))),
+    h(
+      'div',
+      { class: 'fact' },
+      h('div', { class: 'fact-label', html: t(lang, 'split.params') }),
+      h('div', { class: 'fact-value', 'data-param-count': String(params) }, formula),
+      h('div', { class: 'fact-note', html: kv === heads ? t(lang, 'split.paramsSame') : t(lang, 'split.paramsGqa', { kv, kvw, d }) }),
+    ),
+  );
+
+  // One bar of d_model cells per head makes "split, not copy" visible at a glance.
+  const splitBar = h(
+    'div',
+    { class: 'split-bar', 'aria-hidden': 'true' },
+    Array.from({ length: heads }, (_, i) => h('div', { class: 'split-seg', style: { background: headColor(i) } }, heads <= 16 ? `${dh}` : '')),
+  );
+
+  const groups =
+    kv < heads
+      ? h(
+          'div',
+          { class: 'gqa' },
+          h('h3', { class: 'sub-title' }, t(lang, 'split.groups', { n: group })),
+          h(
+            'ul',
+            { class: 'gqa-list' },
+            Array.from({ length: kv }, (_, g) =>
+              h('li', { style: { '--head': headColor(g * group) } }, t(lang, 'split.serves', { g, list: servedBy(g, group) })),
+            ),
+          ),
+        )
+      : null;
+
+  const kvLabel = (g) => (kv < heads ? t(lang, 'kvHead', { g }) : t(lang, 'head', { h: g }));
+  const kvColor = (g) => headColor(g * group);
+  const kvSub = kv < heads ? (g) => `→ Q ${servedBy(g, group)}` : undefined;
+  return h(
+    'div',
+    { class: 'stack' },
+    facts,
+    h('div', { class: 'split-bar-wrap' }, h('div', { class: 'split-bar-label' }, `d_model = ${d} = ${heads} × ${dh}`), splitBar),
+    headTiles(state, 'q_heads', { caption: t(lang, 'cap.q_heads', { h: heads, dh }) }),
+    groups,
+    headTiles(state, 'k_heads', { caption: t(lang, 'cap.k_heads', { kv }), tileLabel: kvLabel, sub: kvSub, colorOf: kvColor }),
+    headTiles(state, 'v_heads', { caption: t(lang, 'cap.v_heads', { kv }), tileLabel: kvLabel, sub: kvSub, colorOf: kvColor }),
+    h('p', { class: 'hint' }, t(lang, 'split.facts')),
+  );
+}

@@ -1,0 +1,20 @@
+// The frame around one displayed tensor: name, shape caption, what it is, the picture and its legend.
+// Carries the data-tensor / data-shape attributes the tests and readers rely on.
+import { h } from '../dom.js';
+import { shapeText, shapeAttr } from '../format.js';
+
+export function tensorCard({ name, shape, caption, axis, body, legend, extraClass }) {
+  return h(
+    'figure',
+    { class: `tensor${extraClass ? ` ${extraClass}` : ''}`, 'data-tensor': name, 'data-shape': shapeAttr(shape) },
+    h(
+      'figcaption',
+      { class: 'tensor-head' },
+      h('code', { class: 'tensor-name' }, name),
+      h('span', { class: 'shape' }, shapeText(shape)),
+      caption ? h('span', { class: 'tensor-cap', html: caption }) : null,
+    ),
+    body,
+    h('div', { class: 'tensor-foot' }, axis ? h('span', { class: 'axis-note' }, axis) : null, legend || null),
+  );
+}
