@@ -27,7 +27,7 @@ export const STEPS = [
     id: 'tokenize',
     family: 'input',
     text: ({ lang, config, T }) => t(lang, 'tokenize.text', { vocab: config.vocabSize, T }),
-    formula: ({ T }) => `tokens = tokenize(text) &nbsp;·&nbsp; ids = vocab[tokens] &nbsp;·&nbsp; T = ${T}`,
+    formula: ({ T }) => `tokens = tokenize(text) &nbsp;·&nbsp; ids = id(token) for each token &nbsp;·&nbsp; T = ${T}`,
     view: tokenizeView,
   },
   {

@@ -63,8 +63,8 @@ export const STRINGS = {
 
   // explanations
   'tokenize.text': {
-    en: 'The sentence is cut into <em>tokens</em>. This demo’s tokenizer makes every Chinese character its own token and splits English into words and punctuation. Each token is looked up in a vocabulary of {vocab} entries and becomes an integer <em>id</em>. The number of tokens, <strong>T = {T}</strong>, is the sequence length that every later tensor carries.',
-    zh: '先把句子切成 <em>token</em>。本演示的分词器把每个汉字当作一个 token，英文按单词和标点切开。每个 token 在 {vocab} 个条目的词表里查到一个整数 <em>id</em>。token 的个数 <strong>T = {T}</strong> 就是序列长度，之后的每个张量都带着这一维。',
+    en: 'The sentence is cut into <em>tokens</em>. This demo’s tokenizer makes every Chinese character its own token and splits English into words and punctuation. Each token becomes an integer <em>id</em> below {vocab}: a real model looks it up in a vocabulary it learned; this demo, which has none, derives the id from the token’s bytes, so the same token always gets the same id. The number of tokens, <strong>T = {T}</strong>, is the sequence length that every later tensor carries.',
+    zh: '先把句子切成 <em>token</em>。本演示的分词器把每个汉字当作一个 token，英文按单词和标点切开。每个 token 变成一个小于 {vocab} 的整数 <em>id</em>：真实模型在训练好的词表里查 id；本演示没有词表，由 token 的字节算出 id，所以同一个 token 总是得到同一个 id。token 的个数 <strong>T = {T}</strong> 就是序列长度，之后的每个张量都带着这一维。',
   },
   'embed.text': {
     en: 'Each id picks one row of an embedding table: a vector of d_model = {d} numbers. Here the table is random (seeded Xavier initialisation, like an untrained model) and each row is multiplied by √d_model = {sqrt} so it is not drowned by what comes next. Attention by itself cannot tell word order, so a sinusoidal <em>position encoding</em> — sines and cosines of many frequencies — is added. The sum <code>x</code> has shape (batch, T, d_model).',
