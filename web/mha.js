@@ -102,7 +102,10 @@
       }
     }
 
-    return { Model, MhaError, STAGES };
+    // WebAssembly memory held by the module, in bytes. It only grows, so this is also the peak.
+    const memoryBytes = () => core.memoryBytes();
+
+    return { Model, MhaError, STAGES, memoryBytes };
   }
 
   createMha.MhaError = MhaError;

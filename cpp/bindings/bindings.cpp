@@ -4,6 +4,11 @@
 
 #include "handles.h"
 
+namespace {
+// Bytes of WebAssembly memory the module holds now: its peak so far, since memory never shrinks.
+double memory_bytes() { return static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0; }
+}  // namespace
+
 EMSCRIPTEN_BINDINGS(mha) {
   using namespace emscripten;
   using mha_wasm::ModelHandle;
@@ -17,6 +22,8 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("shape", &TraceHandle::shape)
       .function("data", &TraceHandle::data)
       .function("config", &TraceHandle::config);
+
+  function("memoryBytes", &memory_bytes);
 
   class_<ModelHandle>("RawModel")
       .constructor<>()

@@ -55,9 +55,34 @@ Tensor concat_heads(const Tensor& heads, int T, int n_heads, int D) {
   return out;
 }
 
+// (1, T, a + b + c) -> three (1, T, ·) tensors: the fused projection's columns back into Q, K, V.
+void split_columns(const std::vector<float>& fused, int T, Tensor& q, Tensor& k, Tensor& v) {
+  const int dq = static_cast<int>(q.shape[2]), dk = static_cast<int>(k.shape[2]), width = dq + 2 * dk;
+  for (int t = 0; t < T; ++t) {
+    const float* row = fused.data() + static_cast<size_t>(t) * width;
+    std::copy_n(row, dq, q.ptr() + t * dq);
+    std::copy_n(row + dq, dk, k.ptr() + t * dk);
+    std::copy_n(row + dq + dk, dk, v.ptr() + t * dk);
+  }
+}
+
 }  // namespace
 
-void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w, const Config& c, KernelPath path) {
+PreparedWeights prepare_weights(const AttentionWeights& w) {
+  const int d = static_cast<int>(w.w_q.shape[1]);
+  const int rows = static_cast<int>(w.w_q.shape[0] + w.w_k.shape[0] + w.w_v.shape[0]);
+  std::vector<float> stacked;  // (rows, d): W_Q, W_K, W_V one under the other
+  stacked.reserve(static_cast<size_t>(rows) * d);
+  PreparedWeights p;
+  for (const Tensor* t : {&w.w_q, &w.w_k, &w.w_v}) stacked.insert(stacked.end(), t->data.begin(), t->data.end());
+  for (const Tensor* t : {&w.b_q, &w.b_k, &w.b_v}) p.qkv_bias.insert(p.qkv_bias.end(), t->data.begin(), t->data.end());
+  p.qkv = pack_transposed(stacked.data(), rows, d);
+  p.out = pack_transposed(w.w_o.ptr(), static_cast<int>(w.w_o.shape[0]), static_cast<int>(w.w_o.shape[1]));
+  return p;
+}
+
+void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w, const Config& c, KernelPath path,
+                       const PreparedWeights* prepared) {
   validate_config(c);
   if (x.shape.size() != 3 || x.shape[0] != 1 || x.shape[2] != c.d_model)
     throw Error("input x has shape " + shape_to_string(x.shape) + "; expected (1, T, " + std::to_string(c.d_model) + ")");
@@ -70,10 +95,20 @@ void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w,
   const int heads = c.heads, kv_heads = c.kv_heads_or_heads(), D = c.d_head();
   const int group = heads / kv_heads;  // query heads served by one key/value head
 
-  // project: one matrix product per Q, K, V
-  Tensor q = linear(ks, x, w.w_q, w.b_q, T);  // (1, T, d_model)
-  Tensor k = linear(ks, x, w.w_k, w.b_k, T);  // (1, T, kv_heads·D)
-  Tensor v = linear(ks, x, w.w_v, w.b_v, T);
+  // project
+  Tensor q({1, T, c.d_model}), k({1, T, kv_heads * D}), v({1, T, kv_heads * D});
+  PreparedWeights local;
+  if (path == KernelPath::simd) {  // one pass over x for Q, K and V together
+    if (!prepared) prepared = &(local = prepare_weights(w));
+    std::vector<float> fused(static_cast<size_t>(T) * prepared->qkv.n);
+    gemm_forward(fused.data(), prepared->qkv.n, x.ptr(), c.d_model, prepared->qkv, prepared->qkv_bias.data(), T,
+                 1.0f, Triangle::none);
+    split_columns(fused, T, q, k, v);
+  } else {
+    q = linear(ks, x, w.w_q, w.b_q, T);  // (1, T, d_model)
+    k = linear(ks, x, w.w_k, w.b_k, T);  // (1, T, kv_heads·D)
+    v = linear(ks, x, w.w_v, w.b_v, T);
+  }
 
   // split heads
   Tensor q_heads = split_heads(q, T, heads, D);     // (1, heads, T, D)
@@ -93,10 +128,15 @@ void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w,
   }
 
   Tensor concat = concat_heads(head_out, T, heads, D);  // (1, T, d_model)
-  Tensor y = linear(ks, concat, w.w_o, w.b_o, T);       // (1, T, d_model)
+  Tensor y({1, T, c.d_model});                          // (1, T, d_model)
+  if (path == KernelPath::simd)
+    gemm_forward(y.ptr(), c.d_model, concat.ptr(), c.d_model, prepared->out, w.b_o.ptr(), T, 1.0f, Triangle::none);
+  else
+    y = linear(ks, concat, w.w_o, w.b_o, T);
 
-  // Finite inputs can still overflow float32 in Q·Kᵀ; say so rather than show NaN.
-  for (const Tensor* t : {&q, &k, &v, &y}) check_finite(*t, "the result (float32 overflow; scale the input or weights down)");
+  // Finite inputs can still overflow float32; say so rather than show NaN. An overflow in Q or K
+  // reaches the scores, one in V reaches y, so checking those two is enough.
+  check_finite(y, "the result (float32 overflow; scale the input or weights down)");
   for (int h = 0; h < heads; ++h)
     for (int i = 0; i < T; ++i)
       for (int j = 0; j <= (c.causal ? i : T - 1); ++j)

@@ -10,6 +10,7 @@ namespace mha {
 Model::Model(const Config& config) : config_(config) {
   validate_config(config_);
   weights_ = random_attention_weights(config_);
+  prepared_ = prepare_weights(weights_);
   tokenizer_ = std::make_shared<CharWordTokenizer>(config_.vocab_size);
 }
 
@@ -17,7 +18,8 @@ Model::Model(const Config& config, LoadedWeights&& loaded)
     : config_(config),
       weights_(std::move(loaded.attention)),
       token_table_(std::move(loaded.token_table)),
-      position_table_(std::move(loaded.position_table)) {
+      position_table_(std::move(loaded.position_table)),
+      prepared_(prepare_weights(weights_)) {
   tokenizer_ = std::make_shared<CharWordTokenizer>(config_.vocab_size);
 }
 
@@ -54,7 +56,7 @@ Trace Model::run_text(const std::string& text, KernelPath path) const {
   trace.add(Stage::embed, "token_embedding", std::move(token_embedding));
   trace.add(Stage::embed, "position_encoding", std::move(position_encoding));
   trace.add(Stage::embed, "x", x);
-  attention_forward(trace, x, weights_, config_, path);
+  attention_forward(trace, x, weights_, config_, path, &prepared_);
   return trace;
 }
 
@@ -63,7 +65,7 @@ Trace Model::run_input(const Tensor& input, KernelPath path) const {
   if (x.shape.size() == 2) x.shape.insert(x.shape.begin(), 1);  // (T, d) -> (1, T, d)
   Trace trace;
   trace.add(Stage::embed, "x", x);
-  attention_forward(trace, x, weights_, config_, path);
+  attention_forward(trace, x, weights_, config_, path, &prepared_);
   return trace;
 }
 

@@ -40,6 +40,7 @@ class Model {
   AttentionWeights weights_;
   Tensor token_table_;     // empty: rows drawn from the seed
   Tensor position_table_;  // empty: sinusoidal
+  PreparedWeights prepared_;  // weights_ packed for the SIMD kernels
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

@@ -158,6 +158,29 @@ test('arrays handed out stay valid after WebAssembly memory grows', () => {
   small.delete();
 });
 
+test('1,000 re-runs do not grow WebAssembly memory', () => {
+  const model = new mha.Model({ dModel: 64, heads: 4, kvHeads: 2, causal: true });
+  const x = new Float32Array(8 * 64).map((_, i) => Math.sin(i));
+  for (let i = 0; i < 20; i++) model.runInput(x, 8).delete();  // settle the allocator
+  const before = mha.memoryBytes();
+  for (let i = 0; i < 1000; i++) {
+    const trace = i % 2 ? model.runInput(x, 8) : model.runText('我是秦始皇 and friends');
+    trace.delete();
+  }
+  assert.equal(mha.memoryBytes(), before);
+  model.delete();
+});
+
+test('memory of deleted traces is reused at a larger size too', () => {
+  const model = new mha.Model({ dModel: 256, heads: 4 });
+  const x = new Float32Array(64 * 256).fill(0.5);
+  model.runInput(x, 64).delete();
+  const before = mha.memoryBytes();
+  for (let i = 0; i < 200; i++) model.runInput(x, 64).delete();
+  assert.equal(mha.memoryBytes(), before, 'deleted traces are reused');
+  model.delete();
+});
+
 test('the shipped .wasm runs SIMD128 code (no silent scalar fall-back)', () => {
   const js = fs.readFileSync(path.join(root, 'web/build/mha-core.js'), 'utf8');
   const match = js.match(/data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/);

@@ -1,0 +1,116 @@
+#include "gemm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <xsimd/xsimd.hpp>
+
+namespace mha {
+
+namespace {
+
+using Batch = xsimd::batch<float>;
+constexpr int kWidth = static_cast<int>(Batch::size);
+constexpr int kPanel = 2 * kWidth;  // columns per packed panel: two vectors per tile row
+constexpr int kRows = 4;            // rows per micro-tile: 8 accumulators, 2 panel loads, 1 broadcast
+constexpr int kBlockK = 4096 / kWidth;  // k per pass: a panel block of 32 KB (1024 k at width 4) stays in L1
+
+// acc (R rows × kPanel) over k in [k0, k1) of a (rows r) and the packed panel. R is a compile-time
+// constant, so the accumulators live in registers.
+template <int R>
+void micro_tile(float* out, int ldo, const float* a, int lda, const float* panel, int k0, int k1, int valid_cols,
+                bool first, bool last, float scale, const float* bias) {
+  Batch acc[R][2];
+  if (first) {
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = Batch(0.0f);
+  } else {  // continue the sums a previous k block stored
+    for (int r = 0; r < R; ++r) {
+      alignas(64) float row[kPanel] = {};
+      std::memcpy(row, out + r * ldo, sizeof(float) * valid_cols);
+      acc[r][0] = Batch::load_aligned(row);
+      acc[r][1] = Batch::load_aligned(row + kWidth);
+    }
+  }
+  const float* p = panel + static_cast<size_t>(k0) * kPanel;
+  for (int k = k0; k < k1; ++k, p += kPanel) {
+    const Batch b0 = Batch::load_unaligned(p), b1 = Batch::load_unaligned(p + kWidth);
+    for (int r = 0; r < R; ++r) {
+      const Batch av(a[r * lda + k]);
+      acc[r][0] = xsimd::fma(av, b0, acc[r][0]);
+      acc[r][1] = xsimd::fma(av, b1, acc[r][1]);
+    }
+  }
+  if (last) {
+    alignas(64) float bias_row[kPanel] = {};
+    if (bias) std::memcpy(bias_row, bias, sizeof(float) * valid_cols);
+    const Batch s(scale), bias0 = Batch::load_aligned(bias_row), bias1 = Batch::load_aligned(bias_row + kWidth);
+    for (int r = 0; r < R; ++r) {
+      if (scale != 1.0f) acc[r][0] *= s, acc[r][1] *= s;
+      if (bias) acc[r][0] += bias0, acc[r][1] += bias1;
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    if (valid_cols == kPanel) {
+      acc[r][0].store_unaligned(out + r * ldo);
+      acc[r][1].store_unaligned(out + r * ldo + kWidth);
+    } else {
+      alignas(64) float row[kPanel];
+      acc[r][0].store_aligned(row);
+      acc[r][1].store_aligned(row + kWidth);
+      std::memcpy(out + r * ldo, row, sizeof(float) * valid_cols);
+    }
+  }
+}
+
+using TileFn = void (*)(float*, int, const float*, int, const float*, int, int, int, bool, bool, float, const float*);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<3>, micro_tile<4>};
+
+}  // namespace
+
+int gemm_panel_width() { return kPanel; }
+
+PackedMatrix pack_transposed(const float* w, int n, int k) {
+  PackedMatrix b{k, n, std::vector<float>(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f)};
+  for (int p = 0; p * kPanel < n; ++p) {
+    float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
+    const int cols = std::min(kPanel, n - p * kPanel);
+    for (int c = 0; c < cols; ++c) {
+      const float* w_row = w + static_cast<size_t>(p * kPanel + c) * k;
+      for (int kk = 0; kk < k; ++kk) panel[kk * kPanel + c] = w_row[kk];
+    }
+  }
+  return b;
+}
+
+PackedMatrix pack_rows(const float* src, int k, int n, int ldb) {
+  PackedMatrix b{k, n, std::vector<float>(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f)};
+  for (int p = 0; p * kPanel < n; ++p) {
+    float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
+    const int cols = std::min(kPanel, n - p * kPanel);
+    for (int kk = 0; kk < k; ++kk) std::memcpy(panel + kk * kPanel, src + kk * ldb + p * kPanel, sizeof(float) * cols);
+  }
+  return b;
+}
+
+void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias, int m,
+                  float scale, Triangle triangle) {
+  const int k = b.k, n = b.n;
+  for (int k0 = 0; k0 < std::max(k, 1); k0 += kBlockK) {
+    const int k1 = std::min(k, k0 + kBlockK);
+    for (int p = 0; p * kPanel < n; ++p) {
+      const int col0 = p * kPanel, cols = std::min(kPanel, n - col0);
+      const float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
+      for (int r0 = 0; r0 < m; r0 += kRows) {
+        const int rows = std::min(kRows, m - r0);
+        if (triangle == Triangle::skip_upper && col0 > r0 + rows - 1) continue;  // all above the diagonal
+        // k_to_row: the tile's rows need k < r0 + rows only; the weights past the diagonal are 0
+        const int tile_k = triangle == Triangle::k_to_row ? std::min(k, r0 + rows) : k;
+        if (k0 > 0 && k0 >= tile_k) continue;
+        const int tile_k1 = std::min(k1, tile_k);
+        kTiles[rows](out + static_cast<size_t>(r0) * ldo + col0, ldo, a + static_cast<size_t>(r0) * lda, lda, panel,
+                     k0, tile_k1, cols, k0 == 0, tile_k1 == tile_k, scale, bias ? bias + col0 : nullptr);
+      }
+    }
+  }
+}
+
+}  // namespace mha

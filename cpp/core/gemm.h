@@ -1,0 +1,35 @@
+// The one matrix-product kernel behind the projections, Q·Kᵀ and P·V: B is packed once into
+// panels of gemm_panel_width() columns (k-major, zero-padded), and a register-tiled micro-kernel
+// computes MR rows × one panel with the k loop innermost, so each load of the panel feeds MR
+// multiply-adds. Every output is summed over k in order, one k at a time: the result does not
+// depend on the SIMD width, so 4-wide native and WASM builds agree bit for bit.
+#pragma once
+
+#include <vector>
+
+namespace mha {
+
+int gemm_panel_width();  // 2 SIMD vectors: 8 floats for SSE4.1 / WASM SIMD128, 16 for AVX2
+
+struct PackedMatrix {
+  int k = 0, n = 0;         // B is (k, n)
+  std::vector<float> data;  // panels of (k, panel width), zero-padded past n
+};
+
+// B = wᵀ for a row-major w of shape (n, k): the layout of nn.Linear's weight (y = x·Wᵀ + b).
+PackedMatrix pack_transposed(const float* w, int n, int k);
+// B = b for a row-major b of shape (k, n) with row stride ldb.
+PackedMatrix pack_rows(const float* b, int k, int n, int ldb);
+
+enum class Triangle {
+  none,
+  skip_upper,  // outputs with column > row are not needed (causal scores): whole panels are skipped
+  k_to_row,    // row m only sums k ≤ m (causal P·V, where the weights past the diagonal are 0)
+};
+
+// out (m, n) with row stride ldo = scale · (a (m, k) with row stride lda · B) + bias (n, may be null).
+// With Triangle::skip_upper, entries above the diagonal are left unspecified.
+void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias, int m,
+                  float scale, Triangle triangle);
+
+}  // namespace mha
