@@ -222,3 +222,29 @@ TEST_CASE("bad configs, NaN and overflow are errors with a reason") {
     CHECK_THROWS_WITH_AS(model.run_input(x), Contains("overflow"), mha::Error);
   }
 }
+
+TEST_CASE("refilling a trace gives the same tensors as a fresh one, whatever ran before") {
+  const mha::Model big(make_config(64, 4, 2, true));
+  const mha::Model small(make_config(36, 4, 0, false));  // 36: panels do not divide the width
+  mha::Trace reused;
+  const auto check_same = [](const mha::Trace& a, const mha::Trace& b) {
+    REQUIRE(a.names() == b.names());
+    CHECK(a.tokens == b.tokens);
+    CHECK(a.ids == b.ids);
+    for (const auto& e : b.entries()) {
+      CAPTURE(e.name);
+      CHECK(a.get(e.name).shape == e.tensor.shape);
+      CHECK(a.get(e.name).data == e.tensor.data);
+    }
+  };
+  big.run_text_into(reused, "第一次 the first run");
+  check_same(reused, big.run_text("第一次 the first run"));
+  big.run_text_into(reused, "a longer second run, with more tokens than before");
+  check_same(reused, big.run_text("a longer second run, with more tokens than before"));
+  const Tensor x = mha_test::random_tensor({3, 36}, 5);
+  small.run_input_into(reused, x);  // fewer tensors, other sizes
+  check_same(reused, small.run_input(x));
+  CHECK(reused.tokens.empty());
+  big.run_text_into(reused, "短");
+  check_same(reused, big.run_text("短"));
+}

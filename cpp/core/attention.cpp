@@ -29,37 +29,40 @@ KernelSet kernel_set(KernelPath path) {
   return {linear_forward_simd, scores_forward_simd, softmax_forward_simd, weighted_sum_forward_simd};
 }
 
-Tensor linear(const KernelSet& ks, const Tensor& x, const Tensor& w, const Tensor& b, int T) {
-  const int K = static_cast<int>(w.shape[1]), N = static_cast<int>(w.shape[0]);
-  Tensor out({1, T, N});
-  ks.linear(out.ptr(), x.ptr(), w.ptr(), b.ptr(), T, K, N);
-  return out;
-}
-
 // (1, T, n_heads·D) -> (1, n_heads, T, D): head h takes columns h·D … (h+1)·D-1 of every row.
 // The heads split d_model, they do not copy it.
-Tensor split_heads(const Tensor& m, int T, int n_heads, int D) {
-  Tensor out({1, n_heads, T, D});
+void split_heads(Tensor& out, const Tensor& m, int T, int n_heads, int D) {
   for (int h = 0; h < n_heads; ++h)
     for (int t = 0; t < T; ++t)
       std::copy_n(m.ptr() + (t * n_heads + h) * D, D, out.ptr() + (h * T + t) * D);
-  return out;
 }
 
 // (1, n_heads, T, D) -> (1, T, n_heads·D): the inverse of split_heads.
-Tensor concat_heads(const Tensor& heads, int T, int n_heads, int D) {
-  Tensor out({1, T, n_heads * D});
+void concat_heads(Tensor& out, const Tensor& heads, int T, int n_heads, int D) {
   for (int h = 0; h < n_heads; ++h)
     for (int t = 0; t < T; ++t)
       std::copy_n(heads.ptr() + (h * T + t) * D, D, out.ptr() + (t * n_heads + h) * D);
-  return out;
 }
 
-// (1, T, a + b + c) -> three (1, T, ·) tensors: the fused projection's columns back into Q, K, V.
-void split_columns(const std::vector<float>& fused, int T, Tensor& q, Tensor& k, Tensor& v) {
-  const int dq = static_cast<int>(q.shape[2]), dk = static_cast<int>(k.shape[2]), width = dq + 2 * dk;
+// Q, K, V from one packed (d_model, d_model + 2·kv) matrix. When the panel width divides the
+// widths, each product writes straight into its tensor; otherwise through one fused buffer.
+void project_qkv(Tensor& q, Tensor& k, Tensor& v, const Tensor& x, const PreparedWeights& p, int T) {
+  const int d = static_cast<int>(x.shape[2]), dq = static_cast<int>(q.shape[2]), dk = static_cast<int>(k.shape[2]);
+  const int panel = gemm_panel_width();
+  if (dq % panel == 0 && dk % panel == 0) {
+    int col = 0;
+    for (Tensor* t : {&q, &k, &v}) {
+      const int width = static_cast<int>(t->shape[2]);
+      gemm_forward_columns(t->ptr(), width, x.ptr(), d, p.qkv, p.qkv_bias.data() + col, T, 1.0f, Triangle::none, col,
+                           col + width);
+      col += width;
+    }
+    return;
+  }
+  std::vector<float> fused(static_cast<size_t>(T) * p.qkv.n);
+  gemm_forward(fused.data(), p.qkv.n, x.ptr(), d, p.qkv, p.qkv_bias.data(), T, 1.0f, Triangle::none);
   for (int t = 0; t < T; ++t) {
-    const float* row = fused.data() + static_cast<size_t>(t) * width;
+    const float* row = fused.data() + static_cast<size_t>(t) * p.qkv.n;
     std::copy_n(row, dq, q.ptr() + t * dq);
     std::copy_n(row + dq, dk, k.ptr() + t * dk);
     std::copy_n(row + dq + dk, dk, v.ptr() + t * dk);
@@ -92,47 +95,53 @@ void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w,
   check_finite(x, "input x");
 
   const KernelSet ks = kernel_set(path);
-  const int heads = c.heads, kv_heads = c.kv_heads_or_heads(), D = c.d_head();
+  const int d = c.d_model, heads = c.heads, kv_heads = c.kv_heads_or_heads(), D = c.d_head();
   const int group = heads / kv_heads;  // query heads served by one key/value head
 
   // project
-  Tensor q({1, T, c.d_model}), k({1, T, kv_heads * D}), v({1, T, kv_heads * D});
+  Tensor& q = trace.slot(Stage::project, "q", {1, T, d});
+  Tensor& k = trace.slot(Stage::project, "k", {1, T, kv_heads * D});
+  Tensor& v = trace.slot(Stage::project, "v", {1, T, kv_heads * D});
   PreparedWeights local;
-  if (path == KernelPath::simd) {  // one pass over x for Q, K and V together
+  if (path == KernelPath::simd) {
     if (!prepared) prepared = &(local = prepare_weights(w));
-    std::vector<float> fused(static_cast<size_t>(T) * prepared->qkv.n);
-    gemm_forward(fused.data(), prepared->qkv.n, x.ptr(), c.d_model, prepared->qkv, prepared->qkv_bias.data(), T,
-                 1.0f, Triangle::none);
-    split_columns(fused, T, q, k, v);
+    project_qkv(q, k, v, x, *prepared, T);
   } else {
-    q = linear(ks, x, w.w_q, w.b_q, T);  // (1, T, d_model)
-    k = linear(ks, x, w.w_k, w.b_k, T);  // (1, T, kv_heads·D)
-    v = linear(ks, x, w.w_v, w.b_v, T);
+    ks.linear(q.ptr(), x.ptr(), w.w_q.ptr(), w.b_q.ptr(), T, d, d);
+    ks.linear(k.ptr(), x.ptr(), w.w_k.ptr(), w.b_k.ptr(), T, d, kv_heads * D);
+    ks.linear(v.ptr(), x.ptr(), w.w_v.ptr(), w.b_v.ptr(), T, d, kv_heads * D);
   }
 
-  // split heads
-  Tensor q_heads = split_heads(q, T, heads, D);     // (1, heads, T, D)
-  Tensor k_heads = split_heads(k, T, kv_heads, D);  // (1, kv_heads, T, D)
-  Tensor v_heads = split_heads(v, T, kv_heads, D);
+  // split heads: (1, T, n·D) -> (1, n, T, D)
+  Tensor& q_heads = trace.slot(Stage::split, "q_heads", {1, heads, T, D});
+  Tensor& k_heads = trace.slot(Stage::split, "k_heads", {1, kv_heads, T, D});
+  Tensor& v_heads = trace.slot(Stage::split, "v_heads", {1, kv_heads, T, D});
+  split_heads(q_heads, q, T, heads, D);
+  split_heads(k_heads, k, T, kv_heads, D);
+  split_heads(v_heads, v, T, kv_heads, D);
 
   // attend, each head on its own
-  Tensor scores({1, heads, T, T}), weights({1, heads, T, T}), head_out({1, heads, T, D});
+  Tensor& scores = trace.slot(Stage::attend, "scores", {1, heads, T, T});
+  Tensor& weights = trace.slot(Stage::attend, "weights", {1, heads, T, T});
+  Tensor& head_out = trace.slot(Stage::attend, "head_out", {1, heads, T, D});
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   for (int h = 0; h < heads; ++h) {
     const int g = h / group;
-    float* s = scores.ptr() + h * T * T;
-    float* p = weights.ptr() + h * T * T;
+    float* s = scores.ptr() + static_cast<size_t>(h) * T * T;
+    float* p = weights.ptr() + static_cast<size_t>(h) * T * T;
     ks.scores(s, q_heads.ptr() + h * T * D, k_heads.ptr() + g * T * D, T, D, scale, c.causal);
     ks.softmax(p, s, T, c.causal);
     ks.weighted_sum(head_out.ptr() + h * T * D, p, v_heads.ptr() + g * T * D, T, D, c.causal);
   }
 
-  Tensor concat = concat_heads(head_out, T, heads, D);  // (1, T, d_model)
-  Tensor y({1, T, c.d_model});                          // (1, T, d_model)
+  Tensor& concat = trace.slot(Stage::concat, "concat", {1, T, d});
+  concat_heads(concat, head_out, T, heads, D);
+  Tensor& y = trace.slot(Stage::output, "y", {1, T, d});
   if (path == KernelPath::simd)
-    gemm_forward(y.ptr(), c.d_model, concat.ptr(), c.d_model, prepared->out, w.b_o.ptr(), T, 1.0f, Triangle::none);
+    gemm_forward(y.ptr(), d, concat.ptr(), d, prepared->out, w.b_o.ptr(), T, 1.0f, Triangle::none);
   else
-    y = linear(ks, concat, w.w_o, w.b_o, T);
+    ks.linear(y.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), T, d, d);
+  trace.finish();
 
   // Finite inputs can still overflow float32; say so rather than show NaN. An overflow in Q or K
   // reaches the scores, one in V reaches y, so checking those two is enough.
@@ -140,21 +149,9 @@ void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w,
   for (int h = 0; h < heads; ++h)
     for (int i = 0; i < T; ++i)
       for (int j = 0; j <= (c.causal ? i : T - 1); ++j)
-        if (!std::isfinite(scores.data[(h * T + i) * T + j]))
+        if (!std::isfinite(scores.data[(static_cast<size_t>(h) * T + i) * T + j]))
           throw Error("attention scores overflowed float32 in head " + std::to_string(h) +
                       "; scale the input or weights down");
-
-  trace.add(Stage::project, "q", std::move(q));
-  trace.add(Stage::project, "k", std::move(k));
-  trace.add(Stage::project, "v", std::move(v));
-  trace.add(Stage::split, "q_heads", std::move(q_heads));
-  trace.add(Stage::split, "k_heads", std::move(k_heads));
-  trace.add(Stage::split, "v_heads", std::move(v_heads));
-  trace.add(Stage::attend, "scores", std::move(scores));
-  trace.add(Stage::attend, "weights", std::move(weights));
-  trace.add(Stage::attend, "head_out", std::move(head_out));
-  trace.add(Stage::concat, "concat", std::move(concat));
-  trace.add(Stage::output, "y", std::move(y));
 }
 
 }  // namespace mha

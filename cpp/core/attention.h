@@ -25,6 +25,8 @@ PreparedWeights prepare_weights(const AttentionWeights& weights);
 
 // x is (1, T, d_model) and finite. Throws mha::Error on a bad shape or a float32 overflow.
 // `prepared` (from prepare_weights of the same weights) saves packing on every call.
+// The stage tensors are written into trace.slot()s after whatever the trace holds at its cursor:
+// refilling a restarted trace reuses its storage.
 void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& weights, const Config& config,
                        KernelPath path = KernelPath::simd, const PreparedWeights* prepared = nullptr);
 

@@ -11,7 +11,9 @@ namespace {
 using Batch = xsimd::batch<float>;
 constexpr int kWidth = static_cast<int>(Batch::size);
 constexpr int kPanel = 2 * kWidth;  // columns per packed panel: two vectors per tile row
-constexpr int kRows = 4;            // rows per micro-tile: 8 accumulators, 2 panel loads, 1 broadcast
+// Rows per micro-tile. Width 4 (SSE4.1, SIMD128: 16 registers, no FMA, so products need temporaries):
+// 4 rows = 8 accumulators. Width 8 and up (AVX2 with FMA): 6 rows = 12 accumulators.
+constexpr int kRows = kWidth >= 8 ? 6 : 4;
 constexpr int kBlockK = 4096 / kWidth;  // k per pass: a panel block of 32 KB (1024 k at width 4) stays in L1
 
 // acc (R rows × kPanel) over k in [k0, k1) of a (rows r) and the packed panel. R is a compile-time
@@ -62,7 +64,7 @@ void micro_tile(float* out, int ldo, const float* a, int lda, const float* panel
 }
 
 using TileFn = void (*)(float*, int, const float*, int, const float*, int, int, int, bool, bool, float, const float*);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<3>, micro_tile<4>};
+constexpr TileFn kTiles[7] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<3>, micro_tile<4>, micro_tile<5>, micro_tile<6>};
 
 }  // namespace
 
@@ -93,11 +95,16 @@ PackedMatrix pack_rows(const float* src, int k, int n, int ldb) {
 
 void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias, int m,
                   float scale, Triangle triangle) {
-  const int k = b.k, n = b.n;
+  gemm_forward_columns(out, ldo, a, lda, b, bias, m, scale, triangle, 0, b.n);
+}
+
+void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,
+                          int m, float scale, Triangle triangle, int col_begin, int col_end) {
+  const int k = b.k;
   for (int k0 = 0; k0 < std::max(k, 1); k0 += kBlockK) {
     const int k1 = std::min(k, k0 + kBlockK);
-    for (int p = 0; p * kPanel < n; ++p) {
-      const int col0 = p * kPanel, cols = std::min(kPanel, n - col0);
+    for (int p = col_begin / kPanel; p * kPanel < col_end; ++p) {
+      const int col0 = p * kPanel, cols = std::min(kPanel, col_end - col0);
       const float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
       for (int r0 = 0; r0 < m; r0 += kRows) {
         const int rows = std::min(kRows, m - r0);
@@ -106,8 +113,10 @@ void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatr
         const int tile_k = triangle == Triangle::k_to_row ? std::min(k, r0 + rows) : k;
         if (k0 > 0 && k0 >= tile_k) continue;
         const int tile_k1 = std::min(k1, tile_k);
-        kTiles[rows](out + static_cast<size_t>(r0) * ldo + col0, ldo, a + static_cast<size_t>(r0) * lda, lda, panel,
-                     k0, tile_k1, cols, k0 == 0, tile_k1 == tile_k, scale, bias ? bias + col0 : nullptr);
+        // column col of B lands at out[col - col_begin]; bias[0] belongs to col_begin
+        kTiles[rows](out + static_cast<size_t>(r0) * ldo + (col0 - col_begin), ldo, a + static_cast<size_t>(r0) * lda,
+                     lda, panel, k0, tile_k1, cols, k0 == 0, tile_k1 == tile_k, scale,
+                     bias ? bias + (col0 - col_begin) : nullptr);
       }
     }
   }

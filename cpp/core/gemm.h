@@ -31,5 +31,9 @@ enum class Triangle {
 // With Triangle::skip_upper, entries above the diagonal are left unspecified.
 void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias, int m,
                   float scale, Triangle triangle);
+// The same for columns [col_begin, col_end) of B only, written to out's columns 0 … (their count).
+// col_begin must be a multiple of gemm_panel_width(); bias is indexed from col_begin.
+void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,
+                          int m, float scale, Triangle triangle, int col_begin, int col_end);
 
 }  // namespace mha

@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include <algorithm>
 #include <string>
 
 #include "embedding.h"
@@ -39,34 +40,42 @@ void Model::load_weights(const uint8_t* bytes, size_t size, WeightLayout layout,
 }
 
 Trace Model::run_text(const std::string& text, KernelPath path) const {
-  Tokenized tokenized = tokenizer_->tokenize(text);
-  const int T = static_cast<int>(tokenized.ids.size());
-
-  Tensor token_embedding = token_embeddings(tokenized.ids, config_, token_table_);
-  Tensor position_encoding =
-      has_learned_positions() ? learned_positions(T, position_table_) : sinusoidal_positions(T, config_.d_model);
-  Tensor x({1, T, config_.d_model});
-  for (size_t i = 0; i < x.numel(); ++i) x.data[i] = token_embedding.data[i] + position_encoding.data[i];
-  token_embedding.shape = {1, T, config_.d_model};
-  position_encoding.shape = {1, T, config_.d_model};
-
   Trace trace;
-  trace.tokens = std::move(tokenized.tokens);
-  trace.ids = std::move(tokenized.ids);
-  trace.add(Stage::embed, "token_embedding", std::move(token_embedding));
-  trace.add(Stage::embed, "position_encoding", std::move(position_encoding));
-  trace.add(Stage::embed, "x", x);
-  attention_forward(trace, x, weights_, config_, path, &prepared_);
+  run_text_into(trace, text, path);
   return trace;
 }
 
-Trace Model::run_input(const Tensor& input, KernelPath path) const {
-  Tensor x = input;
-  if (x.shape.size() == 2) x.shape.insert(x.shape.begin(), 1);  // (T, d) -> (1, T, d)
+Trace Model::run_input(const Tensor& x, KernelPath path) const {
   Trace trace;
-  trace.add(Stage::embed, "x", x);
-  attention_forward(trace, x, weights_, config_, path, &prepared_);
+  run_input_into(trace, x, path);
   return trace;
+}
+
+void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path) const {
+  Tokenized tokenized = tokenizer_->tokenize(text);
+  const int T = static_cast<int>(tokenized.ids.size()), d = config_.d_model;
+  const Tensor tokens = token_embeddings(tokenized.ids, config_, token_table_);
+  const Tensor positions = has_learned_positions() ? learned_positions(T, position_table_) : sinusoidal_positions(T, d);
+
+  trace.restart();
+  trace.tokens = std::move(tokenized.tokens);
+  trace.ids = std::move(tokenized.ids);
+  Tensor& token_embedding = trace.slot(Stage::embed, "token_embedding", {1, T, d});
+  Tensor& position_encoding = trace.slot(Stage::embed, "position_encoding", {1, T, d});
+  Tensor& x = trace.slot(Stage::embed, "x", {1, T, d});
+  token_embedding.data = tokens.data;
+  position_encoding.data = positions.data;
+  for (size_t i = 0; i < x.numel(); ++i) x.data[i] = tokens.data[i] + positions.data[i];
+  attention_forward(trace, x, weights_, config_, path, &prepared_);
+}
+
+void Model::run_input_into(Trace& trace, const Tensor& input, KernelPath path) const {
+  Shape shape = input.shape;
+  if (shape.size() == 2) shape.insert(shape.begin(), 1);  // (T, d) -> (1, T, d)
+  trace.restart();
+  Tensor& x = trace.slot(Stage::embed, "x", shape);
+  std::copy(input.data.begin(), input.data.end(), x.data.begin());
+  attention_forward(trace, x, weights_, config_, path, &prepared_);
 }
 
 }  // namespace mha

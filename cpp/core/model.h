@@ -29,6 +29,11 @@ class Model {
   // From an embedded input x of shape (T, d_model) or (1, T, d_model).
   Trace run_input(const Tensor& x, KernelPath path = KernelPath::simd) const;
 
+  // The same, refilling `trace` in place: a second run of the same sizes allocates nothing.
+  // On an error the trace's contents are unspecified.
+  void run_text_into(Trace& trace, const std::string& text, KernelPath path = KernelPath::simd) const;
+  void run_input_into(Trace& trace, const Tensor& x, KernelPath path = KernelPath::simd) const;
+
   const Config& config() const { return config_; }
   const AttentionWeights& weights() const { return weights_; }
   bool has_learned_positions() const { return !position_table_.data.empty(); }

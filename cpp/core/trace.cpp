@@ -18,8 +18,31 @@ const char* stage_name(Stage stage) {
 }
 
 void Trace::add(Stage stage, std::string name, Tensor tensor) {
-  entries_.push_back({stage, std::move(name), std::move(tensor)});
+  if (entries_.size() == kMaxEntries) throw Error("a trace holds at most 32 tensors");
+  entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_++),
+                  TraceEntry{stage, std::move(name), std::move(tensor)});
 }
+
+void Trace::restart() {
+  cursor_ = 0;
+  tokens.clear();
+  ids.clear();
+}
+
+Tensor& Trace::slot(Stage stage, const char* name, const Shape& shape) {
+  if (cursor_ < entries_.size() && entries_[cursor_].name == name) {
+    TraceEntry& e = entries_[cursor_];
+    e.stage = stage;
+    e.tensor.shape = shape;
+    e.tensor.data.resize(shape_numel(shape));
+  } else {
+    if (entries_.size() == kMaxEntries) throw Error("a trace holds at most 32 tensors");
+    entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_), TraceEntry{stage, name, Tensor(shape)});
+  }
+  return entries_[cursor_++].tensor;
+}
+
+void Trace::finish() { entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_), entries_.end()); }
 
 bool Trace::has(const std::string& name) const {
   for (const auto& e : entries_)
