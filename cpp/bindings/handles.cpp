@@ -29,6 +29,10 @@ T guarded(std::string& last_error, T failed, Body body) {
 
 }  // namespace
 
+TraceHandle::~TraceHandle() {
+  if (auto pool = pool_.lock(); pool && pool->size() < 2) pool->push_back(std::move(trace_));
+}
+
 const mha::TraceEntry* TraceHandle::find(const std::string& name) const {
   for (const auto& e : trace_.entries())
     if (e.name == name) return &e;
@@ -82,9 +86,19 @@ std::string ModelHandle::load_weights(const val& bytes, const std::string& layou
   return last_error_;
 }
 
+mha::Trace ModelHandle::take_trace() {
+  if (pool_->empty()) return mha::Trace();
+  mha::Trace trace = std::move(pool_->back());
+  pool_->pop_back();
+  return trace;
+}
+
 TraceHandle* ModelHandle::run_text(const std::string& text) {
-  return guarded(last_error_, static_cast<TraceHandle*>(nullptr),
-                 [&] { return new TraceHandle(model_.run_text(text), model_.config()); });
+  return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+    mha::Trace trace = take_trace();
+    model_.run_text_into(trace, text);
+    return new TraceHandle(std::move(trace), model_.config(), pool_);
+  });
 }
 
 TraceHandle* ModelHandle::run_input(const val& x, int T) {
@@ -94,7 +108,9 @@ TraceHandle* ModelHandle::run_input(const val& x, int T) {
     if (T < 1 || values.size() != static_cast<size_t>(T) * d)
       throw mha::Error("x has " + std::to_string(values.size()) + " values; expected T × d_model = " +
                        std::to_string(T) + " × " + std::to_string(d));
-    return new TraceHandle(model_.run_input(mha::Tensor({1, T, d}, std::move(values))), model_.config());
+    mha::Trace trace = take_trace();
+    model_.run_input_into(trace, mha::Tensor({1, T, d}, std::move(values)));
+    return new TraceHandle(std::move(trace), model_.config(), pool_);
   });
 }
 

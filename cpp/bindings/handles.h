@@ -5,15 +5,24 @@
 
 #include <emscripten/val.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "model.h"
 
 namespace mha_wasm {
 
+// Traces JavaScript has deleted, kept for the model's next run to refill: re-running allocates nothing.
+using TracePool = std::vector<mha::Trace>;
+
 class TraceHandle {
  public:
-  TraceHandle(mha::Trace trace, mha::Config config) : trace_(std::move(trace)), config_(config) {}
+  TraceHandle(mha::Trace trace, mha::Config config, std::weak_ptr<TracePool> pool)
+      : trace_(std::move(trace)), config_(config), pool_(std::move(pool)) {}
+  ~TraceHandle();
+  TraceHandle(const TraceHandle&) = delete;
+  TraceHandle& operator=(const TraceHandle&) = delete;
 
   emscripten::val tokens() const;                  // string[]
   emscripten::val ids() const;                     // Int32Array
@@ -27,6 +36,7 @@ class TraceHandle {
   const mha::TraceEntry* find(const std::string& name) const;
   mha::Trace trace_;
   mha::Config config_;
+  std::weak_ptr<TracePool> pool_;  // the model's, if it is still alive
 };
 
 class ModelHandle {
@@ -42,8 +52,11 @@ class ModelHandle {
   std::string last_error() const { return last_error_; }
 
  private:
+  mha::Trace take_trace();  // a recycled trace, or a new one
+
   mha::Model model_;
   std::string last_error_;
+  std::shared_ptr<TracePool> pool_ = std::make_shared<TracePool>();
 };
 
 }  // namespace mha_wasm

@@ -24,6 +24,7 @@ void Trace::add(Stage stage, std::string name, Tensor tensor) {
 }
 
 void Trace::restart() {
+  entries_.reserve(kMaxEntries);  // a moved-from trace has lost its reservation
   cursor_ = 0;
   tokens.clear();
   ids.clear();

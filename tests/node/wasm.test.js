@@ -158,6 +158,27 @@ test('arrays handed out stay valid after WebAssembly memory grows', () => {
   small.delete();
 });
 
+test('a trace stays as it was while later runs recycle deleted ones', () => {
+  const model = new mha.Model({ dModel: 32, heads: 4 });
+  const first = model.runText('first sentence');
+  const firstY = first.data('y');
+  const second = model.runText('second one, longer');
+  second.delete();  // goes back to the model's pool
+  const third = model.runText('third');
+  assert.deepEqual(first.data('y'), firstY, 'a live trace is never refilled');
+  assert.deepEqual(first.tokens(), ['first', 'sentence']);
+  assert.deepEqual(third.tokens(), ['third']);
+  const freshModel = new mha.Model({ dModel: 32, heads: 4 });
+  const fresh = freshModel.runText('third');
+  assert.deepEqual(third.data('y'), fresh.data('y'), 'a recycled trace holds exactly the new run');
+  model.delete();  // traces outlive their model
+  assert.deepEqual(first.data('y'), firstY);
+  first.delete();
+  third.delete();
+  fresh.delete();
+  freshModel.delete();
+});
+
 test('1,000 re-runs do not grow WebAssembly memory', () => {
   const model = new mha.Model({ dModel: 64, heads: 4, kvHeads: 2, causal: true });
   const x = new Float32Array(8 * 64).map((_, i) => Math.sin(i));
