@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 #include <xsimd/xsimd.hpp>
 
 namespace mha {
@@ -16,11 +17,12 @@ constexpr int kPanel = 2 * kWidth;  // columns per packed panel: two vectors per
 constexpr int kRows = kWidth >= 8 ? 6 : 4;
 constexpr int kBlockK = 4096 / kWidth;  // k per pass: a panel block of 32 KB (1024 k at width 4) stays in L1
 
-// acc (R rows × kPanel) over k in [k0, k1) of a (rows r) and the packed panel. R is a compile-time
+// acc (R rows × kPanel) over k in [k0, k1). `a` is packed: for each k, the tile's kRows values
+// side by side, so the R broadcasts read one pointer at fixed offsets. R is a compile-time
 // constant, so the accumulators live in registers.
 template <int R>
-void micro_tile(float* out, int ldo, const float* a, int lda, const float* panel, int k0, int k1, int valid_cols,
-                bool first, bool last, float scale, const float* bias) {
+void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0, int k1, int valid_cols, bool first,
+                bool last, float scale, const float* bias) {
   Batch acc[R][2];
   if (first) {
     for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = Batch(0.0f);
@@ -33,10 +35,10 @@ void micro_tile(float* out, int ldo, const float* a, int lda, const float* panel
     }
   }
   const float* p = panel + static_cast<size_t>(k0) * kPanel;
-  for (int k = k0; k < k1; ++k, p += kPanel) {
+  for (int k = k0; k < k1; ++k, p += kPanel, a += kRows) {
     const Batch b0 = Batch::load_unaligned(p), b1 = Batch::load_unaligned(p + kWidth);
     for (int r = 0; r < R; ++r) {
-      const Batch av(a[r * lda + k]);
+      const Batch av(a[r]);
       acc[r][0] = xsimd::fma(av, b0, acc[r][0]);
       acc[r][1] = xsimd::fma(av, b1, acc[r][1]);
     }
@@ -63,7 +65,28 @@ void micro_tile(float* out, int ldo, const float* a, int lda, const float* panel
   }
 }
 
-using TileFn = void (*)(float*, int, const float*, int, const float*, int, int, int, bool, bool, float, const float*);
+// Packs rows [0, m) × k [k0, k1) of a into tiles of kRows rows, k-major within a tile, zero rows
+// past m. Kept between calls (one per thread), so a steady stream of products allocates nothing.
+const float* pack_a(const float* a, int lda, int m, int k0, int k1) {
+  thread_local std::vector<float> buffer;
+  const int kb = k1 - k0, tiles = (m + kRows - 1) / kRows;
+  buffer.resize(static_cast<size_t>(tiles) * kRows * kb);
+  for (int t = 0; t < tiles; ++t) {
+    float* tile = buffer.data() + static_cast<size_t>(t) * kRows * kb;
+    for (int r = 0; r < kRows; ++r) {
+      const int row = t * kRows + r;
+      if (row >= m) {
+        for (int k = 0; k < kb; ++k) tile[k * kRows + r] = 0.0f;
+        continue;
+      }
+      const float* src = a + static_cast<size_t>(row) * lda + k0;
+      for (int k = 0; k < kb; ++k) tile[k * kRows + r] = src[k];
+    }
+  }
+  return buffer.data();
+}
+
+using TileFn = void (*)(float*, int, const float*, const float*, int, int, int, bool, bool, float, const float*);
 constexpr TileFn kTiles[7] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<3>, micro_tile<4>, micro_tile<5>, micro_tile<6>};
 
 }  // namespace
@@ -103,6 +126,7 @@ void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const Pa
   const int k = b.k;
   for (int k0 = 0; k0 < std::max(k, 1); k0 += kBlockK) {
     const int k1 = std::min(k, k0 + kBlockK);
+    const float* a_packed = pack_a(a, lda, m, k0, k1);
     for (int p = col_begin / kPanel; p * kPanel < col_end; ++p) {
       const int col0 = p * kPanel, cols = std::min(kPanel, col_end - col0);
       const float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
@@ -114,9 +138,9 @@ void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const Pa
         if (k0 > 0 && k0 >= tile_k) continue;
         const int tile_k1 = std::min(k1, tile_k);
         // column col of B lands at out[col - col_begin]; bias[0] belongs to col_begin
-        kTiles[rows](out + static_cast<size_t>(r0) * ldo + (col0 - col_begin), ldo, a + static_cast<size_t>(r0) * lda,
-                     lda, panel, k0, tile_k1, cols, k0 == 0, tile_k1 == tile_k, scale,
-                     bias ? bias + (col0 - col_begin) : nullptr);
+        kTiles[rows](out + static_cast<size_t>(r0) * ldo + (col0 - col_begin), ldo,
+                     a_packed + static_cast<size_t>(r0) * (k1 - k0), panel, k0, tile_k1, cols, k0 == 0,
+                     tile_k1 == tile_k, scale, bias ? bias + (col0 - col_begin) : nullptr);
       }
     }
   }
