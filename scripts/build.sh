@@ -14,4 +14,4 @@ cmake --preset wasm >/dev/null
 cmake --build --preset wasm -j "$(nproc)"
 
 echo "== page bundle"
-npx --no-install esbuild web/src/main.js --bundle --format=iife --target=es2020 --outfile=web/build/app.js --log-level=warning
+bash scripts/build-web.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes web/screenshot-attend.png (for the README): the attend stage for 我是秦始皇, d_model 512, 8 heads.
 //   node scripts/screenshot.js
-// Needs web/build/mha-core.js and web/build/app.js (npm run build:wasm, npm run build:web).
+// Needs web/build/mha-core.js, web/build/app.js and web/build/mha-demo.js (npm run build:wasm, npm run build:web).
 'use strict';
 
 const fs = require('node:fs');
@@ -20,7 +20,7 @@ async function setField(page, selector, value) {
 }
 
 async function main() {
-  for (const file of ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js']) {
+  for (const file of ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js', 'web/build/mha-demo.js']) {
     if (!fs.existsSync(path.join(ROOT, file))) {
       throw new Error(`${file} is missing: run npm run build:wasm and npm run build:web first`);
     }
@@ -44,9 +44,11 @@ async function main() {
     await setField(page, '#d-model', 512);
     await setField(page, '#heads', 8);
     await page.click('[data-stage-button="attend"]');
-    await page.waitForFunction(() =>
-      document.querySelector('[data-stage-button="attend"]')?.getAttribute('aria-current') === 'step' &&
-      document.querySelector('section[data-stage="attend"] [data-tensor="weights"]')?.dataset.shape === '1,8,5,5');
+    await page.waitForFunction(() => {
+      const root = document.querySelector('mha-demo').shadowRoot; // the page is one <mha-demo>
+      return root.querySelector('[data-stage-button="attend"]')?.getAttribute('aria-current') === 'step' &&
+        root.querySelector('section[data-stage="attend"] [data-tensor="weights"]')?.dataset.shape === '1,8,5,5';
+    });
     // Let transitions settle before the picture.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await page.waitForTimeout(300);

@@ -1,6 +1,8 @@
 // Browser tests of the page (web/index.html) against its contract, in Debian's Chromium.
 //   node --test tests/browser/
-// Needs web/build/mha-core.js (npm run build:wasm) and web/build/app.js (npm run build:web).
+// Needs web/build/mha-core.js (npm run build:wasm), web/build/app.js and web/build/mha-demo.js (npm run build:web).
+// The page is one <mha-demo controls="full">: Playwright's CSS selectors pierce its open shadow root;
+// code run inside the page reaches it through document.querySelector('mha-demo').shadowRoot.
 'use strict';
 
 const { test, before, after, beforeEach, afterEach } = require('node:test');
@@ -26,7 +28,7 @@ let page;
 let problems; // console errors/warnings and page errors of the current test
 
 before(async () => {
-  for (const file of ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js']) {
+  for (const file of ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js', 'web/build/mha-demo.js']) {
     assert.ok(fs.existsSync(path.join(ROOT, file)), `${file} is missing (npm run build:wasm / npm run build:web)`);
   }
   server = await startServer(0);
@@ -113,7 +115,7 @@ async function waitForStage(stage) {
   try {
     await page.waitForFunction(
       (s) => {
-        const visible = [...document.querySelectorAll('section[data-stage]')].filter((e) => {
+        const visible = [...(document.querySelector('mha-demo')?.shadowRoot ?? document).querySelectorAll('section[data-stage]')].filter((e) => {
           const r = e.getBoundingClientRect();
           const cs = getComputedStyle(e);
           return !e.hidden && cs.display !== 'none' && cs.visibility !== 'hidden' && r.width > 0 && r.height > 0;
@@ -148,7 +150,7 @@ async function expectShape(stage, name, shape) {
   try {
     await page.waitForFunction(
       ([st, n, s]) => {
-        const els = document.querySelectorAll(`section[data-stage="${st}"] [data-tensor="${n}"]`);
+        const els = (document.querySelector('mha-demo')?.shadowRoot ?? document).querySelectorAll(`section[data-stage="${st}"] [data-tensor="${n}"]`);
         return els.length === 1 && els[0].dataset.shape === s;
       },
       [stage, name, shape],
@@ -167,7 +169,7 @@ function headViewCount(stage = 'attend') {
 async function expectHeadViews(n) {
   try {
     await page.waitForFunction(
-      (k) => document.querySelectorAll('section[data-stage="attend"] [data-tensor="weights"] [data-head]').length === k,
+      (k) => (document.querySelector('mha-demo')?.shadowRoot ?? document).querySelectorAll('section[data-stage="attend"] [data-tensor="weights"] [data-head]').length === k,
       n,
       { timeout: WAIT },
     );
@@ -191,13 +193,14 @@ function fieldErrors() {
 // (label/field wrapper), or the one named by aria-describedby / aria-errormessage.
 function fieldErrorFor(selector) {
   return page.evaluate((sel) => {
-    const control = document.querySelector(sel);
+    const root = (document.querySelector('mha-demo')?.shadowRoot ?? document);
+    const control = root.querySelector(sel);
     if (!control) return null;
     const ids = `${control.getAttribute('aria-describedby') || ''} ${control.getAttribute('aria-errormessage') || ''}`
       .split(/\s+/)
       .filter(Boolean);
     for (const id of ids) {
-      const e = document.getElementById(id);
+      const e = root.getElementById(id);
       if (e && e.classList.contains('field-error') && e.textContent.trim()) return e.textContent.trim();
     }
     let node = control.parentElement;
@@ -214,7 +217,10 @@ function fieldErrorFor(selector) {
 
 async function blurToBody() {
   await page.evaluate(() => {
-    if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();
+    // The focused control may sit inside the demo's shadow root: blur that one.
+    let active = document.activeElement;
+    while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+    if (active && active !== document.body) active.blur();
   });
   assert.equal(await page.evaluate(() => document.activeElement === document.body || document.activeElement === null), true);
 }
@@ -291,7 +297,7 @@ test('b. English example, d_model 64, heads 4, kv_heads 2 (grouped-query)', { ti
   await goToStage('embed');
   // Wait for the new width, then read T from x.
   await page.waitForFunction(
-    () => /^1,\d+,64$/.test(document.querySelector('section[data-stage="embed"] [data-tensor="x"]')?.dataset.shape || ''),
+    () => /^1,\d+,64$/.test((document.querySelector('mha-demo')?.shadowRoot ?? document).querySelector('section[data-stage="embed"] [data-tensor="x"]')?.dataset.shape || ''),
     null,
     { timeout: WAIT },
   ).catch(() => {});
@@ -415,7 +421,7 @@ test('c. causal mask: weights are zero above the diagonal and the page marks the
   // The page's weights are the core's: the same run done here with createMha() gives the same numbers.
   const direct = await page.evaluate(async () => {
     const { Model } = await createMha();
-    const model = new Model({ dModel: 512, heads: 8, kvHeads: Number(document.querySelector('#kv-heads').value), causal: true, seed: Number(document.querySelector('#seed').value) });
+    const model = new Model({ dModel: 512, heads: 8, kvHeads: Number((document.querySelector('mha-demo')?.shadowRoot ?? document).querySelector('#kv-heads').value), causal: true, seed: Number((document.querySelector('mha-demo')?.shadowRoot ?? document).querySelector('#seed').value) });
     const trace = model.runText('我是秦始皇');
     const out = Array.from(trace.data('weights'));
     trace.delete();
@@ -474,7 +480,7 @@ test('e. invalid setting: heads 7 with d_model 512 shows a field error, fixing i
 
   await setField('#heads', 7);
   await page.waitForFunction(
-    () => [...document.querySelectorAll('.field-error')].some((e) => e.getClientRects().length > 0 && e.textContent.trim()),
+    () => [...(document.querySelector('mha-demo')?.shadowRoot ?? document).querySelectorAll('.field-error')].some((e) => e.getClientRects().length > 0 && e.textContent.trim()),
     null,
     { timeout: WAIT },
   ).catch(() => {});
@@ -490,7 +496,7 @@ test('e. invalid setting: heads 7 with d_model 512 shows a field error, fixing i
 
   await setField('#heads', 8);
   await page.waitForFunction(
-    () => ![...document.querySelectorAll('.field-error')].some((e) => e.getClientRects().length > 0 && e.textContent.trim()),
+    () => ![...(document.querySelector('mha-demo')?.shadowRoot ?? document).querySelectorAll('.field-error')].some((e) => e.getClientRects().length > 0 && e.textContent.trim()),
     null,
     { timeout: WAIT },
   ).catch(() => {});

@@ -1,6 +1,6 @@
-// The only module that talks to the WebAssembly core (web/mha.js). It keeps one model for the page
-// and one tiny model for the worked example, and turns each trace into plain copied arrays at once
-// (the trace is deleted before returning).
+// The only module that talks to the WebAssembly core (web/mha.js). Each demo has one Engine: one
+// model for its settings (and weights, when it has some) and one tiny model for the worked example.
+// Every trace is turned into plain copied arrays at once (the trace is deleted before returning).
 export const WORKED = { text: '我爱猫', dModel: 4, heads: 2, kvHeads: 2, seed: 3 };
 
 function snapshot(trace, config, text) {
@@ -11,36 +11,39 @@ function snapshot(trace, config, text) {
   return { text, tokens: Array.from(trace.tokens()), ids: Array.from(trace.ids()), config: { ...config }, tensors };
 }
 
-function sameConfig(config, s) {
-  return config.dModel === s.dModel && config.heads === s.heads && config.kvHeads === s.kvHeads &&
-    config.causal === s.causal && config.seed === s.seed;
-}
-
 export class Engine {
   constructor(mha) {
     this.mha = mha;
     this.model = null;
     this.tiny = null;
-  }
-
-  static async load() {
-    if (typeof window.createMha !== 'function') throw new Error('mha.js is not loaded');
-    return new Engine(await window.createMha());
+    this.modelKey = null; // what this.model was last built from
   }
 
   isMhaError(e) {
     return e instanceof this.mha.MhaError;
   }
 
-  // Throws MhaError from configure() as {phase: 'config'} and from runText() as {phase: 'text'}.
-  run(settings) {
+  // weights: null or {key, bytes, layout, layer}; the file decides d_model (and kv_heads for Llama).
+  // Throws MhaError from configure() as {phase: 'config'}, from loadWeights() as {phase: 'weights'}
+  // and from runText() as {phase: 'text'}.
+  run(settings, weights = null) {
     const options = { dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, causal: settings.causal, seed: settings.seed };
-    try {
-      if (!this.model) this.model = new this.mha.Model(options);
-      else if (!sameConfig(this.model.config, options)) this.model.configure(options);
-    } catch (e) {
-      if (this.isMhaError(e)) e.phase = 'config';
-      throw e;
+    const key = JSON.stringify([options, weights && [weights.key, weights.layout, weights.layer]]);
+    if (key !== this.modelKey) {
+      this.modelKey = null;
+      // With weights, d_model only has to divide by heads until the file replaces it.
+      const base = weights ? { ...options, dModel: options.heads } : options;
+      let phase = 'config';
+      try {
+        if (!this.model) this.model = new this.mha.Model(base);
+        else this.model.configure(base);
+        phase = 'weights';
+        if (weights) this.model.loadWeights(weights.bytes, weights.layout, weights.layer);
+      } catch (e) {
+        if (this.isMhaError(e)) e.phase = phase;
+        throw e;
+      }
+      this.modelKey = key;
     }
     let trace;
     try {

@@ -1,91 +1,120 @@
-// Entry point: loads the core, builds the page from its parts and exposes window.mhaPage.
-import { createStore } from './store.js';
+// The page around one <mha-demo> (index.html, and embed.html for iframes). Query parameters become
+// the demo's attributes; on index.html the demo's attributes become the permalink again
+// (history.replaceState on every change), and the page adds its title, the ←/→ keys, the
+// "embed / share" dialog and window.mhaPage. Loads before build/mha-demo.js, so the demo starts
+// with the linked settings.
+import { fromQuery, parse, toAttributes, toQuery, elementSnippet, iframeSnippet, PERMALINK_ATTRS } from './attributes.js';
 import { defaultLang, t } from './i18n.js';
-import { Engine } from './engine.js';
-import { createRunner } from './runner.js';
-import { STAGE_IDS } from './steps.js';
-import { mountControls } from './views/controls.js';
-import { mountPipeline } from './views/pipeline.js';
-import { mountNav } from './views/nav.js';
-import { mountSections } from './views/sections.js';
-import { mountStatus } from './views/status.js';
-import { hideTip } from './views/tooltip.js';
 
-const store = createStore({
-  lang: defaultLang(),
-  stage: 'tokenize',
-  settings: { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1 },
-  result: null, // the last good run: {text, tokens, ids, config, tensors: {name: {stage, shape, data}}}
-  errors: {}, // settings key -> core error message
-  status: 'loading',
-  lastMs: 0,
-  fatal: null,
-  fatalHtml: false,
-  attendMode: 'weights',
-  head: 0,
-  worked: null, // the worked example's run (kept after result on purpose)
-});
+const demo = document.querySelector('mha-demo');
+const isEmbed = document.body.dataset.page === 'embed';
+const linked = fromQuery(location.search);
+for (const [name, value] of linked) demo.setAttribute(name, value);
+if (!linked.some(([name]) => name === 'lang') && !isEmbed) demo.setAttribute('lang', defaultLang());
 
-function goTo(stage) {
-  if (STAGE_IDS.includes(stage)) store.set({ stage });
+const currentLang = () => (demo.state && demo.state.lang) || parse((n) => demo.getAttribute(n)).view.lang || 'en';
+
+// The demo's state as attribute pairs (its attributes hold the last valid settings).
+function statePairs() {
+  const p = parse((n) => demo.getAttribute(n));
+  return toAttributes({ settings: p.settings, stage: p.view.stage, head: p.view.head, show: p.view.show, lang: p.view.lang });
 }
 
-function applyLang(lang) {
+function onAttributes() {
+  const lang = currentLang();
   document.documentElement.lang = lang;
+  if (isEmbed) return;
   document.title = t(lang, 'appTitle');
   document.getElementById('app-title').textContent = t(lang, 'appTitle');
   document.getElementById('app-subtitle').textContent = t(lang, 'appSubtitle');
-  document.getElementById('pipeline').setAttribute('aria-label', t(lang, 'pipelineLabel'));
-}
-
-const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
-
-async function start() {
-  applyLang(store.state.lang);
-  const banner = document.getElementById('banner');
-  mountStatus(document.getElementById('status'), banner, store);
-  mountPipeline(document.getElementById('pipeline-list'), store, goTo);
-  mountNav(document.getElementById('prev'), document.getElementById('next'), store, goTo);
-  store.subscribe((state, changed) => {
-    if (changed.has('lang')) applyLang(state.lang);
-  });
-
-  let engine;
-  try {
-    engine = await Engine.load();
-  } catch (e) {
-    store.set({ status: 'idle', fatalHtml: true, fatal: t(store.state.lang, 'loadFailed', { msg: String((e && e.message) || e).replace(/[<>&]/g, '') }) });
-    document.getElementById('stages').replaceChildren();
-    throw e;
+  document.getElementById('embed-open').textContent = t(lang, 'embedButton');
+  const query = toQuery(statePairs());
+  if (location.search.slice(1) !== query) {
+    try {
+      history.replaceState(history.state, '', `${location.pathname}?${query}${location.hash}`);
+    } catch {
+      // some browsers refuse replaceState on file:// pages; the share dialog still has the link
+    }
   }
-  const runner = createRunner(store, engine);
-  mountControls(document.getElementById('controls'), store, runner);
+}
+new MutationObserver(onAttributes).observe(demo, { attributes: true, attributeFilter: PERMALINK_ATTRS });
+onAttributes();
 
-  const actions = {
-    setAttendMode: (mode) => store.set({ attendMode: mode }),
-    selectHead: (h) => store.set({ head: h }),
-  };
-  const stagesEl = document.getElementById('stages');
-  stagesEl.replaceChildren();
-  const sections = mountSections(stagesEl, store, actions);
-  store.subscribe((state, changed) => {
-    if (changed.has('stage') || changed.has('result')) hideTip();
-    sections.update(state, changed);
-  });
-
-  runner.request(null);
-  if (!store.state.result) throw new Error(store.state.fatal || 'the first run failed');
-  await nextFrame();
-  await nextFrame();
+function typing(ev) {
+  const target = ev.composedPath()[0];
+  const tag = target && target.tagName;
+  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || (target && target.isContentEditable);
 }
 
-const ready = start();
-ready.catch(() => {}); // the page itself shows what went wrong
+// ←/→ anywhere on the page step the demo (inside it, the demo handles them itself).
+if (!isEmbed) {
+  document.addEventListener('keydown', (ev) => {
+    if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || typing(ev) || document.querySelector('dialog[open]')) return;
+    if (ev.key === 'ArrowRight') demo.next();
+    else if (ev.key === 'ArrowLeft') demo.prev();
+    else return;
+    ev.preventDefault();
+  });
+  mountEmbedDialog();
+}
+
+// "Embed / share": the <mha-demo> and iframe snippets for what is on screen, with copy buttons.
+// navigator.clipboard is missing on file:// pages and in some browsers: then the text is selected.
+function mountEmbedDialog() {
+  const dialog = document.getElementById('embed-dialog');
+  const fields = {
+    link: dialog.querySelector('[data-snippet="link"]'),
+    element: dialog.querySelector('[data-snippet="element"]'),
+    iframe: dialog.querySelector('[data-snippet="iframe"]'),
+  };
+  function fill() {
+    const lang = currentLang();
+    const pairs = statePairs();
+    const here = location.href.split(/[?#]/)[0];
+    const dir = here.replace(/[^/]*$/, '');
+    fields.link.value = `${here}?${toQuery(pairs)}`;
+    fields.element.value = elementSnippet(pairs, `${dir}build/mha-demo.js`);
+    fields.iframe.value = iframeSnippet(pairs, `${dir}embed.html`, t(lang, 'appTitle'));
+    for (const el of dialog.querySelectorAll('[data-i18n]')) el.textContent = t(lang, el.dataset.i18n);
+  }
+  document.getElementById('embed-open').addEventListener('click', () => {
+    fill();
+    dialog.showModal();
+  });
+  dialog.addEventListener('click', async (ev) => {
+    const button = ev.target.closest('button');
+    if (!button) {
+      if (ev.target === dialog) dialog.close(); // a click on the backdrop
+      return;
+    }
+    if (button.dataset.close !== undefined) {
+      dialog.close();
+      return;
+    }
+    const field = fields[button.dataset.copy];
+    if (!field) return;
+    const lang = currentLang();
+    let copied = false;
+    try {
+      if (navigator.clipboard && window.isSecureContext) {
+        await navigator.clipboard.writeText(field.value);
+        copied = true;
+      }
+    } catch {
+      copied = false;
+    }
+    field.focus();
+    field.select();
+    const note = button.nextElementSibling;
+    note.textContent = t(lang, copied ? 'copied' : 'copySelected');
+  });
+}
 
 window.mhaPage = {
-  ready,
+  ready: customElements.whenDefined('mha-demo').then(() => demo.ready),
   get state() {
-    return store.state;
+    return demo.state;
   },
-  goTo,
+  goTo: (stage) => demo.goTo(stage),
+  demo,
 };

@@ -6,7 +6,8 @@ function isLarge(s) {
   return s.dModel > 512 || [...(s.text || '')].length > 64;
 }
 
-export function createRunner(store, engine) {
+// engine: {run(settings), runWorked(causal), isMhaError(e)}; ready() says whether it can run yet.
+export function createRunner(store, engine, ready = () => true) {
   let scheduled = false;
   let lastChanged = null;
 
@@ -22,7 +23,8 @@ export function createRunner(store, engine) {
         store.set({ status: 'idle', fatal: String((e && e.message) || e) });
         return;
       }
-      store.set({ errors: { [fieldFor(e.message, e.phase, lastChanged)]: e.message }, status: 'idle' });
+      const key = e.phase === 'weights' ? 'weights' : fieldFor(e.message, e.phase, lastChanged);
+      store.set({ errors: { [key]: e.message }, status: 'idle' });
       return;
     }
     const ms = performance.now() - started;
@@ -38,7 +40,7 @@ export function createRunner(store, engine) {
     // changed: the settings key the learner just edited (for placing the error message).
     request(changed) {
       if (changed) lastChanged = changed;
-      if (scheduled) return;
+      if (scheduled || !ready()) return;
       if (!isLarge(store.state.settings)) {
         execute();
         return;

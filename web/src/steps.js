@@ -1,6 +1,7 @@
 // The seven teaching steps as data: {id, family, title, text(ctx), formula(ctx), view, enter(), exit()}.
 // ctx = {lang, config, T}; views read the store state.
 import { t } from './i18n.js';
+import { STAGE_IDS } from './stageIds.js';
 import { hideTip } from './views/tooltip.js';
 import { tokenizeView } from './views/tokenize.js';
 import { embedView } from './views/embed.js';
@@ -86,4 +87,5 @@ export const STEPS = [
   },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
 
-export const STAGE_IDS = STEPS.map((s) => s.id);
+export { STAGE_IDS };
+if (STEPS.map((s) => s.id).join() !== STAGE_IDS.join()) throw new Error('steps.js and stageIds.js disagree');

@@ -45,6 +45,38 @@ export const STRINGS = {
   id: { en: 'id', zh: 'id' },
   T: { en: 'T = {T} tokens', zh: 'T = {T} 个 token' },
 
+  // export, embedding, attribute errors
+  exportFigure: { en: 'Download {name} as {format}', zh: '下载 {name}（{format}）' },
+  exportStage: { en: 'Download this stage’s tensors', zh: '下载本步的张量' },
+  exportStageAs: { en: 'Download the tensors of this stage as {format}', zh: '以 {format} 格式下载本步的张量' },
+  'attend.figureNote': { en: 'rows: queries · columns: keys', zh: '行：查询 · 列：键' },
+  attrError: { en: 'This demo cannot show its settings:', zh: '这个演示无法按设置显示：' },
+  staleBox: { en: 'The pictures below still show the last valid settings.', zh: '下面的图仍是上一次有效设置的结果。' },
+  loadingWeights: { en: 'Loading weights…', zh: '正在加载权重…' },
+  weightsFailed: {
+    en: 'could not load weights from {url}: {msg}',
+    zh: '无法从 {url} 加载权重：{msg}',
+  },
+  weightsFileHint: {
+    en: 'Browsers do not let a page opened from file:// fetch other files; serve the folder over http (for example npm start) to use weights.',
+    zh: '浏览器不允许以 file:// 打开的页面读取其他文件；要使用权重，请通过 http 提供页面（例如 npm start）。',
+  },
+  weightsLoaded: { en: 'weights: {url} ({layout}, layer {layer})', zh: '权重：{url}（{layout}，第 {layer} 层）' },
+
+  embedButton: { en: 'Embed / share', zh: '嵌入 / 分享' },
+  embedTitle: { en: 'Put this demo in your article', zh: '把这个演示放进你的文章' },
+  embedIntro: {
+    en: 'Both snippets show exactly what you see now. The link above is a permalink to it as well.',
+    zh: '两段代码都会显示你现在看到的内容。地址栏里的链接也是它的永久链接。',
+  },
+  embedElement: { en: 'A custom element (one script, works offline):', zh: '自定义元素（一个脚本，离线可用）：' },
+  embedIframe: { en: 'An iframe (for platforms that strip scripts):', zh: 'iframe（适用于会删除脚本的平台）：' },
+  embedLink: { en: 'Permalink:', zh: '永久链接：' },
+  copy: { en: 'Copy', zh: '复制' },
+  copied: { en: 'Copied', zh: '已复制' },
+  copySelected: { en: 'Selected: press Ctrl+C (⌘C)', zh: '已选中：请按 Ctrl+C（⌘C）' },
+  close: { en: 'Close', zh: '关闭' },
+
   // stage titles
   'tokenize.title': { en: '1 · Tokenize', zh: '1 · 分词' },
   'embed.title': { en: '2 · Embed + position', zh: '2 · 词嵌入 + 位置编码' },

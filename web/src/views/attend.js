@@ -8,6 +8,7 @@ import { maxAbs, headColor } from './colors.js';
 import { workedView } from './worked.js';
 import { t } from '../i18n.js';
 import { tokenLabels } from './matrix.js';
+import { exportButtons, figureBase, plainText } from './exportButtons.js';
 
 const DOM_LIMIT = 400; // cells; larger maps are drawn on canvas
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
@@ -66,6 +67,28 @@ function headGrid(state, actions, name, tensor, scale, masked) {
     axis: t(lang, 'attend.gridHint'),
     body: h('div', { class: 'head-grid' }, tiles),
     legend: legend(scale, { maskedLabel: masked ? t(lang, 'maskedLegend') : null }),
+    figure: {
+      lang,
+      make: () => ({
+        ...figureBase(state),
+        name,
+        shape: tensor.shape,
+        caption: plainText(t(lang, `cap.${name}`)),
+        note: t(lang, 'attend.figureNote'),
+        panels: Array.from({ length: H }, (_, hd) => ({
+          label: t(lang, 'head', { h: hd }),
+          color: headColor(hd),
+          rows: T,
+          cols: T,
+          value: (r, c) => tensor.data[(hd * T + r) * T + c],
+          masked,
+        })),
+        colLabels: result.tokens,
+        square: true,
+        scale,
+        maskedLabel: masked ? t(lang, 'maskedLegend') : null,
+      }),
+    },
   });
 }
 
@@ -109,7 +132,34 @@ function headDetail(state, name, tensor, scale, masked) {
   return h(
     'div',
     { class: 'head-detail', 'data-selected-head': String(hd), style: { '--head': headColor(hd) } },
-    h('h3', { class: 'sub-title' }, t(lang, 'attend.detail', { h: hd }), h('span', { class: 'shape' }, `(${T} × ${T})`)),
+    h(
+      'h3',
+      { class: 'sub-title' },
+      t(lang, 'attend.detail', { h: hd }),
+      h('span', { class: 'shape' }, `(${T} × ${T})`),
+      exportButtons(lang, `${name} · ${t(lang, 'head', { h: hd })}`, () => ({
+        ...figureBase(state),
+        name,
+        file: `${name}-head${hd}`,
+        shape: tensor.shape,
+        caption: plainText(t(lang, `cap.${name}`)),
+        note: `${t(lang, 'head', { h: hd })} · (${T} × ${T}) · ${t(lang, 'attend.figureNote')}`,
+        panels: [{
+          label: t(lang, 'head', { h: hd }),
+          color: headColor(hd),
+          rows: T,
+          cols: T,
+          value: (r, c) => tensor.data[off + r * T + c],
+          masked,
+          rowNotes: numbers ? rowSums : undefined,
+        }],
+        colLabels: result.tokens,
+        square: true,
+        numbers,
+        scale,
+        maskedLabel: masked ? t(lang, 'maskedLegend') : null,
+      })),
+    ),
     map,
   );
 }

@@ -115,8 +115,18 @@ export function mountControls(root, store, runner) {
       el.closest('.field').classList.toggle('has-error', Boolean(message));
     }
   }
+  // Settings can also change from outside (an attribute, a permalink): show them in the inputs.
+  function syncInputs(settings) {
+    if (text.value !== settings.text) text.value = settings.text;
+    for (const f of NUMBER_FIELDS) {
+      const input = inputs[f.key];
+      if (!Object.is(toNumber(input.value), settings[f.key])) input.value = String(settings[f.key]);
+    }
+    causal.checked = settings.causal;
+  }
   render(store.state);
   store.subscribe((state, changed) => {
     if (changed.has('lang') || changed.has('errors')) render(state);
+    if (changed.has('settings')) syncInputs(state.settings);
   });
 }

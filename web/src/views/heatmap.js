@@ -72,7 +72,7 @@ function canvasMap(o) {
   };
   canvas.addEventListener('mousemove', (ev) => {
     const cell = cellAt(ev);
-    if (cell) showTip(tipLines(o, cell[0], cell[1]), ev.clientX, ev.clientY);
+    if (cell) showTip(tipLines(o, cell[0], cell[1]), ev.clientX, ev.clientY, canvas);
     else hideTip();
   });
   canvas.addEventListener('mouseleave', hideTip);
@@ -158,7 +158,7 @@ function domGrid(o) {
         },
         o.numbers ? (masked && v === 0 ? '0' : cellNum(v)) : null,
       );
-      cell.addEventListener('mousemove', (ev) => showTip(tipLines(o, r, c), ev.clientX, ev.clientY));
+      cell.addEventListener('mousemove', (ev) => showTip(tipLines(o, r, c), ev.clientX, ev.clientY, cell));
       cell.addEventListener('mouseleave', hideTip);
       grid.append(cell);
     }

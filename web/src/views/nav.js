@@ -1,22 +1,24 @@
-// Prev/Next buttons and the ←/→ keys (ignored while typing in a field).
+// Prev/Next buttons and the ←/→ keys (ignored while typing in a field). The keys are heard on
+// keyRoot, the demo itself, so several demos on one page do not all step at once.
 import { t } from '../i18n.js';
 import { STAGE_IDS } from '../steps.js';
 
-function typing(target) {
+export function typing(ev) {
+  const target = ev.composedPath ? ev.composedPath()[0] : ev.target;
   if (!target || !target.tagName) return false;
   const tag = target.tagName;
   return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || target.isContentEditable;
 }
 
-export function mountNav(prev, next, store, goTo) {
+export function mountNav(prev, next, store, goTo, keyRoot) {
   const step = (delta) => {
     const i = STAGE_IDS.indexOf(store.state.stage) + delta;
     if (i >= 0 && i < STAGE_IDS.length) goTo(STAGE_IDS[i]);
   };
   prev.addEventListener('click', () => step(-1));
   next.addEventListener('click', () => step(1));
-  document.addEventListener('keydown', (ev) => {
-    if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || typing(ev.target)) return;
+  keyRoot.addEventListener('keydown', (ev) => {
+    if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || typing(ev)) return;
     if (ev.key === 'ArrowRight') {
       step(1);
       ev.preventDefault();

@@ -6,12 +6,13 @@ export function mountStatus(statusEl, bannerEl, store) {
     const L = state.lang;
     if (state.status === 'loading') statusEl.textContent = t(L, 'loading');
     else if (state.status === 'computing') statusEl.textContent = t(L, 'computing');
+    else if (state.status === 'loading-weights') statusEl.textContent = t(L, 'loadingWeights');
     else if (Object.keys(state.errors).length > 0) statusEl.textContent = t(L, 'staleNote');
     else if (state.result) {
       const c = state.result.config;
       statusEl.textContent = t(L, 'ready', { d: c.dModel, h: c.heads, dh: c.dHead, kv: c.kvHeads, causal: c.causal ? t(L, 'causalOn') : '', ms: state.lastMs.toFixed(1) });
     }
-    statusEl.classList.toggle('busy', state.status === 'computing' || state.status === 'loading');
+    statusEl.classList.toggle('busy', state.status !== 'idle');
     statusEl.classList.toggle('stale', Object.keys(state.errors).length > 0);
     if (state.fatal) {
       bannerEl.hidden = false;

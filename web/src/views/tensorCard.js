@@ -2,8 +2,10 @@
 // Carries the data-tensor / data-shape attributes the tests and readers rely on.
 import { h } from '../dom.js';
 import { shapeText, shapeAttr } from '../format.js';
+import { exportButtons } from './exportButtons.js';
 
-export function tensorCard({ name, shape, caption, axis, body, legend, extraClass }) {
+// figure: {lang, make() -> figure spec} adds the PNG / SVG export buttons.
+export function tensorCard({ name, shape, caption, axis, body, legend, extraClass, figure }) {
   return h(
     'figure',
     { class: `tensor${extraClass ? ` ${extraClass}` : ''}`, 'data-tensor': name, 'data-shape': shapeAttr(shape) },
@@ -13,6 +15,7 @@ export function tensorCard({ name, shape, caption, axis, body, legend, extraClas
       h('code', { class: 'tensor-name' }, name),
       h('span', { class: 'shape' }, shapeText(shape)),
       caption ? h('span', { class: 'tensor-cap', html: caption }) : null,
+      figure ? exportButtons(figure.lang, name, figure.make) : null,
     ),
     body,
     h('div', { class: 'tensor-foot' }, axis ? h('span', { class: 'axis-note' }, axis) : null, legend || null),

@@ -6,6 +6,7 @@ import { tensorCard } from './tensorCard.js';
 import { maxAbs, headColor } from './colors.js';
 import { tokenLabels } from './matrix.js';
 import { t } from '../i18n.js';
+import { figureBase, plainText } from './exportButtons.js';
 
 export function headTiles(state, name, { caption, tileLabel, colorOf = headColor, sub } = {}) {
   const { result, lang } = state;
@@ -53,5 +54,23 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
     axis: t(lang, 'columnsDh', { n: d }),
     body: h('div', { class: 'tiles-scroll' }, h('div', { class: 'tiles', style: { '--tiles': H } }, labelCol, tiles)),
     legend: legend(scale),
+    figure: {
+      lang,
+      make: () => ({
+        ...figureBase(state),
+        name,
+        shape: tensor.shape,
+        caption: plainText(caption),
+        note: t(lang, 'columnsDh', { n: d }),
+        panels: Array.from({ length: H }, (_, hd) => ({
+          label: tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd }),
+          color: colorOf(hd),
+          rows: T,
+          cols: d,
+          value: (r, c) => tensor.data[(hd * T + r) * d + c],
+        })),
+        scale,
+      }),
+    },
   });
 }

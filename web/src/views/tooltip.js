@@ -1,19 +1,26 @@
-// One floating tooltip shared by every heatmap: shows the exact value under the pointer.
-let tip = null;
+// One floating tooltip per document or shadow root (so it takes that root's styles): shows the
+// exact value under the pointer. The tip sits directly in the root, outside any size container,
+// so position: fixed is relative to the viewport.
+const tips = new Map(); // root -> element
 
-function element() {
+function element(anchor) {
+  const root = anchor && anchor.getRootNode ? anchor.getRootNode() : document;
+  let tip = tips.get(root);
   if (!tip) {
     tip = document.createElement('div');
     tip.className = 'tooltip';
     tip.setAttribute('role', 'tooltip');
     tip.hidden = true;
-    document.body.append(tip);
+    (root === document ? document.body : root).append(tip);
+    tips.set(root, tip);
   }
   return tip;
 }
 
-export function showTip(lines, clientX, clientY) {
-  const el = element();
+// anchor: the element under the pointer (any node of the right root).
+export function showTip(lines, clientX, clientY, anchor) {
+  hideTip();
+  const el = element(anchor);
   el.replaceChildren(
     ...lines.map((line, i) => {
       const div = document.createElement('div');
@@ -34,5 +41,8 @@ export function showTip(lines, clientX, clientY) {
 }
 
 export function hideTip() {
-  if (tip) tip.hidden = true;
+  for (const [root, tip] of tips) {
+    if (!tip.isConnected) tips.delete(root);
+    else tip.hidden = true;
+  }
 }

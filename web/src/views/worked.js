@@ -83,7 +83,7 @@ export function workedView(state) {
   const sums = (r) => `Σ = ${weights[r].reduce((a, b) => a + b, 0).toFixed(3)}`;
   return h(
     'details',
-    { class: 'worked', open: true },
+    { class: 'worked', open: state.controls === 'full' },
     h('summary', {}, t(lang, 'worked.title')),
     h('p', { class: 'worked-intro', html: t(lang, 'worked.intro', { T, text: WORKED.text, seed: config.seed, causal: config.causal ? t(lang, 'worked.causal') : '' }) }),
     h(

@@ -1,0 +1,144 @@
+// The settings of one demo as attributes: <mha-demo text="…" d-model="512" heads="8" …>.
+// The same names are the page's permalink and the iframe form's query parameters, so one
+// parse() serves the element, index.html and embed.html.
+import { STAGE_IDS } from './stageIds.js';
+
+export const DEFAULTS = { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: null, causal: false, seed: 1 };
+export const CONTROLS = ['full', 'minimal', 'none'];
+export const LAYOUTS = ['pytorch', 'llama', 'gpt2'];
+export const SHOWS = ['weights', 'scores'];
+
+// attribute name -> settings key (the numbers and text the core runs on)
+export const SETTING_ATTRS = { text: 'text', 'd-model': 'dModel', heads: 'heads', 'kv-heads': 'kvHeads', causal: 'causal', seed: 'seed' };
+export const ATTR_OF = Object.fromEntries(Object.entries(SETTING_ATTRS).map(([a, k]) => [k, a]));
+// what the element shows and how: not a reason to run the core again
+export const VIEW_ATTRS = ['stage', 'head', 'lang', 'show', 'controls'];
+export const WEIGHT_ATTRS = ['weights', 'layout', 'layer'];
+export const ALL_ATTRS = [...Object.keys(SETTING_ATTRS), ...VIEW_ATTRS, ...WEIGHT_ATTRS];
+// the attributes a permalink or an embed snippet carries, in this order
+export const PERMALINK_ATTRS = ['text', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'stage', 'head', 'show', 'lang'];
+
+const WHOLE = /^\s*-?\d+\s*$/;
+
+function whole(attribute, raw, min) {
+  if (!WHOLE.test(raw)) return { error: `${attribute} must be a whole number, got '${raw}'` };
+  const n = Number(raw);
+  if (min !== undefined && n < min) return { error: `${attribute} must be ${min} or more, got ${n}` };
+  return { value: n };
+}
+
+function oneOf(attribute, raw, list) {
+  const v = String(raw).trim().toLowerCase();
+  if (list.includes(v)) return { value: v };
+  return { error: `${attribute} must be one of ${list.join(', ')}; got '${raw}'` };
+}
+
+export function parseLang(raw) {
+  const v = String(raw || '').trim().toLowerCase();
+  if (v.startsWith('zh')) return 'zh';
+  if (v.startsWith('en')) return 'en';
+  return null;
+}
+
+// causal is a boolean attribute: present means on, except causal="false" / "0" / "off" (and the
+// same words in a query string).
+export function parseBool(raw) {
+  if (raw === null || raw === undefined) return false;
+  return !/^\s*(false|0|off|no)\s*$/i.test(raw);
+}
+
+// get(name) -> string | null. Returns {settings, view, weights, errors: [{attribute, message}]}.
+// A bad attribute leaves its default in place and adds an error; the core reports the rest
+// (heads that do not divide d_model, empty text, …) when it runs.
+export function parse(get) {
+  const errors = [];
+  const take = (attribute, result, fallback) => {
+    if (result.error) {
+      errors.push({ attribute, message: result.error });
+      return fallback;
+    }
+    return result.value;
+  };
+  const num = (attribute, fallback, min) => {
+    const raw = get(attribute);
+    return raw === null ? fallback : take(attribute, whole(attribute, raw, min), fallback);
+  };
+  const heads = num('heads', DEFAULTS.heads);
+  const text = get('text');
+  const settings = {
+    text: text === null ? DEFAULTS.text : text,
+    dModel: num('d-model', DEFAULTS.dModel),
+    heads,
+    kvHeads: num('kv-heads', heads),
+    causal: parseBool(get('causal')),
+    seed: num('seed', DEFAULTS.seed),
+  };
+
+  const pick = (attribute, list, fallback) => {
+    const raw = get(attribute);
+    return raw === null || raw === '' ? fallback : take(attribute, oneOf(attribute, raw, list), fallback);
+  };
+  const stage = pick('stage', STAGE_IDS, 'tokenize');
+  const rawLang = get('lang');
+  let lang = null;
+  if (rawLang !== null && rawLang !== '') {
+    lang = parseLang(rawLang);
+    if (!lang) errors.push({ attribute: 'lang', message: `lang must be en or zh; got '${rawLang}'` });
+  }
+  const view = {
+    stage,
+    head: num('head', 0, 0),
+    lang,
+    show: pick('show', SHOWS, 'weights'),
+    controls: pick('controls', CONTROLS, 'full'),
+  };
+
+  const url = get('weights');
+  const weights = url
+    ? { url, layout: pick('layout', LAYOUTS, 'pytorch'), layer: num('layer', 0, 0) }
+    : null;
+  return { settings, view, weights, errors };
+}
+
+// Attribute values for a state: only what differs from the defaults, in PERMALINK_ATTRS order.
+export function toAttributes({ settings, stage, head, show, lang }) {
+  const out = [];
+  const push = (name, value) => out.push([name, value]);
+  push('text', settings.text);
+  push('d-model', String(settings.dModel));
+  push('heads', String(settings.heads));
+  if (settings.kvHeads !== settings.heads) push('kv-heads', String(settings.kvHeads));
+  if (settings.causal) push('causal', '');
+  if (settings.seed !== DEFAULTS.seed) push('seed', String(settings.seed));
+  if (stage && stage !== 'tokenize') push('stage', stage);
+  if (head) push('head', String(head));
+  if (show && show !== 'weights') push('show', show);
+  if (lang) push('lang', lang);
+  return out;
+}
+
+export function toQuery(pairs) {
+  const q = new URLSearchParams();
+  for (const [name, value] of pairs) q.set(name, name === 'causal' && value === '' ? '1' : value);
+  return q.toString().replace(/\+/g, '%20');
+}
+
+// Query parameters the element understands, as [name, value] pairs (unknown ones are ignored).
+export function fromQuery(search) {
+  const q = new URLSearchParams(search);
+  const out = [];
+  for (const name of ALL_ATTRS) if (q.has(name)) out.push([name, q.get(name)]);
+  return out;
+}
+
+const escapeAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+export function elementSnippet(pairs, scriptSrc, controls = 'minimal') {
+  const attrs = pairs.map(([n, v]) => (n === 'causal' && v === '' ? ' causal' : ` ${n}="${escapeAttr(v)}"`)).join('');
+  return `<script src="${escapeAttr(scriptSrc)}"></script>\n<mha-demo${attrs} controls="${controls}"></mha-demo>`;
+}
+
+export function iframeSnippet(pairs, embedUrl, title = 'Multi-head attention demo') {
+  const q = toQuery(pairs);
+  return `<iframe src="${escapeAttr(`${embedUrl}?${q}`)}" title="${escapeAttr(title)}" width="100%" height="720" style="border:0;max-width:100%" loading="lazy"></iframe>`;
+}

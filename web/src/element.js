@@ -1,0 +1,398 @@
+// <mha-demo>: the whole explorer as a custom element. Attributes in, a picture in its own shadow
+// root out; several on one page share one WebAssembly module but each has its own model and store.
+//   events: stagechange {stage}, error {message, attribute}
+//   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev()
+// Learner edits (controls, stage, head, language) are written back to the attributes, so the
+// attributes always say what is shown; index.html turns them into its permalink.
+import css from './widget.css';
+import { h, clear } from './dom.js';
+import { createStore } from './store.js';
+import { defaultLang, t } from './i18n.js';
+import { Engine } from './engine.js';
+import { createRunner } from './runner.js';
+import { STAGE_IDS } from './steps.js';
+import { localMessage } from './messages.js';
+import { parse, parseLang, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
+import { mountControls } from './views/controls.js';
+import { mountPipeline } from './views/pipeline.js';
+import { mountNav } from './views/nav.js';
+import { mountSections } from './views/sections.js';
+import { mountStatus } from './views/status.js';
+import { hideTip } from './views/tooltip.js';
+
+let loadModule = null;
+let mhaPromise = null;
+// createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
+export function useModule(createMha) {
+  loadModule = createMha;
+}
+function sharedModule() {
+  if (!mhaPromise) mhaPromise = loadModule();
+  return mhaPromise;
+}
+
+const sameSettings = (a, b) => Object.keys(SETTING_ATTRS).every((attr) => Object.is(a[SETTING_ATTRS[attr]], b[SETTING_ATTRS[attr]]));
+// performance marks (first one wins): module loaded, first result, first frame painted with it.
+const mark = (name) => performance.getEntriesByName(name).length || performance.mark(name);
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+// A store view whose subscriptions end together (when the controls are rebuilt).
+function scoped(store) {
+  const unsubscribers = [];
+  return {
+    get state() {
+      return store.state;
+    },
+    set: (patch) => store.set(patch),
+    subscribe(fn) {
+      const off = store.subscribe(fn);
+      unsubscribers.push(off);
+      return off;
+    },
+    end() {
+      for (const off of unsubscribers) off();
+    },
+  };
+}
+
+export class MhaDemo extends HTMLElement {
+  static get observedAttributes() {
+    return ALL_ATTRS;
+  }
+
+  constructor() {
+    super();
+    this._shadow = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = css;
+    this._frame = h('div', { class: 'mha', part: 'frame' });
+    this._shadow.append(style, this._frame);
+    this._store = createStore({
+      lang: 'en',
+      stage: 'tokenize',
+      settings: { text: '', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1 },
+      result: null, // the last good run: {text, tokens, ids, config, tensors: {name: {stage, shape, data}}}
+      errors: {}, // settings key (or 'weights') -> core error message
+      attrErrors: [], // [{attribute, message}] for attributes the core never sees
+      status: 'loading',
+      lastMs: 0,
+      fatal: null,
+      fatalHtml: false,
+      attendMode: 'weights',
+      head: 0,
+      worked: null,
+      controls: 'full',
+      weights: null, // {url, layout, layer, bytes}
+    });
+    this._engine = null;
+    this._runner = createRunner(this._store, {
+      run: (settings) => this._engine.run(settings, this._weightsFor()),
+      runWorked: (causal) => this._engine.runWorked(causal),
+      isMhaError: (e) => this._engine.isMhaError(e),
+    }, () => this._engine !== null && !this._weightsPending);
+    this._scope = null;
+    this._applyQueued = false;
+    this._reflecting = false;
+    this._started = false;
+    this._wantHead = 0;
+    this._reported = new Set();
+    this.ready = new Promise((resolve, reject) => {
+      this._resolveReady = resolve;
+      this._rejectReady = reject;
+    });
+    this.ready.catch(() => {}); // the element shows what went wrong
+    this._store.subscribe((state, changed) => this._onChange(state, changed));
+  }
+
+  get state() {
+    return this._store.state;
+  }
+
+  goTo(stage) {
+    if (STAGE_IDS.includes(stage)) this._store.set({ stage });
+  }
+
+  next() {
+    this._step(1);
+  }
+
+  prev() {
+    this._step(-1);
+  }
+
+  _step(delta) {
+    const i = STAGE_IDS.indexOf(this._store.state.stage) + delta;
+    if (i >= 0 && i < STAGE_IDS.length) this.goTo(STAGE_IDS[i]);
+  }
+
+  connectedCallback() {
+    this._applyAttributes(); // at once, so the first controls already show them
+    if (this._started) return;
+    this._started = true;
+    this._start();
+  }
+
+  attributeChangedCallback() {
+    if (!this._reflecting) this._queueApply();
+  }
+
+  // Several attributes set in a row become one run.
+  _queueApply() {
+    if (this._applyQueued) return;
+    this._applyQueued = true;
+    queueMicrotask(() => {
+      if (!this._applyQueued) return; // applied meanwhile
+      this._applyAttributes();
+    });
+  }
+
+  _inheritedLang() {
+    const holder = this.parentElement && this.parentElement.closest('[lang]');
+    return (holder && parseLang(holder.getAttribute('lang'))) || defaultLang();
+  }
+
+  _applyAttributes() {
+    this._applyQueued = false;
+    const store = this._store;
+    const p = parse((name) => this.getAttribute(name));
+    this._wantHead = p.view.head;
+    const patch = {
+      lang: p.view.lang || this._inheritedLang(),
+      stage: p.view.stage,
+      attendMode: p.view.show,
+      controls: p.view.controls,
+      attrErrors: [...p.errors, ...this._headError(store.state.result)],
+    };
+    if (store.state.result && p.view.head < store.state.result.config.heads) patch.head = p.view.head;
+    const changedKey = Object.keys(SETTING_ATTRS).map((a) => SETTING_ATTRS[a]).find((k) => !Object.is(p.settings[k], store.state.settings[k]));
+    const settingsChanged = changedKey !== undefined;
+    if (settingsChanged) patch.settings = p.settings;
+    const w = store.state.weights;
+    const weightsChanged = (p.weights && p.weights.url) !== (w && w.url) || (p.weights && w && (p.weights.layout !== w.layout || p.weights.layer !== w.layer));
+    if (weightsChanged) patch.weights = p.weights ? { ...p.weights, bytes: null } : null;
+    store.set(patch);
+    if (weightsChanged && p.weights) this._fetchWeights(p.weights);
+    else if (settingsChanged || weightsChanged) this._runner.request(changedKey || null);
+  }
+
+  _headError(result) {
+    if (!result || this._wantHead < result.config.heads) return [];
+    const n = result.config.heads;
+    return [{ attribute: 'head', message: `head ${this._wantHead} does not exist: there are ${n} heads, 0 to ${n - 1}` }];
+  }
+
+  get _weightsPending() {
+    const w = this._store.state.weights;
+    return Boolean(w && !w.bytes && !w.failed);
+  }
+
+  _weightsFor() {
+    const w = this._store.state.weights;
+    return w && w.bytes ? { key: w.url, bytes: w.bytes, layout: w.layout, layer: w.layer } : null;
+  }
+
+  async _fetchWeights(spec) {
+    const store = this._store;
+    store.set({ status: 'loading-weights' });
+    let bytes = null;
+    let failure = null;
+    try {
+      const res = await fetch(new URL(spec.url, document.baseURI));
+      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
+      bytes = new Uint8Array(await res.arrayBuffer());
+    } catch (e) {
+      failure = (e && e.message) || String(e);
+    }
+    const current = store.state.weights;
+    if (!current || current.url !== spec.url) return; // replaced meanwhile
+    if (failure) {
+      const L = store.state.lang;
+      const hint = location.protocol === 'file:' ? ` ${t(L, 'weightsFileHint')}` : '';
+      store.set({ weights: { ...current, failed: true }, status: 'idle', errors: { weights: `${t(L, 'weightsFailed', { url: spec.url, msg: failure })}${hint}` } });
+      return;
+    }
+    store.set({ weights: { ...current, bytes } });
+    this._runner.request(null);
+  }
+
+  async _start() {
+    this._mountUI();
+    let mha;
+    try {
+      mha = await sharedModule();
+    } catch (e) {
+      const msg = String((e && e.message) || e).replace(/[<>&]/g, '');
+      this._store.set({ status: 'idle', fatalHtml: true, fatal: t(this._store.state.lang, 'loadFailed', { msg }) });
+      this._rejectReady(e);
+      return;
+    }
+    mark('mha-demo:module');
+    this._engine = new Engine(mha);
+    if (this._applyQueued) this._applyAttributes();
+    this._reportErrors(this._store.state);
+    this._runner.request(null);
+  }
+
+  // Builds the controls and sections for the current controls mode (again when it changes).
+  _mountUI() {
+    if (this._scope) {
+      this._scope.end();
+      this._sections && this._sections.destroy();
+    }
+    clear(this._frame);
+    const store = scoped(this._store);
+    this._scope = store;
+    const mode = store.state.controls;
+    this._mode = mode;
+    this._frame.className = `mha mode-${mode}`;
+    const goTo = (stage) => this.goTo(stage);
+
+    const status = h('p', { id: 'status', class: 'status busy', role: 'status', 'aria-live': 'polite' });
+    const banner = h('div', { id: 'banner', class: 'banner', role: 'alert', hidden: true });
+    const problems = h('div', { class: 'attr-errors', role: 'alert', hidden: true });
+    const stages = h('div', { id: 'stages', class: 'stages' }, h('p', { class: 'placeholder' }, t(store.state.lang, 'loading')));
+    mountStatus(status, banner, store);
+
+    if (mode !== 'none') {
+      const prev = h('button', { id: 'prev', type: 'button', class: 'nav-btn' });
+      const next = h('button', { id: 'next', type: 'button', class: 'nav-btn' });
+      const list = h('div', { id: 'pipeline-list', class: 'pipe-scroll' });
+      const pipeline = h('nav', { id: 'pipeline', class: 'pipeline' }, prev, list, next);
+      mountPipeline(list, store, goTo);
+      mountNav(prev, next, store, goTo, this._frame);
+      const top = h('div', { class: 'top' });
+      if (mode === 'full') {
+        const controls = h('div', { id: 'controls', class: 'controls' });
+        mountControls(controls, store, this._runner);
+        top.append(h('div', { class: 'topbar' }, controls), h('div', { class: 'statusbar' }, status), pipeline);
+      } else {
+        const lang = h('button', { id: 'lang', type: 'button', class: 'lang', onclick: () => store.set({ lang: store.state.lang === 'en' ? 'zh' : 'en' }) });
+        const renderLang = (s) => {
+          lang.textContent = t(s.lang, 'langButton');
+          lang.setAttribute('aria-label', t(s.lang, 'langButtonLabel'));
+        };
+        renderLang(store.state);
+        store.subscribe((s, changed) => changed.has('lang') && renderLang(s));
+        pipeline.append(lang);
+        top.append(pipeline);
+      }
+      const renderLabel = (s) => pipeline.setAttribute('aria-label', t(s.lang, 'pipelineLabel'));
+      renderLabel(store.state);
+      store.subscribe((s, changed) => changed.has('lang') && renderLabel(s));
+      this._frame.append(top);
+    }
+    this._frame.append(banner, problems, stages);
+    this._problems = problems;
+    this._stagesEl = stages;
+    this._sections = null;
+    if (store.state.result) this._mountSections();
+    this._renderProblems(store.state);
+  }
+
+  _mountSections() {
+    clear(this._stagesEl);
+    const actions = {
+      setAttendMode: (mode) => this._store.set({ attendMode: mode }),
+      selectHead: (hd) => this._store.set({ head: hd }),
+    };
+    this._sections = mountSections(this._stagesEl, this._scope, actions);
+    this._sections.update(this._store.state, new Set(['result', 'stage']));
+  }
+
+  _renderProblems(state) {
+    const box = this._problems;
+    const L = state.lang;
+    // In full mode a setting's error sits next to its control; the box is for everything else.
+    const list = [...state.attrErrors];
+    for (const [key, message] of Object.entries(state.errors)) {
+      if (state.controls !== 'full' || key === 'weights') list.push({ attribute: ATTR_OF[key] || key, message });
+    }
+    box.hidden = list.length === 0;
+    if (box.hidden) {
+      clear(box);
+      return;
+    }
+    box.replaceChildren(
+      h('p', { class: 'attr-errors-title' }, t(L, 'attrError')),
+      h('ul', {}, list.map((e) => h('li', { 'data-attribute': e.attribute }, h('code', {}, e.attribute), ' ', localMessage(e.message, L)))),
+      state.result ? h('p', { class: 'attr-errors-note' }, t(L, 'staleBox')) : null,
+    );
+  }
+
+  _onChange(state, changed) {
+    if (changed.has('controls') && this._scope && state.controls !== this._mode) this._mountUI();
+    if (changed.has('result') && !this._sections && this._scope) this._mountSections();
+    else if (this._sections) {
+      if (changed.has('stage') || changed.has('result')) hideTip();
+      this._sections.update(state, changed);
+    }
+    if (changed.has('result')) {
+      const extra = this._headError(state.result);
+      const others = state.attrErrors.filter((e) => e.attribute !== 'head');
+      if (extra.length || others.length !== state.attrErrors.length) this._store.set({ attrErrors: [...others, ...extra] });
+      if (!extra.length && this._wantHead !== state.head && this._wantHead < state.result.config.heads) this._store.set({ head: this._wantHead });
+    }
+    if (['errors', 'attrErrors', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) this._renderProblems(state);
+    if (changed.has('errors') || changed.has('attrErrors')) this._reportErrors(state);
+    if (changed.has('stage') && state.result) this.dispatchEvent(new CustomEvent('stagechange', { detail: { stage: state.stage }, bubbles: true, composed: true }));
+    if (['result', 'stage', 'head', 'attendMode', 'lang'].some((k) => changed.has(k))) this._reflect(state);
+    if (changed.has('result') && state.result && this._resolveReady) {
+      const resolve = this._resolveReady;
+      this._resolveReady = null;
+      mark('mha-demo:result');
+      nextFrame().then(() => {
+        mark('mha-demo:frame');
+        resolve(this);
+      });
+    }
+    if (changed.has('fatal') && state.fatal && this._rejectReady && this._resolveReady) {
+      this._resolveReady = null;
+      this._rejectReady(new Error(state.fatal));
+    }
+  }
+
+  // One `error` event per new message.
+  _reportErrors(state) {
+    if (!this._engine) return; // reported once the module is loaded: the article's listeners exist by then
+    const now = new Map();
+    for (const e of state.attrErrors) now.set(`${e.attribute}\n${e.message}`, e);
+    for (const [key, message] of Object.entries(state.errors)) {
+      const attribute = ATTR_OF[key] || key;
+      now.set(`${attribute}\n${message}`, { attribute, message });
+    }
+    for (const [k, e] of now) {
+      if (!this._reported.has(k)) {
+        this.dispatchEvent(new CustomEvent('error', { detail: { message: e.message, attribute: e.attribute }, bubbles: true, composed: true }));
+      }
+    }
+    this._reported = new Set(now.keys());
+  }
+
+  // Writes what the learner changed back to the attributes (never while applying them).
+  _reflect(state) {
+    if (this._applyQueued) return;
+    const p = parse((name) => this.getAttribute(name));
+    const writes = [];
+    const s = state.settings;
+    if (state.result && Object.keys(state.errors).length === 0 && !sameSettings(p.settings, s)) {
+      writes.push(['text', s.text], ['d-model', String(s.dModel)], ['heads', String(s.heads)], ['kv-heads', String(s.kvHeads)], ['seed', String(s.seed)], ['causal', s.causal ? '' : null]);
+    }
+    if (p.view.stage !== state.stage) writes.push(['stage', state.stage]);
+    if (state.result && p.view.head !== state.head) {
+      writes.push(['head', String(state.head)]);
+      this._wantHead = state.head;
+    }
+    if (p.view.show !== state.attendMode) writes.push(['show', state.attendMode]);
+    if ((p.view.lang || this._inheritedLang()) !== state.lang) writes.push(['lang', state.lang]);
+    if (!writes.length) return;
+    this._reflecting = true;
+    try {
+      for (const [name, value] of writes) {
+        if (value === null) this.removeAttribute(name);
+        else if (this.getAttribute(name) !== value) this.setAttribute(name, value);
+      }
+    } finally {
+      this._reflecting = false;
+    }
+  }
+}

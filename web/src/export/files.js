@@ -1,0 +1,154 @@
+// Downloads: a figure as SVG or PNG, and the tensors of one stage as CSV or safetensors.
+// Everything is built in memory and handed over as a Blob through an <a download>.
+import { layoutFigure, figureSvg, figureCanvas, PNG_SCALE } from './figure.js';
+
+// anchorNode: where the temporary <a> goes (inside the widget's shadow root, so the click stays local).
+export function download(blob, filename, anchorNode) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.hidden = true;
+  const root = anchorNode && anchorNode.getRootNode ? anchorNode.getRootNode() : document;
+  (root === document ? document.body : root).append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 30_000);
+}
+
+export const safeName = (s) => String(s).replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '') || 'tensor';
+
+// ---- PNG: the canvas's bytes plus a pHYs chunk, so print software reads the resolution ----
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+function crc32(bytes) {
+  let c = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+export function withPhys(png, dpi) {
+  const ppm = Math.round(dpi / 0.0254);
+  const chunk = new Uint8Array(4 + 4 + 9 + 4);
+  const view = new DataView(chunk.buffer);
+  view.setUint32(0, 9);
+  chunk.set([0x70, 0x48, 0x59, 0x73], 4); // "pHYs"
+  view.setUint32(8, ppm);
+  view.setUint32(12, ppm);
+  chunk[16] = 1; // unit: metre
+  view.setUint32(17, crc32(chunk.subarray(4, 17)));
+  const ihdrEnd = 8 + 4 + 4 + 13 + 4; // signature, then the IHDR chunk
+  const out = new Uint8Array(png.length + chunk.length);
+  out.set(png.subarray(0, ihdrEnd), 0);
+  out.set(chunk, ihdrEnd);
+  out.set(png.subarray(ihdrEnd), ihdrEnd + chunk.length);
+  return out;
+}
+
+export async function exportFigure(spec, format, anchorNode) {
+  const fig = layoutFigure(spec);
+  const base = safeName(spec.file || spec.name);
+  if (format === 'svg') {
+    download(new Blob([figureSvg(fig)], { type: 'image/svg+xml' }), `${base}.svg`, anchorNode);
+    return;
+  }
+  const canvas = figureCanvas(fig, PNG_SCALE);
+  const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+  const png = withPhys(new Uint8Array(await blob.arrayBuffer()), 96 * PNG_SCALE);
+  download(new Blob([png], { type: 'image/png' }), `${base}.png`, anchorNode);
+}
+
+// ---- the tensors of a stage: {name: {shape, data}} plus the tokens ----
+
+function csvField(s) {
+  const v = String(s);
+  return /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+// Long format, one value per line: tensor,batch,head,row,col,token,value. Rank-3 tensors
+// (1, T, width) leave head empty; the token is the one of the row.
+export function tensorsCsv(tensors, tokens) {
+  const lines = ['tensor,batch,head,row,col,token,value'];
+  for (const [name, { shape, data }] of Object.entries(tensors)) {
+    if (shape.length === 1) {
+      for (let t = 0; t < shape[0]; t++) lines.push([name, '', '', t, '', csvField(tokens[t]), data[t]].join(','));
+      continue;
+    }
+    const rank4 = shape.length === 4;
+    const [B, H, T, C] = rank4 ? shape : [shape[0], 1, shape[1], shape[2]];
+    let i = 0;
+    for (let b = 0; b < B; b++)
+      for (let hd = 0; hd < H; hd++)
+        for (let t = 0; t < T; t++) {
+          const tok = csvField(tokens[t]);
+          for (let c = 0; c < C; c++, i++) lines.push(`${name},${b},${rank4 ? hd : ''},${t},${c},${tok},${Number.isFinite(data[i]) ? data[i] : data[i] > 0 ? 'inf' : data[i] < 0 ? '-inf' : 'nan'}`);
+        }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+// safetensors: 8-byte little-endian header length, the JSON header (padded with spaces to a
+// multiple of 8), then the raw little-endian bytes of each tensor. dtype F32 unless given.
+export function tensorsSafetensors(tensors, metadata = {}) {
+  const header = {};
+  const parts = [];
+  let offset = 0;
+  for (const [name, { shape, data, dtype = 'F32' }] of Object.entries(tensors)) {
+    const typed = dtype === 'I32' ? Int32Array.from(data) : Float32Array.from(data);
+    const bytes = new Uint8Array(typed.byteLength);
+    const view = new DataView(bytes.buffer);
+    for (let i = 0; i < typed.length; i++) {
+      if (dtype === 'I32') view.setInt32(i * 4, typed[i], true);
+      else view.setFloat32(i * 4, typed[i], true);
+    }
+    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes.length] };
+    parts.push(bytes);
+    offset += bytes.length;
+  }
+  const meta = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, String(v)]));
+  const json = JSON.stringify(Object.keys(meta).length ? { __metadata__: meta, ...header } : header);
+  let headerBytes = new TextEncoder().encode(json);
+  const padded = Math.ceil(headerBytes.length / 8) * 8;
+  if (padded !== headerBytes.length) {
+    const p = new Uint8Array(padded).fill(0x20);
+    p.set(headerBytes);
+    headerBytes = p;
+  }
+  const out = new Uint8Array(8 + headerBytes.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(headerBytes.length), true);
+  out.set(headerBytes, 8);
+  let at = 8 + headerBytes.length;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+// The tensors a stage produced (tokenize: the token ids).
+export function stageTensors(result, stage) {
+  if (stage === 'tokenize') return { ids: { shape: [result.ids.length], data: result.ids, dtype: 'I32' } };
+  const out = {};
+  for (const [name, t] of Object.entries(result.tensors)) if (t.stage === stage) out[name] = { shape: t.shape, data: t.data };
+  return out;
+}
+
+export function exportStage(result, stage, format, anchorNode) {
+  const tensors = stageTensors(result, stage);
+  const c = result.config;
+  const base = `mha-${stage}`;
+  if (format === 'csv') {
+    download(new Blob([tensorsCsv(tensors, result.tokens)], { type: 'text/csv' }), `${base}.csv`, anchorNode);
+    return;
+  }
+  const meta = { text: result.text, tokens: JSON.stringify(result.tokens), d_model: c.dModel, heads: c.heads, kv_heads: c.kvHeads, causal: c.causal, seed: c.seed, stage };
+  download(new Blob([tensorsSafetensors(tensors, meta)], { type: 'application/octet-stream' }), `${base}.safetensors`, anchorNode);
+}
