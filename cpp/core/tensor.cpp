@@ -31,10 +31,10 @@ std::string shape_to_string(const Shape& shape) {
   return s + ")";
 }
 
-void check_finite(const Tensor& tensor, const std::string& what) {
+void check_finite(const Tensor& tensor, std::string_view what) {
   for (size_t i = 0; i < tensor.data.size(); ++i) {
     if (!std::isfinite(tensor.data[i])) {
-      throw Error(what + " contains " + (std::isnan(tensor.data[i]) ? "NaN" : "infinity") + " at flat index " +
+      throw Error(std::string(what) + " contains " + (std::isnan(tensor.data[i]) ? "NaN" : "infinity") + " at flat index " +
                   std::to_string(i));
     }
   }

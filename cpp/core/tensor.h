@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mha {
@@ -28,6 +29,6 @@ size_t shape_numel(const Shape& shape);
 std::string shape_to_string(const Shape& shape);
 
 // Throws mha::Error naming `what` if any value is NaN or infinite.
-void check_finite(const Tensor& tensor, const std::string& what);
+void check_finite(const Tensor& tensor, std::string_view what);
 
 }  // namespace mha
