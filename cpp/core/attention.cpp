@@ -143,15 +143,10 @@ void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w,
     ks.linear(y.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), T, d, d);
   trace.finish();
 
-  // Finite inputs can still overflow float32; say so rather than show NaN. An overflow in Q or K
-  // reaches the scores, one in V reaches y, so checking those two is enough.
+  // Finite inputs can still overflow float32; say so rather than show NaN. Every overflow reaches
+  // y: an infinite Q, K or score turns the softmax to NaN, an infinite V reaches head_out. (A score
+  // of -inf is the correct limit, a weight of 0.)
   check_finite(y, "the result (float32 overflow; scale the input or weights down)");
-  for (int h = 0; h < heads; ++h)
-    for (int i = 0; i < T; ++i)
-      for (int j = 0; j <= (c.causal ? i : T - 1); ++j)
-        if (!std::isfinite(scores.data[(static_cast<size_t>(h) * T + i) * T + j]))
-          throw Error("attention scores overflowed float32 in head " + std::to_string(h) +
-                      "; scale the input or weights down");
 }
 
 }  // namespace mha

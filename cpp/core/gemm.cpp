@@ -15,7 +15,9 @@ constexpr int kPanel = 2 * kWidth;  // columns per packed panel: two vectors per
 // Rows per micro-tile. Width 4 (SSE4.1, SIMD128: 16 registers, no FMA, so products need temporaries):
 // 4 rows = 8 accumulators. Width 8 and up (AVX2 with FMA): 6 rows = 12 accumulators.
 constexpr int kRows = kWidth >= 8 ? 6 : 4;
-constexpr int kBlockK = 4096 / kWidth;  // k per pass: a panel block of 32 KB (1024 k at width 4) stays in L1
+// k per pass, so a panel block and the A tile fit a 32 KB L1 together: 1024 at width 4 (16 KB
+// panels), 256 at width 8 (16 KB).
+constexpr int kBlockK = kWidth >= 8 ? 256 : 1024;
 
 // acc (R rows × kPanel) over k in [k0, k1). `a` is packed: for each k, the tile's kRows values
 // side by side, so the R broadcasts read one pointer at fixed offsets. R is a compile-time
@@ -26,7 +28,12 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
   Batch acc[R][2];
   if (first) {
     for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = Batch(0.0f);
-  } else {  // continue the sums a previous k block stored
+  } else if (valid_cols == kPanel) {  // continue the sums a previous k block stored
+    for (int r = 0; r < R; ++r) {
+      acc[r][0] = Batch::load_unaligned(out + r * ldo);
+      acc[r][1] = Batch::load_unaligned(out + r * ldo + kWidth);
+    }
+  } else {
     for (int r = 0; r < R; ++r) {
       alignas(64) float row[kPanel] = {};
       std::memcpy(row, out + r * ldo, sizeof(float) * valid_cols);
