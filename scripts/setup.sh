@@ -19,6 +19,7 @@ packages=(
   "emscripten:the WebAssembly build"
   "binaryen:wasm-dis, for the SIMD128 check"
   "doctest-dev:native test suite"
+  "libbenchmark-dev:native benchmarks (npm run bench:native)"
 )
 if [ "$profile" = "test" ]; then
   packages+=("chromium:browser tests" "fonts-wqy-zenhei:CJK glyphs in headless Chromium")
