@@ -110,3 +110,24 @@ TEST_CASE("softmax rows sum to 1, masked entries are exactly 0, large magnitudes
     }
   }
 }
+
+TEST_CASE("matrix products longer than one K block (1024 at width 4) continue their sums exactly") {
+  SUBCASE("linear: full and partial panels") {
+    const int T = 5, K = 1100, N = 9;  // N = 9: one full panel and one with a single column
+    const Tensor x = random_tensor({T, K}, 11), w = random_tensor({N, K}, 12), b = random_tensor({N}, 13);
+    Tensor simd({T, N}), scalar({T, N});
+    mha::kernels::linear_forward_simd(simd.ptr(), x.ptr(), w.ptr(), b.ptr(), T, K, N);
+    mha::kernels::linear_forward_scalar(scalar.ptr(), x.ptr(), w.ptr(), b.ptr(), T, K, N);
+    check_close(simd, scalar, 2e-6, "linear, K = 1100");
+  }
+  SUBCASE("causal weighted sum over a sequence longer than a block") {
+    const int T = 1030, D = 9;
+    Tensor scores = random_tensor({T, T}, 14, 3.0f), weights({T, T});
+    mha::kernels::softmax_forward_scalar(weights.ptr(), scores.ptr(), T, true);
+    const Tensor v = random_tensor({T, D}, 15);
+    Tensor simd({T, D}), scalar({T, D});
+    mha::kernels::weighted_sum_forward_simd(simd.ptr(), weights.ptr(), v.ptr(), T, D, true);
+    mha::kernels::weighted_sum_forward_scalar(scalar.ptr(), weights.ptr(), v.ptr(), T, D, true);
+    check_close(simd, scalar, 2e-6, "causal P·V, T = 1030");
+  }
+}
