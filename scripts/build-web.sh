@@ -3,10 +3,48 @@
 #   web/build/mha-demo.js  <mha-demo>: the core (wasm inside), web/mha.js and the component, minified,
 #                          one classic script that works from file:// and from any article
 #   web/build/app.js       index.html's and embed.html's own chrome (permalink, share dialog)
-# mha-core.js has Node-only require('fs'/'path') branches that never run in a browser: external.
+# The core is in mha-demo.js once, as text: the page evaluates it on the main thread (small runs)
+# and the same text, with web/mha.js and the worker glue (web/src/worker.js, bundled first), becomes
+# a blob: Web Worker for large runs (file:// pages may not load workers from files).
+#   import coreText from 'text:../build/mha-core.js'   any file, as a string
+#   import glueText from 'worker-glue:'                 web/src/worker.js bundled, minified, as a string
 set -euo pipefail
 cd "$(dirname "$0")/.."
-npx --no-install esbuild web/src/widget.js --bundle --format=iife --target=es2020 --platform=browser --minify \
-  --loader:.css=text --external:fs --external:path --external:crypto \
-  --outfile=web/build/mha-demo.js --log-level=warning
-npx --no-install esbuild web/src/main.js --bundle --format=iife --target=es2020 --outfile=web/build/app.js --log-level=warning
+node - <<'JS'
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
+
+async function main() {
+  const glue = await esbuild.build({
+    entryPoints: ['web/src/worker.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser',
+    minify: true, write: false, logLevel: 'warning',
+  });
+  const glueText = glue.outputFiles[0].text;
+  const textPlugin = {
+    name: 'text',
+    setup(build) {
+      build.onResolve({ filter: /^text:/ }, (args) => ({ path: path.resolve(args.resolveDir, args.path.slice(5)), namespace: 'text' }));
+      // .js texts are minified as classic scripts (top-level names such as createMhaCore stay).
+      build.onLoad({ filter: /.*/, namespace: 'text' }, async (args) => {
+        let contents = fs.readFileSync(args.path, 'utf8');
+        if (args.path.endsWith('.js')) contents = (await esbuild.transform(contents, { minify: true, target: 'es2020', logLevel: 'warning' })).code;
+        return { contents, loader: 'text', watchFiles: [args.path] };
+      });
+      build.onResolve({ filter: /^worker-glue:$/ }, () => ({ path: 'worker-glue', namespace: 'worker-glue' }));
+      build.onLoad({ filter: /.*/, namespace: 'worker-glue' }, () => ({ contents: glueText, loader: 'text' }));
+    },
+  };
+  await esbuild.build({
+    entryPoints: ['web/src/widget.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser', minify: true,
+    loader: { '.css': 'text' }, plugins: [textPlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
+  });
+  await esbuild.build({
+    entryPoints: ['web/src/main.js'], bundle: true, format: 'iife', target: 'es2020', outfile: 'web/build/app.js', logLevel: 'warning',
+  });
+}
+main().catch((e) => {
+  console.error(e.message || e);
+  process.exit(1);
+});
+JS

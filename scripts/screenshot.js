@@ -28,7 +28,7 @@ async function main() {
   const server = await startServer(0);
   const browser = await launchBrowser();
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1040 }, locale: 'en-US' });
     page.setDefaultTimeout(15_000);
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));

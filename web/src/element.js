@@ -10,6 +10,7 @@ import { createStore } from './store.js';
 import { defaultLang, t } from './i18n.js';
 import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
+import { createWorkerClient } from './workerClient.js';
 import { STAGE_IDS } from './steps.js';
 import { localMessage } from './messages.js';
 import { parse, parseLang, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
@@ -22,9 +23,12 @@ import { hideTip } from './views/tooltip.js';
 
 let loadModule = null;
 let mhaPromise = null;
+let makeWorkerURL = null;
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
-export function useModule(createMha) {
+// workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
+export function useModule(createMha, workerURL = null) {
   loadModule = createMha;
+  makeWorkerURL = workerURL;
 }
 function sharedModule() {
   if (!mhaPromise) mhaPromise = loadModule();
@@ -75,6 +79,7 @@ export class MhaDemo extends HTMLElement {
       errors: {}, // settings key (or 'weights') -> core error message
       attrErrors: [], // [{attribute, message}] for attributes the core never sees
       status: 'loading',
+      computingSince: null, // performance.now() when a large (worker) run started
       lastMs: 0,
       fatal: null,
       fatalHtml: false,
@@ -85,11 +90,14 @@ export class MhaDemo extends HTMLElement {
       weights: null, // {url, layout, layer, bytes}
     });
     this._engine = null;
-    this._runner = createRunner(this._store, {
+    this._worker = makeWorkerURL && typeof Worker === 'function' ? createWorkerClient(makeWorkerURL) : null;
+    const engine = {
       run: (settings) => this._engine.run(settings, this._weightsFor()),
       runWorked: (causal) => this._engine.runWorked(causal),
       isMhaError: (e) => this._engine.isMhaError(e),
-    }, () => this._engine !== null && !this._weightsPending);
+    };
+    if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._weightsFor());
+    this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._weightsPending);
     this._scope = null;
     this._applyQueued = false;
     this._reflecting = false;
@@ -127,9 +135,17 @@ export class MhaDemo extends HTMLElement {
 
   connectedCallback() {
     this._applyAttributes(); // at once, so the first controls already show them
-    if (this._started) return;
+    if (this._started) {
+      if (this._store.state.status === 'computing') this._runner.request(null); // its worker was stopped
+      return;
+    }
     this._started = true;
     this._start();
+  }
+
+  // A demo taken off the page lets its worker go; a new one starts with the next large run.
+  disconnectedCallback() {
+    if (this._worker) this._worker.stop();
   }
 
   attributeChangedCallback() {
@@ -248,10 +264,11 @@ export class MhaDemo extends HTMLElement {
     const goTo = (stage) => this.goTo(stage);
 
     const status = h('p', { id: 'status', class: 'status busy', role: 'status', 'aria-live': 'polite' });
+    const progress = h('div', { class: 'progress', 'data-progress': '', hidden: true }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), h('span', { class: 'progress-text' }));
     const banner = h('div', { id: 'banner', class: 'banner', role: 'alert', hidden: true });
     const problems = h('div', { class: 'attr-errors', role: 'alert', hidden: true });
     const stages = h('div', { id: 'stages', class: 'stages' }, h('p', { class: 'placeholder' }, t(store.state.lang, 'loading')));
-    mountStatus(status, banner, store);
+    mountStatus(status, banner, store, progress);
 
     if (mode !== 'none') {
       const prev = h('button', { id: 'prev', type: 'button', class: 'nav-btn' });
@@ -281,7 +298,7 @@ export class MhaDemo extends HTMLElement {
       store.subscribe((s, changed) => changed.has('lang') && renderLabel(s));
       this._frame.append(top);
     }
-    this._frame.append(banner, problems, stages);
+    this._frame.append(banner, problems, progress, stages);
     this._problems = problems;
     this._stagesEl = stages;
     this._sections = null;

@@ -1,34 +1,37 @@
 // Runs the core whenever a setting changes and puts the result (or the error, next to the control
-// that caused it) into the store. Big runs first paint a "computing…" status.
+// that caused it) into the store. Teaching sizes run at once on the main thread (a few ms); large
+// ones run in the demo's Web Worker while the page stays live: status 'computing' (with the time
+// it started, for the progress display), the last result stays on screen, and a result that
+// arrives after the settings changed again is dropped (job ids). Without a worker (blocked by the
+// page's CSP, say) a large run falls back to the main thread after painting "computing…".
 import { fieldFor } from './messages.js';
 
-function isLarge(s) {
+export function isLarge(s) {
   return s.dModel > 512 || [...(s.text || '')].length > 64;
 }
 
-// engine: {run(settings), runWorked(causal), isMhaError(e)}; ready() says whether it can run yet.
+// engine: {run(settings), runWorked(causal), isMhaError(e), runAsync?(settings) -> Promise (see
+// workerClient.js)}; ready() says whether it can run yet.
 export function createRunner(store, engine, ready = () => true) {
-  let scheduled = false;
+  let job = 0; // the latest request; older async results are dropped
   let lastChanged = null;
+  let useWorker = typeof engine.runAsync === 'function';
 
-  function execute() {
-    scheduled = false;
-    const { settings } = store.state;
-    const started = performance.now();
-    let result;
-    try {
-      result = engine.run(settings);
-    } catch (e) {
-      if (!engine.isMhaError(e)) {
-        store.set({ status: 'idle', fatal: String((e && e.message) || e) });
-        return;
-      }
-      const key = e.phase === 'weights' ? 'weights' : fieldFor(e.message, e.phase, lastChanged);
-      store.set({ errors: { [key]: e.message }, status: 'idle' });
+  function fail(e) {
+    if (!engine.isMhaError(e)) {
+      store.set({ status: 'idle', fatal: String((e && e.message) || e) });
       return;
     }
-    const ms = performance.now() - started;
-    const patch = { result, errors: {}, status: 'idle', lastMs: ms, fatal: null };
+    report(e);
+  }
+
+  function report({ message, phase }) {
+    const key = phase === 'weights' ? 'weights' : fieldFor(message, phase, lastChanged);
+    store.set({ errors: { [key]: message }, status: 'idle', computingSince: null });
+  }
+
+  function apply(result, ms, settings) {
+    const patch = { result, errors: {}, status: 'idle', computingSince: null, lastMs: ms, fatal: null };
     if (store.state.head >= result.config.heads) patch.head = 0;
     if (!store.state.worked || store.state.worked.config.causal !== settings.causal) {
       patch.worked = engine.runWorked(settings.causal);
@@ -36,18 +39,58 @@ export function createRunner(store, engine, ready = () => true) {
     store.set(patch);
   }
 
+  function execute() {
+    const { settings } = store.state;
+    const started = performance.now();
+    let result;
+    try {
+      result = engine.run(settings);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    apply(result, performance.now() - started, settings);
+  }
+
+  function offMainThread(id) {
+    const { settings } = store.state;
+    engine.runAsync(settings).then(
+      (done) => {
+        if (done && id === job) apply(done.result, done.ms, settings);
+      },
+      (e) => {
+        if (id !== job) return;
+        if (e && e.mhaError) report(e.mhaError);
+        else if (e && e.unavailable !== undefined) {
+          useWorker = false;
+          onMainThreadLater(id);
+        } else store.set({ status: 'idle', computingSince: null, fatal: String((e && (e.fatal || e.message)) || e) });
+      },
+    );
+  }
+
+  // The old way: paint "computing…" first, then run in a task of its own.
+  function onMainThreadLater(id) {
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (id === job) execute();
+      }, 0),
+    );
+  }
+
   return {
     // changed: the settings key the learner just edited (for placing the error message).
     request(changed) {
       if (changed) lastChanged = changed;
-      if (scheduled || !ready()) return;
+      if (!ready()) return;
+      const id = ++job;
       if (!isLarge(store.state.settings)) {
         execute();
         return;
       }
-      scheduled = true;
-      store.set({ status: 'computing' });
-      requestAnimationFrame(() => setTimeout(execute, 0));
+      if (store.state.status !== 'computing') store.set({ status: 'computing', computingSince: performance.now() });
+      if (useWorker) offMainThread(id);
+      else onMainThreadLater(id);
     },
   };
 }

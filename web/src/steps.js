@@ -1,13 +1,14 @@
 // The seven teaching steps as data: {id, family, title, text(ctx), formula(ctx), view, enter(), exit()}.
 // ctx = {lang, config, T}; views read the store state.
 import { t } from './i18n.js';
+import { grouped } from './format.js';
 import { STAGE_IDS } from './stageIds.js';
 import { hideTip } from './views/tooltip.js';
 import { tokenizeView } from './views/tokenize.js';
 import { embedView } from './views/embed.js';
 import { projectView } from './views/project.js';
 import { splitView } from './views/split.js';
-import { attendView } from './views/attend.js';
+import { attendView, attendParts } from './views/attend.js';
 import { concatView } from './views/concat.js';
 import { outputView } from './views/output.js';
 
@@ -45,7 +46,7 @@ export const STEPS = [
     text: ({ lang, config }) => {
       const { dModel: d, heads: hh, kvHeads: kv, dHead: dh } = config;
       const gqa = kv < hh ? t(lang, 'project.gqa', { kv, h: hh, dh, kvw: kv * dh, d }) : t(lang, 'project.mha');
-      return t(lang, 'project.text', { d, wq: (d * d).toLocaleString('en-US'), gqa });
+      return t(lang, 'project.text', { d, wq: grouped(d * d, 'en'), gqa });
     },
     formula: ({ config }) =>
       `Q = X·W${sub('Q')}<sup>T</sup> + b${sub('Q')} &nbsp;·&nbsp; K = X·W${sub('K')}<sup>T</sup> + b${sub('K')} &nbsp;·&nbsp; V = X·W${sub('V')}<sup>T</sup> + b${sub('V')}<br>` +
@@ -69,6 +70,7 @@ export const STEPS = [
       `weights${sub('h')} = softmax(scores${sub('h')}) row by row &nbsp;·&nbsp; head_out${sub('h')} = weights${sub('h')} · V${sub('g(h)')}` +
       (config.kvHeads < config.heads ? ` &nbsp;·&nbsp; g(h) = ⌊h / ${config.heads / config.kvHeads}⌋` : ' &nbsp;·&nbsp; g(h) = h'),
     view: attendView,
+    parts: attendParts, // redrawn part by part (see sections.js)
   },
   {
     id: 'concat',

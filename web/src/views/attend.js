@@ -164,19 +164,29 @@ function headDetail(state, name, tensor, scale, masked) {
   );
 }
 
-export function attendView(state, actions) {
+// The attend picture as parts, each with what it is drawn from: on a change only the parts whose
+// inputs changed are rebuilt and the others stay in the DOM untouched (no new style, layout or
+// paint for them): a new result keeps the toggle and the worked example, a click on a head keeps
+// head_out and the worked example.
+export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
   const name = attendMode === 'scores' ? 'scores' : 'weights';
-  const tensor = result.tensors[name];
-  const scale = scaleFor(attendMode, tensor);
-  const masked = result.config.causal ? (r, c) => c > r : null;
-  return h(
-    'div',
-    { class: 'stack' },
-    h('div', { class: 'attend-bar' }, modeToggle(state, actions), h('p', { class: 'mask-note' }, t(lang, result.config.causal ? 'attend.maskOn' : 'attend.maskOff'))),
-    headGrid(state, actions, name, tensor, scale, masked),
-    headDetail(state, name, tensor, scale, masked),
-    headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }),
-    workedView(state),
-  );
+  const causal = result.config.causal;
+  const picture = () => {
+    const tensor = result.tensors[name];
+    const scale = scaleFor(attendMode, tensor);
+    const masked = causal ? (r, c) => c > r : null;
+    return { tensor, scale, masked };
+  };
+  return [
+    { key: [lang, attendMode, causal], make: () => h('div', { class: 'attend-bar' }, modeToggle(state, actions), h('p', { class: 'mask-note' }, t(lang, causal ? 'attend.maskOn' : 'attend.maskOff'))) },
+    { key: [result, lang, attendMode, state.head], make: () => { const p = picture(); return headGrid(state, actions, name, p.tensor, p.scale, p.masked); } },
+    { key: [result, lang, attendMode, state.head], make: () => { const p = picture(); return headDetail(state, name, p.tensor, p.scale, p.masked); } },
+    { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }) },
+    { key: [state.worked, lang], make: () => workedView(state) },
+  ];
+}
+
+export function attendView(state, actions) {
+  return h('div', { class: 'stack' }, attendParts(state, actions).map((p) => p.make()));
 }

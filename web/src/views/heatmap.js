@@ -85,13 +85,32 @@ function canvasMap(o) {
   );
 }
 
+// Pixels are written as 32-bit words (little-endian RGBA: every browser's byte order). Each data row
+// is turned into one line of pixels once, then copied down the rows of pixels it covers.
+const rgba = (r, g, b) => ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+const WHITE = rgba(255, 255, 255);
+const BAND = rgba(40, 44, 56);
+const HATCH_DARK = rgba(...MASKED_DARK);
+const HATCH_LIGHT = rgba(...MASKED_LIGHT);
+const luts32 = new WeakMap();
+function lut32Of(scale) {
+  const lut = lutOf(scale);
+  let out = luts32.get(lut);
+  if (!out) {
+    out = new Uint32Array(256);
+    for (let i = 0; i < 256; i++) out[i] = rgba(lut[3 * i], lut[3 * i + 1], lut[3 * i + 2]);
+    luts32.set(lut, out);
+  }
+  return out;
+}
+
 function paint(canvas, o, W, H) {
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
   const ctx = canvas.getContext('2d');
   const img = ctx.createImageData(W, H);
-  const px = img.data;
-  const lut = lutOf(o.scale);
+  const px = new Uint32Array(img.data.buffer);
+  const lut = lut32Of(o.scale);
   const colOf = new Int32Array(W);
   const colEdge = new Uint8Array(W); // 1: gap between cells, 2: band separator
   const colW = W / o.cols;
@@ -103,29 +122,41 @@ function paint(canvas, o, W, H) {
     if (o.bands && c % o.bands.size === 0 && c > 0 && x - Math.ceil(c * colW) < Math.max(2, Math.round(W / 600))) colEdge[x] = 2;
     else if (startsCell && colW >= 8) colEdge[x] = 1;
   }
+  const cell = new Uint32Array(o.cols); // colour of each cell of the current row; 0 = masked
+  const line = new Uint32Array(W);
+  const gapLine = new Uint32Array(W); // between rows: white, except the band separators
+  for (let x = 0; x < W; x++) gapLine[x] = colEdge[x] === 2 ? BAND : WHITE;
+  let lineRow = -1;
+  let hatched = false;
   for (let y = 0; y < H; y++) {
     const r = Math.min(o.rows - 1, Math.floor(y / rowH));
-    const rowGap = r > 0 && rowH >= 8 && Math.floor((y - 1) / rowH) !== r;
-    const base = o.offset + r * o.rowStride;
-    let p = y * W * 4;
-    for (let x = 0; x < W; x++, p += 4) {
-      const edge = colEdge[x];
-      if (edge === 2) {
-        px[p] = 40; px[p + 1] = 44; px[p + 2] = 56; px[p + 3] = 255;
-        continue;
+    const at = y * W;
+    if (r > 0 && rowH >= 8 && Math.floor((y - 1) / rowH) !== r) {
+      px.set(gapLine, at);
+      continue;
+    }
+    if (r !== lineRow) {
+      lineRow = r;
+      hatched = false;
+      const base = o.offset + r * o.rowStride;
+      for (let c = 0; c < o.cols; c++) {
+        if (o.masked && o.masked(r, c)) {
+          cell[c] = 0;
+          hatched = true;
+        } else cell[c] = lut[lutIndex(o.data[base + c * o.colStride], o.scale)];
       }
-      if (rowGap || edge === 1) {
-        px[p] = 255; px[p + 1] = 255; px[p + 2] = 255; px[p + 3] = 255;
-        continue;
+      for (let x = 0; x < W; x++) {
+        const edge = colEdge[x];
+        line[x] = edge === 2 ? BAND : edge === 1 ? WHITE : cell[colOf[x]];
       }
-      const c = colOf[x];
-      if (o.masked && o.masked(r, c)) {
-        const m = (x + y) % 8 < 3 ? MASKED_DARK : MASKED_LIGHT;
-        px[p] = m[0]; px[p + 1] = m[1]; px[p + 2] = m[2]; px[p + 3] = 255;
-        continue;
-      }
-      const k = lutIndex(o.data[base + c * o.colStride], o.scale) * 3;
-      px[p] = lut[k]; px[p + 1] = lut[k + 1]; px[p + 2] = lut[k + 2]; px[p + 3] = 255;
+    }
+    if (!hatched) {
+      px.set(line, at);
+      continue;
+    }
+    for (let x = 0; x < W; x++) {
+      const v = line[x];
+      px[at + x] = v !== 0 ? v : (x + y) % 8 < 3 ? HATCH_DARK : HATCH_LIGHT;
     }
   }
   ctx.putImageData(img, 0, 0);

@@ -1,10 +1,26 @@
 // The seven stage sections: title, explanation, formula and the stage's picture. Only the current
-// one is visible. When the result or the language changes, the current one is redrawn at once and
-// the hidden ones one per task after it, so the first frame does not wait for all seven.
+// one is visible, and only the current one is drawn when something changes: a new result, the
+// language, or (for the attend stage) the head / weights-or-scores. The hidden ones are marked
+// stale and keep their old DOM untouched (no style, layout or paint work for them on a change);
+// a stale section is redrawn when it is navigated to, before it is shown, or when the page has
+// been quiet for a while (no new result for QUIET_MS, then one section per idle callback), so
+// every section holds the current tensors once the reader pauses.
 import { h, clear } from '../dom.js';
 import { t } from '../i18n.js';
 import { STEPS } from '../steps.js';
 import { exportStage } from '../export/files.js';
+import { releaseCanvases } from './canvasRegistry.js';
+
+export const QUIET_MS = 1500;
+
+const idle = typeof requestIdleCallback === 'function'
+  ? { request: (fn) => requestIdleCallback(fn), cancel: (id) => cancelIdleCallback(id) }
+  : { request: (fn) => setTimeout(fn, 50), cancel: (id) => clearTimeout(id) };
+
+// What a section's header text and its picture were drawn from: redrawn when any of them changed.
+const textDeps = (state) => [state.result, state.lang];
+const bodyDeps = (step, state) => (step.id === 'attend' ? [state.result, state.lang, state.attendMode, state.head, state.worked] : [state.result, state.lang]);
+const same = (a, b) => Boolean(a) && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
 export function mountSections(root, store, actions) {
   const stageExport = (step, format, label) =>
@@ -29,71 +45,113 @@ export function mountSections(root, store, actions) {
       h('header', { class: 'stage-head' }, h('div', {}, kicker, title), exports), text, formula, body);
     section.hidden = true;
     root.append(section);
-    return { step, i, section, kicker, title, exports, exportLabel, text, formula, body, dirty: true };
+    return { step, i, section, kicker, title, exports, exportLabel, text, formula, body, textFrom: null, bodyFrom: null };
   });
 
-  function renderText(state) {
-    const ctx = { lang: state.lang, config: state.result.config, T: state.result.tokens.length };
-    for (const s of sections) {
+  const stale = (s, state) => !same(s.textFrom, textDeps(state)) || !same(s.bodyFrom, bodyDeps(s.step, state));
+
+  // Brings one section up to date with the state (writes only, no layout reads).
+  function draw(s, state) {
+    const td = textDeps(state);
+    if (!same(s.textFrom, td)) {
+      const ctx = { lang: state.lang, config: state.result.config, T: state.result.tokens.length };
       s.kicker.textContent = t(state.lang, 'stepOf', { i: s.i + 1 });
       s.title.textContent = t(state.lang, s.step.title);
       s.text.innerHTML = s.step.text(ctx);
       s.formula.innerHTML = s.step.formula(ctx);
       s.exportLabel.textContent = t(state.lang, 'exportStage');
       for (const b of s.exports.querySelectorAll('button')) b.title = t(state.lang, 'exportStageAs', { format: b.textContent });
+      s.textFrom = td;
+    }
+    const bd = bodyDeps(s.step, state);
+    if (!same(s.bodyFrom, bd)) {
+      if (s.step.parts) drawParts(s, state);
+      else {
+        const view = s.step.view(state, actions);
+        clear(s.body);
+        if (view) s.body.append(view);
+      }
+      s.bodyFrom = bd;
     }
   }
 
-  function renderBody(s, state) {
-    clear(s.body);
-    s.dirty = false;
-    const view = s.step.view(state, actions);
-    if (view) s.body.append(view);
+  // A stage drawn in parts ({key, make} from step.parts): a part whose key is unchanged keeps its
+  // DOM where it is; the others are replaced in place.
+  function drawParts(s, state) {
+    const parts = s.step.parts(state, actions);
+    if (!s.stack || !s.stack.isConnected || !s.partNodes || s.partNodes.length !== parts.length) {
+      clear(s.body);
+      s.stack = h('div', { class: 'stack' });
+      s.partNodes = parts.map(() => ({ key: null, node: null }));
+      s.body.append(s.stack);
+    }
+    parts.forEach((part, i) => {
+      const old = s.partNodes[i];
+      if (old.node && same(old.key, part.key)) return;
+      const node = part.make() || document.createComment('');
+      if (old.node) {
+        if (old.node.nodeType === 1) releaseCanvases(old.node);
+        old.node.replaceWith(node);
+      } else s.stack.append(node);
+      s.partNodes[i] = { key: part.key, node };
+    });
   }
 
-  // The hidden sections, one per task, in stage order; a newer result restarts the queue.
-  let pending = null;
-  function renderRestLater() {
-    if (pending) clearTimeout(pending);
-    const next = () => {
-      pending = null;
-      const s = sections.find((x) => x.dirty);
-      if (!s || !store.state.result) return;
-      renderBody(s, store.state);
-      pending = setTimeout(next, 0);
-    };
-    pending = setTimeout(next, 0);
+  // Stale hidden sections, drawn once the page is quiet: the neighbours of the current stage first.
+  let quietTimer = null;
+  let idleId = null;
+  function cancelPrerender() {
+    if (quietTimer !== null) clearTimeout(quietTimer);
+    if (idleId !== null) idle.cancel(idleId);
+    quietTimer = idleId = null;
   }
-
-  function showCurrent(state, previous) {
-    const cur = sections.find((s) => s.step.id === state.stage);
-    if (cur && cur.dirty && state.result) renderBody(cur, state);
-    for (const s of sections) s.section.hidden = s.step.id !== state.stage;
-    const prev = sections.find((s) => s.step.id === previous);
-    if (prev && prev !== cur) prev.step.exit(prev.section);
-    if (cur && previous !== null) cur.step.enter(cur.section);
+  function nextStale(state) {
+    const at = Math.max(0, sections.findIndex((s) => s.step.id === state.stage));
+    const order = [...sections].sort((a, b) => Math.abs(a.i - at) - Math.abs(b.i - at) || b.i - a.i);
+    return order.find((s) => s.step.id !== state.stage && stale(s, state)) || null;
+  }
+  function prerenderStep() {
+    idleId = idle.request(() => {
+      idleId = null;
+      const state = store.state;
+      if (!state.result) return;
+      const s = nextStale(state);
+      if (!s) return;
+      draw(s, state);
+      prerenderStep();
+    });
+  }
+  function schedulePrerender(state) {
+    cancelPrerender();
+    if (!nextStale(state)) return;
+    quietTimer = setTimeout(() => {
+      quietTimer = null;
+      prerenderStep();
+    }, QUIET_MS);
   }
 
   let lastStage = null;
   return {
     update(state, changed) {
       if (!state.result) return;
-      if (changed.has('result') || changed.has('lang')) {
-        renderText(state);
-        for (const s of sections) s.dirty = true;
-        renderBody(sections.find((s) => s.step.id === state.stage), state);
-        renderRestLater();
-      } else if (changed.has('attendMode') || changed.has('head') || changed.has('worked')) {
-        renderBody(sections.find((s) => s.step.id === 'attend'), state);
-      }
+      const cur = sections.find((s) => s.step.id === state.stage);
+      const relevant = ['result', 'lang', 'stage', 'attendMode', 'head', 'worked'].some((k) => changed.has(k)) || lastStage === null;
+      if (!relevant) return;
+      if (cur) draw(cur, state); // before it is shown, so it never flashes old content
       if (changed.has('stage') || lastStage === null) {
-        showCurrent(state, lastStage);
+        for (const s of sections) {
+          const hide = s !== cur;
+          if (s.section.hidden !== hide) s.section.hidden = hide;
+        }
+        const prev = sections.find((s) => s.step.id === lastStage);
+        if (prev && prev !== cur) prev.step.exit(prev.section);
+        if (cur && lastStage !== null) cur.step.enter(cur.section);
         lastStage = state.stage;
       }
+      if (changed.has('result') || changed.has('lang') || changed.has('attendMode') || changed.has('head') || changed.has('worked')) schedulePrerender(state);
     },
     destroy() {
-      if (pending) clearTimeout(pending);
-      pending = null;
+      cancelPrerender();
     },
   };
 }

@@ -1,11 +1,35 @@
-// The status line (ready / computing… / fix the setting) and the page-level message banner.
+// The status line (ready / computing… / fix the setting), the progress badge of a large run (the
+// time it has been computing, ticking; shown in every controls mode) and the page-level banner.
 import { t } from '../i18n.js';
 
-export function mountStatus(statusEl, bannerEl, store) {
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+export function mountStatus(statusEl, bannerEl, store, progressEl = null) {
+  const progressText = progressEl && progressEl.querySelector('.progress-text');
+  let ticker = null;
+
+  function computingText(state) {
+    const since = state.computingSince;
+    return since === null || since === undefined ? t(state.lang, 'computing') : `${t(state.lang, 'computing')} ${seconds(performance.now() - since)}`;
+  }
+
+  function tick() {
+    const state = store.state;
+    if (!statusEl.isConnected && !(progressEl && progressEl.isConnected)) {
+      clearInterval(ticker); // these controls were replaced
+      ticker = null;
+      return;
+    }
+    if (state.status !== 'computing') return;
+    const text = computingText(state);
+    statusEl.textContent = text;
+    if (progressText) progressText.textContent = text;
+  }
+
   function render(state) {
     const L = state.lang;
     if (state.status === 'loading') statusEl.textContent = t(L, 'loading');
-    else if (state.status === 'computing') statusEl.textContent = t(L, 'computing');
+    else if (state.status === 'computing') statusEl.textContent = computingText(state);
     else if (state.status === 'loading-weights') statusEl.textContent = t(L, 'loadingWeights');
     else if (Object.keys(state.errors).length > 0) statusEl.textContent = t(L, 'staleNote');
     else if (state.result) {
@@ -14,6 +38,16 @@ export function mountStatus(statusEl, bannerEl, store) {
     }
     statusEl.classList.toggle('busy', state.status !== 'idle');
     statusEl.classList.toggle('stale', Object.keys(state.errors).length > 0);
+    const computing = state.status === 'computing';
+    if (progressEl) {
+      if (progressEl.hidden === computing) progressEl.hidden = !computing;
+      if (computing) progressText.textContent = computingText(state);
+    }
+    if (computing && ticker === null) ticker = setInterval(tick, 100);
+    else if (!computing && ticker !== null) {
+      clearInterval(ticker);
+      ticker = null;
+    }
     if (state.fatal) {
       bannerEl.hidden = false;
       bannerEl.innerHTML = state.fatalHtml ? state.fatal : '';
@@ -24,6 +58,6 @@ export function mountStatus(statusEl, bannerEl, store) {
   }
   render(store.state);
   store.subscribe((state, changed) => {
-    if (['status', 'errors', 'result', 'lang', 'fatal'].some((k) => changed.has(k))) render(state);
+    if (['status', 'errors', 'result', 'lang', 'fatal', 'computingSince'].some((k) => changed.has(k))) render(state);
   });
 }

@@ -52,7 +52,7 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
     shape: tensor.shape,
     caption,
     axis: t(lang, 'columnsDh', { n: d }),
-    body: h('div', { class: 'tiles-scroll' }, h('div', { class: 'tiles', style: { '--tiles': H } }, labelCol, tiles)),
+    body: h('div', { class: 'tiles-scroll' }, h('div', { class: 'tiles', style: { '--tiles': H, '--half': Math.ceil(H / 2) } }, labelCol, h('div', { class: 'tiles-wrap' }, tiles))),
     legend: legend(scale),
     figure: {
       lang,

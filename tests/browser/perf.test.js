@@ -1,0 +1,288 @@
+// Browser tests of how the page does its work (structure, not timings: timings are for
+// scripts/bench-page.js):
+//   - a change at a teaching size redraws only the visible stage; the hidden ones are not touched
+//     (MutationObserver) and are brought up to date when navigated to;
+//   - a large run (d_model 768, 12 heads, ~300 tokens) goes to a Web Worker: the page keeps
+//     producing animation frames while it computes, shows its progress, drops results that the
+//     settings have overtaken and reports the core's errors next to the control; also from file://;
+//   - the split stage's head tiles fit a narrow article column.
+//   node --test tests/browser/
+'use strict';
+
+const { test, before, after, beforeEach, afterEach } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+const { startServer } = require('../../scripts/serve.js');
+const { launchBrowser } = require('./browser.js');
+
+const ROOT = path.join(__dirname, '..', '..');
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const TEST_TIMEOUT = 120_000;
+const WAIT = 15_000;
+// ~300 characters, one token each: T = 300 at d_model 768 and 12 heads is a size L run.
+const LONG_TEXT = '天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏闰余成岁律吕调阳云腾致雨露结为霜金生丽水玉出昆冈'.repeat(8).slice(0, 300);
+
+let server;
+let browser;
+let context;
+let page;
+let problems;
+
+before(async () => {
+  for (const file of ['web/index.html', 'web/build/mha-demo.js', 'web/build/app.js', 'web/examples/article.html']) {
+    assert.ok(fs.existsSync(path.join(ROOT, file)), `${file} is missing (npm run build:web)`);
+  }
+  server = await startServer(0);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+beforeEach(async () => {
+  problems = [];
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  page = await context.newPage();
+  page.setDefaultTimeout(WAIT);
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console.${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.stack || err.message}`));
+});
+
+afterEach(async () => {
+  if (context) await context.close();
+  context = null;
+});
+
+function assertNoProblems() {
+  assert.deepEqual(problems, [], `console errors/warnings or page errors:\n${problems.join('\n')}`);
+}
+
+async function open(url) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
+  await page.evaluate(async () => {
+    await window.mhaPage.ready;
+  });
+}
+
+// ---------- teaching size: only the visible stage is redrawn ----------
+
+test('a text change at a teaching size redraws only the visible stage; a hidden one is redrawn when shown', { timeout: TEST_TIMEOUT }, async () => {
+  await open(server.url);
+  await page.evaluate(() => window.mhaPage.goTo('attend'));
+  const out = await page.evaluate(async () => {
+    const demo = window.mhaPage.demo;
+    const root = demo.shadowRoot;
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    // Each (change, what to wait for) pair: mutations are counted from the change until two frames
+    // after the new state, i.e. until the new picture has been painted.
+    async function watch(change, done) {
+      const counts = {};
+      const observers = [...root.querySelectorAll('section[data-stage]')].map((section) => {
+        const key = section.hidden ? `hidden:${section.dataset.stage}` : `visible:${section.dataset.stage}`;
+        counts[key] = 0;
+        const mo = new MutationObserver((records) => {
+          counts[key] += records.length;
+        });
+        mo.observe(section, { subtree: true, childList: true, attributes: true, characterData: true });
+        return { mo, key };
+      });
+      change();
+      const t0 = performance.now();
+      while (!done()) {
+        if (performance.now() - t0 > 10000) throw new Error('no new state within 10 s');
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      await frame();
+      await frame();
+      for (const { mo, key } of observers) {
+        counts[key] += mo.takeRecords().length; // records not yet delivered
+        mo.disconnect();
+      }
+      return counts;
+    }
+    const text = root.querySelector('#text');
+    const before = demo.state.result;
+    const onText = await watch(
+      () => {
+        text.value = '我是秦始皇帝';
+        text.dispatchEvent(new Event('change', { bubbles: true }));
+      },
+      () => demo.state.result !== before,
+    );
+    const shapeIn = (stage, name) => root.querySelector(`section[data-stage="${stage}"] [data-tensor="${name}"]`)?.dataset.shape ?? null;
+    const attendShape = shapeIn('attend', 'weights');
+    const staleSplit = shapeIn('split', 'q_heads'); // whatever it was: not redrawn yet
+    const onHead = await watch(() => root.querySelector('[data-tensor="weights"] [data-head="3"]').click(), () => demo.state.head === 3);
+    const onLang = await watch(() => root.querySelector('#lang').click(), () => demo.state.lang === 'zh');
+    // Shown, the split stage is up to date at once (drawn before it is shown).
+    demo.goTo('split');
+    const splitShape = shapeIn('split', 'q_heads');
+    const splitTitle = root.querySelector('section[data-stage="split"] h2').textContent;
+    return { onText, onHead, onLang, attendShape, staleSplit, splitShape, splitTitle };
+  });
+  for (const [name, counts] of Object.entries({ text: out.onText, head: out.onHead, lang: out.onLang })) {
+    const hidden = Object.entries(counts).filter(([k]) => k.startsWith('hidden:'));
+    const visible = Object.entries(counts).filter(([k]) => k.startsWith('visible:'));
+    assert.equal(hidden.length, 6, `${name}: six hidden sections (${JSON.stringify(counts)})`);
+    assert.deepEqual(hidden.filter(([, n]) => n > 0), [], `${name} change: no DOM mutation in any hidden section (${JSON.stringify(counts)})`);
+    assert.deepEqual(visible.map(([k]) => k), ['visible:attend'], `${name}: the attend section is the visible one`);
+    assert.ok(visible[0][1] > 0, `${name} change: the visible attend section was redrawn (${JSON.stringify(counts)})`);
+  }
+  assert.equal(out.attendShape, '1,8,6,6', 'the visible stage shows the new text');
+  assert.notEqual(out.staleSplit, '1,8,6,64', 'the hidden split stage was not redrawn on the change');
+  assert.equal(out.splitShape, '1,8,6,64', 'navigated to, the split stage shows the new result at once');
+  assert.match(out.splitTitle, /[\u3400-\u9fff]/, 'and in the new language');
+  // Once the page is quiet, hidden stages catch up by themselves (so every section holds the
+  // current tensors for readers, exports and tests).
+  await page.waitForFunction(
+    () => window.mhaPage.demo.shadowRoot.querySelector('section[data-stage="output"] [data-tensor="y"]')?.dataset.shape === '1,6,512',
+    null,
+    { timeout: WAIT },
+  );
+  assertNoProblems();
+});
+
+// ---------- size L: off the main thread ----------
+
+async function largeRun(url) {
+  await open(url);
+  await page.evaluate(() => window.mhaPage.goTo('attend'));
+  const T = LONG_TEXT.length;
+  const out = await page.evaluate(async (text) => {
+    const demo = window.mhaPage.demo;
+    const root = demo.shadowRoot;
+    const frames = [];
+    let counting = true;
+    const loop = () => {
+      frames.push(performance.now());
+      if (counting) requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+    await new Promise((r) => setTimeout(r, 100));
+    const before = demo.state.result;
+    const seen = []; // every result the page took while we watched
+    let progress = null;
+    const t0 = performance.now();
+    // One run (attributes set together), then, once it is under way, a seed change that overtakes it.
+    demo.setAttribute('d-model', '768');
+    demo.setAttribute('heads', '12');
+    demo.setAttribute('kv-heads', '12');
+    demo.setAttribute('text', text);
+    let overtaken = false;
+    let last = before;
+    let computingUntil = t0; // the last poll that found the page computing (the window measured)
+    while (true) {
+      await new Promise((r) => setTimeout(r, 4));
+      const s = demo.state;
+      if (s.status === 'computing') computingUntil = performance.now();
+      if (s.result !== last) {
+        last = s.result;
+        seen.push({ seed: s.result.config.seed, dModel: s.result.config.dModel, T: s.result.tokens.length });
+      }
+      const status = root.querySelector('#status');
+      if (s.status === 'computing' && status && status.getClientRects().length > 0 && status.classList.contains('busy') && /computing… \d+\.\d s/.test(status.textContent)) {
+        progress = progress || status.textContent;
+      }
+      if (!overtaken && s.status === 'computing' && performance.now() - t0 > 20) {
+        overtaken = true;
+        demo.setAttribute('seed', '2');
+      }
+      if (s.result.config.seed === 2 && s.result.config.dModel === 768) break;
+      if (Object.keys(s.errors).length || s.fatal) throw new Error(`the page reported ${JSON.stringify(s.errors)} ${s.fatal || ''}`);
+      if (performance.now() - t0 > 60000) throw new Error('no result within 60 s');
+    }
+    const tDone = performance.now();
+    counting = false;
+    // Frames while the worker computed: from the change to the last moment the page said
+    // "computing" (drawing the new result afterwards is the main thread's job, timed by the bench).
+    const during = frames.filter((f) => f >= t0 && f <= computingUntil);
+    let maxGap = 0;
+    for (let i = 1; i < during.length; i++) maxGap = Math.max(maxGap, during[i] - during[i - 1]);
+    if (during.length) maxGap = Math.max(maxGap, during[0] - t0, computingUntil - during[during.length - 1]);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const s = demo.state;
+    return {
+      ms: computingUntil - t0,
+      total: tDone - t0,
+      frames: during.length,
+      maxGap,
+      progress,
+      seen,
+      core: s.lastMs,
+      shapes: { x: s.result.tensors.x.shape.join(','), weights: s.result.tensors.weights.shape.join(','), y: s.result.tensors.y.shape.join(',') },
+      shown: root.querySelector('section[data-stage="attend"] [data-tensor="weights"]')?.dataset.shape,
+      status: root.querySelector('#status').textContent,
+    };
+  }, LONG_TEXT);
+  assert.ok(out.frames >= 5, `animation frames kept coming while the worker computed: ${out.frames} frames in ${out.ms.toFixed(0)} ms`);
+  assert.ok(out.maxGap <= 200, `no frame gap over 200 ms while computing (largest: ${out.maxGap.toFixed(0)} ms)`);
+  assert.ok(out.progress, 'the status showed "computing… N s" while the worker ran');
+  assert.deepEqual(out.shapes, { x: `1,${T},768`, weights: `1,12,${T},${T}`, y: `1,${T},768` }, 'the final shapes');
+  assert.equal(out.shown, `1,12,${T},${T}`, 'the attend stage shows the large result');
+  assert.deepEqual(out.seen.filter((r) => r.dModel === 768 && r.seed !== 2), [], `the overtaken run's result was dropped (results taken: ${JSON.stringify(out.seen)})`);
+  assert.doesNotMatch(out.status, /computing/, 'the status is back to ready');
+
+  // The core's errors from the worker land next to their control, as on the main thread.
+  await page.locator('#heads').fill('7');
+  await page.locator('#heads').dispatchEvent('change');
+  await page.waitForFunction(() => /divisible|整除/.test(window.mhaPage.demo.shadowRoot.querySelector('#heads-error')?.textContent || ''), null, { timeout: WAIT });
+  const kept = await page.evaluate(() => window.mhaPage.demo.state.result.tensors.weights.shape.join(','));
+  assert.equal(kept, `1,12,${T},${T}`, 'the last good result stays on screen');
+  assertNoProblems();
+  return out;
+}
+
+test('size L from a server: computed in a Web Worker, frames keep coming, progress shown, stale results dropped', { timeout: TEST_TIMEOUT }, async () => {
+  const out = await largeRun(server.url);
+  console.log(`# size L (server): ${out.frames} frames in ${out.ms.toFixed(0)} ms of computing, largest gap ${out.maxGap.toFixed(0)} ms, worker core ${out.core.toFixed(0)} ms, shown after ${out.total.toFixed(0)} ms`);
+});
+
+test('size L from file://: the blob: worker starts there too', { timeout: TEST_TIMEOUT }, async () => {
+  const out = await largeRun(pathToFileURL(path.join(ROOT, 'web', 'index.html')).href);
+  console.log(`# size L (file://): ${out.frames} frames in ${out.ms.toFixed(0)} ms of computing, largest gap ${out.maxGap.toFixed(0)} ms, worker core ${out.core.toFixed(0)} ms, shown after ${out.total.toFixed(0)} ms`);
+});
+
+// ---------- narrow columns ----------
+
+test('article: the split stage head tiles fit the column (no clipped tile)', { timeout: TEST_TIMEOUT }, async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const width of [1280, 480]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`${server.url}examples/article.html`);
+    await page.waitForFunction(() => customElements.get('mha-demo'), null, { timeout: WAIT });
+    await page.evaluate(() => Promise.all([...document.querySelectorAll('mha-demo')].map((d) => d.ready)));
+    const boxes = await page.evaluate(() => {
+      const root = document.querySelector('#demo-zh').shadowRoot;
+      return [...root.querySelectorAll('section[data-stage="split"] [data-tensor]')].map((card) => {
+        const cr = card.getBoundingClientRect();
+        const scroller = card.querySelector('.tiles-scroll');
+        const tiles = [...card.querySelectorAll('.tile')].map((t) => t.getBoundingClientRect());
+        return {
+          name: card.dataset.tensor,
+          tiles: tiles.length,
+          cardRight: cr.right,
+          right: Math.max(...tiles.map((r) => r.right)),
+          narrowest: Math.min(...tiles.map((r) => r.width)),
+          overflow: scroller.scrollWidth - scroller.clientWidth,
+        };
+      });
+    });
+    assert.equal(boxes.length, 3, 'q_heads, k_heads, v_heads');
+    for (const b of boxes) {
+      assert.equal(b.tiles, 8, `${b.name}: eight head tiles`);
+      assert.ok(b.overflow <= 0, `${width}px: ${b.name}'s tiles do not overflow their card (by ${b.overflow}px)`);
+      assert.ok(b.right <= b.cardRight, `${width}px: ${b.name}'s last tile ends inside the card (${b.right} > ${b.cardRight})`);
+      assert.ok(b.narrowest >= 30, `${width}px: ${b.name}'s tiles stay readable (${b.narrowest}px)`);
+    }
+    await page.locator('#demo-zh').screenshot({ path: path.join(SHOTS, `article-split-${width}.png`) });
+  }
+  assertNoProblems();
+});

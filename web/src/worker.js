@@ -1,0 +1,38 @@
+// The body of the large-run Web Worker (after the core and web/mha.js, which define self.createMha).
+// It owns its own model: the same settings and seed give bit-identical weights, and loaded weights
+// arrive as bytes once per file. Messages:
+//   in   {id, settings, weights: null | {key, layout, layer, bytes?}}   (bytes only when new to it)
+//   out  {id, result, ms} | {id, error: {message, phase}} (MhaError) | {id, fatal: message}
+import { Engine } from './engine.js';
+
+const ready = self.createMha();
+let engine = null;
+let weights = { key: null, bytes: null };
+
+self.onmessage = async (ev) => {
+  const { id, settings, weights: w } = ev.data;
+  let mha;
+  try {
+    mha = await ready;
+  } catch (e) {
+    self.postMessage({ id, fatal: String((e && e.message) || e) });
+    return;
+  }
+  if (!engine) engine = new Engine(mha);
+  if (w && w.bytes) weights = { key: w.key, bytes: w.bytes };
+  if (w && w.key !== weights.key) {
+    self.postMessage({ id, fatal: 'the worker has not got the weights it was asked to use' });
+    return;
+  }
+  const started = performance.now();
+  try {
+    const result = engine.run(settings, w ? { key: w.key, layout: w.layout, layer: w.layer, bytes: weights.bytes } : null);
+    const ms = performance.now() - started;
+    const buffers = new Set();
+    for (const t of Object.values(result.tensors)) buffers.add(t.data.buffer);
+    self.postMessage({ id, result, ms }, [...buffers]);
+  } catch (e) {
+    if (engine.isMhaError(e)) self.postMessage({ id, error: { message: e.message, phase: e.phase } });
+    else self.postMessage({ id, fatal: String((e && e.message) || e) });
+  }
+};
