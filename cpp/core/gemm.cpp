@@ -100,8 +100,10 @@ constexpr TileFn kTiles[7] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<
 
 int gemm_panel_width() { return kPanel; }
 
-PackedMatrix pack_transposed(const float* w, int n, int k) {
-  PackedMatrix b{k, n, std::vector<float>(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f)};
+void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) {
+  b.k = k;
+  b.n = n;
+  b.data.assign(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f);
   for (int p = 0; p * kPanel < n; ++p) {
     float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
     const int cols = std::min(kPanel, n - p * kPanel);
@@ -110,16 +112,28 @@ PackedMatrix pack_transposed(const float* w, int n, int k) {
       for (int kk = 0; kk < k; ++kk) panel[kk * kPanel + c] = w_row[kk];
     }
   }
-  return b;
 }
 
-PackedMatrix pack_rows(const float* src, int k, int n, int ldb) {
-  PackedMatrix b{k, n, std::vector<float>(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f)};
+void pack_rows_into(PackedMatrix& b, const float* src, int k, int n, int ldb) {
+  b.k = k;
+  b.n = n;
+  b.data.assign(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f);
   for (int p = 0; p * kPanel < n; ++p) {
     float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
     const int cols = std::min(kPanel, n - p * kPanel);
     for (int kk = 0; kk < k; ++kk) std::memcpy(panel + kk * kPanel, src + kk * ldb + p * kPanel, sizeof(float) * cols);
   }
+}
+
+PackedMatrix pack_transposed(const float* w, int n, int k) {
+  PackedMatrix b;
+  pack_transposed_into(b, w, n, k);
+  return b;
+}
+
+PackedMatrix pack_rows(const float* src, int k, int n, int ldb) {
+  PackedMatrix b;
+  pack_rows_into(b, src, k, n, ldb);
   return b;
 }
 

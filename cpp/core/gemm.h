@@ -20,6 +20,9 @@ struct PackedMatrix {
 PackedMatrix pack_transposed(const float* w, int n, int k);
 // B = b for a row-major b of shape (k, n) with row stride ldb.
 PackedMatrix pack_rows(const float* b, int k, int n, int ldb);
+// The same into an existing matrix, reusing its storage (per-head K and V on every run).
+void pack_transposed_into(PackedMatrix& out, const float* w, int n, int k);
+void pack_rows_into(PackedMatrix& out, const float* b, int k, int n, int ldb);
 
 enum class Triangle {
   none,

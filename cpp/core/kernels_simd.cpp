@@ -25,8 +25,9 @@ void linear_forward_simd(float* out, const float* in, const float* weight, const
 }
 
 void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
-  gemm_forward(scores, T, q, D, pack_transposed(k, T, D), nullptr, T, scale,
-               causal ? Triangle::skip_upper : Triangle::none);
+  thread_local PackedMatrix k_packed;  // one head's Kᵀ; kept so each head reuses the storage
+  pack_transposed_into(k_packed, k, T, D);
+  gemm_forward(scores, T, q, D, k_packed, nullptr, T, scale, causal ? Triangle::skip_upper : Triangle::none);
   if (causal)
     for (int i = 0; i < T; ++i)
       for (int j = i + 1; j < T; ++j) scores[i * T + j] = -std::numeric_limits<float>::infinity();
@@ -81,8 +82,9 @@ void softmax_forward_simd(float* weights, const float* scores, int T, bool causa
 }
 
 void weighted_sum_forward_simd(float* out, const float* weights, const float* v, int T, int D, bool causal) {
-  gemm_forward(out, D, weights, T, pack_rows(v, T, D, D), nullptr, T, 1.0f,
-               causal ? Triangle::k_to_row : Triangle::none);
+  thread_local PackedMatrix v_packed;  // one head's V, reusing its storage
+  pack_rows_into(v_packed, v, T, D, D);
+  gemm_forward(out, D, weights, T, v_packed, nullptr, T, 1.0f, causal ? Triangle::k_to_row : Triangle::none);
 }
 
 }  // namespace kernels
