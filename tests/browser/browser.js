@@ -19,4 +19,23 @@ function launchBrowser() {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }
 
-module.exports = { launchBrowser, CHROMIUM, ARGS };
+// Records into `problems` every console error or warning, page error, failed request and HTTP
+// error of `page`, except those isExpected(text) says a test provoked on purpose.
+function watchPage(page, problems, isExpected = () => false) {
+  page.on('console', (msg) => {
+    if ((msg.type() === 'error' || msg.type() === 'warning') && !isExpected(msg.text())) {
+      const loc = msg.location();
+      problems.push(`console.${msg.type()}: ${msg.text()}${loc && loc.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`);
+    }
+  });
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.stack || err.message}`));
+  page.on('requestfailed', (req) => {
+    const text = `${req.url()} ${req.failure()?.errorText}`;
+    if (!isExpected(text)) problems.push(`request failed: ${text}`);
+  });
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
+  });
+}
+
+module.exports = { launchBrowser, watchPage, CHROMIUM, ARGS };

@@ -12,7 +12,7 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const { startServer } = require('../../scripts/serve.js');
-const { launchBrowser } = require('./browser.js');
+const { launchBrowser, watchPage } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const ARTICLE = 'examples/article.html';
@@ -47,18 +47,7 @@ beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', acceptDownloads: true });
   page = await context.newPage();
   page.setDefaultTimeout(WAIT);
-  page.on('console', (msg) => {
-    if ((msg.type() === 'error' || msg.type() === 'warning') && !expected.some((re) => re.test(msg.text()))) {
-      problems.push(`console.${msg.type()}: ${msg.text()} (${msg.location().url})`);
-    }
-  });
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.stack || err.message}`));
-  page.on('requestfailed', (req) => {
-    if (!expected.some((re) => re.test(`${req.url()} ${req.failure()?.errorText}`))) problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`);
-  });
-  page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
-  });
+  watchPage(page, problems, (text) => expected.some((re) => re.test(text)));
 });
 
 afterEach(async () => {

@@ -16,7 +16,7 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const { startServer } = require('../../scripts/serve.js');
-const { launchBrowser } = require('./browser.js');
+const { launchBrowser, watchPage } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -49,10 +49,7 @@ beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   page = await context.newPage();
   page.setDefaultTimeout(WAIT);
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console.${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.stack || err.message}`));
+  watchPage(page, problems);
 });
 
 afterEach(async () => {
