@@ -13,6 +13,7 @@ const { pathToFileURL } = require('node:url');
 
 const { startServer } = require('../../scripts/serve.js');
 const { launchBrowser, watchPage } = require('./browser.js');
+const { parseSafetensors } = require('../node/safetensors.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const ARTICLE = 'examples/article.html';
@@ -166,23 +167,20 @@ function svgSize(text) {
   return { width: Number(m[1]), height: Number(m[2]) };
 }
 
-function parseSafetensors(bytes) {
+// The shared reader, plus the layout an exported file must have.
+function parseExport(bytes) {
+  const parsed = parseSafetensors(bytes);
   const n = Number(bytes.readBigUInt64LE(0));
   assert.equal(n % 8, 0, 'the header is padded to 8 bytes');
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const base = 8 + n;
-  const tensors = {};
-  for (const [name, info] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [from, to] = info.data_offsets;
-    const size = info.shape.reduce((a, b) => a * b, 1);
+  let last = 0;
+  for (const [name, tensor] of Object.entries(parsed.tensors)) {
+    const [from, to] = parsed.header[name].data_offsets;
+    const size = tensor.shape.reduce((a, b) => a * b, 1);
     assert.equal(to - from, size * 4, `${name}: data_offsets cover shape × 4 bytes`);
-    const data = [];
-    for (let i = 0; i < size; i++) data.push(info.dtype === 'I32' ? bytes.readInt32LE(base + from + i * 4) : bytes.readFloatLE(base + from + i * 4));
-    tensors[name] = { dtype: info.dtype, shape: info.shape, data };
+    last = Math.max(last, to);
   }
-  assert.equal(bytes.length, base + Math.max(0, ...Object.values(header).filter((v) => v.data_offsets).map((v) => v.data_offsets[1])), 'no bytes after the last tensor');
-  return { header, tensors };
+  assert.equal(bytes.length, 8 + n + last, 'no bytes after the last tensor');
+  return parsed;
 }
 
 // ---------- tests ----------
@@ -446,11 +444,11 @@ test('exports: PNG and SVG figures with labels, caption and head; CSV and safete
   // The same stage as safetensors.
   const st = await downloadOf(demo.locator('section[data-stage="attend"] [data-export-stage="safetensors"]'));
   assert.match(st.name, /attend\.safetensors$/);
-  const parsed = parseSafetensors(st.bytes);
+  const parsed = parseExport(st.bytes);
   assert.deepEqual(Object.keys(parsed.tensors).sort(), ['head_out', 'scores', 'weights']);
   assert.deepEqual(parsed.tensors.weights.shape, [1, 4, T, T]);
   assert.equal(parsed.tensors.weights.dtype, 'F32');
-  assert.deepEqual(parsed.tensors.weights.data, state.weights.map((v) => Math.fround(v)));
+  assert.deepEqual(Array.from(parsed.tensors.weights.data), state.weights.map((v) => Math.fround(v)));
   assert.deepEqual(JSON.parse(parsed.header.__metadata__.tokens), tokens);
   assertNoProblems();
 });
