@@ -100,7 +100,8 @@ constexpr TileFn kTiles[7] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<
 
 int gemm_panel_width() { return kPanel; }
 
-void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) {
+// B (k, n) with B[kk][c] = src[kk·k_stride + c·n_stride], into panels of kPanel columns.
+static void pack_strided(PackedMatrix& b, const float* src, int k, int n, size_t k_stride, size_t n_stride) {
   b.k = k;
   b.n = n;
   b.data.assign(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f);
@@ -108,21 +109,16 @@ void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) {
     float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
     const int cols = std::min(kPanel, n - p * kPanel);
     for (int c = 0; c < cols; ++c) {
-      const float* w_row = w + static_cast<size_t>(p * kPanel + c) * k;
-      for (int kk = 0; kk < k; ++kk) panel[kk * kPanel + c] = w_row[kk];
+      const float* column = src + static_cast<size_t>(p * kPanel + c) * n_stride;
+      for (int kk = 0; kk < k; ++kk) panel[kk * kPanel + c] = column[kk * k_stride];
     }
   }
 }
 
+void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) { pack_strided(b, w, k, n, 1, k); }
+
 void pack_rows_into(PackedMatrix& b, const float* src, int k, int n, int ldb) {
-  b.k = k;
-  b.n = n;
-  b.data.assign(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f);
-  for (int p = 0; p * kPanel < n; ++p) {
-    float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
-    const int cols = std::min(kPanel, n - p * kPanel);
-    for (int kk = 0; kk < k; ++kk) std::memcpy(panel + kk * kPanel, src + kk * ldb + p * kPanel, sizeof(float) * cols);
-  }
+  pack_strided(b, src, k, n, static_cast<size_t>(ldb), 1);
 }
 
 PackedMatrix pack_transposed(const float* w, int n, int k) {
