@@ -5,14 +5,13 @@
 // Needs web/build/mha-demo.js and web/build/app.js (npm run build:web).
 'use strict';
 
-const { test, before, after, beforeEach, afterEach } = require('node:test');
+const { test, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { startServer } = require('../../scripts/serve.js');
-const { launchBrowser, watchPage } = require('./browser.js');
+const { usePageSuite } = require('./browser.js');
 const { parseSafetensors } = require('../node/safetensors.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -23,42 +22,20 @@ const TEST_TIMEOUT = 120_000;
 const WAIT = 15_000;
 
 let server;
-let browser;
-let context;
 let page;
-let problems;
+let problems; // console errors/warnings and page errors of the current test
 let expected; // console messages a test provokes on purpose (regexps)
-
-before(async () => {
-  for (const file of ['web/examples/article.html', 'web/embed.html', 'web/build/mha-demo.js', 'web/build/app.js']) {
-    assert.ok(fs.existsSync(path.join(ROOT, file)), `${file} is missing (npm run build:web)`);
-  }
-  server = await startServer(0);
-  browser = await launchBrowser();
+const suite = usePageSuite({
+  files: ['web/examples/article.html', 'web/embed.html', 'web/build/mha-demo.js', 'web/build/app.js'],
+  wait: WAIT,
+  contextOptions: { acceptDownloads: true },
+  isExpected: (text) => expected.some((re) => re.test(text)),
 });
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
-
-beforeEach(async () => {
-  problems = [];
+beforeEach(() => {
+  ({ server, page, problems } = suite);
   expected = [];
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', acceptDownloads: true });
-  page = await context.newPage();
-  page.setDefaultTimeout(WAIT);
-  watchPage(page, problems, (text) => expected.some((re) => re.test(text)));
 });
-
-afterEach(async () => {
-  if (context) await context.close();
-  context = null;
-});
-
-function assertNoProblems() {
-  assert.deepEqual(problems, [], `console errors/warnings or page errors:\n${problems.join('\n')}`);
-}
+const assertNoProblems = () => suite.assertNoProblems();
 
 // ---------- helpers ----------
 

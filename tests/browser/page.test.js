@@ -5,14 +5,13 @@
 // code run inside the page reaches it through document.querySelector('mha-demo').shadowRoot.
 'use strict';
 
-const { test, before, after, beforeEach, afterEach } = require('node:test');
+const { test, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { startServer } = require('../../scripts/serve.js');
-const { launchBrowser, watchPage } = require('./browser.js');
+const { usePageSuite } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -22,41 +21,16 @@ const TEST_TIMEOUT = 90_000;
 const WAIT = 10_000;
 
 let server;
-let browser;
-let context;
 let page;
 let problems; // console errors/warnings and page errors of the current test
-
-before(async () => {
-  for (const file of ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js', 'web/build/mha-demo.js']) {
-    assert.ok(fs.existsSync(path.join(ROOT, file)), `${file} is missing (npm run build:wasm / npm run build:web)`);
-  }
-  server = await startServer(0);
-  browser = await launchBrowser();
+const suite = usePageSuite({
+  files: ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js', 'web/build/mha-demo.js'],
+  wait: WAIT,
 });
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
+beforeEach(() => {
+  ({ server, page, problems } = suite);
 });
-
-beforeEach(async () => {
-  problems = [];
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-  page = await context.newPage();
-  page.setDefaultTimeout(WAIT);
-  watchPage(page, problems);
-});
-
-afterEach(async () => {
-  if (context) await context.close();
-  context = null;
-});
-
-// Called at the end of every test body, so a console error fails the test it happened in.
-function assertNoProblems() {
-  assert.deepEqual(problems, [], `console errors/warnings or page errors:\n${problems.join('\n')}`);
-}
+const assertNoProblems = () => suite.assertNoProblems();
 
 // ---------- helpers ----------
 

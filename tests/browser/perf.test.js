@@ -9,14 +9,13 @@
 //   node --test tests/browser/
 'use strict';
 
-const { test, before, after, beforeEach, afterEach } = require('node:test');
+const { test, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { startServer } = require('../../scripts/serve.js');
-const { launchBrowser, watchPage } = require('./browser.js');
+const { usePageSuite } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -26,40 +25,16 @@ const WAIT = 15_000;
 const LONG_TEXT = '天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏闰余成岁律吕调阳云腾致雨露结为霜金生丽水玉出昆冈'.repeat(8).slice(0, 300);
 
 let server;
-let browser;
-let context;
 let page;
-let problems;
-
-before(async () => {
-  for (const file of ['web/index.html', 'web/build/mha-demo.js', 'web/build/app.js', 'web/examples/article.html']) {
-    assert.ok(fs.existsSync(path.join(ROOT, file)), `${file} is missing (npm run build:web)`);
-  }
-  server = await startServer(0);
-  browser = await launchBrowser();
+let problems; // console errors/warnings and page errors of the current test
+const suite = usePageSuite({
+  files: ['web/index.html', 'web/build/mha-demo.js', 'web/build/app.js', 'web/examples/article.html'],
+  wait: WAIT,
 });
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
+beforeEach(() => {
+  ({ server, page, problems } = suite);
 });
-
-beforeEach(async () => {
-  problems = [];
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-  page = await context.newPage();
-  page.setDefaultTimeout(WAIT);
-  watchPage(page, problems);
-});
-
-afterEach(async () => {
-  if (context) await context.close();
-  context = null;
-});
-
-function assertNoProblems() {
-  assert.deepEqual(problems, [], `console errors/warnings or page errors:\n${problems.join('\n')}`);
-}
+const assertNoProblems = () => suite.assertNoProblems();
 
 async function open(url) {
   await page.goto(url);
