@@ -69,12 +69,9 @@ function headGrid(state, actions, name, tensor, scale, masked) {
     legend: legend(scale, { maskedLabel: masked ? t(lang, 'maskedLegend') : null }),
     figure: {
       lang,
+      state,
+      note: t(lang, 'attend.figureNote'),
       make: () => ({
-        ...figureBase(state),
-        name,
-        shape: tensor.shape,
-        caption: plainText(t(lang, `cap.${name}`)),
-        note: t(lang, 'attend.figureNote'),
         panels: Array.from({ length: H }, (_, hd) => ({
           label: t(lang, 'head', { h: hd }),
           color: headColor(hd),

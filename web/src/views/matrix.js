@@ -3,7 +3,6 @@ import { heatmap, legend } from './heatmap.js';
 import { tensorCard } from './tensorCard.js';
 import { maxAbs } from './colors.js';
 import { t } from '../i18n.js';
-import { figureBase, plainText } from './exportButtons.js';
 
 export function tokenLabels(tokens) {
   return tokens.map((tok, i) => `${i} ${tok}`);
@@ -34,12 +33,8 @@ export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption
     legend: legend(scale),
     figure: {
       lang,
+      state,
       make: () => ({
-        ...figureBase(state),
-        name,
-        shape: tensor.shape,
-        caption: plainText(caption ?? t(lang, `cap.${name}`)),
-        note: t(lang, axisKey, { n: width }),
         panels: [{ rows: T, cols: width, value: (r, c) => tensor.data[r * width + c] }],
         bands,
         scale,

@@ -2,10 +2,21 @@
 // Carries the data-tensor / data-shape attributes the tests and readers rely on.
 import { h } from '../dom.js';
 import { shapeText, shapeAttr } from '../format.js';
-import { exportButtons } from './exportButtons.js';
+import { exportButtons, figureBase, plainText } from './exportButtons.js';
 
-// figure: {lang, make() -> figure spec} adds the PNG / SVG export buttons.
+// figure: {lang, state, note?, make() -> panels, scale, …} adds the PNG / SVG export buttons. The
+// figure carries the card's own name, shape and caption, and its axis line unless a note is given.
 export function tensorCard({ name, shape, caption, axis, body, legend, extraClass, figure }) {
+  const makeFigure = figure
+    ? () => ({
+        ...figureBase(figure.state),
+        name,
+        shape,
+        caption: plainText(caption),
+        note: figure.note ?? axis,
+        ...figure.make(),
+      })
+    : null;
   return h(
     'figure',
     { class: `tensor${extraClass ? ` ${extraClass}` : ''}`, 'data-tensor': name, 'data-shape': shapeAttr(shape) },
@@ -15,7 +26,7 @@ export function tensorCard({ name, shape, caption, axis, body, legend, extraClas
       h('code', { class: 'tensor-name' }, name),
       h('span', { class: 'shape' }, shapeText(shape)),
       caption ? h('span', { class: 'tensor-cap', html: caption }) : null,
-      figure ? exportButtons(figure.lang, name, figure.make) : null,
+      figure ? exportButtons(figure.lang, name, makeFigure) : null,
     ),
     body,
     h('div', { class: 'tensor-foot' }, axis ? h('span', { class: 'axis-note' }, axis) : null, legend || null),

@@ -6,7 +6,6 @@ import { tensorCard } from './tensorCard.js';
 import { maxAbs, headColor } from './colors.js';
 import { tokenLabels } from './matrix.js';
 import { t } from '../i18n.js';
-import { figureBase, plainText } from './exportButtons.js';
 
 export function headTiles(state, name, { caption, tileLabel, colorOf = headColor, sub } = {}) {
   const { result, lang } = state;
@@ -56,12 +55,8 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
     legend: legend(scale),
     figure: {
       lang,
+      state,
       make: () => ({
-        ...figureBase(state),
-        name,
-        shape: tensor.shape,
-        caption: plainText(caption),
-        note: t(lang, 'columnsDh', { n: d }),
         panels: Array.from({ length: H }, (_, hd) => ({
           label: tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd }),
           color: colorOf(hd),
