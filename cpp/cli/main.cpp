@@ -64,11 +64,15 @@ Run run(const Options& o) {
     return mha::Model::from_safetensors(config, bytes.data(), bytes.size(), mha::parse_layout(o.layout), o.layer);
   }();
   const mha::KernelPath path = o.scalar ? mha::KernelPath::scalar : mha::KernelPath::simd;
-  if (o.has_text) return {model, model.run_text(o.text, path)};
-
-  const std::vector<uint8_t> bytes = mha::read_file(o.input_path);
-  const mha::SafetensorsFile file(bytes.data(), bytes.size());
-  return {model, model.run_input(file.read_float("x"), path)};
+  mha::Trace trace;
+  if (o.has_text) {
+    trace = model.run_text(o.text, path);
+  } else {
+    const std::vector<uint8_t> bytes = mha::read_file(o.input_path);
+    const mha::SafetensorsFile file(bytes.data(), bytes.size());
+    trace = model.run_input(file.read_float("x"), path);
+  }
+  return {std::move(model), std::move(trace)};  // the model is not copied: its weights can be large
 }
 
 // Prints one line per tensor of `expected`; true when all are within tolerance.
