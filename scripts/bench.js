@@ -16,7 +16,11 @@
 
 const path = require('node:path');
 const { describeMachine, loadAverage } = require('./bench/machine.js');
-const { randomWeights, randomInput, pytorchSafetensors } = require('./bench/weights.js');
+const { randomWeights, randomInput, pytorchTensors } = require('./bench/weights.js');
+
+// The page's safetensors writer (an ES module), loaded once in main().
+let tensorsSafetensors;
+const pytorchSafetensors = (w, d) => tensorsSafetensors(pytorchTensors(w, d));
 const { summary, maxRelError, timeCalls } = require('./bench/stats.js');
 const { PlainAttention } = require('./bench/plainjs.js');
 const { loadOurs, oursHeapBytes, heapBytesOf, heapMethod, OurAttention, ROOT } = require('./bench/ours.js');
@@ -205,6 +209,7 @@ function checkS(impls) {
 }
 
 async function main() {
+  ({ tensorsSafetensors } = await import('../web/src/export/safetensors.mjs'));
   const opts = parseArgs(process.argv.slice(2));
   const started = performance.now();
   const wanted = new Set(opts.sizes.flatMap((s) => implsFor(s, opts)));

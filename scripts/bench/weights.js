@@ -1,4 +1,4 @@
-// Deterministic random weights and inputs for the benchmark, and a tiny safetensors writer so the
+// Deterministic random weights and inputs for the benchmark, and their PyTorch-layout tensors so the
 // same weights (with non-zero biases, unlike the core's Xavier init) can be loaded into our module.
 'use strict';
 
@@ -36,8 +36,9 @@ function randomInput(T, d, seed) {
   return uniform(T * d, 1, rng(seed ^ 0x9e3779b9));
 }
 
-// PyTorch layout (in_proj_weight = [W_q; W_k; W_v], out_proj.*), F32, as safetensors bytes.
-function pytorchSafetensors(w, d) {
+// The weights under PyTorch's nn.MultiheadAttention names (in_proj_weight = [W_q; W_k; W_v],
+// out_proj.*), as the tensors tensorsSafetensors() (web/src/export/safetensors.mjs) writes.
+function pytorchTensors(w, d) {
   const inW = new Float32Array(3 * d * d);
   inW.set(w.w_q, 0);
   inW.set(w.w_k, d * d);
@@ -46,30 +47,12 @@ function pytorchSafetensors(w, d) {
   inB.set(w.b_q, 0);
   inB.set(w.b_k, d);
   inB.set(w.b_v, 2 * d);
-  const tensors = [
-    ['in_proj_weight', [3 * d, d], inW],
-    ['in_proj_bias', [3 * d], inB],
-    ['out_proj.weight', [d, d], w.w_o],
-    ['out_proj.bias', [d], w.b_o],
-  ];
-  const header = {};
-  let offset = 0;
-  for (const [name, shape, data] of tensors) {
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.byteLength] };
-    offset += data.byteLength;
-  }
-  let json = JSON.stringify(header);
-  while ((8 + json.length) % 8 !== 0) json += ' ';
-  const headerBytes = Buffer.from(json, 'utf8');
-  const out = Buffer.alloc(8 + headerBytes.length + offset);
-  out.writeBigUInt64LE(BigInt(headerBytes.length), 0);
-  headerBytes.copy(out, 8);
-  let at = 8 + headerBytes.length;
-  for (const [, , data] of tensors) {
-    Buffer.from(data.buffer, data.byteOffset, data.byteLength).copy(out, at);
-    at += data.byteLength;
-  }
-  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+  return {
+    in_proj_weight: { shape: [3 * d, d], data: inW },
+    in_proj_bias: { shape: [3 * d], data: inB },
+    'out_proj.weight': { shape: [d, d], data: w.w_o },
+    'out_proj.bias': { shape: [d], data: w.b_o },
+  };
 }
 
-module.exports = { randomWeights, randomInput, pytorchSafetensors };
+module.exports = { randomWeights, randomInput, pytorchTensors };
