@@ -4,16 +4,19 @@
 //   each head equals single-head attention computed on its own slice of the weights
 //   grouped-query attention equals MHA whose K/V heads are repeated; kv_heads = heads is MHA
 //   the SIMD path equals the scalar path end to end; the same seed gives the same bits
+//   Rng::fill_uniform draws what uniform() draws; configure equals a fresh model of its config
 //   bad configs, NaN and overflow give mha::Error
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "attention.h"
 #include "error.h"
 #include "embedding.h"
 #include "model.h"
+#include "random.h"
 #include "test_helpers.h"
 
 using mha::Config;
@@ -196,6 +199,18 @@ TEST_CASE("the same seed gives the same bits; another seed gives other weights")
   CHECK(a.get("y").data != c.get("y").data);
 }
 
+TEST_CASE("Rng::fill_uniform draws what as many uniform() calls draw, and the stream goes on the same") {
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}}) {
+    CAPTURE(n);
+    mha::Rng one_by_one(42), filled(42);
+    std::vector<float> expected(n), got(n);
+    for (float& v : expected) v = one_by_one.uniform(-0.25f, 0.75f);
+    filled.fill_uniform(got.data(), n, -0.25f, 0.75f);
+    CHECK(got == expected);
+    CHECK(filled.next_u32() == one_by_one.next_u32());
+  }
+}
+
 TEST_CASE("bad configs, NaN and overflow are errors with a reason") {
   using doctest::Contains;
   CHECK_THROWS_WITH_AS(mha::Model(make_config(512, 0, 0, false)), Contains("heads must be between 1"), mha::Error);
@@ -247,4 +262,57 @@ TEST_CASE("refilling a trace gives the same tensors as a fresh one, whatever ran
   CHECK(reused.tokens.empty());
   big.run_text_into(reused, "短");
   check_same(reused, big.run_text("短"));
+}
+
+TEST_CASE("configure gives what a fresh model of the new config gives, drawing weights only when they change") {
+  const std::string text = "我是秦始皇 configure";
+  mha::Model model(make_config(64, 4, 0, false, 7));
+  const float* drawn = model.weights().w_q.ptr();
+  const auto same_as_fresh = [&](const Config& c) {
+    const mha::Trace fresh = mha::Model(c).run_text(text);
+    const mha::Trace ours = model.run_text(text);
+    REQUIRE(ours.names() == fresh.names());
+    CHECK(ours.ids == fresh.ids);
+    for (const auto& e : fresh.entries()) {
+      CAPTURE(e.name);
+      CHECK(ours.get(e.name).shape == e.tensor.shape);
+      CHECK(ours.get(e.name).data == e.tensor.data);
+    }
+  };
+
+  SUBCASE("causal on: the same weights, masked") {
+    model.configure(make_config(64, 4, 0, true, 7));
+    CHECK(model.weights().w_q.ptr() == drawn);
+    same_as_fresh(make_config(64, 4, 0, true, 7));
+  }
+  SUBCASE("fewer heads of the same key/value width: the same weights, split otherwise") {
+    model.configure(make_config(64, 2, 0, false, 7));
+    CHECK(model.weights().w_q.ptr() == drawn);
+    same_as_fresh(make_config(64, 2, 0, false, 7));
+  }
+  SUBCASE("another vocabulary: the same weights, other ids") {
+    Config c = make_config(64, 4, 0, false, 7);
+    c.vocab_size = 97;
+    model.configure(c);
+    CHECK(model.weights().w_q.ptr() == drawn);
+    same_as_fresh(c);
+  }
+  SUBCASE("another seed, d_model or key/value width: new weights") {
+    for (const Config& c : {make_config(64, 4, 0, false, 8), make_config(32, 4, 0, false, 8), make_config(32, 4, 2, false, 8)}) {
+      CAPTURE(c.d_model);
+      CAPTURE(c.kv_heads);
+      const Tensor before = model.weights().w_k;
+      model.configure(c);
+      same_as_fresh(c);
+      CHECK(model.weights().w_k.data != before.data);
+    }
+  }
+  SUBCASE("a bad config is an error and changes nothing") {
+    const mha::Trace before = model.run_text(text);
+    CHECK_THROWS_WITH_AS(model.configure(make_config(64, 3, 0, true, 7)), doctest::Contains("not divisible by heads"),
+                         mha::Error);
+    CHECK(model.config().heads == 4);
+    CHECK_FALSE(model.config().causal);
+    CHECK(model.run_text(text).get("y").data == before.get("y").data);
+  }
 }

@@ -749,6 +749,18 @@ TEST_CASE("Model::load_weights that fails leaves the model unchanged") {
   }
 }
 
+TEST_CASE("configure after load_weights draws seeded weights: a file's weights are never kept under a new config") {
+  const Bytes good = reference("pytorch_mha.weights.safetensors");
+  mha::Model model = mha::Model::from_safetensors(config_with_heads(4), good.data(), good.size(),
+                                                  mha::WeightLayout::pytorch, 0);
+  mha::Config c = model.config();  // d_model 24 from the file
+  c.causal = !c.causal;
+  const mha::Tensor loaded = model.weights().w_q;
+  model.configure(c);
+  CHECK(model.weights().w_q.data != loaded.data);
+  CHECK(model.weights().w_q.data == mha::Model(c).weights().w_q.data);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The committed reference weight files
 

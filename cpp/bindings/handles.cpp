@@ -71,7 +71,7 @@ ModelHandle::ModelHandle() : model_(mha::Config{}) {}
 
 std::string ModelHandle::configure(const val& options) {
   guarded(last_error_, false, [&] {
-    model_ = mha::Model(config_from_options(options, model_.config()));
+    model_.configure(config_from_options(options, model_.config()));
     return true;
   });
   return last_error_;

@@ -73,14 +73,11 @@ void project_qkv(Tensor& q, Tensor& k, Tensor& v, const Tensor& x, const Prepare
 
 PreparedWeights prepare_weights(const AttentionWeights& w) {
   const int d = static_cast<int>(w.w_q.shape[1]);
-  const int rows = static_cast<int>(w.w_q.shape[0] + w.w_k.shape[0] + w.w_v.shape[0]);
-  std::vector<float> stacked;  // (rows, d): W_Q, W_K, W_V one under the other
-  stacked.reserve(static_cast<size_t>(rows) * d);
+  const auto rows = [](const Tensor& t) { return static_cast<int>(t.shape[0]); };
   PreparedWeights p;
-  for (const Tensor* t : {&w.w_q, &w.w_k, &w.w_v}) stacked.insert(stacked.end(), t->data.begin(), t->data.end());
+  p.qkv = pack_transposed_stacked({{w.w_q.ptr(), rows(w.w_q)}, {w.w_k.ptr(), rows(w.w_k)}, {w.w_v.ptr(), rows(w.w_v)}}, d);
   for (const Tensor* t : {&w.b_q, &w.b_k, &w.b_v}) p.qkv_bias.insert(p.qkv_bias.end(), t->data.begin(), t->data.end());
-  p.qkv = pack_transposed(stacked.data(), rows, d);
-  p.out = pack_transposed(w.w_o.ptr(), static_cast<int>(w.w_o.shape[0]), static_cast<int>(w.w_o.shape[1]));
+  p.out = pack_transposed(w.w_o.ptr(), rows(w.w_o), static_cast<int>(w.w_o.shape[1]));
   return p;
 }
 

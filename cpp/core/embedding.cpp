@@ -31,16 +31,20 @@ Tensor token_embeddings(const std::vector<int32_t>& ids, const Config& c, const 
   const uint64_t table_seed = derive_seed(c.seed, kStreamTokenTable);
   for (int t = 0; t < T; ++t) {
     Rng rng(derive_seed(table_seed, static_cast<uint64_t>(ids[t])));
-    for (int i = 0; i < d; ++i) out.data[t * d + i] = rng.uniform(-bound, bound) * scale;
+    float* row = out.ptr() + static_cast<int64_t>(t) * d;
+    rng.fill_uniform(row, static_cast<size_t>(d), -bound, bound);
+    for (int i = 0; i < d; ++i) row[i] *= scale;
   }
   return out;
 }
 
 Tensor sinusoidal_positions(int T, int d_model) {
   Tensor out({T, d_model});
+  std::vector<double> wavelength(static_cast<size_t>(d_model));  // the same for every position
+  for (int i = 0; i < d_model; ++i) wavelength[i] = std::pow(10000.0, static_cast<double>(i - i % 2) / d_model);
   for (int pos = 0; pos < T; ++pos) {
     for (int i = 0; i < d_model; ++i) {
-      const double angle = pos / std::pow(10000.0, static_cast<double>(i - i % 2) / d_model);
+      const double angle = pos / wavelength[i];
       out.data[pos * d_model + i] = static_cast<float>(i % 2 == 0 ? std::sin(angle) : std::cos(angle));
     }
   }

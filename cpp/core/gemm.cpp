@@ -100,19 +100,26 @@ constexpr TileFn kTiles[7] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<
 
 int gemm_panel_width() { return kPanel; }
 
-// B (k, n) with B[kk][c] = src[kk·k_stride + c·n_stride], into panels of kPanel columns.
-static void pack_strided(PackedMatrix& b, const float* src, int k, int n, size_t k_stride, size_t n_stride) {
+// b becomes a zero (k, n) matrix in panels of kPanel columns.
+static void reset_packed(PackedMatrix& b, int k, int n) {
   b.k = k;
   b.n = n;
   b.data.assign(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f);
-  for (int p = 0; p * kPanel < n; ++p) {
-    float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
-    const int cols = std::min(kPanel, n - p * kPanel);
-    for (int c = 0; c < cols; ++c) {
-      const float* column = src + static_cast<size_t>(p * kPanel + c) * n_stride;
-      for (int kk = 0; kk < k; ++kk) panel[kk * kPanel + c] = column[kk * k_stride];
-    }
+}
+
+// Columns first … first + n - 1 of b: B[kk][first + c] = src[kk·k_stride + c·n_stride].
+static void pack_columns(PackedMatrix& b, int first, const float* src, int n, size_t k_stride, size_t n_stride) {
+  for (int c = 0; c < n; ++c) {
+    const int col = first + c;
+    float* lane = b.data.data() + static_cast<size_t>(col / kPanel) * kPanel * b.k + col % kPanel;
+    const float* column = src + static_cast<size_t>(c) * n_stride;
+    for (int kk = 0; kk < b.k; ++kk) lane[static_cast<size_t>(kk) * kPanel] = column[kk * k_stride];
   }
+}
+
+static void pack_strided(PackedMatrix& b, const float* src, int k, int n, size_t k_stride, size_t n_stride) {
+  reset_packed(b, k, n);
+  pack_columns(b, 0, src, n, k_stride, n_stride);
 }
 
 void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) { pack_strided(b, w, k, n, 1, k); }
@@ -124,6 +131,19 @@ void pack_rows_into(PackedMatrix& b, const float* src, int k, int n, int ldb) {
 PackedMatrix pack_transposed(const float* w, int n, int k) {
   PackedMatrix b;
   pack_transposed_into(b, w, n, k);
+  return b;
+}
+
+PackedMatrix pack_transposed_stacked(const std::vector<std::pair<const float*, int>>& parts, int k) {
+  int n = 0;
+  for (const auto& part : parts) n += part.second;
+  PackedMatrix b;
+  reset_packed(b, k, n);
+  int first = 0;
+  for (const auto& [w, rows] : parts) {
+    pack_columns(b, first, w, rows, 1, static_cast<size_t>(k));
+    first += rows;
+  }
   return b;
 }
 

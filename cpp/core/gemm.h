@@ -5,6 +5,7 @@
 // depend on the SIMD width, so 4-wide native and WASM builds agree bit for bit.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 namespace mha {
@@ -18,6 +19,9 @@ struct PackedMatrix {
 
 // B = wᵀ for a row-major w of shape (n, k): the layout of nn.Linear's weight (y = x·Wᵀ + b).
 PackedMatrix pack_transposed(const float* w, int n, int k);
+// B = [w_1; w_2; …]ᵀ for row-major parts w_i of shape (rows_i, k) stacked one under the other (the
+// fused Q, K, V projection), without building the stacked copy. parts: {w_i, rows_i}.
+PackedMatrix pack_transposed_stacked(const std::vector<std::pair<const float*, int>>& parts, int k);
 // B = b for a row-major b of shape (k, n) with row stride ldb.
 PackedMatrix pack_rows(const float* b, int k, int n, int ldb);
 // The same into an existing matrix, reusing its storage (per-head K and V on every run).

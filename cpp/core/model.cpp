@@ -13,6 +13,19 @@ Model::Model(const Config& config) : config_(config) {
   weights_ = random_attention_weights(config_);
   prepared_ = prepare_weights(weights_);
   tokenizer_ = std::make_shared<CharWordTokenizer>(config_.vocab_size);
+  seeded_ = true;
+}
+
+void Model::configure(const Config& config) {
+  validate_config(config);
+  const bool same_weights = seeded_ && config.d_model == config_.d_model && config.kv_dim() == config_.kv_dim() &&
+                            config.seed == config_.seed;
+  if (!same_weights) {
+    *this = Model(config);
+    return;
+  }
+  if (config.vocab_size != config_.vocab_size) tokenizer_ = std::make_shared<CharWordTokenizer>(config.vocab_size);
+  config_ = config;
 }
 
 Model::Model(const Config& config, LoadedWeights&& loaded)

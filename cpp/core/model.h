@@ -21,6 +21,12 @@ class Model {
   // the file; heads, causal, seed from `base`. A token/position table in the file is used for text.
   static Model from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
 
+  // Takes a new config; throws mha::Error for a bad one and leaves the model unchanged. Seeded
+  // weights are kept when they would be drawn the same (same d_model, key/value width and seed:
+  // a causal toggle, or heads 8 -> 4 with kv_heads following), so such a change costs one run
+  // instead of a million draws. Otherwise, and always after load_weights, new seeded weights.
+  void configure(const Config& config);
+
   // Replaces the weights as from_safetensors does, keeping heads and kv_heads. On error the model is unchanged.
   void load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
 
@@ -46,6 +52,7 @@ class Model {
   Tensor token_table_;     // empty: rows drawn from the seed
   Tensor position_table_;  // empty: sinusoidal
   PreparedWeights prepared_;  // weights_ packed for the SIMD kernels
+  bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded)
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

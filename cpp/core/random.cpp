@@ -21,21 +21,33 @@ Rng::Rng(uint64_t seed) {
   if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;  // the all-zero state never leaves zero
 }
 
-uint32_t Rng::next_u32() {
-  const uint32_t result = rotl(s_[1] * 5, 7) * 9;
-  const uint32_t t = s_[1] << 9;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 11);
+// One xoshiro128** step on a state held in locals.
+static inline uint32_t step(uint32_t (&s)[4]) {
+  const uint32_t result = rotl(s[1] * 5, 7) * 9;
+  const uint32_t t = s[1] << 9;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 11);
   return result;
 }
 
-float Rng::uniform01() { return static_cast<float>(next_u32() >> 8) * (1.0f / 16777216.0f); }
+static inline float to_unit(uint32_t bits) { return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f); }
+
+uint32_t Rng::next_u32() { return step(s_); }
+
+float Rng::uniform01() { return to_unit(next_u32()); }
 
 float Rng::uniform(float lo, float hi) { return lo + (hi - lo) * uniform01(); }
+
+void Rng::fill_uniform(float* out, size_t n, float lo, float hi) {
+  uint32_t s[4] = {s_[0], s_[1], s_[2], s_[3]};
+  const float span = hi - lo;
+  for (size_t i = 0; i < n; ++i) out[i] = lo + span * to_unit(step(s));
+  for (int i = 0; i < 4; ++i) s_[i] = s[i];
+}
 
 uint64_t derive_seed(uint64_t seed, uint64_t stream) {
   uint64_t state = seed ^ (stream * 0xD1B54A32D192ED03ull);

@@ -3,6 +3,7 @@
 // Seeding: SplitMix64. Stream: xoshiro128** (Blackman & Vigna). Floats: the top 24 bits of a draw.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace mha {
@@ -13,6 +14,9 @@ class Rng {
   uint32_t next_u32();
   float uniform01();                  // [0, 1), 24 random bits
   float uniform(float lo, float hi);  // [lo, hi)
+  // out[i] = uniform(lo, hi) for i < n: the same numbers as n calls, ~5x faster because the state
+  // stays in registers (a d_model 512 model draws a million weights on every seed change).
+  void fill_uniform(float* out, size_t n, float lo, float hi);
 
  private:
   uint32_t s_[4];

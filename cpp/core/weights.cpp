@@ -16,7 +16,7 @@ Tensor xavier_matrix(int rows, int cols, uint64_t seed) {
   Rng rng(seed);
   const float bound = xavier_bound(cols, rows);
   Tensor t({rows, cols});
-  for (float& value : t.data) value = rng.uniform(-bound, bound);
+  rng.fill_uniform(t.ptr(), t.data.size(), -bound, bound);
   return t;
 }
 
