@@ -1,7 +1,7 @@
 // The page around one <mha-demo> (index.html, and embed.html for iframes). Query parameters become
 // the demo's attributes; on index.html the demo's attributes become the permalink again
-// (history.replaceState on every change), and the page adds its title, the ←/→ keys, the
-// "embed / share" dialog and window.mhaPage. Loads before build/mha-demo.js, so the demo starts
+// (history.replaceState once the page is idle after a change), and the page adds its title, the
+// ←/→ keys, the "embed / share" dialog and window.mhaPage. Loads before build/mha-demo.js, so the demo starts
 // with the linked settings.
 import { fromQuery, parse, toAttributes, toQuery, elementSnippet, iframeSnippet, PERMALINK_ATTRS } from './attributes.js';
 import { defaultLang, t } from './i18n.js';
@@ -20,21 +20,39 @@ function statePairs() {
   return toAttributes({ settings: p.settings, stage: p.view.stage, head: p.view.head, show: p.view.show, lang: p.view.lang });
 }
 
+// Writes only what differs: even an equal value written to <html lang> restyles and relays out the
+// whole page (~4 ms), and each replaceState is a same-document navigation that costs ~5 ms and makes
+// Chromium fetch and decode the favicon again. So the permalink is written once the demo's new
+// picture is out and the page is idle, not on every change.
+let urlPending = false;
+function setText(id, text) {
+  const el = document.getElementById(id);
+  if (el.textContent !== text) el.textContent = text;
+}
+function writeURL() {
+  urlPending = false;
+  const query = toQuery(statePairs());
+  if (location.search.slice(1) === query) return;
+  try {
+    history.replaceState(history.state, '', `${location.pathname}?${query}${location.hash}`);
+  } catch {
+    // some browsers refuse replaceState on file:// pages; the share dialog still has the link
+  }
+}
+const whenIdle = typeof requestIdleCallback === 'function' ? (fn) => requestIdleCallback(fn, { timeout: 500 }) : (fn) => setTimeout(fn, 100);
+
 function onAttributes() {
   const lang = currentLang();
-  document.documentElement.lang = lang;
+  if (document.documentElement.lang !== lang) document.documentElement.lang = lang;
   if (isEmbed) return;
-  document.title = t(lang, 'appTitle');
-  document.getElementById('app-title').textContent = t(lang, 'appTitle');
-  document.getElementById('app-subtitle').textContent = t(lang, 'appSubtitle');
-  document.getElementById('embed-open').textContent = t(lang, 'embedButton');
-  const query = toQuery(statePairs());
-  if (location.search.slice(1) !== query) {
-    try {
-      history.replaceState(history.state, '', `${location.pathname}?${query}${location.hash}`);
-    } catch {
-      // some browsers refuse replaceState on file:// pages; the share dialog still has the link
-    }
+  const title = t(lang, 'appTitle');
+  if (document.title !== title) document.title = title;
+  setText('app-title', title);
+  setText('app-subtitle', t(lang, 'appSubtitle'));
+  setText('embed-open', t(lang, 'embedButton'));
+  if (!urlPending) {
+    urlPending = true;
+    whenIdle(writeURL);
   }
 }
 new MutationObserver(onAttributes).observe(demo, { attributes: true, attributeFilter: PERMALINK_ATTRS });
