@@ -2,6 +2,7 @@
 //   exp_batch     — accuracy against std::exp, exact 0 for -inf and very negative inputs
 //   each kernel   — the xsimd version equals the scalar oracle on sizes around the SIMD width
 //                   (1, width-1, width, width+1, …) so every vector loop and every tail runs
+//   attend_head   — the row-blocked head equals the three kernels bit for bit, and the oracle
 //   softmax       — causal rows, -inf free rows, large magnitudes that would overflow a naive exp
 #include <doctest/doctest.h>
 
@@ -83,6 +84,39 @@ TEST_CASE("scores, softmax and weighted sum: SIMD equals the scalar oracle") {
         mha::kernels::weighted_sum_forward_simd(o_simd.ptr(), p_scalar.ptr(), v.ptr(), T, D, causal);
         mha::kernels::weighted_sum_forward_scalar(o_scalar.ptr(), p_scalar.ptr(), v.ptr(), T, D, causal);
         check_close(o_simd, o_scalar, 1e-6, "weighted sum");
+      }
+    }
+  }
+}
+
+// attend_head runs the three kernels one block of query rows at a time (16384 / T rows, whole
+// micro-tiles): T = 130 and 300 have several blocks and a short last one.
+TEST_CASE("attend_head: SIMD gives the three SIMD kernels' bits in any row blocking, and the scalar oracle's values") {
+  for (bool causal : {false, true}) {
+    for (int T : {1, 7, 130, 300}) {
+      for (int D : {kWidth + 1, 16}) {
+        CAPTURE(causal);
+        CAPTURE(T);
+        CAPTURE(D);
+        const Tensor q = random_tensor({T, D}, 7, 2.0f), k = random_tensor({T, D}, 8, 2.0f), v = random_tensor({T, D}, 9);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+        Tensor s_whole({T, T}), p_whole({T, T}), o_whole({T, D});
+        mha::kernels::scores_forward_simd(s_whole.ptr(), q.ptr(), k.ptr(), T, D, scale, causal);
+        mha::kernels::softmax_forward_simd(p_whole.ptr(), s_whole.ptr(), T, causal);
+        mha::kernels::weighted_sum_forward_simd(o_whole.ptr(), p_whole.ptr(), v.ptr(), T, D, causal);
+
+        Tensor s({T, T}), p({T, T}), o({T, D});
+        mha::kernels::attend_head_forward_simd(s.ptr(), p.ptr(), o.ptr(), q.ptr(), k.ptr(), v.ptr(), T, D, scale, causal);
+        CHECK(s.data == s_whole.data);
+        CHECK(p.data == p_whole.data);
+        CHECK(o.data == o_whole.data);
+
+        Tensor s_scalar({T, T}), p_scalar({T, T}), o_scalar({T, D});
+        mha::kernels::attend_head_forward_scalar(s_scalar.ptr(), p_scalar.ptr(), o_scalar.ptr(), q.ptr(), k.ptr(),
+                                                 v.ptr(), T, D, scale, causal);
+        check_close(s, s_scalar, 1e-6, "scores");
+        check_close(p, p_scalar, 1e-5, "weights");
+        check_close(o, o_scalar, 1e-5, "head_out");
       }
     }
   }

@@ -11,22 +11,17 @@ namespace mha {
 namespace {
 
 using LinearFn = void (*)(float*, const float*, const float*, const float*, int, int, int);
-using ScoresFn = void (*)(float*, const float*, const float*, int, int, float, bool);
-using SoftmaxFn = void (*)(float*, const float*, int, bool);
-using WeightedSumFn = void (*)(float*, const float*, const float*, int, int, bool);
+using AttendHeadFn = void (*)(float*, float*, float*, const float*, const float*, const float*, int, int, float, bool);
 
 struct KernelSet {
   LinearFn linear;
-  ScoresFn scores;
-  SoftmaxFn softmax;
-  WeightedSumFn weighted_sum;
+  AttendHeadFn attend_head;
 };
 
 KernelSet kernel_set(KernelPath path) {
   using namespace kernels;
-  if (path == KernelPath::scalar)
-    return {linear_forward_scalar, scores_forward_scalar, softmax_forward_scalar, weighted_sum_forward_scalar};
-  return {linear_forward_simd, scores_forward_simd, softmax_forward_simd, weighted_sum_forward_simd};
+  if (path == KernelPath::scalar) return {linear_forward_scalar, attend_head_forward_scalar};
+  return {linear_forward_simd, attend_head_forward_simd};
 }
 
 // (1, T, n_heads·D) -> (1, n_heads, T, D): head h takes columns h·D … (h+1)·D-1 of every row.
@@ -124,11 +119,9 @@ void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w,
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   for (int h = 0; h < heads; ++h) {
     const int g = h / group;
-    float* s = scores.ptr() + static_cast<size_t>(h) * T * T;
-    float* p = weights.ptr() + static_cast<size_t>(h) * T * T;
-    ks.scores(s, q_heads.ptr() + h * T * D, k_heads.ptr() + g * T * D, T, D, scale, c.causal);
-    ks.softmax(p, s, T, c.causal);
-    ks.weighted_sum(head_out.ptr() + h * T * D, p, v_heads.ptr() + g * T * D, T, D, c.causal);
+    const size_t tt = static_cast<size_t>(h) * T * T;
+    ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, head_out.ptr() + h * T * D, q_heads.ptr() + h * T * D,
+                   k_heads.ptr() + g * T * D, v_heads.ptr() + g * T * D, T, D, scale, c.causal);
   }
 
   Tensor& concat = trace.slot(Stage::concat, "concat", {1, T, d});

@@ -100,6 +100,8 @@ constexpr TileFn kTiles[7] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<
 
 int gemm_panel_width() { return kPanel; }
 
+int gemm_tile_rows() { return kRows; }
+
 // b becomes a zero (k, n) matrix in panels of kPanel columns.
 static void reset_packed(PackedMatrix& b, int k, int n) {
   b.k = k;
@@ -154,12 +156,12 @@ PackedMatrix pack_rows(const float* src, int k, int n, int ldb) {
 }
 
 void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias, int m,
-                  float scale, Triangle triangle) {
-  gemm_forward_columns(out, ldo, a, lda, b, bias, m, scale, triangle, 0, b.n);
+                  float scale, Triangle triangle, int first_row) {
+  gemm_forward_columns(out, ldo, a, lda, b, bias, m, scale, triangle, 0, b.n, first_row);
 }
 
 void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,
-                          int m, float scale, Triangle triangle, int col_begin, int col_end) {
+                          int m, float scale, Triangle triangle, int col_begin, int col_end, int first_row) {
   const int k = b.k;
   for (int k0 = 0; k0 < std::max(k, 1); k0 += kBlockK) {
     const int k1 = std::min(k, k0 + kBlockK);
@@ -169,9 +171,10 @@ void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const Pa
       const float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
       for (int r0 = 0; r0 < m; r0 += kRows) {
         const int rows = std::min(kRows, m - r0);
-        if (triangle == Triangle::skip_upper && col0 > r0 + rows - 1) continue;  // all above the diagonal
-        // k_to_row: the tile's rows need k < r0 + rows only; the weights past the diagonal are 0
-        const int tile_k = triangle == Triangle::k_to_row ? std::min(k, r0 + rows) : k;
+        const int last_row = first_row + r0 + rows - 1;  // in the whole product, for the triangle
+        if (triangle == Triangle::skip_upper && col0 > last_row) continue;  // all above the diagonal
+        // k_to_row: the tile's rows need k ≤ last_row only; the weights past the diagonal are 0
+        const int tile_k = triangle == Triangle::k_to_row ? std::min(k, last_row + 1) : k;
         if (k0 > 0 && k0 >= tile_k) continue;
         const int tile_k1 = std::min(k1, tile_k);
         // column col of B lands at out[col - col_begin]; bias[0] belongs to col_begin

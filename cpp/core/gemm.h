@@ -11,6 +11,7 @@
 namespace mha {
 
 int gemm_panel_width();  // 2 SIMD vectors: 8 floats for SSE4.1 / WASM SIMD128, 16 for AVX2
+int gemm_tile_rows();    // rows per micro-tile: 4 at width 4, 6 at width 8 and up
 
 struct PackedMatrix {
   int k = 0, n = 0;         // B is (k, n)
@@ -35,12 +36,13 @@ enum class Triangle {
 };
 
 // out (m, n) with row stride ldo = scale · (a (m, k) with row stride lda · B) + bias (n, may be null).
-// With Triangle::skip_upper, entries above the diagonal are left unspecified.
+// With Triangle::skip_upper, entries above the diagonal are left unspecified. first_row: the index
+// of a's first row in a larger product computed in row blocks, so the triangle falls where it would.
 void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias, int m,
-                  float scale, Triangle triangle);
+                  float scale, Triangle triangle, int first_row = 0);
 // The same for columns [col_begin, col_end) of B only, written to out's columns 0 … (their count).
 // col_begin must be a multiple of gemm_panel_width(); bias is indexed from col_begin.
 void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,
-                          int m, float scale, Triangle triangle, int col_begin, int col_end);
+                          int m, float scale, Triangle triangle, int col_begin, int col_end, int first_row = 0);
 
 }  // namespace mha

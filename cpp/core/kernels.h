@@ -26,5 +26,12 @@ void softmax_forward_simd(float* weights, const float* scores, int T, bool causa
 void weighted_sum_forward_scalar(float* out, const float* weights, const float* v, int T, int D, bool causal);
 void weighted_sum_forward_simd(float* out, const float* weights, const float* v, int T, int D, bool causal);
 
+// One head: the three above in turn, scores and weights kept. The SIMD version runs them one block
+// of query rows at a time so the (T, T) matrices are used while they are in cache.
+void attend_head_forward_scalar(float* scores, float* weights, float* out, const float* q, const float* k,
+                                const float* v, int T, int D, float scale, bool causal);
+void attend_head_forward_simd(float* scores, float* weights, float* out, const float* q, const float* k, const float* v,
+                              int T, int D, float scale, bool causal);
+
 }  // namespace kernels
 }  // namespace mha

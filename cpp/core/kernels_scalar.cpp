@@ -58,5 +58,12 @@ void weighted_sum_forward_scalar(float* out, const float* weights, const float* 
   }
 }
 
+void attend_head_forward_scalar(float* scores, float* weights, float* out, const float* q, const float* k,
+                                const float* v, int T, int D, float scale, bool causal) {
+  scores_forward_scalar(scores, q, k, T, D, scale, causal);
+  softmax_forward_scalar(weights, scores, T, causal);
+  weighted_sum_forward_scalar(out, weights, v, T, D, causal);
+}
+
 }  // namespace kernels
 }  // namespace mha

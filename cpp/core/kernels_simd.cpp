@@ -24,19 +24,23 @@ void linear_forward_simd(float* out, const float* in, const float* weight, const
   gemm_forward(out, N, in, K, pack_transposed(weight, N, K), bias, T, 1.0f, Triangle::none);
 }
 
-void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
-  thread_local PackedMatrix k_packed;  // one head's Kᵀ; kept so each head reuses the storage
-  pack_transposed_into(k_packed, k, T, D);
-  gemm_forward(scores, T, q, D, k_packed, nullptr, T, scale, causal ? Triangle::skip_upper : Triangle::none);
+namespace {
+
+// Rows [r0, r1) of one head's scores: q's rows · kᵀ · scale, -inf above the diagonal when causal.
+void scores_rows(float* scores, const float* q, const PackedMatrix& k_packed, int T, int D, float scale, bool causal,
+                 int r0, int r1) {
+  gemm_forward(scores + static_cast<size_t>(r0) * T, T, q + static_cast<size_t>(r0) * D, D, k_packed, nullptr, r1 - r0,
+               scale, causal ? Triangle::skip_upper : Triangle::none, r0);
   if (causal)
-    for (int i = 0; i < T; ++i)
-      for (int j = i + 1; j < T; ++j) scores[i * T + j] = -std::numeric_limits<float>::infinity();
+    for (int i = r0; i < r1; ++i) std::fill(scores + static_cast<size_t>(i) * T + i + 1, scores + static_cast<size_t>(i + 1) * T,
+                                            -std::numeric_limits<float>::infinity());
 }
 
-void softmax_forward_simd(float* weights, const float* scores, int T, bool causal) {
-  for (int i = 0; i < T; ++i) {
-    const float* row = scores + i * T;
-    float* out = weights + i * T;
+// Rows [r0, r1) of one head's softmax.
+void softmax_rows(float* weights, const float* scores, int T, bool causal, int r0, int r1) {
+  for (int i = r0; i < r1; ++i) {
+    const float* row = scores + static_cast<size_t>(i) * T;
+    float* out = weights + static_cast<size_t>(i) * T;
     const int n = causal ? i + 1 : T;  // masked entries are skipped, then set to exactly 0
 
     // pass 1: the row max, so exp never overflows (a max is exact in any order)
@@ -81,10 +85,48 @@ void softmax_forward_simd(float* weights, const float* scores, int T, bool causa
   }
 }
 
+// Rows [r0, r1) of one head's output: weights' rows · v, stopping at the diagonal when causal.
+void weighted_sum_rows(float* out, const float* weights, const PackedMatrix& v_packed, int T, int D, bool causal, int r0,
+                       int r1) {
+  gemm_forward(out + static_cast<size_t>(r0) * D, D, weights + static_cast<size_t>(r0) * T, T, v_packed, nullptr,
+               r1 - r0, 1.0f, causal ? Triangle::k_to_row : Triangle::none, r0);
+}
+
+// One head's Kᵀ and V, packed; kept so each head reuses the storage.
+thread_local PackedMatrix k_packed, v_packed;
+
+}  // namespace
+
+void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
+  pack_transposed_into(k_packed, k, T, D);
+  scores_rows(scores, q, k_packed, T, D, scale, causal, 0, T);
+}
+
+void softmax_forward_simd(float* weights, const float* scores, int T, bool causal) {
+  softmax_rows(weights, scores, T, causal, 0, T);
+}
+
 void weighted_sum_forward_simd(float* out, const float* weights, const float* v, int T, int D, bool causal) {
-  thread_local PackedMatrix v_packed;  // one head's V, reusing its storage
   pack_rows_into(v_packed, v, T, D, D);
-  gemm_forward(out, D, weights, T, v_packed, nullptr, T, 1.0f, causal ? Triangle::k_to_row : Triangle::none);
+  weighted_sum_rows(out, weights, v_packed, T, D, causal, 0, T);
+}
+
+// The three steps one block of query rows at a time: the block's scores are still in cache for its
+// softmax, and its weights for P·V, instead of each (T, T) matrix going out to memory and back
+// twice. Every entry is computed as the three kernels above compute it, so the bits are the same.
+void attend_head_forward_simd(float* scores, float* weights, float* out, const float* q, const float* k, const float* v,
+                              int T, int D, float scale, bool causal) {
+  pack_transposed_into(k_packed, k, T, D);
+  pack_rows_into(v_packed, v, T, D, D);
+  // ~64 KB of scores (and as much of weights) per block, whole micro-tiles of rows
+  const int tile = gemm_tile_rows();
+  const int block = std::max(tile, (16384 / std::max(T, 1)) / tile * tile);
+  for (int r0 = 0; r0 < T; r0 += block) {
+    const int r1 = std::min(T, r0 + block);
+    scores_rows(scores, q, k_packed, T, D, scale, causal, r0, r1);
+    softmax_rows(weights, scores, T, causal, r0, r1);
+    weighted_sum_rows(out, weights, v_packed, T, D, causal, r0, r1);
+  }
 }
 
 }  // namespace kernels
