@@ -6,6 +6,14 @@
 // FLOPs of one forward: 8·T·d² (four projections) + 4·T²·d (Q·Kᵀ and P·V), as in the issue.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <vector>
+
+#include "gemm.h"
+#include "kernels.h"
 #include "model.h"
 #include "random.h"
 
@@ -25,8 +33,70 @@ double forward_flops(const Size& s) {
 mha::Tensor random_input(int T, int d) {
   mha::Rng rng(42);
   mha::Tensor x({1, T, d});
-  for (float& v : x.data) v = rng.uniform(-1.0f, 1.0f);
+  rng.fill_uniform(x.ptr(), x.data.size(), -1.0f, 1.0f);
   return x;
+}
+
+std::vector<float> random_floats(size_t n, uint64_t seed) {
+  std::vector<float> v(n);
+  mha::Rng(seed).fill_uniform(v.data(), n, -1.0f, 1.0f);
+  return v;
+}
+
+void rate(benchmark::State& state, const char* name, double per_iteration) {
+  state.counters[name] = benchmark::Counter(per_iteration, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The kernels of one forward, on their own. Each reports its share of the forward's work, so the
+// rows add up to where a forward's time goes.
+
+// Q, K, V in one product: x (T, d) · packed (d, 3d), as attention_forward runs it.
+void qkv_projection(benchmark::State& state, Size s) {
+  const int T = s.T, d = s.d_model;
+  const std::vector<float> w = random_floats(static_cast<size_t>(3) * d * d, 1), x = random_floats(static_cast<size_t>(T) * d, 2);
+  const mha::PackedMatrix packed = mha::pack_transposed(w.data(), 3 * d, d);
+  std::vector<float> out(static_cast<size_t>(T) * 3 * d);
+  for (auto _ : state) {
+    mha::gemm_forward(out.data(), 3 * d, x.data(), d, packed, nullptr, T, 1.0f, mha::Triangle::none);
+    benchmark::DoNotOptimize(out.data());
+  }
+  rate(state, "GFLOP/s", 6.0 * T * d * d * 1e-9);
+}
+
+// Q·Kᵀ/√D, softmax and P·V for every head, each head (T, D) as the split stage leaves it.
+// attend_head: the three together in row blocks, as the forward runs them.
+enum class AttentionPart { scores, softmax, weighted_sum, attend_head };
+
+void attention_part(benchmark::State& state, Size s, bool causal, AttentionPart part) {
+  const int T = s.T, D = s.d_model / s.heads, H = s.heads;
+  const std::vector<float> q = random_floats(static_cast<size_t>(H) * T * D, 3), k = random_floats(q.size(), 4),
+                           v = random_floats(q.size(), 5);
+  std::vector<float> scores(static_cast<size_t>(H) * T * T), weights(scores.size()), out(q.size());
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  for (int h = 0; h < H; ++h)  // real scores and weights, so softmax and P·V see what they would
+    mha::kernels::scores_forward_simd(&scores[h * T * T], &q[h * T * D], &k[h * T * D], T, D, scale, causal);
+  for (int h = 0; h < H; ++h) mha::kernels::softmax_forward_simd(&weights[h * T * T], &scores[h * T * T], T, causal);
+  for (auto _ : state) {
+    for (int h = 0; h < H; ++h) {
+      const size_t tt = static_cast<size_t>(h) * T * T, td = static_cast<size_t>(h) * T * D;
+      if (part == AttentionPart::scores)
+        mha::kernels::scores_forward_simd(&scores[tt], &q[td], &k[td], T, D, scale, causal);
+      else if (part == AttentionPart::softmax)
+        mha::kernels::softmax_forward_simd(&weights[tt], &scores[tt], T, causal);
+      else if (part == AttentionPart::weighted_sum)
+        mha::kernels::weighted_sum_forward_simd(&out[td], &weights[tt], &v[td], T, D, causal);
+      else
+        mha::kernels::attend_head_forward_simd(&scores[tt], &weights[tt], &out[td], &q[td], &k[td], &v[td], T, D, scale,
+                                               causal);
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::DoNotOptimize(weights.data());
+    benchmark::DoNotOptimize(scores.data());
+  }
+  if (part == AttentionPart::softmax)
+    rate(state, "Mexp/s", static_cast<double>(H) * T * T * 1e-6);
+  else  // counted full, as the forward's FLOPs are
+    rate(state, "GFLOP/s", (part == AttentionPart::attend_head ? 4.0 : 2.0) * H * T * T * D * 1e-9);
 }
 
 void forward(benchmark::State& state, Size size, bool causal, mha::KernelPath path) {
@@ -56,6 +126,25 @@ void register_all() {
         benchmark::RegisterBenchmark((name + "/scalar").c_str(), forward, s, causal, mha::KernelPath::scalar)
             ->Unit(benchmark::kMillisecond)
             ->MinTime(0.2);
+    }
+  }
+  for (const Size& s : kSizes) {
+    if (s.T < 128) continue;  // the kernels matter where the time is
+    const std::string size = s.name;
+    benchmark::RegisterBenchmark(("kernel/" + size + "/qkv_projection").c_str(), qkv_projection, s)
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(0.3);
+    for (bool causal : {false, true}) {
+      const std::string mask = causal ? "/causal" : "/full";
+      const std::pair<const char*, AttentionPart> parts[] = {
+          {"scores", AttentionPart::scores},
+          {"softmax", AttentionPart::softmax},
+          {"weighted_sum", AttentionPart::weighted_sum},
+          {"attend_head", AttentionPart::attend_head}};
+      for (const auto& [name, part] : parts)
+        benchmark::RegisterBenchmark(("kernel/" + size + "/" + name + mask).c_str(), attention_part, s, causal, part)
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.3);
     }
   }
 }
