@@ -5,7 +5,7 @@
 //   grouped-query attention equals MHA whose K/V heads are repeated; kv_heads = heads is MHA
 //   the SIMD path equals the scalar path end to end; the same seed gives the same bits
 //   Rng::fill_uniform draws what uniform() draws; configure equals a fresh model of its config
-//   bad configs, NaN and overflow give mha::Error
+//   bad configs, NaN and overflow give mha::Error; check_finite finds the first bad index
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -236,6 +236,23 @@ TEST_CASE("bad configs, NaN and overflow are errors with a reason") {
     for (float& v : x.data) v = 3e38f;
     CHECK_THROWS_WITH_AS(model.run_input(x), Contains("overflow"), mha::Error);
   }
+}
+
+TEST_CASE("check_finite names the first NaN or infinity wherever it is, and passes finite extremes") {
+  Tensor t({3000});  // three chunks of 1024, the last one short
+  for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = (i % 2 ? -1.0f : 1.0f) * std::numeric_limits<float>::max();
+  t.data[7] = std::numeric_limits<float>::denorm_min();
+  CHECK_NOTHROW(mha::check_finite(t, "t"));
+  for (const size_t at : {size_t{0}, size_t{1023}, size_t{1024}, size_t{2999}}) {
+    CAPTURE(at);
+    Tensor bad = t;
+    bad.data[at] = -INFINITY;
+    if (at + 1 < bad.data.size()) bad.data[at + 1] = std::nanf("");  // a later one is not the one named
+    CHECK_THROWS_WITH_AS(mha::check_finite(bad, "t"), ("t contains infinity at flat index " + std::to_string(at)).c_str(),
+                         mha::Error);
+  }
+  t.data[2048] = std::nanf("");
+  CHECK_THROWS_WITH_AS(mha::check_finite(t, "t"), "t contains NaN at flat index 2048", mha::Error);
 }
 
 TEST_CASE("refilling a trace gives the same tensors as a fresh one, whatever ran before") {
