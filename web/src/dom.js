@@ -1,4 +1,5 @@
-// Tiny DOM helpers: h() builds elements, clear() empties a container and releases its canvases.
+// Tiny DOM helpers: h() builds elements, setText() writes a changed text, clear() empties a
+// container and releases its canvases.
 import { releaseCanvases } from './views/canvasRegistry.js';
 
 export function h(tag, attrs = {}, ...children) {
@@ -28,6 +29,15 @@ function append(el, children) {
     if (Array.isArray(child)) append(el, child);
     else el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
+}
+
+// Writes text only when it differs (an equal text written again still replaces the text node, and
+// the page lays it out and shapes it again), into the element's one text node when it has one.
+export function setText(el, text) {
+  const node = el.firstChild;
+  if (node && node === el.lastChild && node.nodeType === Node.TEXT_NODE) {
+    if (node.data !== text) node.data = text;
+  } else if (el.textContent !== text) el.textContent = text;
 }
 
 export function clear(el) {

@@ -1,6 +1,6 @@
 // The settings bar: text, examples, d_model, heads, kv_heads, causal, seed, language.
 // Writes settings into the store, asks the runner to run, and shows each error next to its control.
-import { h } from '../dom.js';
+import { h, setText } from '../dom.js';
 import { t } from '../i18n.js';
 import { localMessage } from '../messages.js';
 
@@ -98,19 +98,20 @@ export function mountControls(root, store, runner) {
     h('div', { class: 'controls-row' }, numberFields, causalField, lang),
   );
 
+  // On every result (its errors object is new each time): writes only what changed.
   function render(state) {
     const { lang: L } = state;
-    labels.text.textContent = t(L, 'text');
-    labels.examples.textContent = t(L, 'examples');
-    for (const f of NUMBER_FIELDS) labels[f.key].textContent = t(L, f.label);
-    labels.causal.textContent = t(L, 'causal');
-    lang.textContent = t(L, 'langButton');
+    setText(labels.text, t(L, 'text'));
+    setText(labels.examples, t(L, 'examples'));
+    for (const f of NUMBER_FIELDS) setText(labels[f.key], t(L, f.label));
+    setText(labels.causal, t(L, 'causal'));
+    setText(lang, t(L, 'langButton'));
     lang.setAttribute('aria-label', t(L, 'langButtonLabel'));
     lang.setAttribute('lang', L === 'en' ? 'zh' : 'en');
     for (const [key, el] of Object.entries(errors)) {
       const message = state.errors[key];
-      el.textContent = message ? localMessage(message, L) : '';
-      el.hidden = !message;
+      setText(el, message ? localMessage(message, L) : '');
+      if (el.hidden !== !message) el.hidden = !message;
       inputs[key].setAttribute('aria-invalid', message ? 'true' : 'false');
       el.closest('.field').classList.toggle('has-error', Boolean(message));
     }

@@ -1,5 +1,5 @@
 // The pipeline strip: one button per stage with the shape after it; the current stage is marked.
-import { h } from '../dom.js';
+import { h, setText } from '../dom.js';
 import { t } from '../i18n.js';
 import { shapeText } from '../format.js';
 import { STEPS } from '../steps.js';
@@ -18,13 +18,16 @@ export function mountPipeline(root, store, goTo) {
 
   function render(state) {
     for (const { step, button, name, shape } of buttons) {
-      name.textContent = t(state.lang, `${step.id}.short`);
+      setText(name, t(state.lang, `${step.id}.short`));
       if (state.result) {
         const tensor = SHAPE_OF[step.id];
-        shape.textContent = tensor ? shapeText(state.result.tensors[tensor].shape) : t(state.lang, 'tokensShape', { T: state.result.tokens.length });
+        setText(shape, tensor ? shapeText(state.result.tensors[tensor].shape) : t(state.lang, 'tokensShape', { T: state.result.tokens.length }));
       }
-      if (step.id === state.stage) button.setAttribute('aria-current', 'step');
-      else button.removeAttribute('aria-current');
+      const current = step.id === state.stage;
+      if (current !== button.hasAttribute('aria-current')) {
+        if (current) button.setAttribute('aria-current', 'step');
+        else button.removeAttribute('aria-current');
+      }
     }
   }
   render(store.state);

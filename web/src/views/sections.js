@@ -45,7 +45,7 @@ export function mountSections(root, store, actions) {
       h('header', { class: 'stage-head' }, h('div', {}, kicker, title), exports), text, formula, body);
     section.hidden = true;
     root.append(section);
-    return { step, i, section, kicker, title, exports, exportLabel, text, formula, body, textFrom: null, bodyFrom: null };
+    return { step, i, section, kicker, title, exports, exportLabel, text, formula, body, textFrom: null, bodyFrom: null, written: new Map() };
   });
 
   const stale = (s, state) => !same(s.textFrom, textDeps(state)) || !same(s.bodyFrom, bodyDeps(s.step, state));
@@ -54,13 +54,22 @@ export function mountSections(root, store, actions) {
   function draw(s, state) {
     const td = textDeps(state);
     if (!same(s.textFrom, td)) {
+      // A new result mostly leaves these texts as they were: only what differs is written, so an
+      // unchanged paragraph is not laid out and its text shaped again.
       const ctx = { lang: state.lang, config: state.result.config, T: state.result.tokens.length };
-      s.kicker.textContent = t(state.lang, 'stepOf', { i: s.i + 1 });
-      s.title.textContent = t(state.lang, s.step.title);
-      s.text.innerHTML = s.step.text(ctx);
-      s.formula.innerHTML = s.step.formula(ctx);
-      s.exportLabel.textContent = t(state.lang, 'exportStage');
-      for (const b of s.exports.querySelectorAll('button')) b.title = t(state.lang, 'exportStageAs', { format: b.textContent });
+      const texts = [
+        [s.kicker, 'textContent', t(state.lang, 'stepOf', { i: s.i + 1 })],
+        [s.title, 'textContent', t(state.lang, s.step.title)],
+        [s.text, 'innerHTML', s.step.text(ctx)],
+        [s.formula, 'innerHTML', s.step.formula(ctx)],
+        [s.exportLabel, 'textContent', t(state.lang, 'exportStage')],
+        ...[...s.exports.querySelectorAll('button')].map((b) => [b, 'title', t(state.lang, 'exportStageAs', { format: b.textContent })]),
+      ];
+      for (const [el, prop, value] of texts) {
+        if (s.written.get(el) === value) continue;
+        el[prop] = value;
+        s.written.set(el, value);
+      }
       s.textFrom = td;
     }
     const bd = bodyDeps(s.step, state);

@@ -1,6 +1,7 @@
 // The status line (ready / computing… / fix the setting), the progress badge of a large run (the
 // time it has been computing, ticking; shown in every controls mode) and the page-level banner.
 import { t } from '../i18n.js';
+import { setText } from '../dom.js';
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -28,13 +29,13 @@ export function mountStatus(statusEl, bannerEl, store, progressEl = null) {
 
   function render(state) {
     const L = state.lang;
-    if (state.status === 'loading') statusEl.textContent = t(L, 'loading');
-    else if (state.status === 'computing') statusEl.textContent = computingText(state);
-    else if (state.status === 'loading-weights') statusEl.textContent = t(L, 'loadingWeights');
-    else if (Object.keys(state.errors).length > 0) statusEl.textContent = t(L, 'staleNote');
+    if (state.status === 'loading') setText(statusEl, t(L, 'loading'));
+    else if (state.status === 'computing') setText(statusEl, computingText(state));
+    else if (state.status === 'loading-weights') setText(statusEl, t(L, 'loadingWeights'));
+    else if (Object.keys(state.errors).length > 0) setText(statusEl, t(L, 'staleNote'));
     else if (state.result) {
       const c = state.result.config;
-      statusEl.textContent = t(L, 'ready', { d: c.dModel, h: c.heads, dh: c.dHead, kv: c.kvHeads, causal: c.causal ? t(L, 'causalOn') : '', ms: state.lastMs.toFixed(1) });
+      setText(statusEl, t(L, 'ready', { d: c.dModel, h: c.heads, dh: c.dHead, kv: c.kvHeads, causal: c.causal ? t(L, 'causalOn') : '', ms: state.lastMs.toFixed(1) }));
     }
     statusEl.classList.toggle('busy', state.status !== 'idle');
     statusEl.classList.toggle('stale', Object.keys(state.errors).length > 0);
