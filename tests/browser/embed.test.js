@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite } = require('./browser.js');
+const { usePageSuite, hatchedWeightCells, upperCells } = require('./browser.js');
 const { parseSafetensors } = require('../node/safetensors.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -180,8 +180,9 @@ async function checkArticle(url) {
   await expectShape('#demo-en', 'split', 'k_heads', `1,2,${T},16`);
   const enTitle = await page.locator('#demo-en').locator('section[data-stage="attend"] h2').innerText();
   assert.doesNotMatch(enTitle, CJK, `the English instance has an English title: "${enTitle}"`);
-  const masked = await page.locator('#demo-en').locator('section[data-stage="attend"] [data-tensor="weights"] [data-masked="true"]').count();
-  assert.equal(masked, (4 * T * (T - 1)) / 2, 'causal: every cell above the diagonal of the 4 head maps is masked');
+  const hatched = await hatchedWeightCells(page, '#demo-en', T);
+  assert.equal(hatched.length, 5, 'four head maps and the enlarged head');
+  hatched.forEach((cells, i) => assert.deepEqual(cells, upperCells(T), `causal: map ${i} hatches exactly the cells above the diagonal`));
   return T;
 }
 

@@ -2,6 +2,8 @@
 // scripts/bench-page.js):
 //   - a change at a teaching size redraws only the visible stage; the hidden ones are not touched
 //     (MutationObserver) and are brought up to date when navigated to;
+//   - a new seed, the causal mask or another head is drawn into the DOM already there (no node
+//     added or removed), and the result equals what a fresh page draws for the same settings;
 //   - a large run (d_model 768, 12 heads, ~300 tokens) goes to a Web Worker: the page keeps
 //     producing animation frames while it computes, shows its progress, drops results that the
 //     settings have overtaken and reports the core's errors next to the control; also from file://;
@@ -119,6 +121,98 @@ test('a text change at a teaching size redraws only the visible stage; a hidden 
     null,
     { timeout: WAIT },
   );
+  assertNoProblems();
+});
+
+// ---------- a new seed, the mask, another head: drawn in place ----------
+
+// Every stage's DOM (without the empty style="" an in-place update may leave) and a hash of every
+// canvas's pixels, read from a copy so the page's canvases are never read back.
+function stagePictures() {
+  return page.evaluate(async () => {
+    const root = window.mhaPage.demo.shadowRoot;
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); // painted
+    const out = {};
+    for (const section of root.querySelectorAll('section[data-stage]')) {
+      const pixels = [...section.querySelectorAll('canvas')].map((canvas) => {
+        if (!canvas.width || !canvas.height) return 'unpainted';
+        const copy = document.createElement('canvas');
+        copy.width = canvas.width;
+        copy.height = canvas.height;
+        const ctx = copy.getContext('2d', { willReadFrequently: true });
+        ctx.drawImage(canvas, 0, 0);
+        const d = ctx.getImageData(0, 0, copy.width, copy.height).data;
+        let hash = 0;
+        for (let i = 0; i < d.length; i++) hash = (hash * 31 + d[i]) | 0;
+        return `${copy.width}×${copy.height} ${hash}`;
+      });
+      out[section.dataset.stage] = { html: section.innerHTML.replace(/ style=""/g, ''), pixels };
+    }
+    return out;
+  });
+}
+
+async function visitAllStages() {
+  for (const stage of ['tokenize', 'embed', 'project', 'split', 'concat', 'output', 'attend']) {
+    await page.evaluate(async (s) => {
+      window.mhaPage.goTo(s);
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); // its canvases painted
+    }, stage);
+  }
+}
+
+test('a new seed, the causal mask and another head are drawn in place, and look as a fresh page draws them', { timeout: TEST_TIMEOUT }, async () => {
+  await open(`${server.url}?text=${encodeURIComponent("The animal didn't cross the street")}&d-model=64&heads=4&stage=attend`);
+  const changes = [['seed', '2'], ['causal', true], ['head', '3'], ['seed', '5'], ['causal', false], ['head', '1'], ['seed', '9']];
+  for (const [what, value] of changes) {
+    const added = await page.evaluate(async ([what, value]) => {
+      const demo = window.mhaPage.demo;
+      const root = demo.shadowRoot;
+      const section = root.querySelector('section[data-stage="attend"]');
+      const nodes = []; // where nodes were added or removed in the attend stage
+      const note = (records) => {
+        for (const r of records) {
+          if (!(r.addedNodes.length + r.removedNodes.length)) continue;
+          // The sentences that say whether the mask is on are rewritten (their HTML differs).
+          if (what === 'causal' && r.target.closest('.stage-text, .formula, .worked-intro, .math, .worked-step-title')) continue;
+          nodes.push(r.target.className || r.target.nodeName);
+        }
+      };
+      const mo = new MutationObserver(note);
+      mo.observe(section, { subtree: true, childList: true });
+      const before = demo.state;
+      const was = { result: before.result, head: before.head };
+      if (what === 'head') root.querySelector(`[data-tensor="weights"] [data-head="${value}"]`).click();
+      else {
+        const input = root.querySelector(`#${what}`);
+        if (input.type === 'checkbox') input.checked = value;
+        else input.value = value;
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      if (demo.state.result === was.result && demo.state.head === was.head) throw new Error(`${what} ${value} changed nothing`);
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      note(mo.takeRecords());
+      mo.disconnect();
+      return nodes;
+    }, [what, value]);
+    assert.deepEqual(added, [], `${what} → ${value}: no node added to or removed from the attend stage (the new numbers are drawn into the DOM already there)`);
+  }
+  // The attend stage as the changes left it (shown again, its canvases would be repainted anyway),
+  // then the hidden stages, which catch up when shown (in place too).
+  const attend = (await stagePictures()).attend;
+  await visitAllStages();
+  const inPlace = { ...(await stagePictures()), attend };
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '9', null, { timeout: WAIT });
+  const link = page.url();
+  assert.match(link, /seed=9.*head=1/, `the permalink has the last settings: ${link}`);
+  await open(link);
+  const freshAttend = (await stagePictures()).attend;
+  await visitAllStages();
+  const fresh = { ...(await stagePictures()), attend: freshAttend };
+  for (const stage of Object.keys(fresh)) {
+    assert.equal(inPlace[stage].html, fresh[stage].html, `${stage}: the DOM drawn in place is the DOM a fresh page builds`);
+    assert.deepEqual(inPlace[stage].pixels, fresh[stage].pixels, `${stage}: every canvas has the pixels a fresh page paints`);
+  }
   assertNoProblems();
 });
 

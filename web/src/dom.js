@@ -1,5 +1,6 @@
 // Tiny DOM helpers: h() builds elements, setText() writes a changed text, clear() empties a
-// container and releases its canvases.
+// container and releases its canvases, live() / renew() let a view built for one state show a
+// later one in place.
 import { releaseCanvases } from './views/canvasRegistry.js';
 
 export function h(tag, attrs = {}, ...children) {
@@ -43,4 +44,20 @@ export function setText(el, text) {
 export function clear(el) {
   releaseCanvases(el);
   el.replaceChildren();
+}
+
+// A view whose structure (labels, shapes, texts) is the same for many states and only its numbers
+// change (a new seed, the causal mask) registers update(state): it redraws those numbers in place
+// and returns true, or returns false when the state needs another structure (the caller rebuilds).
+// In place, nothing is added to the DOM, so a new result costs no style or layout work.
+const updaters = new WeakMap();
+
+export function live(node, update) {
+  updaters.set(node, update);
+  return node;
+}
+
+export function renew(node, state) {
+  const update = node && updaters.get(node);
+  return Boolean(update) && update(state) === true;
 }

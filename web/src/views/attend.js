@@ -1,16 +1,18 @@
 // Stage 5 picture: every head's T × T map side by side (weights or scores), the causal mask
 // hatched, one head enlarged with numbers and row sums, then head_out and the worked example.
-import { h } from '../dom.js';
-import { heatmap, legend } from './heatmap.js';
+// Every part is live: a new seed, the causal mask or another head selected is drawn into the DOM
+// already there (canvases repainted, numbers rewritten), with no node added and so no new layout.
+import { h, live, setText } from '../dom.js';
+import { heatmap, legend, updateHeatmap, updateLegend } from './heatmap.js';
 import { tensorCard } from './tensorCard.js';
 import { headTiles } from './tiles.js';
 import { maxAbs, headColor } from './colors.js';
 import { workedView } from './worked.js';
 import { t } from '../i18n.js';
 import { tokenLabels } from './matrix.js';
-import { exportButtons, figureBase, plainText } from './exportButtons.js';
+import { exportButtons, relabelExport, figureBase, plainText } from './exportButtons.js';
+import { structureOf } from './structure.js';
 
-const DOM_LIMIT = 400; // cells; larger maps are drawn on canvas
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
 function scaleFor(mode, tensor) {
@@ -18,40 +20,62 @@ function scaleFor(mode, tensor) {
   return mode === 'weights' ? { kind: 'sequential', max: maxAbs(tensor.data) || 1 } : { kind: 'diverging', max: maxAbs(tensor.data) };
 }
 
-function modeToggle(state, actions) {
+// What the maps of the current state show: the tensor, its colour scale and the mask.
+function picture(state) {
+  const name = state.attendMode === 'scores' ? 'scores' : 'weights';
+  const tensor = state.result.tensors[name];
+  return { name, tensor, scale: scaleFor(state.attendMode, tensor), masked: state.result.config.causal ? (r, c) => c > r : null };
+}
+
+// The DOM of a part is drawn from the structure and the weights-or-scores choice.
+const structureKey = (state) => `${structureOf(state)}|${state.attendMode}`;
+
+function attendBar(state, actions) {
   const { lang, attendMode } = state;
   const button = (mode, key) =>
     h('button', { type: 'button', class: 'seg', 'aria-pressed': String(attendMode === mode), 'data-attend-mode': mode, onclick: () => actions.setAttendMode(mode) }, t(lang, key));
-  return h('div', { class: 'segmented', role: 'group' }, button('weights', 'attend.showWeights'), button('scores', 'attend.showScores'));
+  const noteText = (s) => t(s.lang, s.result.config.causal ? 'attend.maskOn' : 'attend.maskOff');
+  const note = h('p', { class: 'mask-note' }, noteText(state));
+  const bar = h('div', { class: 'attend-bar' }, h('div', { class: 'segmented', role: 'group' }, button('weights', 'attend.showWeights'), button('scores', 'attend.showScores')), note);
+  return live(bar, (s) => {
+    if (s.lang !== lang || s.attendMode !== attendMode) return false;
+    setText(note, noteText(s));
+    return true;
+  });
 }
 
-function headGrid(state, actions, name, tensor, scale, masked) {
-  const { result, lang, head: selected } = state;
-  const [, H, T] = tensor.shape;
+function headGrid(state, actions) {
+  const { result, lang } = state;
+  const built = structureKey(state);
+  const cur = picture(state);
+  const { name } = cur;
+  const [, H, T] = cur.tensor.shape;
+  const maskedLabel = () => (cur.masked ? t(lang, 'maskedLegend') : null);
   const tiles = [];
+  const maps = [];
   for (let hd = 0; hd < H; hd++) {
+    // A canvas per head: T·T cells as DOM nodes made every change a large layout.
     const map = heatmap({
       tensor: name,
-      data: tensor.data,
+      data: cur.tensor.data,
       offset: hd * T * T,
       rows: T,
       cols: T,
       index: (r, c) => [0, hd, r, c],
       describe: (r, c) => t(lang, 'attend.queryKey', { q: `${r} “${result.tokens[r]}”`, k: `${c} “${result.tokens[c]}”` }),
-      scale,
-      masked,
+      scale: cur.scale,
+      masked: cur.masked,
       maskedNote: t(lang, 'maskedNote'),
       square: true,
-      dom: T * T <= DOM_LIMIT,
     });
+    maps.push(map);
     tiles.push(
       h(
         'button',
         {
           type: 'button',
-          class: `head-tile${hd === selected ? ' selected' : ''}`,
+          class: 'head-tile',
           'data-head': String(hd),
-          'aria-pressed': String(hd === selected),
           style: { '--head': headColor(hd) },
           onclick: () => actions.selectHead(hd),
         },
@@ -60,125 +84,152 @@ function headGrid(state, actions, name, tensor, scale, masked) {
       ),
     );
   }
-  return tensorCard({
+  let selected = -1;
+  const select = (hd) => {
+    if (hd === selected) return;
+    for (const i of [selected, hd]) {
+      if (!tiles[i]) continue;
+      tiles[i].classList.toggle('selected', i === hd);
+      tiles[i].setAttribute('aria-pressed', String(i === hd));
+    }
+    selected = hd;
+  };
+  for (const tile of tiles) tile.setAttribute('aria-pressed', 'false');
+  select(state.head);
+  const key = legend(cur.scale, { maskedLabel: maskedLabel() });
+  const figure = {
+    lang,
+    state,
+    note: t(lang, 'attend.figureNote'),
+    make: () => ({
+      panels: Array.from({ length: H }, (_, hd) => ({
+        label: t(lang, 'head', { h: hd }),
+        color: headColor(hd),
+        rows: T,
+        cols: T,
+        value: (r, c) => cur.tensor.data[(hd * T + r) * T + c],
+        masked: cur.masked,
+      })),
+      colLabels: result.tokens,
+      square: true,
+      scale: cur.scale,
+      maskedLabel: maskedLabel(),
+    }),
+  };
+  const card = tensorCard({
     name,
-    shape: tensor.shape,
+    shape: cur.tensor.shape,
     caption: t(lang, `cap.${name}`),
     axis: t(lang, 'attend.gridHint'),
     body: h('div', { class: 'head-grid' }, tiles),
-    legend: legend(scale, { maskedLabel: masked ? t(lang, 'maskedLegend') : null }),
-    figure: {
-      lang,
-      state,
-      note: t(lang, 'attend.figureNote'),
-      make: () => ({
-        panels: Array.from({ length: H }, (_, hd) => ({
-          label: t(lang, 'head', { h: hd }),
-          color: headColor(hd),
-          rows: T,
-          cols: T,
-          value: (r, c) => tensor.data[(hd * T + r) * T + c],
-          masked,
-        })),
-        colLabels: result.tokens,
-        square: true,
-        scale,
-        maskedLabel: masked ? t(lang, 'maskedLegend') : null,
-      }),
-    },
+    legend: key,
+    figure,
+  });
+  return live(card, (s) => {
+    if (structureKey(s) !== built) return false;
+    Object.assign(cur, picture(s));
+    figure.state = s;
+    for (const map of maps) updateHeatmap(map, { data: cur.tensor.data, scale: cur.scale, masked: cur.masked });
+    updateLegend(key, cur.scale, { maskedLabel: maskedLabel() });
+    select(s.head);
+    return true;
   });
 }
 
-function headDetail(state, name, tensor, scale, masked) {
+function headDetail(state) {
   const { result, lang, attendMode } = state;
-  const [, H, T] = tensor.shape;
-  const hd = Math.min(state.head, H - 1);
-  const off = hd * T * T;
-  const labels = tokenLabels(result.tokens);
+  const built = structureKey(state);
+  const cur = picture(state);
+  const { name } = cur;
+  const [, H, T] = cur.tensor.shape;
+  cur.hd = Math.min(state.head, H - 1);
   const numbers = T <= NUMBERS_T;
+  const at = (r, c) => cur.tensor.data[(cur.hd * T + r) * T + c];
   const rowSums =
     attendMode === 'weights'
       ? (r) => {
           let s = 0;
-          for (let c = 0; c < T; c++) s += tensor.data[off + r * T + c];
+          for (let c = 0; c < T; c++) s += at(r, c);
           return `Σ = ${s.toFixed(3)}`;
         }
       : (r) => {
           let m = -Infinity;
-          for (let c = 0; c < T; c++) m = Math.max(m, tensor.data[off + r * T + c]);
+          for (let c = 0; c < T; c++) m = Math.max(m, at(r, c));
           return `max ${m.toFixed(3)}`;
         };
   const map = heatmap({
     tensor: name,
-    data: tensor.data,
-    offset: off,
+    data: cur.tensor.data,
+    offset: cur.hd * T * T,
     rows: T,
     cols: T,
-    index: (r, c) => [0, hd, r, c],
+    index: (r, c) => [0, cur.hd, r, c],
     describe: (r, c) => t(lang, 'attend.queryKey', { q: `${r} “${result.tokens[r]}”`, k: `${c} “${result.tokens[c]}”` }),
-    rowLabels: labels,
+    rowLabels: tokenLabels(result.tokens),
     colLabels: numbers ? result.tokens : null,
-    scale,
-    masked,
+    scale: cur.scale,
+    masked: cur.masked,
     maskedNote: t(lang, 'maskedNote'),
-    dom: numbers,
     numbers,
     rowSums: numbers ? rowSums : undefined,
     sumLabel: attendMode === 'weights' ? t(lang, 'attend.rowSum') : t(lang, 'attend.rowMax'),
   });
-  return h(
+  const exportName = () => `${name} · ${t(lang, 'head', { h: cur.hd })}`;
+  const exports = exportButtons(lang, exportName(), () => ({
+    ...figureBase(cur.state),
+    name,
+    file: `${name}-head${cur.hd}`,
+    shape: cur.tensor.shape,
+    caption: plainText(t(lang, `cap.${name}`)),
+    note: `${t(lang, 'head', { h: cur.hd })} · (${T} × ${T}) · ${t(lang, 'attend.figureNote')}`,
+    panels: [{
+      label: t(lang, 'head', { h: cur.hd }),
+      color: headColor(cur.hd),
+      rows: T,
+      cols: T,
+      value: at,
+      masked: cur.masked,
+      rowNotes: numbers ? rowSums : undefined,
+    }],
+    colLabels: result.tokens,
+    square: true,
+    numbers,
+    scale: cur.scale,
+    maskedLabel: cur.masked ? t(lang, 'maskedLegend') : null,
+  }));
+  cur.state = state;
+  const title = document.createTextNode(t(lang, 'attend.detail', { h: cur.hd }));
+  const detail = h(
     'div',
-    { class: 'head-detail', 'data-selected-head': String(hd), style: { '--head': headColor(hd) } },
-    h(
-      'h3',
-      { class: 'sub-title' },
-      t(lang, 'attend.detail', { h: hd }),
-      h('span', { class: 'shape' }, `(${T} × ${T})`),
-      exportButtons(lang, `${name} · ${t(lang, 'head', { h: hd })}`, () => ({
-        ...figureBase(state),
-        name,
-        file: `${name}-head${hd}`,
-        shape: tensor.shape,
-        caption: plainText(t(lang, `cap.${name}`)),
-        note: `${t(lang, 'head', { h: hd })} · (${T} × ${T}) · ${t(lang, 'attend.figureNote')}`,
-        panels: [{
-          label: t(lang, 'head', { h: hd }),
-          color: headColor(hd),
-          rows: T,
-          cols: T,
-          value: (r, c) => tensor.data[off + r * T + c],
-          masked,
-          rowNotes: numbers ? rowSums : undefined,
-        }],
-        colLabels: result.tokens,
-        square: true,
-        numbers,
-        scale,
-        maskedLabel: masked ? t(lang, 'maskedLegend') : null,
-      })),
-    ),
+    { class: 'head-detail', 'data-selected-head': String(cur.hd), style: { '--head': headColor(cur.hd) } },
+    h('h3', { class: 'sub-title' }, title, h('span', { class: 'shape' }, `(${T} × ${T})`), exports),
     map,
   );
+  return live(detail, (s) => {
+    if (structureKey(s) !== built) return false;
+    const hd = Math.min(s.head, H - 1);
+    Object.assign(cur, picture(s), { state: s });
+    if (hd !== cur.hd) {
+      cur.hd = hd;
+      title.data = t(lang, 'attend.detail', { h: hd });
+      detail.dataset.selectedHead = String(hd);
+      detail.style.setProperty('--head', headColor(hd));
+      relabelExport(exports, lang, exportName());
+    }
+    updateHeatmap(map, { data: cur.tensor.data, offset: hd * T * T, scale: cur.scale, masked: cur.masked });
+    return true;
+  });
 }
 
 // The attend picture as parts, each with what it is drawn from: on a change only the parts whose
-// inputs changed are rebuilt and the others stay in the DOM untouched (no new style, layout or
-// paint for them): a new result keeps the toggle and the worked example, a click on a head keeps
-// head_out and the worked example.
+// inputs changed are touched, and those show the new state in their own DOM where they can
+// (a new result, another head); a new language or weights-or-scores choice rebuilds them.
 export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
-  const name = attendMode === 'scores' ? 'scores' : 'weights';
-  const causal = result.config.causal;
-  const picture = () => {
-    const tensor = result.tensors[name];
-    const scale = scaleFor(attendMode, tensor);
-    const masked = causal ? (r, c) => c > r : null;
-    return { tensor, scale, masked };
-  };
   return [
-    { key: [lang, attendMode, causal], make: () => h('div', { class: 'attend-bar' }, modeToggle(state, actions), h('p', { class: 'mask-note' }, t(lang, causal ? 'attend.maskOn' : 'attend.maskOff'))) },
-    { key: [result, lang, attendMode, state.head], make: () => { const p = picture(); return headGrid(state, actions, name, p.tensor, p.scale, p.masked); } },
-    { key: [result, lang, attendMode, state.head], make: () => { const p = picture(); return headDetail(state, name, p.tensor, p.scale, p.masked); } },
+    { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
+    { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
+    { key: [result, lang, attendMode, state.head], make: () => headDetail(state) },
     { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }) },
     { key: [state.worked, lang], make: () => workedView(state) },
   ];

@@ -1,6 +1,9 @@
 // One ResizeObserver for every heatmap canvas: a canvas is (re)drawn at its real device-pixel size
-// whenever it gets a size, including when its hidden section becomes visible.
+// whenever it gets a size, including when its hidden section becomes visible. repaint() draws it
+// again at the size it has now (new values, same size) without waiting for a resize, or leaves it
+// to the observer while it has no size (its section hidden).
 const painters = new WeakMap();
+const sizes = new WeakMap(); // canvas -> [w, h] device pixels, as last reported
 let observer = null;
 
 function sizeOf(entry) {
@@ -18,6 +21,7 @@ function onResize(entries) {
       continue;
     }
     const [w, hgt] = sizeOf(entry);
+    sizes.set(canvas, [w, hgt]);
     const paint = painters.get(canvas);
     if (paint && w > 0 && hgt > 0) paint(w, hgt);
   }
@@ -31,6 +35,12 @@ export function observeCanvas(canvas, paint) {
   } catch {
     observer.observe(canvas);
   }
+}
+
+export function repaint(canvas) {
+  const size = sizes.get(canvas);
+  const paint = painters.get(canvas);
+  if (size && paint && size[0] > 0 && size[1] > 0 && canvas.isConnected) paint(size[0], size[1]);
 }
 
 export function releaseCanvases(root) {

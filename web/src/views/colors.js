@@ -32,8 +32,8 @@ const SEQUENTIAL = buildLut([
   [1, [10, 70, 80]],
 ]);
 
-export const MASKED_LIGHT = [226, 226, 230];
-export const MASKED_DARK = [190, 190, 198];
+export const MASKED_LIGHT = [230, 230, 234]; // #e6e6ea, the legend swatch's stripes (widget.css)
+export const MASKED_DARK = [195, 195, 204]; // #c3c3cc
 
 // scale: {kind: 'diverging', max} or {kind: 'sequential', max}
 export function lutIndex(v, scale) {
@@ -47,12 +47,6 @@ export function lutIndex(v, scale) {
 
 export function lutOf(scale) {
   return scale.kind === 'sequential' ? SEQUENTIAL : DIVERGING;
-}
-
-export function cssColor(v, scale) {
-  const lut = lutOf(scale);
-  const i = lutIndex(v, scale) * 3;
-  return `rgb(${lut[i]}, ${lut[i + 1]}, ${lut[i + 2]})`;
 }
 
 // Text colour readable on top of a cell colour.

@@ -2,13 +2,10 @@
 import { h } from '../dom.js';
 import { matrixTensor } from './matrix.js';
 import { t } from '../i18n.js';
+import { liveView } from './structure.js';
 
 export function concatView(state) {
   const { heads, dHead } = state.result.config;
-  return h(
-    'div',
-    { class: 'stack' },
-    matrixTensor(state, 'concat', { bands: { size: dHead, count: heads, label: (i) => `h${i}` } }),
-    h('p', { class: 'hint' }, t(state.lang, 'hover')),
-  );
+  const card = matrixTensor(state, 'concat', { bands: { size: dHead, count: heads, label: (i) => `h${i}` } });
+  return liveView(h('div', { class: 'stack' }, card, h('p', { class: 'hint' }, t(state.lang, 'hover'))), state, [card]);
 }

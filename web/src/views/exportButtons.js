@@ -25,12 +25,21 @@ export function exportButtons(lang, name, makeSpec) {
       type: 'button',
       class: 'export-btn',
       'data-export': format,
-      title: t(lang, 'exportFigure', { name, format: format.toUpperCase() }),
-      'aria-label': t(lang, 'exportFigure', { name, format: format.toUpperCase() }),
       onclick: (ev) => {
         ev.stopPropagation();
         exportFigure(makeSpec(), format, ev.currentTarget);
       },
     }, format.toUpperCase());
-  return h('span', { class: 'export' }, button('png'), button('svg'));
+  const span = h('span', { class: 'export' }, button('png'), button('svg'));
+  relabelExport(span, lang, name);
+  return span;
+}
+
+// The buttons' titles and labels for another figure name (the enlarged head changed).
+export function relabelExport(span, lang, name) {
+  for (const b of span.querySelectorAll('[data-export]')) {
+    const label = t(lang, 'exportFigure', { name, format: b.dataset.export.toUpperCase() });
+    b.title = label;
+    b.setAttribute('aria-label', label);
+  }
 }

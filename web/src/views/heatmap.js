@@ -1,19 +1,34 @@
-// A labelled heatmap of one 2-D slice of a tensor. Small slices with printed numbers are DOM grids;
-// everything else is a <canvas> painted pixel by pixel (ImageData) at device-pixel resolution.
-import { h } from '../dom.js';
+// A labelled heatmap of one 2-D slice of a tensor: a <canvas> painted pixel by pixel (ImageData) at
+// device-pixel resolution, or for small slices with printed numbers a grid of labels around one
+// canvas of numbered cells. updateHeatmap() gives a drawn heatmap new values in place (a new seed,
+// the causal mask): its canvas is repainted, no node is added, so nothing is laid out again.
+import { h, setText } from '../dom.js';
 import { num, cellNum } from '../format.js';
-import { lutOf, lutIndex, cssColor, inkFor, gradientCss, MASKED_LIGHT, MASKED_DARK, headColor } from './colors.js';
-import { observeCanvas } from './canvasRegistry.js';
+import { lutOf, lutIndex, inkFor, gradientCss, MASKED_LIGHT, MASKED_DARK, headColor } from './colors.js';
+import { observeCanvas, repaint } from './canvasRegistry.js';
 import { showTip, hideTip } from './tooltip.js';
+
+const drawn = new WeakMap(); // heatmap node -> its options, which updateHeatmap() changes
 
 // opts: {tensor, data, rows, cols, offset, rowStride, colStride, index(r,c) -> number[],
 //        rowLabels, colLabels, scale, masked(r,c), numbers, bands {size, count}, rowHeight,
-//        square, rowSums(r) -> string, describe(r,c) -> string, sumLabel}
+//        square, rowSums(r) -> string (numbers only), describe(r,c) -> string, sumLabel}
 export function heatmap(opts) {
   const o = { offset: 0, colStride: 1, ...opts };
   if (o.rowStride === undefined) o.rowStride = o.cols * o.colStride;
   o.value = (r, c) => o.data[o.offset + r * o.rowStride + c * o.colStride];
-  return o.dom || o.numbers ? domGrid(o) : canvasMap(o);
+  const node = o.numbers ? numberGrid(o) : canvasMap(o);
+  drawn.set(node, o);
+  return node;
+}
+
+// patch: any of {data, offset, scale, masked, rowSums, index, describe}; the rows, columns, labels
+// and kind (canvas or grid) stay what they were.
+export function updateHeatmap(node, patch) {
+  const o = drawn.get(node);
+  Object.assign(o, patch);
+  if (o.numbered) fillNumbers(o);
+  repaint(o.canvas);
 }
 
 function tipLines(o, r, c) {
@@ -61,6 +76,7 @@ function canvasMap(o) {
   if (o.square) canvas.style.aspectRatio = `${o.cols} / ${o.rows}`;
   else canvas.style.height = `${o.rows * rowHeight}px`;
 
+  o.canvas = canvas;
   observeCanvas(canvas, (W, H) => paint(canvas, o, W, H));
 
   const cellAt = (ev) => {
@@ -156,57 +172,197 @@ function paint(canvas, o, W, H) {
     }
     for (let x = 0; x < W; x++) {
       const v = line[x];
-      px[at + x] = v !== 0 ? v : (x + y) % 8 < 3 ? HATCH_DARK : HATCH_LIGHT;
+      px[at + x] = v !== 0 ? v : ((x - y) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
     }
   }
   ctx.putImageData(img, 0, 0);
 }
 
-function domGrid(o) {
+// A grid with numbers (the enlarged head, the worked example): token labels, column labels and row
+// sums are DOM in a CSS grid, the cells one canvas over their grid area, with their numbers drawn
+// into it. Numbers as DOM text cost a layout of every cell on each new result (T = 14: ~9 ms);
+// drawn, a new result is only a repaint. The canvas's aria-label reads the numbers row by row.
+const CELL_H = 26; // CSS px: 12px monospace numbers with their padding
+const CELL_GAP = 2;
+const CELL_RADIUS = 3;
+const MASKED_INK = '#555';
+
+function numberGrid(o) {
   const hasSums = typeof o.rowSums === 'function';
-  const labelCol = o.rowLabels ? 'max-content ' : '';
+  const top = o.colLabels ? 2 : 1; // the grid row of the first data row
+  const left = o.rowLabels ? 2 : 1; // the grid column of the first data column
   const grid = h('div', {
     class: 'hm-grid',
-    style: { gridTemplateColumns: `${labelCol}repeat(${o.cols}, minmax(${o.numbers ? '3.2em' : '0'}, 1fr))${hasSums ? ' max-content' : ''}` },
+    style: {
+      gridTemplateColumns: `${o.rowLabels ? 'max-content ' : ''}repeat(${o.cols}, minmax(3.2em, 1fr))${hasSums ? ' max-content' : ''}`,
+      gridTemplateRows: `${o.colLabels ? 'auto ' : ''}repeat(${o.rows}, ${CELL_H}px)`,
+    },
   });
-  if (!o.numbers) grid.classList.add('hm-grid-plain');
+  const at = (el, row, col) => {
+    el.style.gridRow = String(row);
+    el.style.gridColumn = String(col);
+    return el;
+  };
   if (o.colLabels) {
-    if (o.rowLabels) grid.append(h('div', { class: 'hm-corner' }));
-    for (const t of o.colLabels) grid.append(h('div', { class: 'hm-collabel', title: t }, t));
-    if (hasSums) grid.append(h('div', { class: 'hm-collabel hm-sumhead' }, o.sumLabel || 'Σ'));
+    o.colLabels.forEach((t, c) => grid.append(at(h('div', { class: 'hm-collabel', title: t }, t), 1, left + c)));
+    if (hasSums) grid.append(at(h('div', { class: 'hm-collabel hm-sumhead' }, o.sumLabel || 'Σ'), 1, left + o.cols));
   }
+  o.sums = [];
   for (let r = 0; r < o.rows; r++) {
-    if (o.rowLabels) grid.append(h('div', { class: 'hm-rowlabel', title: o.rowLabels[r] }, o.rowLabels[r]));
+    if (o.rowLabels) grid.append(at(h('div', { class: 'hm-rowlabel', title: o.rowLabels[r] }, o.rowLabels[r]), top + r, 1));
+    if (hasSums) {
+      const sum = at(h('div', { class: 'hm-sum' }), top + r, left + o.cols);
+      o.sums.push({ el: sum });
+      grid.append(sum);
+    }
+  }
+  const canvas = h('canvas', { class: 'hm-cells', role: 'img' });
+  canvas.style.gridRow = `${top} / span ${o.rows}`;
+  canvas.style.gridColumn = `${left} / span ${o.cols}`;
+  grid.append(canvas);
+  o.canvas = canvas;
+  o.numbered = true;
+  observeCanvas(canvas, (W, H) => paintNumbers(canvas, o, W, H));
+
+  // The cell under the pointer, or null over a gap.
+  const cellAt = (ev) => {
+    const rect = canvas.getBoundingClientRect();
+    const pitchX = (rect.width + CELL_GAP) / o.cols;
+    const pitchY = (rect.height + CELL_GAP) / o.rows;
+    const x = ev.clientX - rect.left;
+    const y = ev.clientY - rect.top;
+    const c = Math.floor(x / pitchX);
+    const r = Math.floor(y / pitchY);
+    if (r < 0 || c < 0 || r >= o.rows || c >= o.cols || x - c * pitchX > pitchX - CELL_GAP || y - r * pitchY > pitchY - CELL_GAP) return null;
+    return [r, c];
+  };
+  canvas.addEventListener('mousemove', (ev) => {
+    const cell = cellAt(ev);
+    if (cell) showTip(tipLines(o, cell[0], cell[1]), ev.clientX, ev.clientY, canvas);
+    else hideTip();
+  });
+  canvas.addEventListener('mouseleave', hideTip);
+  fillNumbers(o);
+  return h('div', { class: 'hm hm-numbers' }, grid);
+}
+
+const cellText = (o, r, c) => {
+  const v = o.value(r, c);
+  return o.masked && o.masked(r, c) && v === 0 ? '0' : cellNum(v);
+};
+
+// What is DOM in a numbers grid: the row sums (written when they change) and the canvas's label.
+function fillNumbers(o) {
+  const rows = [];
+  for (let r = 0; r < o.rows; r++) {
+    const cells = [];
+    for (let c = 0; c < o.cols; c++) cells.push(cellText(o, r, c));
+    const sum = o.sums[r];
+    if (sum) setText(sum.el, o.rowSums(r));
+    rows.push(`${o.rowLabels ? `${o.rowLabels[r]}: ` : ''}${cells.join(', ')}${sum ? ` (${sum.el.textContent})` : ''}`);
+  }
+  o.canvas.setAttribute('aria-label', `${o.tensor}, ${o.rows} × ${o.cols}: ${rows.join('; ')}`);
+}
+
+// Cells as pixels (ImageData, like paint(): fills by hand are cheaper than a path per cell),
+// rounded corners and transparent gaps, then each number with fillText.
+function paintNumbers(canvas, o, W, H) {
+  if (canvas.width !== W) canvas.width = W;
+  if (canvas.height !== H) canvas.height = H;
+  const ctx = canvas.getContext('2d');
+  const dpr = window.devicePixelRatio || 1; // (the canvas's CSS size would force a layout here)
+  const gap = CELL_GAP * dpr;
+  const rad = Math.round(CELL_RADIUS * dpr);
+  // Per pixel column (and row): its cell, or -1 in a gap, and its distance to the cell's nearer edge.
+  const spans = (n, size) => {
+    const pitch = (size + gap) / n;
+    const of = new Int32Array(size);
+    const edge = new Int32Array(size);
+    for (let i = 0; i < size; i++) {
+      const k = Math.min(n - 1, Math.floor(i / pitch));
+      const start = Math.round(k * pitch);
+      const end = Math.round(k * pitch + pitch - gap); // exclusive
+      of[i] = i < end ? k : -1;
+      edge[i] = Math.min(i - start, end - 1 - i);
+    }
+    return { of, edge, pitch };
+  };
+  const X = spans(o.cols, W);
+  const Y = spans(o.rows, H);
+  const img = ctx.createImageData(W, H); // transparent: the gaps show the card behind
+  const px = new Uint32Array(img.data.buffer);
+  const lut32 = lut32Of(o.scale);
+  const cell = new Uint32Array(o.cols); // 0 = masked
+  let lineRow = -1;
+  const r2 = rad * rad;
+  for (let y = 0; y < H; y++) {
+    const r = Y.of[y];
+    if (r < 0) continue;
+    if (r !== lineRow) {
+      lineRow = r;
+      for (let c = 0; c < o.cols; c++) cell[c] = o.masked && o.masked(r, c) ? 0 : lut32[lutIndex(o.value(r, c), o.scale)];
+    }
+    const dy = Y.edge[y];
+    const at = y * W;
+    for (let x = 0; x < W; x++) {
+      const c = X.of[x];
+      if (c < 0) continue;
+      const dx = X.edge[x];
+      if (dx < rad && dy < rad) {
+        const ax = rad - dx - 0.5;
+        const ay = rad - dy - 0.5;
+        if (ax * ax + ay * ay > r2) continue; // outside the rounded corner
+      }
+      const v = cell[c];
+      px[at + x] = v !== 0 ? v : ((x - y) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
+    }
+  }
+  ctx.putImageData(img, 0, 0);
+
+  // The numbers, in the font the cells had as DOM (12px, the page's monospace stack).
+  if (!o.font) o.font = `12px ${getComputedStyle(canvas).fontFamily}`; // read once, in the first paint
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.font = o.font;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  let ink = null;
+  for (let r = 0; r < o.rows; r++) {
+    const cy = (r * Y.pitch + (Y.pitch - gap) / 2) / dpr;
     for (let c = 0; c < o.cols; c++) {
       const v = o.value(r, c);
-      const masked = o.masked ? o.masked(r, c) : false;
-      const cell = h(
-        'div',
-        {
-          class: masked ? 'hm-cell masked' : 'hm-cell',
-          'data-masked': masked ? 'true' : null,
-          style: masked ? null : { background: cssColor(v, o.scale), color: inkFor(v, o.scale) },
-        },
-        o.numbers ? (masked && v === 0 ? '0' : cellNum(v)) : null,
-      );
-      cell.addEventListener('mousemove', (ev) => showTip(tipLines(o, r, c), ev.clientX, ev.clientY, cell));
-      cell.addEventListener('mouseleave', hideTip);
-      grid.append(cell);
+      const want = o.masked && o.masked(r, c) ? MASKED_INK : inkFor(v, o.scale);
+      if (want !== ink) ctx.fillStyle = ink = want;
+      ctx.fillText(cellText(o, r, c), (c * X.pitch + (X.pitch - gap) / 2) / dpr, cy);
     }
-    if (hasSums) grid.append(h('div', { class: 'hm-sum' }, o.rowSums(r)));
   }
-  return h('div', { class: 'hm hm-dom' }, grid);
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
 }
 
 // A small colour legend: the gradient with its end values, plus the masked swatch when relevant.
+// updateLegend() changes the end values and the swatch in place.
 export function legend(scale, { maskedLabel } = {}) {
-  const lo = scale.kind === 'sequential' ? 0 : -scale.max;
-  return h(
+  const node = h(
     'div',
     { class: 'legend', 'aria-hidden': 'true' },
-    h('span', { class: 'legend-num' }, num(lo, 2)),
-    h('span', { class: 'legend-bar', style: { background: gradientCss(scale) } }),
-    h('span', { class: 'legend-num' }, num(scale.max, 2)),
-    maskedLabel ? h('span', { class: 'legend-masked' }, h('span', { class: 'swatch-masked' }), maskedLabel) : null,
+    h('span', { class: 'legend-num' }),
+    h('span', { class: 'legend-bar' }),
+    h('span', { class: 'legend-num' }),
+    h('span', { class: 'legend-masked' }, h('span', { class: 'swatch-masked' }), h('span', {}, '')),
   );
+  updateLegend(node, scale, { maskedLabel });
+  return node;
+}
+
+const legendKinds = new WeakMap(); // legend -> the scale kind its bar shows
+
+export function updateLegend(node, scale, { maskedLabel } = {}) {
+  const [lo, bar, hi, masked] = node.children;
+  setText(lo, num(scale.kind === 'sequential' ? 0 : -scale.max, 2));
+  setText(hi, num(scale.max, 2));
+  if (legendKinds.get(node) !== scale.kind) {
+    bar.style.background = gradientCss(scale);
+    legendKinds.set(node, scale.kind);
+  }
+  if (masked.hidden !== !maskedLabel) masked.hidden = !maskedLabel;
+  setText(masked.lastChild, maskedLabel || '');
 }

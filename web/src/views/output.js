@@ -2,7 +2,9 @@
 import { h } from '../dom.js';
 import { matrixTensor } from './matrix.js';
 import { t } from '../i18n.js';
+import { liveView } from './structure.js';
 
 export function outputView(state) {
-  return h('div', { class: 'stack' }, matrixTensor(state, 'y'), h('p', { class: 'hint' }, t(state.lang, 'hover')));
+  const card = matrixTensor(state, 'y');
+  return liveView(h('div', { class: 'stack' }, card, h('p', { class: 'hint' }, t(state.lang, 'hover'))), state, [card]);
 }

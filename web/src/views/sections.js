@@ -5,7 +5,7 @@
 // a stale section is redrawn when it is navigated to, before it is shown, or when the page has
 // been quiet for a while (no new result for QUIET_MS, then one section per idle callback), so
 // every section holds the current tensors once the reader pauses.
-import { h, clear } from '../dom.js';
+import { h, clear, renew } from '../dom.js';
 import { t } from '../i18n.js';
 import { STEPS } from '../steps.js';
 import { exportStage } from '../export/files.js';
@@ -45,7 +45,7 @@ export function mountSections(root, store, actions) {
       h('header', { class: 'stage-head' }, h('div', {}, kicker, title), exports), text, formula, body);
     section.hidden = true;
     root.append(section);
-    return { step, i, section, kicker, title, exports, exportLabel, text, formula, body, textFrom: null, bodyFrom: null, written: new Map() };
+    return { step, i, section, kicker, title, exports, exportLabel, text, formula, body, view: null, textFrom: null, bodyFrom: null, written: new Map() };
   });
 
   const stale = (s, state) => !same(s.textFrom, textDeps(state)) || !same(s.bodyFrom, bodyDeps(s.step, state));
@@ -75,17 +75,19 @@ export function mountSections(root, store, actions) {
     const bd = bodyDeps(s.step, state);
     if (!same(s.bodyFrom, bd)) {
       if (s.step.parts) drawParts(s, state);
-      else {
+      else if (!renew(s.view, state)) {
         const view = s.step.view(state, actions);
         clear(s.body);
         if (view) s.body.append(view);
+        s.view = view;
       }
       s.bodyFrom = bd;
     }
   }
 
   // A stage drawn in parts ({key, make} from step.parts): a part whose key is unchanged keeps its
-  // DOM where it is; the others are replaced in place.
+  // DOM where it is untouched; a live part shows the new state in its DOM (renew); the others are
+  // replaced where they are.
   function drawParts(s, state) {
     const parts = s.step.parts(state, actions);
     if (!s.stack || !s.stack.isConnected || !s.partNodes || s.partNodes.length !== parts.length) {
@@ -97,6 +99,10 @@ export function mountSections(root, store, actions) {
     parts.forEach((part, i) => {
       const old = s.partNodes[i];
       if (old.node && same(old.key, part.key)) return;
+      if (old.node && renew(old.node, state)) {
+        s.partNodes[i] = { key: part.key, node: old.node };
+        return;
+      }
       const node = part.make() || document.createComment('');
       if (old.node) {
         if (old.node.nodeType === 1) releaseCanvases(old.node);

@@ -5,6 +5,7 @@ import { headTiles } from './tiles.js';
 import { headColor } from './colors.js';
 import { t } from '../i18n.js';
 import { grouped } from '../format.js';
+import { liveView } from './structure.js';
 
 function paramCount(d, kvw) {
   return 2 * (d * d + d) + 2 * (d * kvw + kvw);
@@ -65,15 +66,21 @@ export function splitView(state) {
   const kvLabel = (g) => (kv < heads ? t(lang, 'kvHead', { g }) : t(lang, 'head', { h: g }));
   const kvColor = (g) => headColor(g * group);
   const kvSub = kv < heads ? (g) => `→ Q ${servedBy(g, group)}` : undefined;
-  return h(
+  const cards = [
+    headTiles(state, 'q_heads', { caption: t(lang, 'cap.q_heads', { h: heads, dh }) }),
+    headTiles(state, 'k_heads', { caption: t(lang, 'cap.k_heads', { kv }), tileLabel: kvLabel, sub: kvSub, colorOf: kvColor }),
+    headTiles(state, 'v_heads', { caption: t(lang, 'cap.v_heads', { kv }), tileLabel: kvLabel, sub: kvSub, colorOf: kvColor }),
+  ];
+  const view = h(
     'div',
     { class: 'stack' },
     facts,
     h('div', { class: 'split-bar-wrap' }, h('div', { class: 'split-bar-label' }, `d_model = ${d} = ${heads} × ${dh}`), splitBar),
-    headTiles(state, 'q_heads', { caption: t(lang, 'cap.q_heads', { h: heads, dh }) }),
+    cards[0],
     groups,
-    headTiles(state, 'k_heads', { caption: t(lang, 'cap.k_heads', { kv }), tileLabel: kvLabel, sub: kvSub, colorOf: kvColor }),
-    headTiles(state, 'v_heads', { caption: t(lang, 'cap.v_heads', { kv }), tileLabel: kvLabel, sub: kvSub, colorOf: kvColor }),
+    cards[1],
+    cards[2],
     h('p', { class: 'hint' }, t(lang, 'split.facts')),
   );
+  return liveView(view, state, cards);
 }

@@ -1,10 +1,11 @@
 // Stage 1 picture: the tokens as chips with position above and id beneath, and T.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
+import { liveView } from './structure.js';
 
 export function tokenizeView(state) {
   const { result, lang } = state;
-  return h(
+  const view = h(
     'div',
     { class: 'tokenize' },
     h(
@@ -22,4 +23,5 @@ export function tokenizeView(state) {
     ),
     h('p', { class: 'big-t' }, t(lang, 'T', { T: result.tokens.length })),
   );
+  return liveView(view, state); // drawn from the tokens alone
 }

@@ -1,7 +1,8 @@
 // The worked example: a tiny model (d_model 4, 2 heads, 3 tokens) whose head 0 is printed in full,
-// with one score and one softmax row spelled out so a learner can check them by hand.
-import { h } from '../dom.js';
-import { heatmap } from './heatmap.js';
+// with one score and one softmax row spelled out so a learner can check them by hand. A causal
+// toggle is drawn into the same DOM (live()).
+import { h, live } from '../dom.js';
+import { heatmap, updateHeatmap } from './heatmap.js';
 import { maxAbs } from './colors.js';
 import { num } from '../format.js';
 import { t } from '../i18n.js';
@@ -17,36 +18,33 @@ function headRows(tensor) {
   return rows;
 }
 
-function grid(name, tensor, tokens, colLabels, opts = {}) {
+// One of head HEAD's matrices as a numbered grid; returns the block and its heatmap node.
+function grid(name, tensor, tokens, colLabels, opts) {
   const [, , T, d] = tensor.shape;
-  return h(
-    'div',
-    { class: 'worked-grid', 'data-worked': name },
-    h('div', { class: 'worked-name', html: opts.title || name }),
-    heatmap({
-      tensor: name,
-      data: tensor.data,
-      offset: HEAD * T * d,
-      rows: T,
-      cols: d,
-      index: (r, c) => [0, HEAD, r, c],
-      rowLabels: tokens,
-      colLabels,
-      scale: opts.scale || { kind: 'diverging', max: maxAbs(tensor.data) },
-      masked: opts.masked,
-      numbers: true,
-      rowSums: opts.rowSums,
-      sumLabel: 'Σ',
-    }),
-  );
+  const map = heatmap({
+    tensor: name,
+    data: tensor.data,
+    offset: HEAD * T * d,
+    rows: T,
+    cols: d,
+    index: (r, c) => [0, HEAD, r, c],
+    rowLabels: tokens,
+    colLabels,
+    scale: opts.scale,
+    masked: opts.masked,
+    numbers: true,
+    rowSums: opts.rowSums,
+    sumLabel: 'Σ',
+  });
+  return { map, node: h('div', { class: 'worked-grid', 'data-worked': name }, h('div', { class: 'worked-name', html: opts.title }), map) };
 }
 
 const f = (v) => num(v, 3);
 const paren = (v) => (v < 0 ? `(${f(v)})` : f(v));
 
-export function workedView(state) {
+// Everything the example shows for one worked run: the grids' data and the spelled-out lines.
+function content(state) {
   const { worked, lang } = state;
-  if (!worked) return null;
   const { tensors, tokens, config } = worked;
   const T = tokens.length;
   const dh = config.dHead;
@@ -57,7 +55,6 @@ export function workedView(state) {
   const weights = headRows(tensors.weights);
   const out = headRows(tensors.head_out);
   const masked = config.causal ? (r, c) => c > r : null;
-  const dims = Array.from({ length: dh }, (_, i) => `d${i}`);
 
   // One score: query 0 against key 1 (or key 0 when the mask hides key 1 from query 0).
   const kj = config.causal ? 0 : 1;
@@ -80,32 +77,84 @@ export function workedView(state) {
     .map((o, i) => `${weights[0].map((w, j) => `${f(w)}·${paren(v[j][i])}`).join(' + ')} = <strong>${f(o)}</strong>`)
     .join('<br>');
 
-  const sums = (r) => `Σ = ${weights[r].reduce((a, b) => a + b, 0).toFixed(3)}`;
-  return h(
+  const diverging = (tensor) => ({ kind: 'diverging', max: maxAbs(tensor.data) });
+  return {
+    grids: {
+      q_heads: { tensor: tensors.q_heads, scale: diverging(tensors.q_heads) },
+      k_heads: { tensor: tensors.k_heads, scale: diverging(tensors.k_heads) },
+      v_heads: { tensor: tensors.v_heads, scale: diverging(tensors.v_heads) },
+      scores: { tensor: tensors.scores, scale: diverging(tensors.scores), masked },
+      weights: { tensor: tensors.weights, scale: { kind: 'sequential', max: 1 }, masked, rowSums: (r) => `Σ = ${weights[r].reduce((a, b) => a + b, 0).toFixed(3)}` },
+      head_out: { tensor: tensors.head_out, scale: diverging(tensors.head_out) },
+    },
+    // [element key, property, value]
+    texts: [
+      ['intro', 'innerHTML', t(lang, 'worked.intro', { T, text: WORKED.text, seed: config.seed, causal: config.causal ? t(lang, 'worked.causal') : '' })],
+      ['dotTitle', 'textContent', t(lang, 'worked.dot', { k: kj })],
+      ['dot', 'innerHTML', dot],
+      ['exp', 'innerHTML', expLine],
+      ['w', 'innerHTML', wLine],
+      ['sum', 'innerHTML', sumLine],
+      ['out', 'innerHTML', outLine],
+    ],
+  };
+}
+
+const TITLES = {
+  q_heads: 'Q<sub>0</sub>',
+  k_heads: 'K<sub>0</sub>',
+  v_heads: 'V<sub>0</sub>',
+  scores: 'scores<sub>0</sub> = Q<sub>0</sub>K<sub>0</sub><sup>T</sup> / √2',
+  weights: 'weights<sub>0</sub> = softmax(scores<sub>0</sub>)',
+  head_out: 'head_out<sub>0</sub> = weights<sub>0</sub> · V<sub>0</sub>',
+};
+
+// The worked run's structure: a causal toggle keeps it, and is drawn in place.
+const structureKey = (state) => JSON.stringify([state.lang, state.worked.tokens, state.worked.config.dHead]);
+
+export function workedView(state) {
+  const { worked, lang } = state;
+  if (!worked) return null;
+  const built = structureKey(state);
+  const { tokens, config } = worked;
+  const dims = Array.from({ length: config.dHead }, (_, i) => `d${i}`);
+  const c = content(state);
+  const grids = Object.entries(c.grids).map(([name, g]) =>
+    grid(name, g.tensor, tokens, name === 'scores' || name === 'weights' ? tokens : dims, { ...g, title: TITLES[name] }));
+  const p = (cls) => h('p', { class: cls });
+  const el = { intro: p('worked-intro'), dotTitle: p('worked-step-title'), dot: p('math'), exp: p('math'), w: p('math'), sum: p('math'), out: p('math') };
+  const written = new Map();
+  const write = (texts) => {
+    for (const [key, prop, value] of texts) {
+      if (written.get(key) === value) continue;
+      el[key][prop] = value;
+      written.set(key, value);
+    }
+  };
+  write(c.texts);
+  const view = h(
     'details',
     { class: 'worked', open: state.controls === 'full' },
     h('summary', {}, t(lang, 'worked.title')),
-    h('p', { class: 'worked-intro', html: t(lang, 'worked.intro', { T, text: WORKED.text, seed: config.seed, causal: config.causal ? t(lang, 'worked.causal') : '' }) }),
-    h(
-      'div',
-      { class: 'worked-grids' },
-      grid('q_heads', tensors.q_heads, tokens, dims, { title: 'Q<sub>0</sub>' }),
-      grid('k_heads', tensors.k_heads, tokens, dims, { title: 'K<sub>0</sub>' }),
-      grid('v_heads', tensors.v_heads, tokens, dims, { title: 'V<sub>0</sub>' }),
-      grid('scores', tensors.scores, tokens, tokens, { title: 'scores<sub>0</sub> = Q<sub>0</sub>K<sub>0</sub><sup>T</sup> / √2', masked }),
-      grid('weights', tensors.weights, tokens, tokens, { title: 'weights<sub>0</sub> = softmax(scores<sub>0</sub>)', scale: { kind: 'sequential', max: 1 }, masked, rowSums: sums }),
-      grid('head_out', tensors.head_out, tokens, dims, { title: 'head_out<sub>0</sub> = weights<sub>0</sub> · V<sub>0</sub>' }),
-    ),
+    el.intro,
+    h('div', { class: 'worked-grids' }, grids.map((g) => g.node)),
     h('div', { class: 'worked-steps' },
-      h('p', { class: 'worked-step-title' }, t(lang, 'worked.dot', { k: kj })),
-      h('p', { class: 'math', html: dot }),
+      el.dotTitle,
+      el.dot,
       h('p', { class: 'worked-step-title' }, t(lang, 'worked.softmax')),
-      h('p', { class: 'math', html: expLine }),
-      h('p', { class: 'math', html: wLine }),
-      h('p', { class: 'math', html: sumLine }),
+      el.exp,
+      el.w,
+      el.sum,
       h('p', { class: 'worked-step-title', html: t(lang, 'worked.out') }),
-      h('p', { class: 'math', html: outLine }),
+      el.out,
       h('p', { class: 'hint' }, t(lang, 'worked.note')),
     ),
   );
+  return live(view, (s) => {
+    if (!s.worked || structureKey(s) !== built) return false;
+    const next = content(s);
+    Object.values(next.grids).forEach((g, i) => updateHeatmap(grids[i].map, { data: g.tensor.data, scale: g.scale, masked: g.masked, rowSums: g.rowSums }));
+    write(next.texts);
+    return true;
+  });
 }
