@@ -1,16 +1,19 @@
 // One ResizeObserver for every heatmap canvas: a canvas is (re)drawn at its real device-pixel size
-// whenever it gets a size, including when its hidden section becomes visible. repaint() draws it
-// again at the size it has now (new values, same size) without waiting for a resize, or leaves it
-// to the observer while it has no size (its section hidden).
+// whenever it gets a size, including when its hidden section becomes visible: paint(w, h, scale),
+// scale being device pixels per CSS pixel (under emulation devicePixelRatio is not what the box
+// got). repaint() draws it again at the size it has now (new values, same size) without waiting
+// for a resize, or leaves it to the observer while it has no size (its section hidden).
 const painters = new WeakMap();
-const sizes = new WeakMap(); // canvas -> [w, h] device pixels, as last reported
+const sizes = new WeakMap(); // canvas -> [w, h, scale], as last reported
 let observer = null;
 
+// [device pixels wide, high, device pixels per CSS pixel]
 function sizeOf(entry) {
+  const css = entry.contentRect.width;
   const dp = entry.devicePixelContentBoxSize && entry.devicePixelContentBoxSize[0];
-  if (dp) return [dp.inlineSize, dp.blockSize];
+  if (dp) return [dp.inlineSize, dp.blockSize, css > 0 ? dp.inlineSize / css : 1];
   const dpr = window.devicePixelRatio || 1;
-  return [Math.round(entry.contentRect.width * dpr), Math.round(entry.contentRect.height * dpr)];
+  return [Math.round(css * dpr), Math.round(entry.contentRect.height * dpr), dpr];
 }
 
 function onResize(entries) {
@@ -20,10 +23,10 @@ function onResize(entries) {
       observer.unobserve(canvas);
       continue;
     }
-    const [w, hgt] = sizeOf(entry);
-    sizes.set(canvas, [w, hgt]);
+    const size = sizeOf(entry);
+    sizes.set(canvas, size);
     const paint = painters.get(canvas);
-    if (paint && w > 0 && hgt > 0) paint(w, hgt);
+    if (paint && size[0] > 0 && size[1] > 0) paint(...size);
   }
 }
 
@@ -40,7 +43,7 @@ export function observeCanvas(canvas, paint) {
 export function repaint(canvas) {
   const size = sizes.get(canvas);
   const paint = painters.get(canvas);
-  if (size && paint && size[0] > 0 && size[1] > 0 && canvas.isConnected) paint(size[0], size[1]);
+  if (size && paint && size[0] > 0 && size[1] > 0 && canvas.isConnected) paint(...size);
 }
 
 export function releaseCanvases(root) {

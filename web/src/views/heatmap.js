@@ -129,6 +129,8 @@ function paint(canvas, o, W, H) {
   const lut = lut32Of(o.scale);
   const colOf = new Int32Array(W);
   const colEdge = new Uint8Array(W); // 1: gap between cells, 2: band separator
+  const cellFrom = new Int32Array(o.cols).fill(W); // each cell's pixels without its edge: [from, to)
+  const cellTo = new Int32Array(o.cols);
   const colW = W / o.cols;
   const rowH = H / o.rows;
   for (let x = 0; x < W; x++) {
@@ -137,6 +139,10 @@ function paint(canvas, o, W, H) {
     const startsCell = c > 0 && Math.floor((x - 1) / colW) !== c;
     if (o.bands && c % o.bands.size === 0 && c > 0 && x - Math.ceil(c * colW) < Math.max(2, Math.round(W / 600))) colEdge[x] = 2;
     else if (startsCell && colW >= 8) colEdge[x] = 1;
+    else {
+      if (x < cellFrom[c]) cellFrom[c] = x;
+      cellTo[c] = x + 1;
+    }
   }
   const cell = new Uint32Array(o.cols); // colour of each cell of the current row; 0 = masked
   const line = new Uint32Array(W);
@@ -144,6 +150,9 @@ function paint(canvas, o, W, H) {
   for (let x = 0; x < W; x++) gapLine[x] = colEdge[x] === 2 ? BAND : WHITE;
   let lineRow = -1;
   let hatched = false;
+  let hatch = null;
+  const phases = new Array(8).fill(null);
+  const phaseRow = new Int32Array(8).fill(-1); // the data row each phase line was made for
   for (let y = 0; y < H; y++) {
     const r = Math.min(o.rows - 1, Math.floor(y / rowH));
     const at = y * W;
@@ -170,12 +179,43 @@ function paint(canvas, o, W, H) {
       px.set(line, at);
       continue;
     }
-    for (let x = 0; x < W; x++) {
-      const v = line[x];
-      px[at + x] = v !== 0 ? v : ((x - y) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
+    if (rowH < 8) {
+      for (let x = 0; x < W; x++) {
+        const v = line[x];
+        px[at + x] = v !== 0 ? v : ((x - y) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
+      }
+      continue;
     }
+    // A tall masked row: the hatch repeats every 8 pixel rows, so the data row needs 8 lines (its
+    // cells, the masked ones from the hatch line of that phase), copied down its pixel rows.
+    const k = y & 7;
+    if (!hatch) hatch = hatchLines(W);
+    if (phaseRow[k] !== r) {
+      const pl = phases[k] || (phases[k] = new Uint32Array(W));
+      pl.set(line);
+      for (let c = 0; c < o.cols; c++) if (cell[c] === 0 && cellTo[c] > cellFrom[c]) pl.set(hatch[k].subarray(cellFrom[c], cellTo[c]), cellFrom[c]);
+      phaseRow[k] = r;
+    }
+    px.set(phases[k], at);
   }
   ctx.putImageData(img, 0, 0);
+}
+
+// The causal hatch as 8 lines of W pixels, one per phase of its 8-pixel period: stripes that run
+// the way the legend swatch's do (x − y constant), 3 dark pixels in 8.
+const hatches = new Map(); // W -> its 8 lines
+function hatchLines(W) {
+  let lines = hatches.get(W);
+  if (!lines) {
+    lines = Array.from({ length: 8 }, (_, k) => {
+      const line = new Uint32Array(W);
+      for (let x = 0; x < W; x++) line[x] = ((x - k) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
+      return line;
+    });
+    if (hatches.size > 64) hatches.clear();
+    hatches.set(W, lines);
+  }
+  return lines;
 }
 
 // A grid with numbers (the enlarged head, the worked example): token labels, column labels and row
@@ -222,7 +262,7 @@ function numberGrid(o) {
   grid.append(canvas);
   o.canvas = canvas;
   o.numbered = true;
-  observeCanvas(canvas, (W, H) => paintNumbers(canvas, o, W, H));
+  observeCanvas(canvas, (W, H, scale) => paintNumbers(canvas, o, W, H, scale));
 
   // The cell under the pointer, or null over a gap.
   const cellAt = (ev) => {
@@ -266,55 +306,88 @@ function fillNumbers(o) {
 
 // Cells as pixels (ImageData, like paint(): fills by hand are cheaper than a path per cell),
 // rounded corners and transparent gaps, then each number with fillText.
-function paintNumbers(canvas, o, W, H) {
+function paintNumbers(canvas, o, W, H, dpr) {
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
   const ctx = canvas.getContext('2d');
-  const dpr = window.devicePixelRatio || 1; // (the canvas's CSS size would force a layout here)
   const gap = CELL_GAP * dpr;
   const rad = Math.round(CELL_RADIUS * dpr);
-  // Per pixel column (and row): its cell, or -1 in a gap, and its distance to the cell's nearer edge.
+  // Per pixel column (and row): its cell, or -1 in a gap, and its distance to the cell's nearer
+  // edge; per cell, its pixels [from, to).
   const spans = (n, size) => {
     const pitch = (size + gap) / n;
     const of = new Int32Array(size);
     const edge = new Int32Array(size);
-    for (let i = 0; i < size; i++) {
-      const k = Math.min(n - 1, Math.floor(i / pitch));
-      const start = Math.round(k * pitch);
-      const end = Math.round(k * pitch + pitch - gap); // exclusive
-      of[i] = i < end ? k : -1;
-      edge[i] = Math.min(i - start, end - 1 - i);
+    const from = new Int32Array(n);
+    const to = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      from[k] = Math.round(k * pitch);
+      to[k] = Math.min(size, Math.round(k * pitch + pitch - gap));
     }
-    return { of, edge, pitch };
+    of.fill(-1);
+    for (let k = 0; k < n; k++) {
+      for (let i = from[k]; i < to[k]; i++) {
+        of[i] = k;
+        edge[i] = Math.min(i - from[k], to[k] - 1 - i);
+      }
+    }
+    return { of, edge, from, to, pitch };
   };
   const X = spans(o.cols, W);
   const Y = spans(o.rows, H);
+  // The pixels cut off a cell's corner, per distance from the edges (dx, dy < rad).
+  const cut = new Uint8Array(rad * rad);
+  for (let dy = 0; dy < rad; dy++) {
+    for (let dx = 0; dx < rad; dx++) {
+      const ax = rad - dx - 0.5;
+      const ay = rad - dy - 0.5;
+      cut[dy * rad + dx] = ax * ax + ay * ay > rad * rad ? 1 : 0;
+    }
+  }
   const img = ctx.createImageData(W, H); // transparent: the gaps show the card behind
   const px = new Uint32Array(img.data.buffer);
   const lut32 = lut32Of(o.scale);
-  const cell = new Uint32Array(o.cols); // 0 = masked
-  let lineRow = -1;
-  const r2 = rad * rad;
+  const cell = new Uint32Array(o.cols);
+  const masked = new Uint8Array(o.cols);
+  // One line of pixels per data row (per phase of the hatch's 8-pixel period when a cell is
+  // masked), copied down the row's pixel rows; only the rows at the corners are then cut.
+  const lines = Array.from({ length: 8 }, () => new Uint32Array(W));
+  const lineRow = new Int32Array(8).fill(-1);
+  let row = -1;
+  let anyMasked = false;
+  let hatch = null;
   for (let y = 0; y < H; y++) {
     const r = Y.of[y];
     if (r < 0) continue;
-    if (r !== lineRow) {
-      lineRow = r;
-      for (let c = 0; c < o.cols; c++) cell[c] = o.masked && o.masked(r, c) ? 0 : lut32[lutIndex(o.value(r, c), o.scale)];
-    }
-    const dy = Y.edge[y];
-    const at = y * W;
-    for (let x = 0; x < W; x++) {
-      const c = X.of[x];
-      if (c < 0) continue;
-      const dx = X.edge[x];
-      if (dx < rad && dy < rad) {
-        const ax = rad - dx - 0.5;
-        const ay = rad - dy - 0.5;
-        if (ax * ax + ay * ay > r2) continue; // outside the rounded corner
+    if (r !== row) {
+      row = r;
+      anyMasked = false;
+      for (let c = 0; c < o.cols; c++) {
+        masked[c] = o.masked && o.masked(r, c) ? 1 : 0;
+        anyMasked = anyMasked || masked[c] === 1;
+        cell[c] = lut32[lutIndex(o.value(r, c), o.scale)];
       }
-      const v = cell[c];
-      px[at + x] = v !== 0 ? v : ((x - y) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
+      if (anyMasked && !hatch) hatch = hatchLines(W);
+    }
+    const k = anyMasked ? y & 7 : 0;
+    const line = lines[k];
+    if (lineRow[k] !== r) {
+      lineRow[k] = r;
+      for (let x = 0; x < W; x++) {
+        const c = X.of[x];
+        line[x] = c < 0 ? 0 : masked[c] ? hatch[k][x] : cell[c];
+      }
+    }
+    const at = y * W;
+    px.set(line, at);
+    const dy = Y.edge[y];
+    if (dy >= rad) continue;
+    for (let c = 0; c < o.cols; c++) {
+      for (let dx = 0; dx < rad; dx++) {
+        if (!cut[dy * rad + dx]) continue;
+        px[at + X.from[c] + dx] = 0;
+        px[at + X.to[c] - 1 - dx] = 0;
+      }
     }
   }
   ctx.putImageData(img, 0, 0);
