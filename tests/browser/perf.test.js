@@ -126,44 +126,50 @@ test('a text change at a teaching size redraws only the visible stage; a hidden 
 
 // ---------- a new seed, the mask, another head: drawn in place ----------
 
-// Every stage's DOM (without the empty style="" an in-place update may leave) and a hash of every
-// canvas's pixels, read from a copy so the page's canvases are never read back.
-function stagePictures() {
-  return page.evaluate(async () => {
-    const root = window.mhaPage.demo.shadowRoot;
-    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); // painted
-    const out = {};
-    for (const section of root.querySelectorAll('section[data-stage]')) {
-      const pixels = [...section.querySelectorAll('canvas')].map((canvas) => {
-        if (!canvas.width || !canvas.height) return 'unpainted';
-        const copy = document.createElement('canvas');
-        copy.width = canvas.width;
-        copy.height = canvas.height;
-        const ctx = copy.getContext('2d', { willReadFrequently: true });
-        ctx.drawImage(canvas, 0, 0);
-        const d = ctx.getImageData(0, 0, copy.width, copy.height).data;
-        let hash = 0;
-        for (let i = 0; i < d.length; i++) hash = (hash * 31 + d[i]) | 0;
-        return `${copy.width}×${copy.height} ${hash}`;
-      });
-      out[section.dataset.stage] = { html: section.innerHTML.replace(/ style=""/g, ''), pixels };
+// One stage, shown: its DOM (without the empty style="" an in-place update may leave) and a hash of
+// every canvas's pixels, each canvas scrolled into view first (canvases far from the viewport are
+// repainted only when they come near) and read from a copy, so the page's canvases are never read
+// back.
+function stagePicture(stage) {
+  return page.evaluate(async (stage) => {
+    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    window.mhaPage.goTo(stage);
+    await frames();
+    const section = window.mhaPage.demo.shadowRoot.querySelector(`section[data-stage="${stage}"]`);
+    const pixels = [];
+    for (const canvas of section.querySelectorAll('canvas')) {
+      canvas.scrollIntoView({ block: 'center' });
+      await frames();
+      await new Promise((r) => setTimeout(r, 0)); // the intersection callback's task
+      if (!canvas.width || !canvas.height) {
+        pixels.push('unpainted');
+        continue;
+      }
+      const copy = document.createElement('canvas');
+      copy.width = canvas.width;
+      copy.height = canvas.height;
+      const ctx = copy.getContext('2d', { willReadFrequently: true });
+      ctx.drawImage(canvas, 0, 0);
+      const d = ctx.getImageData(0, 0, copy.width, copy.height).data;
+      let hash = 0;
+      for (let i = 0; i < d.length; i++) hash = (hash * 31 + d[i]) | 0;
+      pixels.push(`${copy.width}×${copy.height} ${hash}`);
     }
-    return out;
-  });
+    window.scrollTo(0, 0);
+    return { html: section.innerHTML.replace(/ style=""/g, ''), pixels };
+  }, stage);
 }
 
-async function visitAllStages() {
-  for (const stage of ['tokenize', 'embed', 'project', 'split', 'concat', 'output', 'attend']) {
-    await page.evaluate(async (s) => {
-      window.mhaPage.goTo(s);
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); // its canvases painted
-    }, stage);
-  }
+// The attend stage first (as the changes left it), then the others, which catch up when shown.
+async function allStagePictures() {
+  const out = { attend: await stagePicture('attend') };
+  for (const stage of ['tokenize', 'embed', 'project', 'split', 'concat', 'output']) out[stage] = await stagePicture(stage);
+  return out;
 }
 
 test('a new seed, the causal mask and another head are drawn in place, and look as a fresh page draws them', { timeout: TEST_TIMEOUT }, async () => {
   await open(`${server.url}?text=${encodeURIComponent("The animal didn't cross the street")}&d-model=64&heads=4&stage=attend`);
-  const changes = [['seed', '2'], ['causal', true], ['head', '3'], ['seed', '5'], ['causal', false], ['head', '1'], ['seed', '9']];
+  const changes = [['seed', '2'], ['causal', true], ['head', '3'], ['seed', '5'], ['causal', false], ['head', '1'], ['causal', true], ['seed', '9']];
   for (const [what, value] of changes) {
     const added = await page.evaluate(async ([what, value]) => {
       const demo = window.mhaPage.demo;
@@ -197,18 +203,12 @@ test('a new seed, the causal mask and another head are drawn in place, and look 
     }, [what, value]);
     assert.deepEqual(added, [], `${what} → ${value}: no node added to or removed from the attend stage (the new numbers are drawn into the DOM already there)`);
   }
-  // The attend stage as the changes left it (shown again, its canvases would be repainted anyway),
-  // then the hidden stages, which catch up when shown (in place too).
-  const attend = (await stagePictures()).attend;
-  await visitAllStages();
-  const inPlace = { ...(await stagePictures()), attend };
+  const inPlace = await allStagePictures();
   await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '9', null, { timeout: WAIT });
   const link = page.url();
-  assert.match(link, /seed=9.*head=1/, `the permalink has the last settings: ${link}`);
+  assert.match(link, /causal=1.*seed=9.*head=1/, `the permalink has the last settings: ${link}`);
   await open(link);
-  const freshAttend = (await stagePictures()).attend;
-  await visitAllStages();
-  const fresh = { ...(await stagePictures()), attend: freshAttend };
+  const fresh = await allStagePictures();
   for (const stage of Object.keys(fresh)) {
     assert.equal(inPlace[stage].html, fresh[stage].html, `${stage}: the DOM drawn in place is the DOM a fresh page builds`);
     assert.deepEqual(inPlace[stage].pixels, fresh[stage].pixels, `${stage}: every canvas has the pixels a fresh page paints`);

@@ -3,9 +3,15 @@
 // scale being device pixels per CSS pixel (under emulation devicePixelRatio is not what the box
 // got). repaint() draws it again at the size it has now (new values, same size) without waiting
 // for a resize, or leaves it to the observer while it has no size (its section hidden).
+// An IntersectionObserver says which canvases are within half a viewport of being seen: repaint()
+// draws only those at once; the others (head_out and the worked example below the attend maps,
+// a demo scrolled away in an article) are drawn when they come that near.
 const painters = new WeakMap();
 const sizes = new WeakMap(); // canvas -> [w, h, scale], as last reported
-let observer = null;
+const near = new WeakMap(); // canvas -> whether it is within the margin (once known)
+const waiting = new WeakSet(); // canvases with new values not drawn yet
+let resizes = null;
+let intersections = null;
 
 // [device pixels wide, high, device pixels per CSS pixel]
 function sizeOf(entry) {
@@ -16,37 +22,58 @@ function sizeOf(entry) {
   return [Math.round(css * dpr), Math.round(entry.contentRect.height * dpr), dpr];
 }
 
+function draw(canvas) {
+  const size = sizes.get(canvas);
+  const paint = painters.get(canvas);
+  waiting.delete(canvas);
+  if (size && paint && size[0] > 0 && size[1] > 0) paint(...size);
+}
+
 function onResize(entries) {
   for (const entry of entries) {
     const canvas = entry.target;
     if (!canvas.isConnected) {
-      observer.unobserve(canvas);
+      release(canvas);
       continue;
     }
-    const size = sizeOf(entry);
-    sizes.set(canvas, size);
-    const paint = painters.get(canvas);
-    if (paint && size[0] > 0 && size[1] > 0) paint(...size);
+    sizes.set(canvas, sizeOf(entry));
+    draw(canvas);
+  }
+}
+
+function onIntersect(entries) {
+  for (const entry of entries) {
+    near.set(entry.target, entry.isIntersecting);
+    if (entry.isIntersecting && waiting.has(entry.target)) draw(entry.target);
   }
 }
 
 export function observeCanvas(canvas, paint) {
-  if (!observer) observer = new ResizeObserver(onResize);
+  if (!resizes) {
+    resizes = new ResizeObserver(onResize);
+    if (typeof IntersectionObserver === 'function') intersections = new IntersectionObserver(onIntersect, { rootMargin: '50% 0px' });
+  }
   painters.set(canvas, paint);
   try {
-    observer.observe(canvas, { box: 'device-pixel-content-box' });
+    resizes.observe(canvas, { box: 'device-pixel-content-box' });
   } catch {
-    observer.observe(canvas);
+    resizes.observe(canvas);
   }
+  if (intersections) intersections.observe(canvas);
 }
 
 export function repaint(canvas) {
-  const size = sizes.get(canvas);
-  const paint = painters.get(canvas);
-  if (size && paint && size[0] > 0 && size[1] > 0 && canvas.isConnected) paint(...size);
+  if (!canvas.isConnected) return;
+  if (near.get(canvas) === false) waiting.add(canvas);
+  else draw(canvas);
+}
+
+function release(canvas) {
+  resizes.unobserve(canvas);
+  if (intersections) intersections.unobserve(canvas);
 }
 
 export function releaseCanvases(root) {
-  if (!observer) return;
-  for (const canvas of root.querySelectorAll('canvas')) observer.unobserve(canvas);
+  if (!resizes) return;
+  for (const canvas of root.querySelectorAll('canvas')) release(canvas);
 }
