@@ -306,10 +306,16 @@ function fillNumbers(o) {
 
 // Cells as pixels (ImageData, like paint(): fills by hand are cheaper than a path per cell),
 // rounded corners and transparent gaps, then each number with fillText.
+// Drawn on an OffscreenCanvas and copied over: fillText on a canvas in the page makes the page bring
+// its style and layout up to date first (1-2 ms in the middle of a change, more than once when
+// DOM writes come between two grids); off the page it needs neither.
 function paintNumbers(canvas, o, W, H, dpr) {
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
-  const ctx = canvas.getContext('2d');
+  if (!o.font) o.font = `12px ${getComputedStyle(canvas).fontFamily}`; // read once, in the first paint
+  const offscreen = typeof OffscreenCanvas === 'function';
+  if (offscreen && (!o.surface || o.surface.width !== W || o.surface.height !== H)) o.surface = new OffscreenCanvas(W, H);
+  const ctx = offscreen ? o.surface.getContext('2d') : canvas.getContext('2d');
   const gap = CELL_GAP * dpr;
   const rad = Math.round(CELL_RADIUS * dpr);
   // Per pixel column (and row): its cell, or -1 in a gap, and its distance to the cell's nearer
@@ -393,7 +399,6 @@ function paintNumbers(canvas, o, W, H, dpr) {
   ctx.putImageData(img, 0, 0);
 
   // The numbers, in the font the cells had as DOM (12px, the page's monospace stack).
-  if (!o.font) o.font = `12px ${getComputedStyle(canvas).fontFamily}`; // read once, in the first paint
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.font = o.font;
   ctx.textAlign = 'center';
@@ -409,6 +414,11 @@ function paintNumbers(canvas, o, W, H, dpr) {
     }
   }
   ctx.setTransform(1, 0, 0, 1, 0, 0);
+  if (offscreen) {
+    const shown = canvas.getContext('2d');
+    shown.clearRect(0, 0, W, H);
+    shown.drawImage(o.surface, 0, 0);
+  }
 }
 
 // A small colour legend: the gradient with its end values, plus the masked swatch when relevant.
