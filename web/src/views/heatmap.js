@@ -101,11 +101,10 @@ function canvasMap(o) {
   );
 }
 
-// Pixels are written as 32-bit words (little-endian RGBA: every browser's byte order). Each data row
-// is turned into one line of pixels once, then copied down the rows of pixels it covers.
+// Pixels are written as 32-bit words (little-endian RGBA: every browser's byte order), one per cell.
 const rgba = (r, g, b) => ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
-const WHITE = rgba(255, 255, 255);
-const BAND = rgba(40, 44, 56);
+const GAP_COLOR = '#fff'; // between cells wide enough to show it
+const BAND_COLOR = 'rgb(40, 44, 56)'; // between head bands
 const HATCH_DARK = rgba(...MASKED_DARK);
 const HATCH_LIGHT = rgba(...MASKED_LIGHT);
 const luts32 = new WeakMap();
@@ -120,102 +119,76 @@ function lut32Of(scale) {
   return out;
 }
 
+// A canvas outside the page: drawing on it (text above all) never asks the page for its style.
+function scratch(w, h) {
+  const canvas = document.createElement('canvas');
+  canvas.width = w;
+  canvas.height = h;
+  return canvas;
+}
+
+// A map is drawn at one pixel per cell (ImageData on a small canvas off the page, kept per map), then
+// scaled onto the canvas by drawImage without smoothing; the hatch, the gaps between cells wide
+// enough to show them and the head bands' separators are rectangles over it. All of it native:
+// a loop over the canvas's pixels ran interpreted on the one or two calls a change makes
+// (0.3-0.4 ms for a 118 px head tile).
+let hatchTile = null; // 8 × 8 pixels of the hatch, repeated from the canvas's corner
+function hatchPattern(ctx) {
+  if (!hatchTile) {
+    hatchTile = scratch(8, 8);
+    const tctx = hatchTile.getContext('2d');
+    const img = tctx.createImageData(8, 8);
+    const px = new Uint32Array(img.data.buffer);
+    for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) px[y * 8 + x] = ((x - y) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
+    tctx.putImageData(img, 0, 0);
+  }
+  return ctx.createPattern(hatchTile, 'repeat');
+}
+
 function paint(canvas, o, W, H) {
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
-  const ctx = canvas.getContext('2d');
-  const img = ctx.createImageData(W, H);
+  const { rows, cols } = o;
+  if (!o.cells || o.cells.width !== cols || o.cells.height !== rows) o.cells = scratch(cols, rows);
+  const small = o.cells.getContext('2d');
+  const img = small.createImageData(cols, rows);
   const px = new Uint32Array(img.data.buffer);
   const lut = lut32Of(o.scale);
-  const colOf = new Int32Array(W);
-  const colEdge = new Uint8Array(W); // 1: gap between cells, 2: band separator
-  const cellFrom = new Int32Array(o.cols).fill(W); // each cell's pixels without its edge: [from, to)
-  const cellTo = new Int32Array(o.cols);
-  const colW = W / o.cols;
-  const rowH = H / o.rows;
-  for (let x = 0; x < W; x++) {
-    const c = Math.min(o.cols - 1, Math.floor(x / colW));
-    colOf[x] = c;
-    const startsCell = c > 0 && Math.floor((x - 1) / colW) !== c;
-    if (o.bands && c % o.bands.size === 0 && c > 0 && x - Math.ceil(c * colW) < Math.max(2, Math.round(W / 600))) colEdge[x] = 2;
-    else if (startsCell && colW >= 8) colEdge[x] = 1;
-    else {
-      if (x < cellFrom[c]) cellFrom[c] = x;
-      cellTo[c] = x + 1;
+  const runs = []; // [row, first, last] of masked cells
+  for (let r = 0; r < rows; r++) {
+    const base = o.offset + r * o.rowStride;
+    let first = -1;
+    for (let c = 0; c <= cols; c++) {
+      const masked = c < cols && o.masked && o.masked(r, c);
+      if (masked && first < 0) first = c;
+      if (!masked && first >= 0) {
+        runs.push([r, first, c]);
+        first = -1;
+      }
+      if (c < cols) px[r * cols + c] = masked ? HATCH_LIGHT : lut[lutIndex(o.data[base + c * o.colStride], o.scale)];
     }
   }
-  const cell = new Uint32Array(o.cols); // colour of each cell of the current row; 0 = masked
-  const line = new Uint32Array(W);
-  const gapLine = new Uint32Array(W); // between rows: white, except the band separators
-  for (let x = 0; x < W; x++) gapLine[x] = colEdge[x] === 2 ? BAND : WHITE;
-  let lineRow = -1;
-  let hatched = false;
-  let hatch = null;
-  const phases = new Array(8).fill(null);
-  const phaseRow = new Int32Array(8).fill(-1); // the data row each phase line was made for
-  for (let y = 0; y < H; y++) {
-    const r = Math.min(o.rows - 1, Math.floor(y / rowH));
-    const at = y * W;
-    if (r > 0 && rowH >= 8 && Math.floor((y - 1) / rowH) !== r) {
-      px.set(gapLine, at);
-      continue;
-    }
-    if (r !== lineRow) {
-      lineRow = r;
-      hatched = false;
-      const base = o.offset + r * o.rowStride;
-      for (let c = 0; c < o.cols; c++) {
-        if (o.masked && o.masked(r, c)) {
-          cell[c] = 0;
-          hatched = true;
-        } else cell[c] = lut[lutIndex(o.data[base + c * o.colStride], o.scale)];
-      }
-      for (let x = 0; x < W; x++) {
-        const edge = colEdge[x];
-        line[x] = edge === 2 ? BAND : edge === 1 ? WHITE : cell[colOf[x]];
-      }
-    }
-    if (!hatched) {
-      px.set(line, at);
-      continue;
-    }
-    if (rowH < 8) {
-      for (let x = 0; x < W; x++) {
-        const v = line[x];
-        px[at + x] = v !== 0 ? v : ((x - y) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
-      }
-      continue;
-    }
-    // A tall masked row: the hatch repeats every 8 pixel rows, so the data row needs 8 lines (its
-    // cells, the masked ones from the hatch line of that phase), copied down its pixel rows.
-    const k = y & 7;
-    if (!hatch) hatch = hatchLines(W);
-    if (phaseRow[k] !== r) {
-      const pl = phases[k] || (phases[k] = new Uint32Array(W));
-      pl.set(line);
-      for (let c = 0; c < o.cols; c++) if (cell[c] === 0 && cellTo[c] > cellFrom[c]) pl.set(hatch[k].subarray(cellFrom[c], cellTo[c]), cellFrom[c]);
-      phaseRow[k] = r;
-    }
-    px.set(phases[k], at);
+  small.putImageData(img, 0, 0);
+  const ctx = canvas.getContext('2d');
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(o.cells, 0, 0, W, H);
+  const colW = W / cols;
+  const rowH = H / rows;
+  // A cell's first pixel column (row: y0), where drawImage's nearest-pixel scaling starts it.
+  const x0 = (c) => Math.max(0, Math.ceil(c * colW - 0.5));
+  const y0 = (r) => Math.max(0, Math.ceil(r * rowH - 0.5));
+  if (runs.length) {
+    ctx.fillStyle = hatchPattern(ctx);
+    for (const [r, first, end] of runs) ctx.fillRect(x0(first), y0(r), x0(end) - x0(first), y0(r + 1) - y0(r));
   }
-  ctx.putImageData(img, 0, 0);
-}
-
-// The causal hatch as 8 lines of W pixels, one per phase of its 8-pixel period: stripes that run
-// the way the legend swatch's do (x − y constant), 3 dark pixels in 8.
-const hatches = new Map(); // W -> its 8 lines
-function hatchLines(W) {
-  let lines = hatches.get(W);
-  if (!lines) {
-    lines = Array.from({ length: 8 }, (_, k) => {
-      const line = new Uint32Array(W);
-      for (let x = 0; x < W; x++) line[x] = ((x - k) & 7) < 3 ? HATCH_DARK : HATCH_LIGHT;
-      return line;
-    });
-    if (hatches.size > 64) hatches.clear();
-    hatches.set(W, lines);
+  ctx.fillStyle = GAP_COLOR;
+  if (colW >= 8) for (let c = 1; c < cols; c++) if (!(o.bands && c % o.bands.size === 0)) ctx.fillRect(x0(c), 0, 1, H);
+  if (rowH >= 8) for (let r = 1; r < rows; r++) ctx.fillRect(0, y0(r), W, 1);
+  if (o.bands) {
+    const bandW = Math.max(2, Math.round(W / 600));
+    ctx.fillStyle = BAND_COLOR;
+    for (let c = o.bands.size; c < cols; c += o.bands.size) ctx.fillRect(x0(c), 0, Math.min(bandW, x0(c + 1) - x0(c)), H);
   }
-  return lines;
 }
 
 // A grid with numbers (the enlarged head, the worked example): token labels, column labels and row
@@ -306,97 +279,55 @@ function fillNumbers(o) {
 
 // Cells as pixels (ImageData, like paint(): fills by hand are cheaper than a path per cell),
 // rounded corners and transparent gaps, then each number with fillText.
-// Drawn on an OffscreenCanvas and copied over: fillText on a canvas in the page makes the page bring
-// its style and layout up to date first (1-2 ms in the middle of a change, more than once when
-// DOM writes come between two grids); off the page it needs neither.
+// Like a map, the cells are one pixel each scaled up (drawImage), then cut to rounded cells with
+// gaps between them by one path of rounded rectangles (kept per size), the masked ones hatched by
+// another; then the numbers. Drawn on a canvas off the page and copied over: fillText on a canvas
+// in the page makes the page bring its style and layout up to date first (1-2 ms in the middle of
+// a change, more than once when DOM writes come between two grids); off the page it needs neither.
 function paintNumbers(canvas, o, W, H, dpr) {
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
   if (!o.font) o.font = `12px ${getComputedStyle(canvas).fontFamily}`; // read once, in the first paint
-  const offscreen = typeof OffscreenCanvas === 'function';
-  if (offscreen && (!o.surface || o.surface.width !== W || o.surface.height !== H)) o.surface = new OffscreenCanvas(W, H);
-  const ctx = offscreen ? o.surface.getContext('2d') : canvas.getContext('2d');
+  if (!o.surface || o.surface.width !== W || o.surface.height !== H) o.surface = scratch(W, H);
+  const { rows, cols } = o;
   const gap = CELL_GAP * dpr;
-  const rad = Math.round(CELL_RADIUS * dpr);
-  // Per pixel column (and row): its cell, or -1 in a gap, and its distance to the cell's nearer
-  // edge; per cell, its pixels [from, to).
-  const spans = (n, size) => {
-    const pitch = (size + gap) / n;
-    const of = new Int32Array(size);
-    const edge = new Int32Array(size);
-    const from = new Int32Array(n);
-    const to = new Int32Array(n);
-    for (let k = 0; k < n; k++) {
-      from[k] = Math.round(k * pitch);
-      to[k] = Math.min(size, Math.round(k * pitch + pitch - gap));
-    }
-    of.fill(-1);
-    for (let k = 0; k < n; k++) {
-      for (let i = from[k]; i < to[k]; i++) {
-        of[i] = k;
-        edge[i] = Math.min(i - from[k], to[k] - 1 - i);
-      }
-    }
-    return { of, edge, from, to, pitch };
+  const pitchX = (W + gap) / cols;
+  const pitchY = (H + gap) / rows;
+  const cellRect = (path, r, c) => {
+    const x = Math.round(c * pitchX);
+    const y = Math.round(r * pitchY);
+    path.roundRect(x, y, Math.round((c + 1) * pitchX - gap) - x, Math.round((r + 1) * pitchY - gap) - y, CELL_RADIUS * dpr);
   };
-  const X = spans(o.cols, W);
-  const Y = spans(o.rows, H);
-  // The pixels cut off a cell's corner, per distance from the edges (dx, dy < rad).
-  const cut = new Uint8Array(rad * rad);
-  for (let dy = 0; dy < rad; dy++) {
-    for (let dx = 0; dx < rad; dx++) {
-      const ax = rad - dx - 0.5;
-      const ay = rad - dy - 0.5;
-      cut[dy * rad + dx] = ax * ax + ay * ay > rad * rad ? 1 : 0;
-    }
+  if (!o.cellPath || o.cellPath.size !== `${W}×${H}`) {
+    const path = new Path2D();
+    for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) cellRect(path, r, c);
+    o.cellPath = { size: `${W}×${H}`, path };
   }
-  const img = ctx.createImageData(W, H); // transparent: the gaps show the card behind
+  if (!o.cells || o.cells.width !== cols || o.cells.height !== rows) o.cells = scratch(cols, rows);
+  const small = o.cells.getContext('2d');
+  const img = small.createImageData(cols, rows);
   const px = new Uint32Array(img.data.buffer);
-  const lut32 = lut32Of(o.scale);
-  const cell = new Uint32Array(o.cols);
-  const masked = new Uint8Array(o.cols);
-  // One line of pixels per data row (per phase of the hatch's 8-pixel period when a cell is
-  // masked), copied down the row's pixel rows; only the rows at the corners are then cut.
-  const lines = Array.from({ length: 8 }, () => new Uint32Array(W));
-  const lineRow = new Int32Array(8).fill(-1);
-  let row = -1;
-  let anyMasked = false;
-  let hatch = null;
-  for (let y = 0; y < H; y++) {
-    const r = Y.of[y];
-    if (r < 0) continue;
-    if (r !== row) {
-      row = r;
-      anyMasked = false;
-      for (let c = 0; c < o.cols; c++) {
-        masked[c] = o.masked && o.masked(r, c) ? 1 : 0;
-        anyMasked = anyMasked || masked[c] === 1;
-        cell[c] = lut32[lutIndex(o.value(r, c), o.scale)];
-      }
-      if (anyMasked && !hatch) hatch = hatchLines(W);
-    }
-    const k = anyMasked ? y & 7 : 0;
-    const line = lines[k];
-    if (lineRow[k] !== r) {
-      lineRow[k] = r;
-      for (let x = 0; x < W; x++) {
-        const c = X.of[x];
-        line[x] = c < 0 ? 0 : masked[c] ? hatch[k][x] : cell[c];
-      }
-    }
-    const at = y * W;
-    px.set(line, at);
-    const dy = Y.edge[y];
-    if (dy >= rad) continue;
-    for (let c = 0; c < o.cols; c++) {
-      for (let dx = 0; dx < rad; dx++) {
-        if (!cut[dy * rad + dx]) continue;
-        px[at + X.from[c] + dx] = 0;
-        px[at + X.to[c] - 1 - dx] = 0;
-      }
+  const lut = lut32Of(o.scale);
+  let maskedPath = null;
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      px[r * cols + c] = lut[lutIndex(o.value(r, c), o.scale)];
+      if (o.masked && o.masked(r, c)) cellRect((maskedPath ||= new Path2D()), r, c);
     }
   }
-  ctx.putImageData(img, 0, 0);
+  small.putImageData(img, 0, 0);
+
+  const ctx = o.surface.getContext('2d');
+  ctx.clearRect(0, 0, W, H);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(o.cells, 0, 0, cols * pitchX, rows * pitchY);
+  ctx.globalCompositeOperation = 'destination-in'; // keep only what is inside a cell
+  ctx.fill(o.cellPath.path);
+  ctx.globalCompositeOperation = 'source-over';
+  if (maskedPath) {
+    ctx.fillStyle = hatchPattern(ctx);
+    ctx.fill(maskedPath);
+  }
 
   // The numbers, in the font the cells had as DOM (12px, the page's monospace stack).
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -404,21 +335,19 @@ function paintNumbers(canvas, o, W, H, dpr) {
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   let ink = null;
-  for (let r = 0; r < o.rows; r++) {
-    const cy = (r * Y.pitch + (Y.pitch - gap) / 2) / dpr;
-    for (let c = 0; c < o.cols; c++) {
+  for (let r = 0; r < rows; r++) {
+    const cy = (r * pitchY + (pitchY - gap) / 2) / dpr;
+    for (let c = 0; c < cols; c++) {
       const v = o.value(r, c);
       const want = o.masked && o.masked(r, c) ? MASKED_INK : inkFor(v, o.scale);
       if (want !== ink) ctx.fillStyle = ink = want;
-      ctx.fillText(cellText(o, r, c), (c * X.pitch + (X.pitch - gap) / 2) / dpr, cy);
+      ctx.fillText(cellText(o, r, c), (c * pitchX + (pitchX - gap) / 2) / dpr, cy);
     }
   }
   ctx.setTransform(1, 0, 0, 1, 0, 0);
-  if (offscreen) {
-    const shown = canvas.getContext('2d');
-    shown.clearRect(0, 0, W, H);
-    shown.drawImage(o.surface, 0, 0);
-  }
+  const shown = canvas.getContext('2d');
+  shown.clearRect(0, 0, W, H);
+  shown.drawImage(o.surface, 0, 0);
 }
 
 // A small colour legend: the gradient with its end values, plus the masked swatch when relevant.
