@@ -127,7 +127,20 @@ function scratch(w, h) {
   return canvas;
 }
 
-// A map is drawn at one pixel per cell (ImageData on a small canvas off the page, kept per map), then
+// Two such canvases shared by every heatmap, grown to the largest size asked (a new canvas and its
+// context for each of the dozens of maps a stage draws cost more than drawing them): 'cells' for
+// the one-pixel-per-cell images, 'surface' for a numbered grid. drawImage copies what they hold at
+// the time of the call, so the next map can draw over them at once.
+const shared = {};
+function sharedCanvas(name, w, h) {
+  let canvas = shared[name];
+  if (!canvas || canvas.width < w || canvas.height < h) {
+    canvas = shared[name] = scratch(Math.max(w, canvas ? canvas.width : 0), Math.max(h, canvas ? canvas.height : 0));
+  }
+  return canvas;
+}
+
+// A map is drawn at one pixel per cell (ImageData on the shared 'cells' canvas off the page), then
 // scaled onto the canvas by drawImage without smoothing; the hatch, the gaps between cells wide
 // enough to show them and the head bands' separators are rectangles over it. All of it native:
 // a loop over the canvas's pixels ran interpreted on the one or two calls a change makes
@@ -149,8 +162,8 @@ function paint(canvas, o, W, H) {
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
   const { rows, cols } = o;
-  if (!o.cells || o.cells.width !== cols || o.cells.height !== rows) o.cells = scratch(cols, rows);
-  const small = o.cells.getContext('2d');
+  const cells = sharedCanvas('cells', cols, rows);
+  const small = cells.getContext('2d');
   const img = small.createImageData(cols, rows);
   const px = new Uint32Array(img.data.buffer);
   const lut = lut32Of(o.scale);
@@ -171,7 +184,7 @@ function paint(canvas, o, W, H) {
   small.putImageData(img, 0, 0);
   const ctx = canvas.getContext('2d');
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(o.cells, 0, 0, W, H);
+  ctx.drawImage(cells, 0, 0, cols, rows, 0, 0, W, H);
   const colW = W / cols;
   const rowH = H / rows;
   // A cell's first pixel column (row: y0), where drawImage's nearest-pixel scaling starts it.
@@ -288,7 +301,7 @@ function paintNumbers(canvas, o, W, H, dpr) {
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
   if (!o.font) o.font = `12px ${getComputedStyle(canvas).fontFamily}`; // read once, in the first paint
-  if (!o.surface || o.surface.width !== W || o.surface.height !== H) o.surface = scratch(W, H);
+  const surface = sharedCanvas('surface', W, H);
   const { rows, cols } = o;
   const gap = CELL_GAP * dpr;
   const pitchX = (W + gap) / cols;
@@ -303,8 +316,8 @@ function paintNumbers(canvas, o, W, H, dpr) {
     for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) cellRect(path, r, c);
     o.cellPath = { size: `${W}×${H}`, path };
   }
-  if (!o.cells || o.cells.width !== cols || o.cells.height !== rows) o.cells = scratch(cols, rows);
-  const small = o.cells.getContext('2d');
+  const cells = sharedCanvas('cells', cols, rows);
+  const small = cells.getContext('2d');
   const img = small.createImageData(cols, rows);
   const px = new Uint32Array(img.data.buffer);
   const lut = lut32Of(o.scale);
@@ -317,10 +330,10 @@ function paintNumbers(canvas, o, W, H, dpr) {
   }
   small.putImageData(img, 0, 0);
 
-  const ctx = o.surface.getContext('2d');
+  const ctx = surface.getContext('2d');
   ctx.clearRect(0, 0, W, H);
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(o.cells, 0, 0, cols * pitchX, rows * pitchY);
+  ctx.drawImage(cells, 0, 0, cols, rows, 0, 0, cols * pitchX, rows * pitchY);
   ctx.globalCompositeOperation = 'destination-in'; // keep only what is inside a cell
   ctx.fill(o.cellPath.path);
   ctx.globalCompositeOperation = 'source-over';
@@ -347,7 +360,7 @@ function paintNumbers(canvas, o, W, H, dpr) {
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   const shown = canvas.getContext('2d');
   shown.clearRect(0, 0, W, H);
-  shown.drawImage(o.surface, 0, 0);
+  shown.drawImage(surface, 0, 0, W, H, 0, 0, W, H);
 }
 
 // A small colour legend: the gradient with its end values, plus the masked swatch when relevant.
