@@ -81,14 +81,22 @@ function usePageSuite({ files, wait, contextOptions = {}, isExpected }) {
 // The attend stage's cells drawn with the causal hatch, read from the pixels of its weights canvases:
 // one list of "row,col" per canvas (each head's tile, then the enlarged head), for the <mha-demo>
 // matched by `demo`. A numbered cell of the enlarged head is sampled near its top-left corner, away
-// from its number. Each canvas is copied first, so the page's own canvases are never read back.
+// from its number. Each canvas is scrolled into view first (canvases far from the viewport are
+// drawn when they come near) and copied, so the page's own canvases are never read back.
 function hatchedWeightCells(page, demo, T) {
   return page.evaluate(async ([sel, T]) => {
-    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); // painted
     const section = document.querySelector(sel).shadowRoot.querySelector('section[data-stage="attend"]');
     const canvases = [...section.querySelectorAll('[data-tensor="weights"] canvas, .head-detail canvas')];
     const hatch = ([r, g, b]) => (r === 195 && g === 195 && b === 204) || (r === 230 && g === 230 && b === 234);
-    return canvases.map((canvas) => {
+    const out = [];
+    for (const canvas of canvases) {
+      canvas.scrollIntoView({ block: 'center' });
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      await new Promise((r) => setTimeout(r, 0)); // the intersection callback's task: painted
+      out.push(hatchedIn(canvas));
+    }
+    return out;
+    function hatchedIn(canvas) {
       const copy = document.createElement('canvas');
       copy.width = canvas.width;
       copy.height = canvas.height;
@@ -96,20 +104,20 @@ function hatchedWeightCells(page, demo, T) {
       ctx.drawImage(canvas, 0, 0);
       const data = ctx.getImageData(0, 0, copy.width, copy.height).data;
       const numbered = canvas.classList.contains('hm-cells');
-      const gap = numbered ? 2 * devicePixelRatio : 0;
+      const gap = numbered ? 2 * (canvas.width / canvas.getBoundingClientRect().width) : 0; // 2 CSS px
       const pitchX = (canvas.width + gap) / T;
       const pitchY = (canvas.height + gap) / T;
-      const out = [];
+      const cells = [];
       for (let r = 0; r < T; r++) {
         for (let c = 0; c < T; c++) {
           const x = Math.floor(c * pitchX + (numbered ? 5 : pitchX / 2));
           const y = Math.floor(r * pitchY + (numbered ? 5 : pitchY / 2));
           const i = (y * canvas.width + x) * 4;
-          if (hatch(data.subarray(i, i + 3))) out.push(`${r},${c}`);
+          if (hatch(data.subarray(i, i + 3))) cells.push(`${r},${c}`);
         }
       }
-      return out;
-    });
+      return cells;
+    }
   }, [demo, T]);
 }
 

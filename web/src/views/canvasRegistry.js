@@ -3,9 +3,9 @@
 // scale being device pixels per CSS pixel (under emulation devicePixelRatio is not what the box
 // got). repaint() draws it again at the size it has now (new values, same size) without waiting
 // for a resize, or leaves it to the observer while it has no size (its section hidden).
-// An IntersectionObserver says which canvases are within half a viewport of being seen: repaint()
-// draws only those at once; the others (head_out and the worked example below the attend maps,
-// a demo scrolled away in an article) are drawn when they come that near.
+// An IntersectionObserver says which canvases are within half a viewport of being seen: new values
+// and new sizes are drawn at once only there; the others (head_out and the worked example below
+// the attend maps, a demo scrolled away in an article) are drawn when they come that near.
 const painters = new WeakMap();
 const sizes = new WeakMap(); // canvas -> [w, h, scale], as last reported
 const near = new WeakMap(); // canvas -> whether it is within the margin (once known)
@@ -29,6 +29,15 @@ function draw(canvas) {
   if (size && paint && size[0] > 0 && size[1] > 0) paint(...size);
 }
 
+// Whether a canvas is more than the margin away from the viewport, by its box (the layout is up to
+// date in a ResizeObserver callback). A canvas the intersection observer has called near is drawn.
+function far(canvas) {
+  if (near.get(canvas) === true || !intersections) return false;
+  const box = canvas.getBoundingClientRect();
+  const margin = window.innerHeight / 2;
+  return box.bottom < -margin || box.top > window.innerHeight + margin;
+}
+
 function onResize(entries) {
   for (const entry of entries) {
     const canvas = entry.target;
@@ -37,7 +46,8 @@ function onResize(entries) {
       continue;
     }
     sizes.set(canvas, sizeOf(entry));
-    draw(canvas);
+    if (far(canvas)) waiting.add(canvas); // drawn when the intersection observer calls it near
+    else draw(canvas);
   }
 }
 
