@@ -38,7 +38,10 @@ function far(canvas) {
   return box.bottom < -margin || box.top > window.innerHeight + margin;
 }
 
+// Every box is read before any canvas is drawn: a first drawing sets the canvas's size, which
+// makes the layout stale, and a box read after it would lay the page out again.
 function onResize(entries) {
+  const now = [];
   for (const entry of entries) {
     const canvas = entry.target;
     if (!canvas.isConnected) {
@@ -47,8 +50,9 @@ function onResize(entries) {
     }
     sizes.set(canvas, sizeOf(entry));
     if (far(canvas)) waiting.add(canvas); // drawn when the intersection observer calls it near
-    else draw(canvas);
+    else now.push(canvas);
   }
+  for (const canvas of now) draw(canvas);
 }
 
 function onIntersect(entries) {

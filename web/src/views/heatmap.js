@@ -297,10 +297,13 @@ function fillNumbers(o) {
 // another; then the numbers. Drawn on a canvas off the page and copied over: fillText on a canvas
 // in the page makes the page bring its style and layout up to date first (1-2 ms in the middle of
 // a change, more than once when DOM writes come between two grids); off the page it needs neither.
+let numbersFont = null;
 function paintNumbers(canvas, o, W, H, dpr) {
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== H) canvas.height = H;
-  if (!o.font) o.font = `12px ${getComputedStyle(canvas).fontFamily}`; // read once, in the first paint
+  // The page's monospace stack, read once per page: reading a style after another canvas got its
+  // size (drawn first in the same ResizeObserver callback) would lay the page out again.
+  numbersFont ??= `12px ${getComputedStyle(canvas).fontFamily}`;
   const surface = sharedCanvas('surface', W, H);
   const { rows, cols } = o;
   const gap = CELL_GAP * dpr;
@@ -344,7 +347,7 @@ function paintNumbers(canvas, o, W, H, dpr) {
 
   // The numbers, in the font the cells had as DOM (12px, the page's monospace stack).
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.font = o.font;
+  ctx.font = numbersFont;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   let ink = null;
