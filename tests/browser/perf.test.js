@@ -3,7 +3,8 @@
 //   - a change at a teaching size redraws only the visible stage; the hidden ones are not touched
 //     (MutationObserver) and are brought up to date when navigated to;
 //   - a new seed, the causal mask or another head is drawn into the DOM already there (no node
-//     added or removed), and the result equals what a fresh page draws for the same settings;
+//     added or removed), a new text into the same head-map canvases, and the result equals what a
+//     fresh page draws for the same settings;
 //   - a large run (d_model 768, 12 heads, ~300 tokens) goes to a Web Worker: the page keeps
 //     producing animation frames while it computes, shows its progress, drops results that the
 //     settings have overtaken and reports the core's errors next to the control; also from file://;
@@ -168,10 +169,13 @@ async function allStagePictures() {
 }
 
 test('a new seed, the causal mask and another head are drawn in place, and look as a fresh page draws them', { timeout: TEST_TIMEOUT }, async () => {
-  await open(`${server.url}?text=${encodeURIComponent("The animal didn't cross the street")}&d-model=64&heads=4&stage=attend`);
-  const changes = [['seed', '2'], ['causal', true], ['head', '3'], ['seed', '5'], ['causal', false], ['head', '1'], ['causal', true], ['seed', '9']];
+  const text = "The animal didn't cross the street";
+  await open(`${server.url}?text=${encodeURIComponent(text)}&d-model=64&heads=4&stage=attend`);
+  // A new text builds the labelled parts anew, but draws the head maps into the same canvases.
+  const changes = [['seed', '2'], ['causal', true], ['head', '3'], ['text', 'The cat'], ['seed', '5'], ['causal', false], ['head', '1'],
+    ['causal', true], ['text', `${text} today`], ['seed', '9']];
   for (const [what, value] of changes) {
-    const added = await page.evaluate(async ([what, value]) => {
+    const { added, keptMaps } = await page.evaluate(async ([what, value]) => {
       const demo = window.mhaPage.demo;
       const root = demo.shadowRoot;
       const section = root.querySelector('section[data-stage="attend"]');
@@ -186,6 +190,8 @@ test('a new seed, the causal mask and another head are drawn in place, and look 
       };
       const mo = new MutationObserver(note);
       mo.observe(section, { subtree: true, childList: true });
+      const maps = () => [...section.querySelectorAll('[data-tensor="weights"] canvas')];
+      const mapsBefore = maps();
       const before = demo.state;
       const was = { result: before.result, head: before.head };
       if (what === 'head') root.querySelector(`[data-tensor="weights"] [data-head="${value}"]`).click();
@@ -199,9 +205,10 @@ test('a new seed, the causal mask and another head are drawn in place, and look 
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
       note(mo.takeRecords());
       mo.disconnect();
-      return nodes;
+      return { added: nodes, keptMaps: maps().every((c, i) => c === mapsBefore[i]) && maps().length === mapsBefore.length };
     }, [what, value]);
-    assert.deepEqual(added, [], `${what} → ${value}: no node added to or removed from the attend stage (the new numbers are drawn into the DOM already there)`);
+    assert.ok(keptMaps, `${what} → ${value}: the head maps are drawn into the canvases already there`);
+    if (what !== 'text') assert.deepEqual(added, [], `${what} → ${value}: no node added to or removed from the attend stage (the new numbers are drawn into the DOM already there)`);
   }
   const inPlace = await allStagePictures();
   await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '9', null, { timeout: WAIT });

@@ -4,14 +4,14 @@
 // already there (canvases repainted, numbers rewritten), with no node added and so no new layout.
 import { h, live, setText } from '../dom.js';
 import { heatmap, legend, updateHeatmap, updateLegend } from './heatmap.js';
-import { tensorCard } from './tensorCard.js';
+import { tensorCard, setCardShape } from './tensorCard.js';
 import { headTiles } from './tiles.js';
 import { maxAbs, headColor } from './colors.js';
 import { workedView } from './worked.js';
 import { t } from '../i18n.js';
 import { tokenLabels } from './matrix.js';
 import { exportButtons, relabelExport, figureBase, plainText } from './exportButtons.js';
-import { structureOf } from './structure.js';
+import { structureOf, modelOf } from './structure.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
@@ -44,12 +44,18 @@ function attendBar(state, actions) {
   });
 }
 
+// The head maps are drawn from the model and the language alone: another text (T, tokens) is drawn
+// into the same canvases too, so typing does not build eight new ones.
+const gridKey = (state) => JSON.stringify([state.lang, state.attendMode, modelOf(state.result)]);
+
 function headGrid(state, actions) {
-  const { result, lang } = state;
-  const built = structureKey(state);
-  const cur = picture(state);
+  const { lang } = state;
+  const built = gridKey(state);
+  const cur = { ...picture(state), state };
   const { name } = cur;
-  const [, H, T] = cur.tensor.shape;
+  const H = cur.tensor.shape[1];
+  const T = () => cur.tensor.shape[2];
+  const tokens = () => cur.state.result.tokens;
   const maskedLabel = () => (cur.masked ? t(lang, 'maskedLegend') : null);
   const tiles = [];
   const maps = [];
@@ -58,11 +64,11 @@ function headGrid(state, actions) {
     const map = heatmap({
       tensor: name,
       data: cur.tensor.data,
-      offset: hd * T * T,
-      rows: T,
-      cols: T,
+      offset: hd * T() * T(),
+      rows: T(),
+      cols: T(),
       index: (r, c) => [0, hd, r, c],
-      describe: (r, c) => t(lang, 'attend.queryKey', { q: `${r} “${result.tokens[r]}”`, k: `${c} “${result.tokens[c]}”` }),
+      describe: (r, c) => t(lang, 'attend.queryKey', { q: `${r} “${tokens()[r]}”`, k: `${c} “${tokens()[c]}”` }),
       scale: cur.scale,
       masked: cur.masked,
       maskedNote: t(lang, 'maskedNote'),
@@ -105,12 +111,12 @@ function headGrid(state, actions) {
       panels: Array.from({ length: H }, (_, hd) => ({
         label: t(lang, 'head', { h: hd }),
         color: headColor(hd),
-        rows: T,
-        cols: T,
-        value: (r, c) => cur.tensor.data[(hd * T + r) * T + c],
+        rows: T(),
+        cols: T(),
+        value: (r, c) => cur.tensor.data[(hd * T() + r) * T() + c],
         masked: cur.masked,
       })),
-      colLabels: result.tokens,
+      colLabels: tokens(),
       square: true,
       scale: cur.scale,
       maskedLabel: maskedLabel(),
@@ -126,10 +132,12 @@ function headGrid(state, actions) {
     figure,
   });
   return live(card, (s) => {
-    if (structureKey(s) !== built) return false;
-    Object.assign(cur, picture(s));
+    if (gridKey(s) !== built) return false;
+    Object.assign(cur, picture(s), { state: s });
     figure.state = s;
-    for (const map of maps) updateHeatmap(map, { data: cur.tensor.data, scale: cur.scale, masked: cur.masked });
+    const n = T();
+    maps.forEach((map, hd) => updateHeatmap(map, { data: cur.tensor.data, offset: hd * n * n, rows: n, cols: n, rowStride: n, scale: cur.scale, masked: cur.masked }));
+    setCardShape(card, cur.tensor.shape);
     updateLegend(key, cur.scale, { maskedLabel: maskedLabel() });
     select(s.head);
     return true;

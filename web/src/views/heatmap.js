@@ -22,14 +22,22 @@ export function heatmap(opts) {
   return node;
 }
 
-// patch: any of {data, offset, scale, masked, rowSums, index, describe}; the rows, columns, labels
-// and kind (canvas or grid) stay what they were.
+// patch: any of {data, offset, scale, masked, rowSums, index, describe}, and for a square map
+// (a canvas without labels) also {rows, cols, rowStride}; the labels and kind stay what they were.
 export function updateHeatmap(node, patch) {
   const o = drawn.get(node);
+  const resized = ['rows', 'cols'].some((k) => k in patch && patch[k] !== o[k]);
   Object.assign(o, patch);
+  if (resized) {
+    if (!o.square || o.rowLabels || o.numbered) throw new Error('updateHeatmap: only a square map changes its rows and columns');
+    o.canvas.setAttribute('aria-label', mapLabel(o));
+    o.canvas.style.aspectRatio = `${o.cols} / ${o.rows}`; // unchanged for T × T: no new layout
+  }
   if (o.numbered) fillNumbers(o);
   repaint(o.canvas);
 }
+
+const mapLabel = (o) => `${o.tensor} heatmap, ${o.rows} × ${o.cols}`;
 
 function tipLines(o, r, c) {
   const v = o.value(r, c);
@@ -72,7 +80,7 @@ export function rowHeightFor(rows) {
 
 function canvasMap(o) {
   const rowHeight = o.rowHeight || rowHeightFor(o.rows);
-  const canvas = h('canvas', { class: 'hm-canvas', role: 'img', 'aria-label': `${o.tensor} heatmap, ${o.rows} × ${o.cols}` });
+  const canvas = h('canvas', { class: 'hm-canvas', role: 'img', 'aria-label': mapLabel(o) });
   if (o.square) canvas.style.aspectRatio = `${o.cols} / ${o.rows}`;
   else canvas.style.height = `${o.rows * rowHeight}px`;
 

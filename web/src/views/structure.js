@@ -9,11 +9,13 @@ export function structureOf(state) {
   const { result, lang } = state;
   let byLang = cache.get(result);
   if (!byLang) cache.set(result, (byLang = {}));
-  if (!byLang[lang]) {
-    const config = { ...result.config, seed: null, causal: null };
-    byLang[lang] = JSON.stringify([lang, result.tokens, result.ids, config]);
-  }
+  if (!byLang[lang]) byLang[lang] = JSON.stringify([lang, result.tokens, result.ids, modelOf(result)]);
   return byLang[lang];
+}
+
+// The model's configuration without the seed and the causal flag.
+export function modelOf(result) {
+  return { ...result.config, seed: null, causal: null };
 }
 
 // A view made of live cards (and texts drawn from the structure alone) is live too.
