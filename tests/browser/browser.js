@@ -78,47 +78,53 @@ function usePageSuite({ files, wait, contextOptions = {}, isExpected }) {
   return suite;
 }
 
-// The attend stage's cells drawn with the causal hatch, read from the pixels of its weights canvases:
-// one list of "row,col" per canvas (each head's tile, then the enlarged head), for the <mha-demo>
-// matched by `demo`. A numbered cell of the enlarged head is sampled near its top-left corner, away
-// from its number. Each canvas is scrolled into view first (canvases far from the viewport are
-// drawn when they come near) and copied, so the page's own canvases are never read back.
-function hatchedWeightCells(page, demo, T) {
-  return page.evaluate(async ([sel, T]) => {
-    const section = document.querySelector(sel).shadowRoot.querySelector('section[data-stage="attend"]');
-    const canvases = [...section.querySelectorAll('[data-tensor="weights"] canvas, .head-detail canvas')];
-    const hatch = ([r, g, b]) => (r === 195 && g === 195 && b === 204) || (r === 230 && g === 230 && b === 234);
+// The canvases matching `selector` in one stage of the <mha-demo> matched by `demo`, as the reader
+// sees them: each scrolled into view first (canvases far from the viewport are drawn when they come
+// near) and copied, so the page's own canvases are never read back. Per canvas: its size and a hash
+// of its pixels, and with T the "row,col" of its cells drawn with the causal hatch (a T × T map; a
+// numbered cell is sampled near its top-left corner, away from its number).
+function readCanvases(page, { demo = 'mha-demo', stage, selector = 'canvas', T = 0 }) {
+  return page.evaluate(async ([sel, stage, selector, T]) => {
+    const section = document.querySelector(sel).shadowRoot.querySelector(`section[data-stage="${stage}"]`);
+    const hatch = (d, i) => (d[i] === 195 && d[i + 1] === 195 && d[i + 2] === 204) || (d[i] === 230 && d[i + 1] === 230 && d[i + 2] === 234);
     const out = [];
-    for (const canvas of canvases) {
+    for (const canvas of section.querySelectorAll(selector)) {
       canvas.scrollIntoView({ block: 'center' });
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      await new Promise((r) => setTimeout(r, 0)); // the intersection callback's task: painted
-      out.push(hatchedIn(canvas));
-    }
-    return out;
-    function hatchedIn(canvas) {
+      await new Promise((r) => setTimeout(r, 0)); // the intersection callback's task: drawn
+      if (!canvas.width || !canvas.height) {
+        out.push({ size: 'unpainted', hash: 0, hatched: [] });
+        continue;
+      }
       const copy = document.createElement('canvas');
       copy.width = canvas.width;
       copy.height = canvas.height;
       const ctx = copy.getContext('2d', { willReadFrequently: true });
       ctx.drawImage(canvas, 0, 0);
       const data = ctx.getImageData(0, 0, copy.width, copy.height).data;
+      let hash = 0;
+      for (let i = 0; i < data.length; i++) hash = (hash * 31 + data[i]) | 0;
+      const hatched = [];
       const numbered = canvas.classList.contains('hm-cells');
       const gap = numbered ? 2 * (canvas.width / canvas.getBoundingClientRect().width) : 0; // 2 CSS px
-      const pitchX = (canvas.width + gap) / T;
-      const pitchY = (canvas.height + gap) / T;
-      const cells = [];
       for (let r = 0; r < T; r++) {
         for (let c = 0; c < T; c++) {
-          const x = Math.floor(c * pitchX + (numbered ? 5 : pitchX / 2));
-          const y = Math.floor(r * pitchY + (numbered ? 5 : pitchY / 2));
-          const i = (y * canvas.width + x) * 4;
-          if (hatch(data.subarray(i, i + 3))) cells.push(`${r},${c}`);
+          const x = Math.floor(c * ((canvas.width + gap) / T) + (numbered ? 5 : (canvas.width + gap) / T / 2));
+          const y = Math.floor(r * ((canvas.height + gap) / T) + (numbered ? 5 : (canvas.height + gap) / T / 2));
+          if (hatch(data, (y * canvas.width + x) * 4)) hatched.push(`${r},${c}`);
         }
       }
-      return cells;
+      out.push({ size: `${canvas.width}×${canvas.height}`, hash, hatched });
     }
-  }, [demo, T]);
+    window.scrollTo(0, 0);
+    return out;
+  }, [demo, stage, selector, T]);
+}
+
+// The hatched cells of the attend stage's weights canvases: each head's tile, then the enlarged head.
+async function hatchedWeightCells(page, demo, T) {
+  const canvases = await readCanvases(page, { demo, stage: 'attend', selector: '[data-tensor="weights"] canvas, .head-detail canvas', T });
+  return canvases.map((c) => c.hatched);
 }
 
 // "row,col" of the cells above the diagonal of a T × T map: what the causal mask hides.
@@ -128,4 +134,4 @@ function upperCells(T) {
   return out;
 }
 
-module.exports = { launchBrowser, watchPage, usePageSuite, hatchedWeightCells, upperCells, CHROMIUM, ARGS };
+module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, CHROMIUM, ARGS };

@@ -18,7 +18,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite } = require('./browser.js');
+const { usePageSuite, readCanvases } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -127,38 +127,16 @@ test('a text change at a teaching size redraws only the visible stage; a hidden 
 
 // ---------- a new seed, the mask, another head: drawn in place ----------
 
-// One stage, shown: its DOM (without the empty style="" an in-place update may leave) and a hash of
-// every canvas's pixels, each canvas scrolled into view first (canvases far from the viewport are
-// repainted only when they come near) and read from a copy, so the page's canvases are never read
-// back.
-function stagePicture(stage) {
-  return page.evaluate(async (stage) => {
-    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-    window.mhaPage.goTo(stage);
-    await frames();
-    const section = window.mhaPage.demo.shadowRoot.querySelector(`section[data-stage="${stage}"]`);
-    const pixels = [];
-    for (const canvas of section.querySelectorAll('canvas')) {
-      canvas.scrollIntoView({ block: 'center' });
-      await frames();
-      await new Promise((r) => setTimeout(r, 0)); // the intersection callback's task
-      if (!canvas.width || !canvas.height) {
-        pixels.push('unpainted');
-        continue;
-      }
-      const copy = document.createElement('canvas');
-      copy.width = canvas.width;
-      copy.height = canvas.height;
-      const ctx = copy.getContext('2d', { willReadFrequently: true });
-      ctx.drawImage(canvas, 0, 0);
-      const d = ctx.getImageData(0, 0, copy.width, copy.height).data;
-      let hash = 0;
-      for (let i = 0; i < d.length; i++) hash = (hash * 31 + d[i]) | 0;
-      pixels.push(`${copy.width}×${copy.height} ${hash}`);
-    }
-    window.scrollTo(0, 0);
-    return { html: section.innerHTML.replace(/ style=""/g, ''), pixels };
+// One stage, shown: its DOM (without the empty style="" an in-place update may leave) and every
+// canvas's size and pixel hash, as the reader sees them.
+async function stagePicture(stage) {
+  await page.evaluate(async (s) => {
+    window.mhaPage.goTo(s);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   }, stage);
+  const pixels = (await readCanvases(page, { stage })).map((c) => `${c.size} ${c.hash}`);
+  const html = await page.evaluate((s) => window.mhaPage.demo.shadowRoot.querySelector(`section[data-stage="${s}"]`).innerHTML, stage);
+  return { html: html.replace(/ style=""/g, ''), pixels };
 }
 
 // The attend stage first (as the changes left it), then the others, which catch up when shown.

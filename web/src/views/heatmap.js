@@ -48,6 +48,18 @@ function tipLines(o, r, c) {
   return lines;
 }
 
+// The value under the pointer as a tooltip; cellAt(x, y, box) -> [r, c] or null, x and y from the
+// canvas's top left corner.
+function tipsOn(canvas, o, cellAt) {
+  canvas.addEventListener('mousemove', (ev) => {
+    const rect = canvas.getBoundingClientRect();
+    const cell = cellAt(ev.clientX - rect.left, ev.clientY - rect.top, rect);
+    if (cell) showTip(tipLines(o, cell[0], cell[1]), ev.clientX, ev.clientY, canvas);
+    else hideTip();
+  });
+  canvas.addEventListener('mouseleave', hideTip);
+}
+
 function rowLabelColumn(o, rowHeight) {
   if (!o.rowLabels) return null;
   return h(
@@ -87,19 +99,11 @@ function canvasMap(o) {
   o.canvas = canvas;
   observeCanvas(canvas, (W, H) => paint(canvas, o, W, H));
 
-  const cellAt = (ev) => {
-    const rect = canvas.getBoundingClientRect();
-    const c = Math.floor(((ev.clientX - rect.left) / rect.width) * o.cols);
-    const r = Math.floor(((ev.clientY - rect.top) / rect.height) * o.rows);
-    if (r < 0 || c < 0 || r >= o.rows || c >= o.cols) return null;
-    return [r, c];
-  };
-  canvas.addEventListener('mousemove', (ev) => {
-    const cell = cellAt(ev);
-    if (cell) showTip(tipLines(o, cell[0], cell[1]), ev.clientX, ev.clientY, canvas);
-    else hideTip();
+  tipsOn(canvas, o, (x, y, rect) => {
+    const c = Math.floor((x / rect.width) * o.cols);
+    const r = Math.floor((y / rect.height) * o.rows);
+    return r < 0 || c < 0 || r >= o.rows || c >= o.cols ? null : [r, c];
   });
-  canvas.addEventListener('mouseleave', hideTip);
 
   return h(
     'div',
@@ -258,24 +262,14 @@ function numberGrid(o) {
   o.numbered = true;
   observeCanvas(canvas, (W, H, scale) => paintNumbers(canvas, o, W, H, scale));
 
-  // The cell under the pointer, or null over a gap.
-  const cellAt = (ev) => {
-    const rect = canvas.getBoundingClientRect();
+  tipsOn(canvas, o, (x, y, rect) => { // null over a gap
     const pitchX = (rect.width + CELL_GAP) / o.cols;
     const pitchY = (rect.height + CELL_GAP) / o.rows;
-    const x = ev.clientX - rect.left;
-    const y = ev.clientY - rect.top;
     const c = Math.floor(x / pitchX);
     const r = Math.floor(y / pitchY);
     if (r < 0 || c < 0 || r >= o.rows || c >= o.cols || x - c * pitchX > pitchX - CELL_GAP || y - r * pitchY > pitchY - CELL_GAP) return null;
     return [r, c];
-  };
-  canvas.addEventListener('mousemove', (ev) => {
-    const cell = cellAt(ev);
-    if (cell) showTip(tipLines(o, cell[0], cell[1]), ev.clientX, ev.clientY, canvas);
-    else hideTip();
   });
-  canvas.addEventListener('mouseleave', hideTip);
   fillNumbers(o);
   return h('div', { class: 'hm hm-numbers' }, grid);
 }
