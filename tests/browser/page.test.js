@@ -472,3 +472,25 @@ test('f. the page works from file:// without a server', { timeout: TEST_TIMEOUT 
   await expectHeadViews(8);
   assertNoProblems();
 });
+
+test('g. hovering a head map or the enlarged head shows that cell’s value, masked cells say so', { timeout: TEST_TIMEOUT }, async () => {
+  await open(`${server.url}?text=${encodeURIComponent('我是秦始皇')}&stage=attend&causal=1&head=2`);
+  const weights = await page.evaluate(() => Array.from(window.mhaPage.state.result.tensors.weights.data));
+  const tip = () => page.evaluate(() => {
+    const el = document.querySelector('mha-demo').shadowRoot.querySelector('.tooltip');
+    return el && !el.hidden ? el.innerText : null;
+  });
+  for (const [selector, hd] of [['[data-tensor="weights"] [data-head="4"] canvas', 4], ['.head-detail canvas', 2]]) {
+    const canvas = page.locator(selector);
+    await canvas.scrollIntoViewIfNeeded();
+    const box = await canvas.boundingBox();
+    for (const [r, c] of [[3, 1], [1, 3]]) {
+      await page.mouse.move(box.x + ((c + 0.5) * box.width) / 5, box.y + ((r + 0.5) * box.height) / 5);
+      const text = await tip();
+      const value = weights[(hd * 5 + r) * 5 + c].toFixed(4);
+      assert.ok(text && text.includes(`weights[0, ${hd}, ${r}, ${c}] = ${value}`), `${selector} (${r}, ${c}): the tooltip gives the value ${value}: ${text}`);
+      assert.equal(/masked/.test(text), c > r, `${selector} (${r}, ${c}): the tooltip says whether the cell is masked`);
+    }
+  }
+  assertNoProblems();
+});
