@@ -31,9 +31,11 @@ void scores_rows(float* scores, const float* q, const PackedMatrix& k_packed, in
                  int r0, int r1) {
   gemm_forward(scores + static_cast<size_t>(r0) * T, T, q + static_cast<size_t>(r0) * D, D, k_packed, nullptr, r1 - r0,
                scale, causal ? Triangle::skip_upper : Triangle::none, r0);
-  if (causal)
-    for (int i = r0; i < r1; ++i) std::fill(scores + static_cast<size_t>(i) * T + i + 1, scores + static_cast<size_t>(i + 1) * T,
-                                            -std::numeric_limits<float>::infinity());
+  if (!causal) return;
+  for (int i = r0; i < r1; ++i) {
+    float* row = scores + static_cast<size_t>(i) * T;
+    std::fill(row + i + 1, row + T, -std::numeric_limits<float>::infinity());
+  }
 }
 
 // Rows [r0, r1) of one head's softmax.
