@@ -144,37 +144,44 @@ function headGrid(state, actions) {
   });
 }
 
+// The enlarged head is drawn from the model, the language, the weights-or-scores choice and whether
+// it prints numbers: another text (T, tokens) within that is drawn into the same grid, relabelled.
+const detailKey = (state) => JSON.stringify([gridKey(state), state.result.tokens.length <= NUMBERS_T]);
+
 function headDetail(state) {
-  const { result, lang, attendMode } = state;
-  const built = structureKey(state);
+  const { lang, attendMode } = state;
+  const built = detailKey(state);
   const cur = picture(state);
   const { name } = cur;
-  const [, H, T] = cur.tensor.shape;
+  const H = cur.tensor.shape[1];
+  const T = () => cur.tensor.shape[2];
+  const tokens = () => cur.state.result.tokens;
   cur.hd = Math.min(state.head, H - 1);
-  const numbers = T <= NUMBERS_T;
-  const at = (r, c) => cur.tensor.data[(cur.hd * T + r) * T + c];
+  cur.state = state;
+  const numbers = T() <= NUMBERS_T;
+  const at = (r, c) => cur.tensor.data[(cur.hd * T() + r) * T() + c];
   const rowSums =
     attendMode === 'weights'
       ? (r) => {
           let s = 0;
-          for (let c = 0; c < T; c++) s += at(r, c);
+          for (let c = 0; c < T(); c++) s += at(r, c);
           return `Σ = ${s.toFixed(3)}`;
         }
       : (r) => {
           let m = -Infinity;
-          for (let c = 0; c < T; c++) m = Math.max(m, at(r, c));
+          for (let c = 0; c < T(); c++) m = Math.max(m, at(r, c));
           return `max ${m.toFixed(3)}`;
         };
   const map = heatmap({
     tensor: name,
     data: cur.tensor.data,
-    offset: cur.hd * T * T,
-    rows: T,
-    cols: T,
+    offset: cur.hd * T() * T(),
+    rows: T(),
+    cols: T(),
     index: (r, c) => [0, cur.hd, r, c],
-    describe: (r, c) => t(lang, 'attend.queryKey', { q: `${r} “${result.tokens[r]}”`, k: `${c} “${result.tokens[c]}”` }),
-    rowLabels: tokenLabels(result.tokens),
-    colLabels: numbers ? result.tokens : null,
+    describe: (r, c) => t(lang, 'attend.queryKey', { q: `${r} “${tokens()[r]}”`, k: `${c} “${tokens()[c]}”` }),
+    rowLabels: tokenLabels(tokens()),
+    colLabels: numbers ? tokens() : null,
     scale: cur.scale,
     masked: cur.masked,
     maskedNote: t(lang, 'maskedNote'),
@@ -189,32 +196,33 @@ function headDetail(state) {
     file: `${name}-head${cur.hd}`,
     shape: cur.tensor.shape,
     caption: plainText(t(lang, `cap.${name}`)),
-    note: `${t(lang, 'head', { h: cur.hd })} · (${T} × ${T}) · ${t(lang, 'attend.figureNote')}`,
+    note: `${t(lang, 'head', { h: cur.hd })} · (${T()} × ${T()}) · ${t(lang, 'attend.figureNote')}`,
     panels: [{
       label: t(lang, 'head', { h: cur.hd }),
       color: headColor(cur.hd),
-      rows: T,
-      cols: T,
+      rows: T(),
+      cols: T(),
       value: at,
       masked: cur.masked,
       rowNotes: numbers ? rowSums : undefined,
     }],
-    colLabels: result.tokens,
+    colLabels: tokens(),
     square: true,
     numbers,
     scale: cur.scale,
     maskedLabel: cur.masked ? t(lang, 'maskedLegend') : null,
   }));
-  cur.state = state;
   const title = document.createTextNode(t(lang, 'attend.detail', { h: cur.hd }));
+  const shape = h('span', { class: 'shape' }, `(${T()} × ${T()})`);
   const detail = h(
     'div',
     { class: 'head-detail', 'data-selected-head': String(cur.hd), style: { '--head': headColor(cur.hd) } },
-    h('h3', { class: 'sub-title' }, title, h('span', { class: 'shape' }, `(${T} × ${T})`), exports),
+    h('h3', { class: 'sub-title' }, title, shape, exports),
     map,
   );
+  let shown = tokens().join('\n'); // the tokens the labels show
   return live(detail, (s) => {
-    if (structureKey(s) !== built) return false;
+    if (detailKey(s) !== built) return false;
     const hd = Math.min(s.head, H - 1);
     Object.assign(cur, picture(s), { state: s });
     if (hd !== cur.hd) {
@@ -224,7 +232,14 @@ function headDetail(state) {
       detail.style.setProperty('--head', headColor(hd));
       relabelExport(exports, lang, exportName());
     }
-    updateHeatmap(map, { data: cur.tensor.data, offset: hd * T * T, scale: cur.scale, masked: cur.masked });
+    const n = T();
+    const patch = { data: cur.tensor.data, offset: hd * n * n, scale: cur.scale, masked: cur.masked };
+    if (tokens().join('\n') !== shown) {
+      shown = tokens().join('\n');
+      setText(shape, `(${n} × ${n})`);
+      Object.assign(patch, { rows: n, cols: n, rowStride: n, rowLabels: tokenLabels(tokens()), colLabels: numbers ? tokens() : null });
+    }
+    updateHeatmap(map, patch);
     return true;
   });
 }

@@ -68,11 +68,7 @@ export function observeCanvas(canvas, paint) {
     if (typeof IntersectionObserver === 'function') intersections = new IntersectionObserver(onIntersect, { rootMargin: '50% 0px' });
   }
   painters.set(canvas, paint);
-  try {
-    resizes.observe(canvas, { box: 'device-pixel-content-box' });
-  } catch {
-    resizes.observe(canvas);
-  }
+  observe(canvas);
   if (intersections) intersections.observe(canvas);
 }
 
@@ -80,6 +76,24 @@ export function repaint(canvas) {
   if (!canvas.isConnected) return;
   if (near.get(canvas) === false) waiting.add(canvas);
   else draw(canvas);
+}
+
+// New values for a canvas whose box is about to change (another T): drawn once, at its new size,
+// when the observer reports it after the next layout, not now at the old size and again then.
+// Observed anew, a canvas is reported at the next layout whether or not its size changed.
+export function repaintResized(canvas) {
+  if (!canvas.isConnected) return;
+  sizes.delete(canvas);
+  resizes.unobserve(canvas);
+  observe(canvas);
+}
+
+function observe(canvas) {
+  try {
+    resizes.observe(canvas, { box: 'device-pixel-content-box' });
+  } catch {
+    resizes.observe(canvas);
+  }
 }
 
 function release(canvas) {

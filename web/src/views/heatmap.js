@@ -5,7 +5,7 @@
 import { h, setText } from '../dom.js';
 import { num, cellNum } from '../format.js';
 import { lutOf, lutIndex, inkFor, gradientCss, MASKED_LIGHT, MASKED_DARK, headColor } from './colors.js';
-import { observeCanvas, repaint } from './canvasRegistry.js';
+import { observeCanvas, repaint, repaintResized } from './canvasRegistry.js';
 import { showTip, hideTip } from './tooltip.js';
 
 const drawn = new WeakMap(); // heatmap node -> its options, which updateHeatmap() changes
@@ -22,19 +22,50 @@ export function heatmap(opts) {
   return node;
 }
 
-// patch: any of {data, offset, scale, masked, rowSums, index, describe}, and for a square map
-// (a canvas without labels) also {rows, cols, rowStride}; the labels and kind stay what they were.
+// patch: any of {data, offset, scale, masked, rowSums, index, describe}, and {rows, cols, rowStride,
+// rowLabels, colLabels} for another T: the canvas is resized and the labels rewritten where they
+// changed, a label added or removed only for a row or column more or less. The kind stays.
 export function updateHeatmap(node, patch) {
   const o = drawn.get(node);
   const resized = ['rows', 'cols'].some((k) => k in patch && patch[k] !== o[k]);
+  const relabelled = ['rowLabels', 'colLabels'].some((k) => k in patch && patch[k] !== o[k]);
   Object.assign(o, patch);
-  if (resized) {
-    if (!o.square || o.rowLabels || o.numbered) throw new Error('updateHeatmap: only a square map changes its rows and columns');
-    o.canvas.setAttribute('aria-label', mapLabel(o));
-    o.canvas.style.aspectRatio = `${o.cols} / ${o.rows}`; // unchanged for T × T: no new layout
+  if ('cols' in patch && !('rowStride' in patch)) o.rowStride = o.cols * o.colStride;
+  if (resized || relabelled) {
+    if (o.numbered) regrid(o);
+    else {
+      if (o.square) o.canvas.style.aspectRatio = `${o.cols} / ${o.rows}`; // unchanged for T × T: no new layout
+      else o.canvas.style.height = `${o.rows * rowHeightOf(o)}px`;
+      if (o.rowLabelCol) fillRowLabels(o.rowLabelCol, o.rowLabelEls, o.rowLabels, rowHeightOf(o), { titled: true });
+      o.canvas.setAttribute('aria-label', mapLabel(o));
+    }
   }
   if (o.numbered) fillNumbers(o);
-  repaint(o.canvas);
+  if (resized) repaintResized(o.canvas); // drawn once, at the size the new rows give it
+  else repaint(o.canvas);
+}
+
+const rowHeightOf = (o) => o.rowHeight || rowHeightFor(o.rows);
+
+// Grows the element list to n with make(i), each inserted into parent before `before` (or last),
+// or shrinks it, removing the extra ones from the page.
+function resizeChildren(list, n, make, parent, before = null) {
+  while (list.length > n) list.pop().remove();
+  while (list.length < n) {
+    const el = make(list.length);
+    parent.insertBefore(el, before);
+    list.push(el);
+  }
+  return list;
+}
+
+// Sets a style property only when it differs (the same value written again is still a change).
+function setStyle(el, prop, value) {
+  if (el.style[prop] !== value) el.style[prop] = value;
+}
+
+function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
 
 const mapLabel = (o) => `${o.tensor} heatmap, ${o.rows} × ${o.cols}`;
@@ -60,15 +91,28 @@ function tipsOn(canvas, o, cellAt) {
   canvas.addEventListener('mouseleave', hideTip);
 }
 
+// The token labels left of a map, one a row, rowHeight CSS px each; relabelled in place (fillRowLabels).
 function rowLabelColumn(o, rowHeight) {
   if (!o.rowLabels) return null;
-  return h(
-    'div',
-    { class: 'hm-rowlabels', 'aria-hidden': 'true' },
-    o.rowLabels.map((t, i) =>
-      h('div', { class: 'hm-rowlabel', style: { height: `${rowHeight}px`, lineHeight: `${rowHeight}px`, fontSize: `${Math.min(13, Math.max(8, rowHeight - 4))}px` }, title: t }, rowHeight >= 9 ? t : ''),
-    ),
-  );
+  o.rowLabelCol = h('div', { class: 'hm-rowlabels', 'aria-hidden': 'true' });
+  o.rowLabelEls = fillRowLabels(o.rowLabelCol, [], o.rowLabels, rowHeight, { titled: true });
+  return o.rowLabelCol;
+}
+
+// The label elements els (children of col, the last ones) made one per label, rowHeight CSS px
+// high; a kept one is rewritten only where it changed. Returns els.
+export function fillRowLabels(col, els, labels, rowHeight, { titled = false } = {}) {
+  resizeChildren(els, labels.length, () => h('div', { class: 'hm-rowlabel' }), col);
+  const px = `${rowHeight}px`;
+  const font = `${Math.min(13, Math.max(8, rowHeight - 4))}px`;
+  els.forEach((el, i) => {
+    setStyle(el, 'height', px);
+    setStyle(el, 'lineHeight', px);
+    setStyle(el, 'fontSize', font);
+    if (titled) setAttr(el, 'title', labels[i]);
+    setText(el, rowHeight >= 9 ? labels[i] : '');
+  });
+  return els;
 }
 
 function bandBar(o) {
@@ -91,7 +135,7 @@ export function rowHeightFor(rows) {
 }
 
 function canvasMap(o) {
-  const rowHeight = o.rowHeight || rowHeightFor(o.rows);
+  const rowHeight = rowHeightOf(o);
   const canvas = h('canvas', { class: 'hm-canvas', role: 'img', 'aria-label': mapLabel(o) });
   if (o.square) canvas.style.aspectRatio = `${o.cols} / ${o.rows}`;
   else canvas.style.height = `${o.rows * rowHeight}px`;
@@ -226,40 +270,15 @@ const CELL_RADIUS = 3;
 const MASKED_INK = '#555';
 
 function numberGrid(o) {
-  const hasSums = typeof o.rowSums === 'function';
-  const top = o.colLabels ? 2 : 1; // the grid row of the first data row
-  const left = o.rowLabels ? 2 : 1; // the grid column of the first data column
-  const grid = h('div', {
-    class: 'hm-grid',
-    style: {
-      gridTemplateColumns: `${o.rowLabels ? 'max-content ' : ''}repeat(${o.cols}, minmax(3.2em, 1fr))${hasSums ? ' max-content' : ''}`,
-      gridTemplateRows: `${o.colLabels ? 'auto ' : ''}repeat(${o.rows}, ${CELL_H}px)`,
-    },
-  });
-  const at = (el, row, col) => {
-    el.style.gridRow = String(row);
-    el.style.gridColumn = String(col);
-    return el;
-  };
-  if (o.colLabels) {
-    o.colLabels.forEach((t, c) => grid.append(at(h('div', { class: 'hm-collabel', title: t }, t), 1, left + c)));
-    if (hasSums) grid.append(at(h('div', { class: 'hm-collabel hm-sumhead' }, o.sumLabel || 'Σ'), 1, left + o.cols));
-  }
-  o.sums = [];
-  for (let r = 0; r < o.rows; r++) {
-    if (o.rowLabels) grid.append(at(h('div', { class: 'hm-rowlabel', title: o.rowLabels[r] }, o.rowLabels[r]), top + r, 1));
-    if (hasSums) {
-      const sum = at(h('div', { class: 'hm-sum' }), top + r, left + o.cols);
-      o.sums.push({ el: sum });
-      grid.append(sum);
-    }
-  }
   const canvas = h('canvas', { class: 'hm-cells', role: 'img' });
-  canvas.style.gridRow = `${top} / span ${o.rows}`;
-  canvas.style.gridColumn = `${left} / span ${o.cols}`;
-  grid.append(canvas);
+  o.grid = h('div', { class: 'hm-grid' });
   o.canvas = canvas;
   o.numbered = true;
+  o.colLabelEls = [];
+  o.rowLabelEls = [];
+  o.sums = [];
+  regrid(o);
+  o.grid.append(canvas);
   observeCanvas(canvas, (W, H, scale) => paintNumbers(canvas, o, W, H, scale));
 
   tipsOn(canvas, o, (x, y, rect) => { // null over a gap
@@ -271,7 +290,55 @@ function numberGrid(o) {
     return [r, c];
   });
   fillNumbers(o);
-  return h('div', { class: 'hm hm-numbers' }, grid);
+  return h('div', { class: 'hm hm-numbers' }, o.grid);
+}
+
+// A numbers grid's template and labels for its rows, columns and labels (built, or another T): a
+// label is added or removed only for a row or column more or less, a kept one rewritten where it
+// changed. The labels and sums are placed on the grid, so the order they are made in is the order
+// a grid built at once has: column labels, the sums' head, then a row label and sum per row.
+function regrid(o) {
+  const hasSums = typeof o.rowSums === 'function';
+  const top = o.colLabels ? 2 : 1; // the grid row of the first data row
+  const left = o.rowLabels ? 2 : 1; // the grid column of the first data column
+  const { grid, canvas } = o;
+  setStyle(grid, 'gridTemplateColumns', `${o.rowLabels ? 'max-content ' : ''}repeat(${o.cols}, minmax(3.2em, 1fr))${hasSums ? ' max-content' : ''}`);
+  setStyle(grid, 'gridTemplateRows', `${o.colLabels ? 'auto ' : ''}repeat(${o.rows}, ${CELL_H}px)`);
+  const at = (el, row, col) => {
+    setStyle(el, 'gridRow', String(row));
+    setStyle(el, 'gridColumn', String(col));
+    return el;
+  };
+  if (o.colLabels) {
+    if (hasSums && !o.sumHead) o.sumHead = grid.appendChild(h('div', { class: 'hm-collabel hm-sumhead' }, o.sumLabel || 'Σ'));
+    const next = o.sumHead || o.rowLabelEls[0] || o.sums[0]?.el || (canvas.parentNode === grid ? canvas : null);
+    resizeChildren(o.colLabelEls, o.colLabels.length, () => h('div', { class: 'hm-collabel' }), grid, next);
+    o.colLabelEls.forEach((el, c) => {
+      setAttr(el, 'title', o.colLabels[c]);
+      setText(el, o.colLabels[c]);
+      at(el, 1, left + c);
+    });
+    if (o.sumHead) at(o.sumHead, 1, left + o.cols);
+  }
+  // One row's label and sum, in that order, before the canvas (or last while it is not there yet).
+  const before = canvas.parentNode === grid ? canvas : null;
+  while (o.rowLabelEls.length > (o.rowLabels ? o.rows : 0)) o.rowLabelEls.pop().remove();
+  while (o.sums.length > (hasSums ? o.rows : 0)) o.sums.pop().el.remove();
+  for (let r = 0; r < o.rows; r++) {
+    if (o.rowLabels) {
+      if (!o.rowLabelEls[r]) o.rowLabelEls.push(grid.insertBefore(h('div', { class: 'hm-rowlabel' }), before));
+      const el = o.rowLabelEls[r];
+      setAttr(el, 'title', o.rowLabels[r]);
+      setText(el, o.rowLabels[r]);
+      at(el, top + r, 1);
+    }
+    if (hasSums) {
+      if (!o.sums[r]) o.sums.push({ el: grid.insertBefore(h('div', { class: 'hm-sum' }), before) });
+      at(o.sums[r].el, top + r, left + o.cols);
+    }
+  }
+  setStyle(canvas, 'gridRow', `${top} / span ${o.rows}`);
+  setStyle(canvas, 'gridColumn', `${left} / span ${o.cols}`);
 }
 
 const cellText = (o, r, c) => {
@@ -316,10 +383,10 @@ function paintNumbers(canvas, o, W, H, dpr) {
     const y = Math.round(r * pitchY);
     path.roundRect(x, y, Math.round((c + 1) * pitchX - gap) - x, Math.round((r + 1) * pitchY - gap) - y, CELL_RADIUS * dpr);
   };
-  if (!o.cellPath || o.cellPath.size !== `${W}×${H}`) {
+  if (!o.cellPath || o.cellPath.size !== `${W}×${H} ${rows}×${cols}`) {
     const path = new Path2D();
     for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) cellRect(path, r, c);
-    o.cellPath = { size: `${W}×${H}`, path };
+    o.cellPath = { size: `${W}×${H} ${rows}×${cols}`, path };
   }
   const cells = sharedCanvas('cells', cols, rows);
   const small = cells.getContext('2d');

@@ -1,33 +1,36 @@
 // A (1, H, T, d) tensor as H small heatmaps side by side, one per head, each in its head colour,
 // with the token labels once on the left. All tiles live inside one data-tensor element.
-// A later result with the same structure is shown in place (live()).
+// A later result with the same model and language is shown in place (live()), another text too:
+// the tiles are resized and the token labels rewritten where they changed.
 import { h, live } from '../dom.js';
-import { heatmap, legend, rowHeightFor, updateHeatmap, updateLegend } from './heatmap.js';
-import { tensorCard } from './tensorCard.js';
+import { heatmap, legend, rowHeightFor, fillRowLabels, updateHeatmap, updateLegend } from './heatmap.js';
+import { tensorCard, setCardShape } from './tensorCard.js';
 import { maxAbs, headColor } from './colors.js';
 import { tokenLabels } from './matrix.js';
 import { t } from '../i18n.js';
-import { structureOf } from './structure.js';
+import { modelOf } from './structure.js';
+
+const tilesKey = (state) => JSON.stringify([state.lang, modelOf(state.result)]);
 
 export function headTiles(state, name, { caption, tileLabel, colorOf = headColor, sub } = {}) {
   const { result, lang } = state;
   const tensor = result.tensors[name];
-  const [, H, T, d] = tensor.shape;
-  const built = structureOf(state); // the labels, colours and captions are drawn from it
-  const cur = { tensor, scale: { kind: 'diverging', max: maxAbs(tensor.data) } };
-  const rowHeight = rowHeightFor(T);
-  const labels = tokenLabels(result.tokens);
+  const [, H, T0, d] = tensor.shape;
+  const built = tilesKey(state); // the colours and captions are drawn from it
+  const cur = { tensor, tokens: result.tokens, scale: { kind: 'diverging', max: maxAbs(tensor.data) } };
+  const T = () => cur.tensor.shape[2];
+  const rowHeight = rowHeightFor(T0);
   const tiles = [];
   const maps = [];
   for (let hd = 0; hd < H; hd++) {
     const map = heatmap({
       tensor: name,
       data: tensor.data,
-      offset: hd * T * d,
-      rows: T,
+      offset: hd * T0 * d,
+      rows: T0,
       cols: d,
       index: (r, c) => [0, hd, r, c],
-      describe: (r, c) => `“${result.tokens[r]}” · ${tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd })} · dim ${c}`,
+      describe: (r, c) => `“${cur.tokens[r]}” · ${tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd })} · dim ${c}`,
       scale: cur.scale,
       rowHeight,
     });
@@ -47,10 +50,8 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
     { class: 'tile-labels', 'aria-hidden': 'true' },
     h('div', { class: 'tile-head tile-head-spacer' }, '\u00a0'),
     sub ? h('div', { class: 'tile-sub' }, '\u00a0') : null,
-    labels.map((l) =>
-      h('div', { class: 'hm-rowlabel', style: { height: `${rowHeight}px`, lineHeight: `${rowHeight}px`, fontSize: `${Math.min(13, Math.max(8, rowHeight - 4))}px` } }, rowHeight >= 9 ? l : ''),
-    ),
   );
+  const labelEls = fillRowLabels(labelCol, [], tokenLabels(cur.tokens), rowHeight);
   const key = legend(cur.scale);
   const figure = {
     lang,
@@ -59,9 +60,9 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
       panels: Array.from({ length: H }, (_, hd) => ({
         label: tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd }),
         color: colorOf(hd),
-        rows: T,
+        rows: T(),
         cols: d,
-        value: (r, c) => cur.tensor.data[(hd * T + r) * d + c],
+        value: (r, c) => cur.tensor.data[(hd * T() + r) * d + c],
       })),
       scale: cur.scale,
     }),
@@ -76,11 +77,19 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
     figure,
   });
   return live(card, (s) => {
-    if (structureOf(s) !== built) return false;
+    if (tilesKey(s) !== built) return false;
+    const retext = s.result.tokens.join('\n') !== cur.tokens.join('\n');
     cur.tensor = s.result.tensors[name];
+    cur.tokens = s.result.tokens;
     cur.scale = { kind: 'diverging', max: maxAbs(cur.tensor.data) };
     figure.state = s;
-    for (const map of maps) updateHeatmap(map, { data: cur.tensor.data, scale: cur.scale });
+    const n = T();
+    const patch = retext ? { rows: n, rowHeight: rowHeightFor(n) } : {};
+    maps.forEach((map, hd) => updateHeatmap(map, { data: cur.tensor.data, offset: hd * n * d, scale: cur.scale, ...patch }));
+    if (retext) {
+      setCardShape(card, cur.tensor.shape);
+      fillRowLabels(labelCol, labelEls, tokenLabels(cur.tokens), patch.rowHeight);
+    }
     updateLegend(key, cur.scale);
     return true;
   });
