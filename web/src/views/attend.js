@@ -30,16 +30,28 @@ function picture(state) {
 // The DOM of a part is drawn from the structure and the weights-or-scores choice.
 const structureKey = (state) => `${structureOf(state)}|${state.attendMode}`;
 
+// The sentence under the buttons says whether the mask is on. Both sentences are in the bar, in one
+// grid cell, the other one invisible: the bar is as high as the longer one either way, so turning
+// the mask on or off moves nothing below it (a move by a fraction of a pixel changes the head maps'
+// device-pixel size, and a canvas given a new size costs a new buffer and a redraw in the frame).
 function attendBar(state, actions) {
   const { lang, attendMode } = state;
   const button = (mode, key) =>
     h('button', { type: 'button', class: 'seg', 'aria-pressed': String(attendMode === mode), 'data-attend-mode': mode, onclick: () => actions.setAttendMode(mode) }, t(lang, key));
-  const noteText = (s) => t(s.lang, s.result.config.causal ? 'attend.maskOn' : 'attend.maskOff');
-  const note = h('p', { class: 'mask-note' }, noteText(state));
+  const on = h('span', {}, t(lang, 'attend.maskOn'));
+  const off = h('span', {}, t(lang, 'attend.maskOff'));
+  const show = (causal) => {
+    for (const [el, shown] of [[on, causal], [off, !causal]]) {
+      if (shown) el.removeAttribute('aria-hidden');
+      else el.setAttribute('aria-hidden', 'true');
+    }
+  };
+  show(state.result.config.causal);
+  const note = h('p', { class: 'mask-note' }, on, off);
   const bar = h('div', { class: 'attend-bar' }, h('div', { class: 'segmented', role: 'group' }, button('weights', 'attend.showWeights'), button('scores', 'attend.showScores')), note);
   return live(bar, (s) => {
     if (s.lang !== lang || s.attendMode !== attendMode) return false;
-    setText(note, noteText(s));
+    show(s.result.config.causal);
     return true;
   });
 }
