@@ -106,11 +106,15 @@ function readCanvases(page, { demo = 'mha-demo', stage, selector = 'canvas', T =
       for (let i = 0; i < data.length; i++) hash = (hash * 31 + data[i]) | 0;
       const hatched = [];
       const numbered = canvas.classList.contains('hm-cells');
-      const gap = numbered ? 2 * (canvas.width / canvas.getBoundingClientRect().width) : 0; // 2 CSS px
+      const box = canvas.getBoundingClientRect();
+      const gap = numbered ? 2 * (canvas.width / box.width) : 0; // 2 CSS px
+      // A map may keep a buffer taller than it shows (rows for a few more tokens): the picture is its
+      // top part, shown one to one (the buffer is as wide as the box).
+      const shown = Math.round(box.height * (canvas.width / box.width));
       for (let r = 0; r < T; r++) {
         for (let c = 0; c < T; c++) {
           const x = Math.floor(c * ((canvas.width + gap) / T) + (numbered ? 5 : (canvas.width + gap) / T / 2));
-          const y = Math.floor(r * ((canvas.height + gap) / T) + (numbered ? 5 : (canvas.height + gap) / T / 2));
+          const y = Math.floor(r * ((shown + gap) / T) + (numbered ? 5 : (shown + gap) / T / 2));
           if (hatch(data, (y * canvas.width + x) * 4)) hatched.push(`${r},${c}`);
         }
       }

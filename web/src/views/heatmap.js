@@ -214,9 +214,24 @@ function hatchPattern(ctx) {
   return ctx.createPattern(hatchTile, 'repeat');
 }
 
+// A map whose height follows T (head_out's tiles, the enlarged head) keeps a buffer ROWS_STEP rows
+// high at a time and shows its top H device pixels (object-view-box), so a token more or less is
+// drawn into the same buffer: a canvas given a new size gets a new buffer, which costs ~1 ms in the
+// next frame (software compositing). Where object-view-box is not supported the buffer is the box.
+const ROWS_STEP = typeof CSS !== 'undefined' && CSS.supports && CSS.supports('object-view-box', 'inset(0px)') ? 4 : 1;
+const rowsHeld = (rows) => Math.ceil(rows / ROWS_STEP) * ROWS_STEP;
+const bufferHeight = (o, H) => (o.square ? H : Math.round((H * rowsHeld(o.rows)) / o.rows));
+
+// Shows the top H pixels of a buffer HB high, as the whole box.
+function showTop(canvas, H, HB) {
+  const box = HB > H ? `inset(0px 0px ${HB - H}px)` : '';
+  if (canvas.style.objectViewBox !== box) canvas.style.objectViewBox = box;
+}
+
 function paint(canvas, o, W, H) {
+  const HB = bufferHeight(o, H);
   if (canvas.width !== W) canvas.width = W;
-  if (canvas.height !== H) canvas.height = H;
+  if (canvas.height !== HB) canvas.height = HB;
   const { rows, cols } = o;
   const cells = sharedCanvas('cells', cols, rows);
   const small = cells.getContext('2d');
@@ -238,7 +253,9 @@ function paint(canvas, o, W, H) {
     }
   }
   small.putImageData(img, 0, 0);
+  showTop(canvas, H, HB);
   const ctx = canvas.getContext('2d');
+  if (HB > H) ctx.clearRect(0, H, W, HB - H); // rows the previous T had
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(cells, 0, 0, cols, rows, 0, 0, W, H);
   const colW = W / cols;
@@ -368,8 +385,11 @@ function fillNumbers(o) {
 // a change, more than once when DOM writes come between two grids); off the page it needs neither.
 let numbersFont = null;
 function paintNumbers(canvas, o, W, H, dpr) {
+  // Its buffer holds ROWS_STEP rows at a time too, its top shown (like a map's).
+  const HB = Math.round(((H + CELL_GAP * dpr) * rowsHeld(o.rows)) / o.rows - CELL_GAP * dpr);
   if (canvas.width !== W) canvas.width = W;
-  if (canvas.height !== H) canvas.height = H;
+  if (canvas.height !== HB) canvas.height = HB;
+  showTop(canvas, H, HB);
   // The page's monospace stack, read once per page: reading a style after another canvas got its
   // size (drawn first in the same ResizeObserver callback) would lay the page out again.
   numbersFont ??= `12px ${getComputedStyle(canvas).fontFamily}`;
@@ -431,7 +451,7 @@ function paintNumbers(canvas, o, W, H, dpr) {
   }
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   const shown = canvas.getContext('2d');
-  shown.clearRect(0, 0, W, H);
+  shown.clearRect(0, 0, W, HB);
   shown.drawImage(surface, 0, 0, W, H, 0, 0, W, H);
 }
 
