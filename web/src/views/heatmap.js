@@ -423,8 +423,7 @@ function paintNumbers(canvas, o, W, H, dpr) {
   small.putImageData(img, 0, 0);
 
   const ctx = surface.getContext('2d');
-  ctx.clearRect(0, 0, W, H);
-  ctx.imageSmoothingEnabled = false;
+  ctx.imageSmoothingEnabled = false; // the cells cover the surface; what is outside them is cut next
   ctx.drawImage(cells, 0, 0, cols, rows, 0, 0, cols * pitchX, rows * pitchY);
   ctx.globalCompositeOperation = 'destination-in'; // keep only what is inside a cell
   ctx.fill(o.cellPath.path);
@@ -451,8 +450,9 @@ function paintNumbers(canvas, o, W, H, dpr) {
   }
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   const shown = canvas.getContext('2d');
-  shown.clearRect(0, 0, W, HB);
+  shown.globalCompositeOperation = 'copy'; // the gaps and the rows below H cleared too, in one pass
   shown.drawImage(surface, 0, 0, W, H, 0, 0, W, H);
+  shown.globalCompositeOperation = 'source-over';
 }
 
 // A small colour legend: the gradient with its end values, plus the masked swatch when relevant.
