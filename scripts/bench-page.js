@@ -4,8 +4,10 @@
 //
 // Opens web/index.html from disk, waits for window.mhaPage.ready, goes to the attend stage, and
 // for the teaching sizes (d_model 512 with 8 heads at T = 5 and T = 32; d_model 64 with 4 heads at
-// T = 14) changes the seed (new weights: everything recomputed), the causal box and the text (a
-// '。' typed at its end and deleted again: T + 1 and back, so the attend stage is built anew),
+// T = 14, and T = 17 whose text change crosses the 16 ↔ 17 line where the enlarged head stops
+// printing numbers and rows get shorter) changes the seed (new weights: everything recomputed),
+// the causal box and the text (its last character deleted and typed again: T − 1 and back, so the
+// attend stage changes size and every measured T stays within the teaching sizes, T ≤ 32),
 // 5 warm-up and 20 measured changes each. Every change starts from an idle page (requestIdleCallback) in a task
 // of its own, as a user's click would, and is timed in the page with performance.now():
 //   core      state.lastMs: the page's own timing of the WebAssembly run and the copy of its tensors
@@ -37,6 +39,7 @@ const WAIT_MS = 30_000;
 // T is checked against the page's own tokenizer before measuring.
 const CASES = [
   { dModel: 512, heads: 8, T: 5, text: '我是秦始皇' },
+  { dModel: 512, heads: 8, T: 17, text: '天地玄黄宇宙洪荒日月盈昃辰宿列张寒' },
   { dModel: 512, heads: 8, T: 32, text: '天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏闰余成岁律吕调阳' },
   { dModel: 64, heads: 4, T: 14, text: "The animal didn't cross the street because it was too tired." },
 ];
@@ -198,6 +201,7 @@ function measureInPage({ kind, warmup, n }) {
     ch.port2.postMessage(0);
   });
   const text = el.value;
+  const shorter = [...text].slice(0, -1).join(''); // one token fewer: the last character
   return (async () => {
     const out = [];
     for (let i = 0; i < warmup + n; ++i) {
@@ -205,7 +209,7 @@ function measureInPage({ kind, warmup, n }) {
       await task();
       const before = P.state.result;
       if (kind === 'causal') el.checked = !el.checked;
-      else if (kind === 'text') el.value = el.value === text ? `${text}。` : text;
+      else if (kind === 'text') el.value = el.value === text ? shorter : text;
       else el.value = String(Number(el.value) === 1 ? 2 : 1);
       const t0 = performance.now();
       el.dispatchEvent(new Event('change', { bubbles: true }));
@@ -296,7 +300,7 @@ async function main() {
     });
     const attendVisible = where.attend;
     console.log(`          ready in ${loadMs} ms (goto → mhaPage.ready); controls in ${where.root}; stage ${await page.evaluate(() => window.mhaPage.state.stage)}${attendVisible === null ? ' (no [data-stage="attend"] section found)' : attendVisible ? '' : ' (attend section hidden!)'}`);
-    console.log(`changes   ${opts.warmup} warm-up + ${opts.changes} measured per row; seed: 1 ↔ 2 (new weights, all recomputed); causal: the box toggled; text: '。' typed at the end and deleted (T + 1 ↔ T)`);
+    console.log(`changes   ${opts.warmup} warm-up + ${opts.changes} measured per row; seed: 1 ↔ 2 (new weights, all recomputed); causal: the box toggled; text: the last character deleted and typed again (T − 1 ↔ T)`);
     console.log('');
 
     const rows = [];

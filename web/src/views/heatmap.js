@@ -229,7 +229,9 @@ function showTop(canvas, H, HB) {
 }
 
 function paint(canvas, o, W, H) {
-  const HB = bufferHeight(o, H);
+  // Where only the top is shown, a buffer of this width never shrinks: deleting a token and typing
+  // it again keeps one buffer instead of crossing a ROWS_STEP line twice.
+  const HB = ROWS_STEP > 1 && canvas.width === W ? Math.max(canvas.height, bufferHeight(o, H)) : bufferHeight(o, H);
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== HB) canvas.height = HB;
   const { rows, cols } = o;
