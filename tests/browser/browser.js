@@ -96,29 +96,31 @@ function readCanvases(page, { demo = 'mha-demo', stage, selector = 'canvas', T =
         out.push({ size: 'unpainted', hash: 0, hatched: [] });
         continue;
       }
+      // A map may keep a buffer larger than it shows (rows for a few more tokens, a pixel or two of
+      // width): the picture is its top left part, object-view-box: inset(0 right bottom 0), shown
+      // one to one. Only that part is read.
+      const inset = (canvas.style.objectViewBox.match(/-?[\d.]+px/g) || []).map(parseFloat);
+      const [w, h] = [canvas.width - (inset[1] || 0), canvas.height - (inset[2] || 0)];
       const copy = document.createElement('canvas');
-      copy.width = canvas.width;
-      copy.height = canvas.height;
+      copy.width = w;
+      copy.height = h;
       const ctx = copy.getContext('2d', { willReadFrequently: true });
-      ctx.drawImage(canvas, 0, 0);
-      const data = ctx.getImageData(0, 0, copy.width, copy.height).data;
+      ctx.drawImage(canvas, 0, 0, w, h, 0, 0, w, h);
+      const data = ctx.getImageData(0, 0, w, h).data;
       let hash = 0;
       for (let i = 0; i < data.length; i++) hash = (hash * 31 + data[i]) | 0;
       const hatched = [];
       const numbered = canvas.classList.contains('hm-cells');
       const box = canvas.getBoundingClientRect();
-      const gap = numbered ? 2 * (canvas.width / box.width) : 0; // 2 CSS px
-      // A map may keep a buffer taller than it shows (rows for a few more tokens): the picture is its
-      // top part, shown one to one (the buffer is as wide as the box).
-      const shown = Math.round(box.height * (canvas.width / box.width));
+      const gap = numbered ? 2 * (w / box.width) : 0; // 2 CSS px
       for (let r = 0; r < T; r++) {
         for (let c = 0; c < T; c++) {
-          const x = Math.floor(c * ((canvas.width + gap) / T) + (numbered ? 5 : (canvas.width + gap) / T / 2));
-          const y = Math.floor(r * ((shown + gap) / T) + (numbered ? 5 : (shown + gap) / T / 2));
-          if (hatch(data, (y * canvas.width + x) * 4)) hatched.push(`${r},${c}`);
+          const x = Math.floor(c * ((w + gap) / T) + (numbered ? 5 : (w + gap) / T / 2));
+          const y = Math.floor(r * ((h + gap) / T) + (numbered ? 5 : (h + gap) / T / 2));
+          if (hatch(data, (y * w + x) * 4)) hatched.push(`${r},${c}`);
         }
       }
-      out.push({ size: `${canvas.width}×${canvas.height}`, hash, hatched });
+      out.push({ size: `${w}×${h}`, hash, hatched });
     }
     window.scrollTo(0, 0);
     return out;

@@ -222,17 +222,25 @@ const ROWS_STEP = typeof CSS !== 'undefined' && CSS.supports && CSS.supports('ob
 const rowsHeld = (rows) => Math.ceil(rows / ROWS_STEP) * ROWS_STEP;
 const bufferHeight = (o, H) => (o.square ? H : Math.round((H * rowsHeld(o.rows)) / o.rows));
 
-// Shows the top H pixels of a buffer HB high, as the whole box.
-function showTop(canvas, H, HB) {
-  const box = HB > H ? `inset(0px 0px ${HB - H}px)` : '';
+// Shows the top H pixels of a buffer HB high (the left W of one WB wide), as the whole box.
+function showTop(canvas, W, H, WB, HB) {
+  const box = HB > H || WB > W ? `inset(0px ${WB - W}px ${HB - H}px 0px)` : '';
   if (canvas.style.objectViewBox !== box) canvas.style.objectViewBox = box;
 }
 
+// A box whose width moves by a pixel or two when the page is laid out again for another T (the
+// tiles share a row with the token labels, whose font follows the row height) keeps its buffer
+// too, its left W pixels shown: within this fraction of the width a buffer only grows.
+const WIDTH_SLACK = 0.03;
+const keepsWidth = (canvas, W) => ROWS_STEP > 1 && canvas.width > 0 && Math.abs(canvas.width - W) <= W * WIDTH_SLACK;
+
 function paint(canvas, o, W, H) {
-  // Where only the top is shown, a buffer of this width never shrinks: deleting a token and typing
-  // it again keeps one buffer instead of crossing a ROWS_STEP line twice.
-  const HB = ROWS_STEP > 1 && canvas.width === W ? Math.max(canvas.height, bufferHeight(o, H)) : bufferHeight(o, H);
-  if (canvas.width !== W) canvas.width = W;
+  // Where only the top is shown, a buffer of about this width never shrinks: deleting a token and
+  // typing it again keeps one buffer instead of crossing a ROWS_STEP line (or a pixel of width) twice.
+  const kept = keepsWidth(canvas, W);
+  const WB = kept ? Math.max(canvas.width, W) : W;
+  const HB = kept ? Math.max(canvas.height, bufferHeight(o, H)) : bufferHeight(o, H);
+  if (canvas.width !== WB) canvas.width = WB;
   if (canvas.height !== HB) canvas.height = HB;
   const { rows, cols } = o;
   const cells = sharedCanvas('cells', cols, rows);
@@ -255,7 +263,7 @@ function paint(canvas, o, W, H) {
     }
   }
   small.putImageData(img, 0, 0);
-  showTop(canvas, H, HB);
+  showTop(canvas, W, H, WB, HB);
   const ctx = canvas.getContext('2d');
   if (HB > H) ctx.clearRect(0, H, W, HB - H); // rows the previous T had
   ctx.imageSmoothingEnabled = false;
@@ -391,7 +399,7 @@ function paintNumbers(canvas, o, W, H, dpr) {
   const HB = Math.round(((H + CELL_GAP * dpr) * rowsHeld(o.rows)) / o.rows - CELL_GAP * dpr);
   if (canvas.width !== W) canvas.width = W;
   if (canvas.height !== HB) canvas.height = HB;
-  showTop(canvas, H, HB);
+  showTop(canvas, W, H, W, HB);
   // The page's monospace stack, read once per page: reading a style after another canvas got its
   // size (drawn first in the same ResizeObserver callback) would lay the page out again.
   numbersFont ??= `12px ${getComputedStyle(canvas).fontFamily}`;
