@@ -30,6 +30,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
+const { cpuModel, loadAverage } = require('./bench/machine.js');
+const { median } = require('./bench/stats.js');
+const { table } = require('./bench/table.js');
 
 const ROOT = path.join(__dirname, '..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -65,28 +68,6 @@ function parseArgs(argv) {
   return o;
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-function cpuModel() {
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'));
-    if (m) return m[1].trim();
-  } catch {}
-  return (os.cpus()[0] || {}).model || 'unknown';
-}
-
-function loadAverage() {
-  try {
-    return fs.readFileSync('/proc/loadavg', 'utf8').split(/\s+/).slice(0, 3).join(' ');
-  } catch {
-    return '?';
-  }
-}
-
 function fileInfo(rel) {
   try {
     const st = fs.statSync(path.join(ROOT, rel));
@@ -94,12 +75,6 @@ function fileInfo(rel) {
   } catch {
     return `${rel} missing`;
   }
-}
-
-function table(rows, columns) {
-  const widths = columns.map((c) => Math.max(c.title.length, ...rows.map((r) => String(r[c.key] ?? '').length)));
-  const line = (cells) => cells.map((v, i) => (columns[i].left ? String(v).padEnd(widths[i]) : String(v).padStart(widths[i]))).join('  ').trimEnd();
-  return [line(columns.map((c) => c.title)), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(columns.map((c) => r[c.key] ?? '')))].join('\n');
 }
 
 // ---------- code that runs in the page ----------

@@ -23,6 +23,7 @@ let tensorsSafetensors;
 const pytorchSafetensors = (w, d) => tensorsSafetensors(pytorchTensors(w, d));
 const { summary, maxRelError, timeCalls } = require('./bench/stats.js');
 const { PlainAttention } = require('./bench/plainjs.js');
+const { table } = require('./bench/table.js');
 const { loadOurs, oursHeapBytes, heapBytesOf, heapMethod, OurAttention, ROOT } = require('./bench/ours.js');
 const { loadTfjs, tfjsInfo, tfjsHeapBytes, TfjsAttention } = require('./bench/tfjs.js');
 
@@ -102,19 +103,6 @@ function fmtMs(ms) {
 function fmtRatio(r) {
   if (!Number.isFinite(r)) return '-';
   return r >= 10 ? r.toFixed(1) : r.toFixed(2);
-}
-
-function table(rows, columns) {
-  const widths = columns.map((c) => Math.max(c.title.length, ...rows.map((r) => String(r[c.key] ?? '').length)));
-  const line = (cells) => cells.map((v, i) => (columns[i].left ? String(v).padEnd(widths[i]) : String(v).padStart(widths[i]))).join('  ').trimEnd();
-  const out = [line(columns.map((c) => c.title)), line(widths.map((w) => '-'.repeat(w)))];
-  let lastGroup = null;
-  for (const r of rows) {
-    if (lastGroup !== null && r.group !== lastGroup) out.push('');
-    lastGroup = r.group;
-    out.push(line(columns.map((c) => r[c.key] ?? '')));
-  }
-  return out.join('\n');
 }
 
 // Fresh module instance, one model, one run: how much WebAssembly memory a page needs for this size.

@@ -80,4 +80,4 @@ function describeMachine(root) {
   return lines;
 }
 
-module.exports = { describeMachine, loadAverage };
+module.exports = { describeMachine, cpuModel, loadAverage };
