@@ -159,6 +159,100 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
+# Whole models: trace, shapes, predict, heads, train
+
+# ids_of FILE: the I64 tensor "ids" of a safetensors file, as 3,17,5
+ids_of() {
+  python3 - "$1" <<'EOF'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", data[:8])[0]
+entry = json.loads(data[8:8 + n])["ids"]
+a, b = entry["data_offsets"]
+raw = data[8 + n + a:8 + n + b]
+print(",".join(str(v) for v in struct.unpack("<%dq" % (len(raw) // 8), raw)))
+EOF
+}
+for c in tiny_gpt2 tiny_attn_only; do
+  ids=$(ids_of "$DATA/$c.expected.safetensors")
+  run trace --model "$DATA/$c.model.safetensors" --ids "$ids" --out "$c.trace.safetensors"
+  if [ "$rc" -ne 0 ]; then
+    fail "trace --model $c" "exit code $rc"
+    continue
+  fi
+  run compare "$c.trace.safetensors" "$DATA/$c.expected.safetensors" --tolerance 1e-4
+  if [ "$rc" -eq 0 ] && grep -q '^logits ' stdout.txt && grep -q '^layers.1.weights ' stdout.txt && ! grep -q FAIL stdout.txt; then
+    pass "trace --model $c matches PyTorch for every layer and the logits (layout guessed, heads from the file)"
+  else
+    fail "trace --model $c matches PyTorch" "compare exit code $rc"
+  fi
+done
+
+run shapes --model "$DATA/tiny_gpt2.model.safetensors" --ids 1,2,3
+missing=""
+for s in "layer 0" "layer 1" ln_1 resid_mid mlp_hidden resid_out ln_f logits probs "(1, 3, 256)" "(1, 4, 3, 3)"; do
+  grep -qF "$s" stdout.txt || missing="$missing '$s'"
+done
+if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then pass "shapes --model walks every layer"; else fail "shapes --model walks every layer" "exit $rc, missing:$missing"; fi
+
+run train --layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3 --out small.safetensors
+if [ "$rc" -eq 0 ] && [ -s small.safetensors ] && [ "$(head -n 1 small.loss.csv)" = "step,loss" ] && [ "$(wc -l <small.loss.csv)" -eq 31 ]; then
+  pass "train writes the model and its 30-step loss curve"
+else
+  fail "train writes the model and its loss curve" "exit code $rc"
+fi
+run predict --model small.safetensors --text "a b c a b c" --top 3
+if [ "$rc" -eq 0 ] && grep -q "first choice right at" stdout.txt && grep -q "<s>" stdout.txt; then
+  pass "predict on a trained model: top 3 at each position, first-appearance ids from the start token"
+else
+  fail "predict on a trained model" "exit code $rc"
+fi
+run heads --model small.safetensors --ids 0,1,2,3,1,2,3 --json
+if [ "$rc" -eq 0 ] && python3 -c 'import json,sys; d=json.load(open("stdout.txt")); assert len(d["layers"])==2 and len(d["layers"][1]["heads"])==2 and "induction" in d["layers"][1]["heads"][0]'; then
+  pass "heads --json: two layers of two heads, with induction"
+else
+  fail "heads --json" "exit code $rc"
+fi
+run heads --model small.safetensors --ids 0,1,2,3,1,2,3 --ablate 1.0
+if [ "$rc" -eq 0 ] && grep -q "label" stdout.txt && grep -q "similarity" stdout.txt; then pass "heads prints a table and similarity"; else fail "heads prints a table" "exit code $rc"; fi
+
+# Ctrl-C during training leaves no model, no loss curve and no *.partial
+"$MHA" train --steps 1000000 --d-model 16 --heads 2 --vocab 16 --out interrupted.safetensors >stdout.txt 2>stderr.txt &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" -ne 0 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
+  pass "Ctrl-C during train leaves nothing half-written (exit $rc)"
+else
+  fail "Ctrl-C during train leaves nothing half-written" "exit code $rc"
+fi
+
+G="$DATA/tiny_gpt2.model.safetensors"
+W="$DATA/pytorch_mha.weights.safetensors"
+expect_error "--ids out of the vocabulary" out.safetensors trace --model "$G" --ids 1,256 --out out.safetensors
+expect_error "more tokens than positions" out.safetensors trace --model "$G" --ids "$(seq -s, 1 40)" --out out.safetensors
+expect_error "--ids not numbers" out.safetensors trace --model "$G" --ids 1,x --out out.safetensors
+expect_error "heads that do not divide d_model" out.safetensors trace --model "$G" --heads 5 --ids 1 --out out.safetensors
+expect_error "--ablate a head the model lacks" out.safetensors trace --model "$G" --ids 1 --ablate 2.0 --out out.safetensors
+expect_error "--text on GPT-2 without a tokenizer" out.safetensors trace --model "$G" --text "hi" --out out.safetensors
+expect_error "a single layer file as --model" out.safetensors trace --model "$W" --ids 1 --out out.safetensors
+expect_error "predict on a single layer" none.txt predict --text "hi"
+python3 - "$G" broken.safetensors <<'EOF'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", data[:8])[0]
+header = json.loads(data[8:8 + n])
+del header["h.1.ln_2.weight"]  # a layer missing a tensor; the bytes stay where they are
+h = json.dumps(header).encode()
+h += b" " * (-(8 + len(h)) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(h)) + h + data[8 + n:])
+EOF
+expect_error "a model file missing a layer's tensor" out.safetensors trace --model broken.safetensors --ids 1 --out out.safetensors
+expect_error "train with --min-length over --max-length" out.safetensors train --min-length 9 --max-length 4 --steps 1 --out out.safetensors
+
+# ---------------------------------------------------------------------------------------------
 # Bad input: each fails cleanly
 
 W="$DATA/pytorch_mha.weights.safetensors"

@@ -511,13 +511,15 @@ TEST_CASE("read_file of a missing path names it") {
 // ---------------------------------------------------------------------------------------------
 // Layouts
 
-TEST_CASE("parse_layout knows pytorch, llama and gpt2 only") {
+TEST_CASE("parse_layout knows pytorch, llama, gpt2 and attn-only only") {
   CHECK(mha::parse_layout("pytorch") == mha::WeightLayout::pytorch);
   CHECK(mha::parse_layout("llama") == mha::WeightLayout::llama);
   CHECK(mha::parse_layout("gpt2") == mha::WeightLayout::gpt2);
+  CHECK(mha::parse_layout("attn-only") == mha::WeightLayout::attn_only);
   CHECK(std::string(mha::layout_name(mha::WeightLayout::gpt2)) == "gpt2");
+  CHECK(std::string(mha::layout_name(mha::WeightLayout::attn_only)) == "attn-only");
   CHECK_THROWS_WITH_AS(mha::parse_layout("bert"), doctest::Contains("unknown weight layout 'bert'"), mha::Error);
-  CHECK_THROWS_WITH_AS(mha::parse_layout("PyTorch"), doctest::Contains("expected pytorch, llama or gpt2"), mha::Error);
+  CHECK_THROWS_WITH_AS(mha::parse_layout("PyTorch"), doctest::Contains("expected pytorch, llama, gpt2 or attn-only"), mha::Error);
 }
 
 TEST_CASE("a pytorch file with in_proj_weight of the wrong shape names the tensor and both shapes") {
@@ -749,16 +751,30 @@ TEST_CASE("Model::load_weights that fails leaves the model unchanged") {
   }
 }
 
-TEST_CASE("configure after load_weights draws seeded weights: a file's weights are never kept under a new config") {
+TEST_CASE("configure after load_weights keeps the file's weights, and refuses what their shapes forbid") {
   const Bytes good = reference("pytorch_mha.weights.safetensors");
   mha::Model model = mha::Model::from_safetensors(config_with_heads(4), good.data(), good.size(),
                                                   mha::WeightLayout::pytorch, 0);
-  mha::Config c = model.config();  // d_model 24 from the file
-  c.causal = !c.causal;
   const mha::Tensor loaded = model.weights().w_q;
-  model.configure(c);
-  CHECK(model.weights().w_q.data != loaded.data);
-  CHECK(model.weights().w_q.data == mha::Model(c).weights().w_q.data);
+  SUBCASE("a causal toggle and a new head count keep them") {
+    mha::Config c = model.config();  // d_model 24 from the file
+    c.causal = !c.causal;
+    model.configure(c);
+    CHECK(model.weights().w_q.data == loaded.data);
+    CHECK(model.config().causal == c.causal);
+    c.heads = 2;
+    c.kv_heads = 0;  // following heads: the K/V width stays 24
+    model.configure(c);
+    CHECK(model.weights().w_q.data == loaded.data);
+    CHECK(model.config().heads == 2);
+  }
+  SUBCASE("a new d_model is an error, and the model is unchanged") {
+    mha::Config c = model.config();
+    c.d_model = 32;
+    CHECK_THROWS_WITH_AS(model.configure(c), doctest::Contains("d_model is 24: the loaded weights fix it"), mha::Error);
+    CHECK(model.config().d_model == 24);
+    CHECK(model.weights().w_q.data == loaded.data);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

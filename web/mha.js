@@ -18,14 +18,17 @@
     }
   }
 
-  const STAGES = ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output'];
-
   async function createMha(moduleOptions = {}) {
     const createMhaCore = loadCore();
     if (typeof createMhaCore !== 'function') {
       throw new MhaError('mha-core.js is not loaded: include build/mha-core.js before mha.js');
     }
     const core = await createMhaCore(moduleOptions);
+    // The core's one table of stages and tensors (cpp/core/stages.h): {stages: [{id, family, perLayer}],
+    // tensors: [{name, stage, shape, formula}], stagesOf: {single: [ids…], 'attn-only': […], gpt2: […]}}.
+    const stageTable = core.stageTable();
+    // The stages of one attention layer, in walk order.
+    const STAGES = stageTable.stagesOf.single;
 
     class Trace {
       constructor(raw) {
@@ -34,6 +37,8 @@
       tokens() { return this._raw.tokens(); }
       ids() { return this._raw.ids(); }
       names() { return this._raw.names(); }
+      // The block a tensor belongs to (layers.{i}.*), or -1 for model-level tensors.
+      layer(name) { return this._need(name, this._raw.layer(name)); }
       config() { return this._raw.config(); }
       stage(name) { return this._need(name, this._raw.stage(name)); }
       shape(name) { return this._need(name, this._raw.shape(name)); }
@@ -52,7 +57,8 @@
     }
 
     class Model {
-      // options: {dModel, heads, kvHeads, causal, seed, vocabSize}; missing keys take the defaults.
+      // options: {model: 'single' | 'attn-only' | 'gpt2', layers, dModel, heads, kvHeads, causal, seed, vocabSize,
+      // maxPositions}; missing keys take the defaults (a single layer, d_model 512, 8 heads).
       constructor(options = {}) {
         this._raw = new core.RawModel();
         try {
@@ -63,19 +69,45 @@
         }
       }
       // Changes settings in place; on error the model keeps its previous settings and weights.
+      // Loaded or trained weights are kept: a setting their shapes forbid is an error.
       configure(options) {
         this._check(this._raw.configure(options));
         return this;
       }
+      // Drops loaded weights for seeded random ones of the given settings.
+      useRandomWeights(options = {}) {
+        this._check(this._raw.useRandomWeights(options));
+        return this;
+      }
+      // A whole model from safetensors bytes. layout: 'gpt2' | 'attn-only', or undefined to guess from
+      // the tensor names; heads: undefined to take the file's __metadata__.
+      loadModel(bytes, { layout = '', heads = 0 } = {}) {
+        if (typeof layout !== 'string') throw new MhaError('layout must be "gpt2" or "attn-only"');
+        if (!Number.isInteger(heads) || heads < 0) throw new MhaError('heads must be a whole number');
+        this._check(this._raw.loadModel(bytes, layout, heads));
+        return this;
+      }
+      // The weights as a safetensors file (Uint8Array), in the layout they would be loaded from.
+      modelFile() {
+        const bytes = this._raw.modelFile();
+        if (typeof bytes === 'string') throw new MhaError(bytes);
+        return bytes;
+      }
+      get isSeeded() { return this._raw.isSeeded(); }
       loadWeights(bytes, layout = 'pytorch', layer = 0) {
         if (typeof layout !== 'string') throw new MhaError('layout must be "pytorch", "llama" or "gpt2"');
         if (!Number.isInteger(layer) || layer < 0) throw new MhaError('layer must be a whole number, 0 or more');
         this._check(this._raw.loadWeights(bytes, layout, layer));
         return this;
       }
-      runText(text) {
+      // switchedOff: [[layer, head], …] heads whose head_out is zeroed before the concat.
+      runText(text, { switchedOff } = {}) {
         if (typeof text !== 'string') throw new MhaError('text must be a string');
-        return this._trace(this._raw.runText(text));
+        return this._trace(this._raw.runText(text, switchedOff));
+      }
+      // Token ids taken as given (Int32Array or number[]).
+      runIds(ids, { switchedOff } = {}) {
+        return this._trace(this._raw.runIds(ids, switchedOff));
       }
       // x: Float32Array (or number[]) of T × d_model values, row by row.
       runInput(x, T) {
@@ -105,7 +137,7 @@
     // WebAssembly memory held by the module, in bytes. It only grows, so this is also the peak.
     const memoryBytes = () => core.memoryBytes();
 
-    return { Model, MhaError, STAGES, memoryBytes };
+    return { Model, MhaError, STAGES, stageTable, memoryBytes };
   }
 
   createMha.MhaError = MhaError;

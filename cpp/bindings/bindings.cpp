@@ -3,6 +3,7 @@
 #include <emscripten/bind.h>
 
 #include "handles.h"
+#include "marshal.h"
 
 namespace {
 // Bytes of WebAssembly memory the module holds now: its peak so far, since memory never shrinks.
@@ -19,17 +20,24 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("ids", &TraceHandle::ids)
       .function("names", &TraceHandle::names)
       .function("stage", &TraceHandle::stage)
+      .function("layer", &TraceHandle::layer)
       .function("shape", &TraceHandle::shape)
       .function("data", &TraceHandle::data)
       .function("config", &TraceHandle::config);
 
   function("memoryBytes", &memory_bytes);
+  function("stageTable", &mha_wasm::stage_table_object);
 
   class_<ModelHandle>("RawModel")
       .constructor<>()
       .function("configure", &ModelHandle::configure)
       .function("loadWeights", &ModelHandle::load_weights)
+      .function("loadModel", &ModelHandle::load_model)
+      .function("useRandomWeights", &ModelHandle::use_random_weights)
+      .function("modelFile", &ModelHandle::model_file)
+      .function("isSeeded", &ModelHandle::is_seeded)
       .function("runText", &ModelHandle::run_text, allow_raw_pointers())
+      .function("runIds", &ModelHandle::run_ids, allow_raw_pointers())
       .function("runInput", &ModelHandle::run_input, allow_raw_pointers())
       .function("config", &ModelHandle::config)
       .function("weight", &ModelHandle::weight)

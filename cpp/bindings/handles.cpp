@@ -5,6 +5,8 @@
 #include "error.h"
 #include "layouts.h"
 #include "marshal.h"
+#include "model_file.h"
+#include "safetensors.h"
 
 namespace mha_wasm {
 
@@ -52,6 +54,11 @@ val TraceHandle::stage(const std::string& name) const {
   return e ? val(std::string(mha::stage_name(e->stage))) : val::null();
 }
 
+val TraceHandle::layer(const std::string& name) const {
+  const mha::TraceEntry* e = find(name);
+  return e ? val(e->layer) : val::null();
+}
+
 val TraceHandle::shape(const std::string& name) const {
   const mha::TraceEntry* e = find(name);
   if (!e) return val::null();
@@ -93,10 +100,51 @@ mha::Trace ModelHandle::take_trace() {
   return trace;
 }
 
-TraceHandle* ModelHandle::run_text(const std::string& text) {
+std::string ModelHandle::load_model(const val& bytes, const std::string& layout, int heads) {
+  guarded(last_error_, false, [&] {
+    const std::vector<uint8_t> data = bytes_from_js(bytes);
+    const std::string chosen =
+        layout.empty() ? mha::guess_layout(mha::SafetensorsFile(data.data(), data.size())) : layout;
+    if (chosen == "pytorch" || chosen == "llama")
+      throw mha::Error("the file holds one " + chosen + " attention layer, not a whole model: load it as weights");
+    model_ = mha::Model::from_model_file(data.data(), data.size(), mha::parse_layout(chosen), heads);
+    return true;
+  });
+  return last_error_;
+}
+
+std::string ModelHandle::use_random_weights(const val& options) {
+  guarded(last_error_, false, [&] {
+    model_ = mha::Model(config_from_options(options, model_.config()));
+    return true;
+  });
+  return last_error_;
+}
+
+val ModelHandle::model_file() const {
+  std::string error;
+  std::vector<uint8_t> bytes = guarded(error, std::vector<uint8_t>{}, [&] {
+    return mha::write_model(model_.model_weights(), model_.config());
+  });
+  if (!error.empty()) return val(error);
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
+}
+
+TraceHandle* ModelHandle::run_text(const std::string& text, const val& switched_off) {
   return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+    const mha::HeadSwitches off = head_switches_from_js(switched_off, model_.config());
     mha::Trace trace = take_trace();
-    model_.run_text_into(trace, text);
+    model_.run_text_into(trace, text, mha::KernelPath::simd, off);
+    return new TraceHandle(std::move(trace), model_.config(), pool_);
+  });
+}
+
+TraceHandle* ModelHandle::run_ids(const val& ids, const val& switched_off) {
+  return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+    const mha::HeadSwitches off = head_switches_from_js(switched_off, model_.config());
+    const std::vector<int32_t> values = ids_from_js(ids);
+    mha::Trace trace = take_trace();
+    model_.run_ids_into(trace, values, mha::KernelPath::simd, off);
     return new TraceHandle(std::move(trace), model_.config(), pool_);
   });
 }
@@ -117,6 +165,7 @@ TraceHandle* ModelHandle::run_input(const val& x, int T) {
 val ModelHandle::config() const { return config_to_object(model_.config()); }
 
 val ModelHandle::weight(const std::string& name) const {
+  if (mha::has_blocks(model_.config().preset)) return val::null();  // a single layer's names
   for (const auto& [key, tensor] : mha::named_weights(model_.weights())) {
     if (name != key) continue;
     val out = val::object();

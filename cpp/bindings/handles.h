@@ -28,6 +28,7 @@ class TraceHandle {
   emscripten::val ids() const;                     // Int32Array
   emscripten::val names() const;                   // string[], in stage order
   emscripten::val stage(const std::string& name) const;  // "attend", or null for an unknown name
+  emscripten::val layer(const std::string& name) const;  // the block index, -1 model-level, or null
   emscripten::val shape(const std::string& name) const;  // number[], or null
   emscripten::val data(const std::string& name) const;   // a Float32Array copy that outlives memory growth, or null
   emscripten::val config() const;
@@ -45,8 +46,14 @@ class ModelHandle {
 
   std::string configure(const emscripten::val& options);  // "" or the error
   std::string load_weights(const emscripten::val& bytes, const std::string& layout, int layer);
-  TraceHandle* run_text(const std::string& text);
+  // A whole model (layout "gpt2" | "attn-only", "" = guessed from the names); heads 0 = from the file.
+  std::string load_model(const emscripten::val& bytes, const std::string& layout, int heads);
+  std::string use_random_weights(const emscripten::val& options);  // a new seeded model
+  emscripten::val model_file() const;  // the weights as safetensors bytes (Uint8Array), models with blocks
+  TraceHandle* run_text(const std::string& text, const emscripten::val& switched_off);
+  TraceHandle* run_ids(const emscripten::val& ids, const emscripten::val& switched_off);
   TraceHandle* run_input(const emscripten::val& x, int T);
+  bool is_seeded() const { return model_.is_seeded(); }
   emscripten::val config() const;
   emscripten::val weight(const std::string& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
   std::string last_error() const { return last_error_; }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "error.h"
+#include "stages.h"
 
 namespace mha_wasm {
 
@@ -37,6 +38,14 @@ mha::Config config_from_options(const val& options, const mha::Config& base) {
   c.kv_heads = static_cast<int>(whole_number(options, "kvHeads", c.kv_heads, -1e9, 1e9));
   c.vocab_size = static_cast<int>(whole_number(options, "vocabSize", c.vocab_size, -1e9, 1e9));
   c.seed = static_cast<uint64_t>(whole_number(options, "seed", static_cast<double>(c.seed), 0, 9007199254740991.0));
+  c.layers = static_cast<int>(whole_number(options, "layers", c.layers, -1e9, 1e9));
+  c.max_positions = static_cast<int>(whole_number(options, "maxPositions", c.max_positions, -1e9, 1e9));
+  const val model = options["model"];
+  if (!model.isUndefined() && !model.isNull()) {
+    if (!model.isString()) throw mha::Error("model must be \"single\", \"attn-only\" or \"gpt2\"");
+    c.preset = mha::parse_preset(model.as<std::string>().c_str());
+    if (mha::has_blocks(c.preset)) c.causal = true;
+  }
   const val causal = options["causal"];
   if (!causal.isUndefined() && !causal.isNull()) {
     if (causal.typeOf().as<std::string>() != "boolean") throw mha::Error("causal must be true or false");
@@ -55,6 +64,11 @@ val config_to_object(const mha::Config& c) {
   o.set("causal", c.causal);
   o.set("seed", static_cast<double>(c.seed));
   o.set("vocabSize", c.vocab_size);
+  o.set("model", std::string(mha::preset_name(c.preset)));
+  o.set("layers", c.layers);
+  o.set("maxPositions", c.max_positions);
+  o.set("layerNorm", mha::has_layer_norm(c.preset));
+  o.set("mlp", mha::has_mlp(c.preset));
   return o;
 }
 
@@ -79,6 +93,73 @@ val float32_array(const std::vector<float>& values) {
 val string_array(const std::vector<std::string>& values) {
   val out = val::array();
   for (const auto& s : values) out.call<void>("push", s);
+  return out;
+}
+
+mha::HeadSwitches head_switches_from_js(const val& pairs, const mha::Config& c) {
+  mha::HeadSwitches off;
+  if (pairs.isUndefined() || pairs.isNull()) return off;
+  if (!val::global("Array").call<bool>("isArray", pairs))
+    throw mha::Error("switchedOff must be an array of [layer, head] pairs");
+  off.assign(static_cast<size_t>(c.layers), std::vector<bool>(static_cast<size_t>(c.heads), false));
+  const int n = pairs["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    const val pair = pairs[i];
+    if (!val::global("Array").call<bool>("isArray", pair) || pair["length"].as<int>() != 2 || !pair[0].isNumber() ||
+        !pair[1].isNumber())
+      throw mha::Error("switchedOff must be an array of [layer, head] pairs");
+    const double layer = pair[0].as<double>(), head = pair[1].as<double>();
+    if (layer != std::floor(layer) || head != std::floor(head) || layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
+      throw mha::Error("switchedOff: there is no head " + std::to_string(static_cast<long long>(layer)) + "." +
+                       std::to_string(static_cast<long long>(head)) + "; layers are 0 to " + std::to_string(c.layers - 1) +
+                       " and heads 0 to " + std::to_string(c.heads - 1));
+    off[static_cast<size_t>(layer)][static_cast<size_t>(head)] = true;
+  }
+  return off;
+}
+
+std::vector<int32_t> ids_from_js(const val& ids) {
+  if (!ids.instanceof(val::global("Int32Array")) && !val::global("Array").call<bool>("isArray", ids))
+    throw mha::Error("ids must be an Int32Array or an array of whole numbers");
+  const std::vector<double> values = emscripten::convertJSArrayToNumberVector<double>(ids);
+  std::vector<int32_t> out;
+  out.reserve(values.size());
+  for (double v : values) {
+    if (!std::isfinite(v) || v != std::floor(v) || v < -2147483648.0 || v > 2147483647.0)
+      throw mha::Error("ids must be whole numbers");
+    out.push_back(static_cast<int32_t>(v));
+  }
+  return out;
+}
+
+val stage_table_object() {
+  val stages = val::array();
+  for (const mha::StageSpec& s : mha::stage_table()) {
+    val o = val::object();
+    o.set("id", std::string(s.id));
+    o.set("family", std::string(s.family));
+    o.set("perLayer", s.per_layer);
+    stages.call<void>("push", o);
+  }
+  val tensors = val::array();
+  for (const mha::TensorSpec& t : mha::tensor_table()) {
+    val o = val::object();
+    o.set("name", std::string(t.name));
+    o.set("stage", std::string(mha::stage_name(t.stage)));
+    o.set("shape", std::string(t.shape));
+    o.set("formula", std::string(t.formula));
+    tensors.call<void>("push", o);
+  }
+  val presets = val::object();  // which stages each kind of model walks
+  for (mha::Preset p : {mha::Preset::single, mha::Preset::attn_only, mha::Preset::gpt2}) {
+    val ids = val::array();
+    for (mha::Stage s : mha::stages_of(p)) ids.call<void>("push", std::string(mha::stage_name(s)));
+    presets.set(mha::preset_name(p), ids);
+  }
+  val out = val::object();
+  out.set("stages", stages);
+  out.set("tensors", tensors);
+  out.set("stagesOf", presets);
   return out;
 }
 

@@ -10,10 +10,12 @@
 
 #include "config.h"
 #include "tensor.h"
+#include "transformer.h"
 
 namespace mha_wasm {
 
-// {dModel, heads, kvHeads, causal, seed, vocabSize}: missing keys keep `base`'s values.
+// {model, layers, dModel, heads, kvHeads, causal, seed, vocabSize, maxPositions}: missing keys keep
+// `base`'s values. model: "single" | "attn-only" | "gpt2".
 mha::Config config_from_options(const emscripten::val& options, const mha::Config& base);
 emscripten::val config_to_object(const mha::Config& config);
 
@@ -21,5 +23,10 @@ std::vector<uint8_t> bytes_from_js(const emscripten::val& array);  // Uint8Array
 std::vector<float> floats_from_js(const emscripten::val& array);    // Float32Array or number[]
 emscripten::val float32_array(const std::vector<float>& values);   // a copy owned by JavaScript
 emscripten::val string_array(const std::vector<std::string>& values);
+// [[layer, head], …] -> which heads are switched off; undefined/null: none.
+mha::HeadSwitches head_switches_from_js(const emscripten::val& pairs, const mha::Config& config);
+std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or number[]
+// {stages: [{id, family, perLayer}], tensors: [{name, stage, shape, formula}]}: stages.h's table.
+emscripten::val stage_table_object();
 
 }  // namespace mha_wasm

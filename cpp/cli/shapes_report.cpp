@@ -1,31 +1,13 @@
 #include "shapes_report.h"
 
 #include <cstdio>
-#include <map>
+#include <vector>
+
+#include "../core/stages.h"
 
 namespace mha_cli {
 
 namespace {
-
-const std::map<std::string, std::string>& formulas() {
-  static const std::map<std::string, std::string> table = {
-      {"token_embedding", "one table row per id"},
-      {"position_encoding", "where each token sits"},
-      {"x", "token_embedding + position_encoding"},
-      {"q", "x · W_Qᵀ + b_Q"},
-      {"k", "x · W_Kᵀ + b_K"},
-      {"v", "x · W_Vᵀ + b_V"},
-      {"q_heads", "q cut into heads"},
-      {"k_heads", "k cut into key/value heads"},
-      {"v_heads", "v cut into key/value heads"},
-      {"scores", "Q·Kᵀ / √d_head"},
-      {"weights", "softmax(scores), each row sums to 1"},
-      {"head_out", "weights · V"},
-      {"concat", "heads side by side again"},
-      {"y", "concat · W_Oᵀ + b_O"},
-  };
-  return table;
-}
 
 std::string format(const char* fmt, const std::string& a, const std::string& b, const std::string& c) {
   char buf[512];
@@ -33,15 +15,32 @@ std::string format(const char* fmt, const std::string& a, const std::string& b, 
   return buf;
 }
 
+std::string model_line(const mha::Config& c) {
+  using std::to_string;
+  std::string out = mha::has_blocks(c.preset)
+                        ? std::string(mha::preset_name(c.preset)) + " model: " + to_string(c.layers) + " layers, "
+                        : "multi-head attention: ";
+  out += "d_model " + to_string(c.d_model) + ", heads " + to_string(c.heads) + ", d_head " + to_string(c.d_head()) +
+         ", kv_heads " + to_string(c.kv_heads_or_heads());
+  if (mha::has_blocks(c.preset)) out += ", vocab " + to_string(c.vocab_size);
+  return out + (c.causal ? ", causal mask" : ", no mask") + "\n\n";
+}
+
 }  // namespace
 
 std::string shapes_report(const mha::Trace& trace, const mha::Config& c, const std::string& text) {
   using std::to_string;
-  std::string out = "multi-head attention: d_model " + to_string(c.d_model) + ", heads " + to_string(c.heads) +
-                    ", d_head " + to_string(c.d_head()) + ", kv_heads " + to_string(c.kv_heads_or_heads()) +
-                    (c.causal ? ", causal mask" : ", no mask") + "\n\n";
+  std::string out = model_line(c);
 
-  int number = 1;
+  // Stages are numbered in walk order among those this model has: layer 1's project has the number
+  // of layer 0's.
+  std::vector<int> number(mha::stage_table().size(), 0);
+  int next = 1;
+  number[static_cast<size_t>(mha::Stage::tokenize)] = next++;
+  for (const mha::StageSpec& spec : mha::stage_table())
+    for (const mha::TraceEntry& e : trace.entries())
+      if (e.stage == spec.stage && number[static_cast<size_t>(spec.stage)] == 0) number[static_cast<size_t>(spec.stage)] = next++;
+
   out += "1 tokenize\n";
   if (trace.tokens.empty()) {
     out += "    (started from an input tensor x)\n";
@@ -51,23 +50,38 @@ std::string shapes_report(const mha::Trace& trace, const mha::Config& c, const s
       tokens += (i ? " | " : "") + trace.tokens[i];
       ids += (i ? ", " : "") + to_string(trace.ids[i]);
     }
-    out += "    \"" + text + "\" -> " + to_string(trace.tokens.size()) + " tokens: " + tokens + "\n";
+    if (!text.empty()) out += "    \"" + text + "\" -> ";
+    else out += "    ";
+    out += to_string(trace.tokens.size()) + (trace.tokens.size() == 1 ? " token: " : " tokens: ") + tokens + "\n";
     out += "    ids: [" + ids + "]\n";
   }
 
   mha::Stage current = mha::Stage::tokenize;
+  int layer = -1;
   for (const mha::TraceEntry& e : trace.entries()) {
+    const bool per_layer = e.layer >= 0;
+    if (per_layer && e.layer != layer) {
+      layer = e.layer;
+      out += "layer " + to_string(layer) + "\n";
+      current = mha::Stage::tokenize;
+    }
+    if (!per_layer && layer >= 0) layer = -1;
+    const std::string indent = per_layer ? "  " : "";
     if (e.stage != current) {
       current = e.stage;
-      number = static_cast<int>(current) + 1;
-      out += to_string(number) + " " + mha::stage_name(current) + "\n";
+      out += indent + to_string(number[static_cast<size_t>(current)]) + " " + mha::stage_name(current) + "\n";
     }
-    out += format("    %-18s %-16s %s\n", e.name, mha::shape_to_string(e.tensor.shape), formulas().at(e.name));
+    const mha::TensorSpec* spec = mha::find_tensor_spec(e.name);
+    out += indent + format("    %-24s %-18s %s\n", e.name, mha::shape_to_string(e.tensor.shape), spec ? spec->formula : "");
   }
 
-  out += "\nshape flow: " + mha::shape_to_string(trace.get("x").shape) + " -> " +
-         mha::shape_to_string(trace.get("q_heads").shape) + " -> " + mha::shape_to_string(trace.get("weights").shape) +
-         " -> " + mha::shape_to_string(trace.get("y").shape) + "\n";
+  const std::string prefix = mha::has_blocks(c.preset) ? "layers.0." : "";
+  if (trace.has(prefix + "q_heads")) {
+    out += "\nshape flow: " + mha::shape_to_string(trace.get("x").shape) + " -> " +
+           mha::shape_to_string(trace.get(prefix + "q_heads").shape) + " -> " +
+           mha::shape_to_string(trace.get(prefix + "weights").shape) + " -> " +
+           mha::shape_to_string(trace.get(prefix + "y").shape) + "\n";
+  }
   out += "d_model " + to_string(c.d_model) + " = " + to_string(c.heads) + " heads × d_head " + to_string(c.d_head()) +
          ": the heads split the width, they do not copy it\n";
   return out;

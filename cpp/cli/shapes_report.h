@@ -1,4 +1,5 @@
-// The text `mha shapes` prints: the seven stages, each tensor with its shape and formula.
+// `mha shapes`: every stage of every layer with its tensors, shapes and formulas, read off the
+// trace and the stage table (stages.h), as a learner reads them.
 #pragma once
 
 #include <string>

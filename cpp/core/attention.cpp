@@ -12,16 +12,18 @@ namespace {
 
 using LinearFn = void (*)(float*, const float*, const float*, const float*, int, int, int);
 using AttendHeadFn = void (*)(float*, float*, float*, const float*, const float*, const float*, int, int, float, bool);
+using ScoresFn = void (*)(float*, const float*, const float*, int, int, float, bool);
 
 struct KernelSet {
   LinearFn linear;
   AttendHeadFn attend_head;
+  ScoresFn scores;
 };
 
 KernelSet kernel_set(KernelPath path) {
   using namespace kernels;
-  if (path == KernelPath::scalar) return {linear_forward_scalar, attend_head_forward_scalar};
-  return {linear_forward_simd, attend_head_forward_simd};
+  if (path == KernelPath::scalar) return {linear_forward_scalar, attend_head_forward_scalar, scores_forward_scalar};
+  return {linear_forward_simd, attend_head_forward_simd, scores_forward_simd};
 }
 
 // (1, T, n_heads·D) -> (1, n_heads, T, D): head h takes columns h·D … (h+1)·D-1 of every row.
@@ -76,8 +78,9 @@ PreparedWeights prepare_weights(const AttentionWeights& w) {
   return p;
 }
 
-void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w, const Config& c, KernelPath path,
-                       const PreparedWeights* prepared) {
+const Tensor& attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w, const Config& c,
+                                KernelPath path, const PreparedWeights* prepared, int layer,
+                                const std::vector<bool>* switched_off) {
   validate_config(c);
   if (x.shape.size() != 3 || x.shape[0] != 1 || x.shape[2] != c.d_model)
     throw Error("input x has shape " + shape_to_string(x.shape) + "; expected (1, T, " + std::to_string(c.d_model) + ")");
@@ -91,9 +94,9 @@ void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w,
   const int group = heads / kv_heads;  // query heads served by one key/value head
 
   // project
-  Tensor& q = trace.slot(Stage::project, "q", {1, T, d});
-  Tensor& k = trace.slot(Stage::project, "k", {1, T, kv_heads * D});
-  Tensor& v = trace.slot(Stage::project, "v", {1, T, kv_heads * D});
+  Tensor& q = trace.slot(Stage::project, layer, "q", {1, T, d});
+  Tensor& k = trace.slot(Stage::project, layer, "k", {1, T, kv_heads * D});
+  Tensor& v = trace.slot(Stage::project, layer, "v", {1, T, kv_heads * D});
   PreparedWeights local;
   if (path == KernelPath::simd) {
     if (!prepared) prepared = &(local = prepare_weights(w));
@@ -105,38 +108,45 @@ void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& w,
   }
 
   // split heads: (1, T, n·D) -> (1, n, T, D)
-  Tensor& q_heads = trace.slot(Stage::split, "q_heads", {1, heads, T, D});
-  Tensor& k_heads = trace.slot(Stage::split, "k_heads", {1, kv_heads, T, D});
-  Tensor& v_heads = trace.slot(Stage::split, "v_heads", {1, kv_heads, T, D});
+  Tensor& q_heads = trace.slot(Stage::split, layer, "q_heads", {1, heads, T, D});
+  Tensor& k_heads = trace.slot(Stage::split, layer, "k_heads", {1, kv_heads, T, D});
+  Tensor& v_heads = trace.slot(Stage::split, layer, "v_heads", {1, kv_heads, T, D});
   split_heads(q_heads, q, T, heads, D);
   split_heads(k_heads, k, T, kv_heads, D);
   split_heads(v_heads, v, T, kv_heads, D);
 
   // attend, each head on its own
-  Tensor& scores = trace.slot(Stage::attend, "scores", {1, heads, T, T});
-  Tensor& weights = trace.slot(Stage::attend, "weights", {1, heads, T, T});
-  Tensor& head_out = trace.slot(Stage::attend, "head_out", {1, heads, T, D});
+  Tensor& raw_scores = trace.slot(Stage::attend, layer, "raw_scores", {1, heads, T, T});
+  Tensor& scores = trace.slot(Stage::attend, layer, "scores", {1, heads, T, T});
+  Tensor& weights = trace.slot(Stage::attend, layer, "weights", {1, heads, T, T});
+  Tensor& head_out = trace.slot(Stage::attend, layer, "head_out", {1, heads, T, D});
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   for (int h = 0; h < heads; ++h) {
     const int g = h / group;
     const size_t tt = static_cast<size_t>(h) * T * T;
     ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, head_out.ptr() + h * T * D, q_heads.ptr() + h * T * D,
                    k_heads.ptr() + g * T * D, v_heads.ptr() + g * T * D, T, D, scale, c.causal);
+    // What the mask hides: the future scores, computed like the rest (unmasked, scores are the same).
+    if (c.causal)
+      ks.scores(raw_scores.ptr() + tt, q_heads.ptr() + h * T * D, k_heads.ptr() + g * T * D, T, D, scale, false);
+    else
+      std::copy_n(scores.ptr() + tt, static_cast<size_t>(T) * T, raw_scores.ptr() + tt);
+    if (switched_off && (*switched_off)[h]) std::fill_n(head_out.ptr() + h * T * D, static_cast<size_t>(T) * D, 0.0f);
   }
 
-  Tensor& concat = trace.slot(Stage::concat, "concat", {1, T, d});
+  Tensor& concat = trace.slot(Stage::concat, layer, "concat", {1, T, d});
   concat_heads(concat, head_out, T, heads, D);
-  Tensor& y = trace.slot(Stage::output, "y", {1, T, d});
+  Tensor& y = trace.slot(Stage::output, layer, "y", {1, T, d});
   if (path == KernelPath::simd)
     gemm_forward(y.ptr(), d, concat.ptr(), d, prepared->out, w.b_o.ptr(), T, 1.0f, Triangle::none);
   else
     ks.linear(y.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), T, d, d);
-  trace.finish();
 
   // Finite inputs can still overflow float32; say so rather than show NaN. Every overflow reaches
   // y: an infinite Q, K or score turns the softmax to NaN, an infinite V reaches head_out. (A score
   // of -inf is the correct limit, a weight of 0.)
   check_finite(y, "the result (float32 overflow; scale the input or weights down)");
+  return y;
 }
 
 }  // namespace mha

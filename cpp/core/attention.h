@@ -1,9 +1,6 @@
-// Stages 3 to 7 of multi-head attention on an embedded input x, recorded into a trace:
-//   project  q (1, T, d_model), k, v (1, T, kv_heads·d_head)
-//   split    q_heads (1, heads, T, d_head), k_heads, v_heads (1, kv_heads, T, d_head)
-//   attend   scores, weights (1, heads, T, T), head_out (1, heads, T, d_head)
-//   concat   concat (1, T, d_model)
-//   output   y (1, T, d_model)
+// The attention stages of one layer on an input x, recorded into a trace (shapes: stages.h):
+//   project  q, k, v;  split  q_heads, k_heads, v_heads;  attend  raw_scores, scores, weights,
+//   head_out;  concat  concat;  output  y
 #pragma once
 
 #include "config.h"
@@ -25,9 +22,12 @@ PreparedWeights prepare_weights(const AttentionWeights& weights);
 
 // x is (1, T, d_model) and finite. Throws mha::Error on a bad shape or a float32 overflow.
 // `prepared` (from prepare_weights of the same weights) saves packing on every call.
-// The stage tensors are written into trace.slot()s after whatever the trace holds at its cursor:
-// refilling a restarted trace reuses its storage.
-void attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& weights, const Config& config,
-                       KernelPath path = KernelPath::simd, const PreparedWeights* prepared = nullptr);
+// The stage tensors are written into trace.slot()s of `layer` (-1: unprefixed names) after whatever
+// the trace holds at its cursor: refilling a restarted trace reuses its storage. The caller ends the
+// run with trace.finish(). Heads marked in `switched_off` (one flag per head, or null) have their
+// head_out set to zero before the concat: the experiment of turning a head off.
+const Tensor& attention_forward(Trace& trace, const Tensor& x, const AttentionWeights& weights, const Config& config,
+                                KernelPath path = KernelPath::simd, const PreparedWeights* prepared = nullptr,
+                                int layer = -1, const std::vector<bool>* switched_off = nullptr);
 
 }  // namespace mha

@@ -21,6 +21,35 @@ void validate_config(const Config& c) {
     throw Error("heads " + to_string(c.heads) + " is not divisible by kv_heads " + to_string(c.kv_heads) +
                 ": each key/value head must serve the same number of query heads");
   if (c.vocab_size < 1) throw Error("vocab_size must be at least 1, got " + to_string(c.vocab_size));
+  if (c.preset == Preset::single && c.layers != 1)
+    throw Error("a single attention layer has 1 layer, got " + to_string(c.layers));
+  if (c.layers < 1 || c.layers > kMaxLayers)
+    throw Error("layers must be between 1 and " + to_string(kMaxLayers) + ", got " + to_string(c.layers));
+  if (has_blocks(c.preset)) {
+    if (!c.causal)
+      throw Error(std::string("a ") + preset_name(c.preset) + " model predicts the next token, so it is causal");
+    if (c.vocab_size > kMaxVocab)
+      throw Error("vocab_size must be at most " + to_string(kMaxVocab) + ", got " + to_string(c.vocab_size));
+    if (c.max_positions < 1 || c.max_positions > kMaxSeq)
+      throw Error("max_positions must be between 1 and " + to_string(kMaxSeq) + ", got " + to_string(c.max_positions));
+  }
+}
+
+Preset parse_preset(const char* name) {
+  const std::string n = name;
+  if (n == "single") return Preset::single;
+  if (n == "attn-only") return Preset::attn_only;
+  if (n == "gpt2") return Preset::gpt2;
+  throw Error("unknown model '" + n + "'; expected single, attn-only or gpt2");
+}
+
+const char* preset_name(Preset preset) {
+  switch (preset) {
+    case Preset::single: return "single";
+    case Preset::attn_only: return "attn-only";
+    case Preset::gpt2: return "gpt2";
+  }
+  return "?";
 }
 
 }  // namespace mha

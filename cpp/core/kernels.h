@@ -33,5 +33,24 @@ void attend_head_forward_scalar(float* scores, float* weights, float* out, const
 void attend_head_forward_simd(float* scores, float* weights, float* out, const float* q, const float* k, const float* v,
                               int T, int D, float scale, bool causal);
 
+// The backward passes. Gradients ACCUMULATE (+=), as in llm.c: grouped-query heads share k and v,
+// and a tied weight gets gradients from two places.
+
+// linear_forward's: dinp (T, K) += dout · weight; dweight (N, K) += doutᵀ · inp; dbias (N) += Σ_t dout.
+// dinp and dbias may be null (not needed).
+void linear_backward_scalar(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                            const float* weight, int T, int K, int N);
+void linear_backward_simd(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                          const float* weight, int T, int K, int N);
+
+// attend_head_forward's, from its saved weights: dq, dk, dv (T, D) += … ; dscores (T, T) is scratch.
+// Softmax backward: dscore_ij = w_ij · (dw_ij − Σ_j' w_ij' dw_ij'); masked entries get 0.
+void attend_head_backward_scalar(float* dq, float* dk, float* dv, float* dscores, const float* dout, const float* q,
+                                 const float* k, const float* v, const float* weights, int T, int D, float scale,
+                                 bool causal);
+void attend_head_backward_simd(float* dq, float* dk, float* dv, float* dscores, const float* dout, const float* q,
+                               const float* k, const float* v, const float* weights, int T, int D, float scale,
+                               bool causal);
+
 }  // namespace kernels
 }  // namespace mha

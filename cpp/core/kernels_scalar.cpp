@@ -1,6 +1,7 @@
 // The oracle: the textbook loops, accumulated in double so they are more exact than what they check.
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernels.h"
 
@@ -63,6 +64,62 @@ void attend_head_forward_scalar(float* scores, float* weights, float* out, const
   scores_forward_scalar(scores, q, k, T, D, scale, causal);
   softmax_forward_scalar(weights, scores, T, causal);
   weighted_sum_forward_scalar(out, weights, v, T, D, causal);
+}
+
+void linear_backward_scalar(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                            const float* weight, int T, int K, int N) {
+  if (dinp)
+    for (int t = 0; t < T; ++t)
+      for (int k = 0; k < K; ++k) {
+        double sum = 0.0;
+        for (int n = 0; n < N; ++n) sum += static_cast<double>(dout[t * N + n]) * weight[n * K + k];
+        dinp[t * K + k] += static_cast<float>(sum);
+      }
+  for (int n = 0; n < N; ++n) {
+    for (int k = 0; k < K; ++k) {
+      double sum = 0.0;
+      for (int t = 0; t < T; ++t) sum += static_cast<double>(dout[t * N + n]) * inp[t * K + k];
+      dweight[n * K + k] += static_cast<float>(sum);
+    }
+    if (dbias) {
+      double sum = 0.0;
+      for (int t = 0; t < T; ++t) sum += dout[t * N + n];
+      dbias[n] += static_cast<float>(sum);
+    }
+  }
+}
+
+void attend_head_backward_scalar(float* dq, float* dk, float* dv, float* dscores, const float* dout, const float* q,
+                                 const float* k, const float* v, const float* weights, int T, int D, float scale,
+                                 bool causal) {
+  for (int i = 0; i < T; ++i) {
+    const int n = causal ? i + 1 : T;
+    const float* w = weights + i * T;
+    // dw_ij = dout_i · v_j; out_i = Σ_j w_ij v_j, so dv_j += w_ij dout_i
+    std::vector<double> dw(static_cast<size_t>(n));
+    double dot = 0.0;  // Σ_j w_ij dw_ij
+    for (int j = 0; j < n; ++j) {
+      double sum = 0.0;
+      for (int d = 0; d < D; ++d) sum += static_cast<double>(dout[i * D + d]) * v[j * D + d];
+      dw[j] = sum;
+      dot += w[j] * sum;
+      for (int d = 0; d < D; ++d) dv[j * D + d] += static_cast<float>(static_cast<double>(w[j]) * dout[i * D + d]);
+    }
+    for (int j = 0; j < T; ++j) dscores[i * T + j] = j < n ? static_cast<float>(w[j] * (dw[j] - dot)) : 0.0f;
+  }
+  // scores_ij = scale · q_i · k_j
+  for (int i = 0; i < T; ++i)
+    for (int d = 0; d < D; ++d) {
+      double sum = 0.0;
+      for (int j = 0; j < T; ++j) sum += static_cast<double>(dscores[i * T + j]) * k[j * D + d];
+      dq[i * D + d] += static_cast<float>(sum * scale);
+    }
+  for (int j = 0; j < T; ++j)
+    for (int d = 0; d < D; ++d) {
+      double sum = 0.0;
+      for (int i = 0; i < T; ++i) sum += static_cast<double>(dscores[i * T + j]) * q[i * D + d];
+      dk[j * D + d] += static_cast<float>(sum * scale);
+    }
 }
 
 }  // namespace kernels

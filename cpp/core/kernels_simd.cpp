@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 #include <xsimd/xsimd.hpp>
 
 #include "gemm.h"
@@ -129,6 +130,100 @@ void attend_head_forward_simd(float* scores, float* weights, float* out, const f
     softmax_rows(weights, scores, T, causal, r0, r1);
     weighted_sum_rows(out, weights, v_packed, T, D, causal, r0, r1);
   }
+}
+
+namespace {
+
+// Scratch kept per thread, so a training step allocates nothing after the first.
+thread_local std::vector<float> scratch_a, scratch_b;
+thread_local PackedMatrix packed_b;
+
+// dst += src, n floats, in a fixed order.
+void add_into(float* dst, const float* src, size_t n) {
+  size_t i = 0;
+  for (; i + kWidth <= n; i += kWidth) (Batch::load_unaligned(dst + i) + Batch::load_unaligned(src + i)).store_unaligned(dst + i);
+  for (; i < n; ++i) dst[i] += src[i];
+}
+
+// out (cols, rows) = in (rows, cols)ᵀ
+void transpose(float* out, const float* in, int rows, int cols) {
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
+}
+
+float* sized(std::vector<float>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+}  // namespace
+
+// Both products go through the packed GEMM; each output is summed over its k in order, so the bits
+// do not depend on the SIMD width.
+void linear_backward_simd(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                          const float* weight, int T, int K, int N) {
+  if (dinp) {  // (T, N) · (N, K)
+    float* tmp = sized(scratch_a, static_cast<size_t>(T) * K);
+    pack_rows_into(packed_b, weight, N, K, K);
+    gemm_forward(tmp, K, dout, N, packed_b, nullptr, T, 1.0f, Triangle::none);
+    add_into(dinp, tmp, static_cast<size_t>(T) * K);
+  }
+  // (N, T) · (T, K)
+  float* dout_t = sized(scratch_b, static_cast<size_t>(N) * T);
+  transpose(dout_t, dout, T, N);
+  float* tmp = sized(scratch_a, static_cast<size_t>(N) * K);
+  pack_rows_into(packed_b, inp, T, K, K);
+  gemm_forward(tmp, K, dout_t, T, packed_b, nullptr, N, 1.0f, Triangle::none);
+  add_into(dweight, tmp, static_cast<size_t>(N) * K);
+  if (dbias)
+    for (int n = 0; n < N; ++n) {
+      const float* row = dout_t + static_cast<size_t>(n) * T;
+      float sum = 0.0f;
+      for (int t = 0; t < T; ++t) sum += row[t];
+      dbias[n] += sum;
+    }
+}
+
+void attend_head_backward_simd(float* dq, float* dk, float* dv, float* dscores, const float* dout, const float* q,
+                               const float* k, const float* v, const float* weights, int T, int D, float scale,
+                               bool causal) {
+  const size_t TT = static_cast<size_t>(T) * T, TD = static_cast<size_t>(T) * D;
+  // dw (T, T) = dout · vᵀ (above the diagonal unused when causal), into dscores
+  pack_transposed_into(packed_b, v, T, D);
+  gemm_forward(dscores, T, dout, D, packed_b, nullptr, T, 1.0f, causal ? Triangle::skip_upper : Triangle::none);
+  // dv += wᵀ · dout
+  float* w_t = sized(scratch_b, TT);
+  transpose(w_t, weights, T, T);
+  float* tmp = sized(scratch_a, TD);
+  pack_rows_into(packed_b, dout, T, D, D);
+  gemm_forward(tmp, D, w_t, T, packed_b, nullptr, T, 1.0f, Triangle::none);
+  add_into(dv, tmp, TD);
+  // softmax backward, row by row: ds_ij = w_ij (dw_ij − Σ_j' w_ij' dw_ij')
+  for (int i = 0; i < T; ++i) {
+    const int n = causal ? i + 1 : T;
+    float* ds = dscores + static_cast<size_t>(i) * T;
+    const float* w = weights + static_cast<size_t>(i) * T;
+    Batch dot_b(0.0f);
+    int j = 0;
+    for (; j + kWidth <= n; j += kWidth) dot_b += Batch::load_unaligned(w + j) * Batch::load_unaligned(ds + j);
+    float dot = xsimd::hadd(dot_b);
+    for (int m = j; m < n; ++m) dot += w[m] * ds[m];
+    const Batch dot_all(dot);
+    for (j = 0; j + kWidth <= n; j += kWidth)
+      (Batch::load_unaligned(w + j) * (Batch::load_unaligned(ds + j) - dot_all)).store_unaligned(ds + j);
+    for (; j < n; ++j) ds[j] = w[j] * (ds[j] - dot);
+    std::fill(ds + n, ds + T, 0.0f);
+  }
+  // dq += scale · ds · k
+  pack_rows_into(packed_b, k, T, D, D);
+  gemm_forward(tmp, D, dscores, T, packed_b, nullptr, T, scale, causal ? Triangle::k_to_row : Triangle::none);
+  add_into(dq, tmp, TD);
+  // dk += scale · dsᵀ · q
+  float* ds_t = sized(scratch_b, TT);
+  transpose(ds_t, dscores, T, T);
+  pack_rows_into(packed_b, q, T, D, D);
+  gemm_forward(tmp, D, ds_t, T, packed_b, nullptr, T, scale, Triangle::none);
+  add_into(dk, tmp, TD);
 }
 
 }  // namespace kernels

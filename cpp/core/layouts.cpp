@@ -22,6 +22,8 @@ std::string find_prefix(const SafetensorsFile& file, const std::vector<std::stri
               " in the file: looked for " + looked);
 }
 
+}  // namespace
+
 Tensor read_matrix(const SafetensorsFile& file, const std::string& name, int64_t rows, int64_t cols) {
   Tensor t = file.read_float(name);
   if (t.shape != Shape{rows, cols})
@@ -54,6 +56,8 @@ Tensor transposed(const Tensor& m) {
     for (int64_t c = 0; c < cols; ++c) t.data[c * rows + r] = m.data[r * cols + c];
   return t;
 }
+
+namespace {
 
 int64_t leading_dim(const SafetensorsFile& file, const std::string& name, size_t rank_expected) {
   const Shape& s = file.entry(name).shape;
@@ -130,7 +134,8 @@ WeightLayout parse_layout(const std::string& name) {
   if (name == "pytorch") return WeightLayout::pytorch;
   if (name == "llama") return WeightLayout::llama;
   if (name == "gpt2") return WeightLayout::gpt2;
-  throw Error("unknown weight layout '" + name + "'; expected pytorch, llama or gpt2");
+  if (name == "attn-only") return WeightLayout::attn_only;
+  throw Error("unknown weight layout '" + name + "'; expected pytorch, llama, gpt2 or attn-only");
 }
 
 const char* layout_name(WeightLayout layout) {
@@ -138,6 +143,7 @@ const char* layout_name(WeightLayout layout) {
     case WeightLayout::pytorch: return "pytorch";
     case WeightLayout::llama: return "llama";
     case WeightLayout::gpt2: return "gpt2";
+    case WeightLayout::attn_only: return "attn-only";
   }
   return "?";
 }
@@ -148,7 +154,8 @@ LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layou
   switch (layout) {
     case WeightLayout::pytorch: load_pytorch(file, layer, out); break;
     case WeightLayout::llama: load_llama(file, layer, out); break;
-    case WeightLayout::gpt2: load_gpt2(file, layer, out); break;
+    case WeightLayout::gpt2:
+    case WeightLayout::attn_only: load_gpt2(file, layer, out); break;  // the same attention names
   }
   Config c;
   c.d_model = out.d_model;

@@ -12,9 +12,10 @@ enum class WeightLayout {
   pytorch,  // nn.MultiheadAttention: in_proj_weight [3d, d], in_proj_bias, out_proj.weight/.bias
   llama,    // q_proj/k_proj/v_proj/o_proj.weight, biases if present, K/V may be grouped
   gpt2,     // h.{N}.attn.c_attn.weight [d, 3d] (Conv1D: y = x·W + b), c_attn.bias, c_proj.weight/.bias
+  attn_only,  // GPT-2's names without LayerNorm or MLP, plus lm_head.weight [vocab, d] (model_file.h)
 };
 
-WeightLayout parse_layout(const std::string& name);  // "pytorch" | "llama" | "gpt2", else mha::Error
+WeightLayout parse_layout(const std::string& name);  // "pytorch" | "llama" | "gpt2" | "attn-only", else mha::Error
 const char* layout_name(WeightLayout layout);
 
 struct LoadedWeights {
@@ -29,5 +30,12 @@ struct LoadedWeights {
 // also accepted. `heads` splits d_model; `kv_heads` (0 = read it off the file) is checked against
 // the file. Throws mha::Error naming the missing or misshapen tensor.
 LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layout, int layer, int heads, int kv_heads);
+
+// Pieces the layouts share. read_* throw mha::Error naming the tensor when its shape is not the one given.
+Tensor read_matrix(const SafetensorsFile& file, const std::string& name, int64_t rows, int64_t cols);
+Tensor read_vector_or_zeros(const SafetensorsFile& file, const std::string& name, int64_t n);  // absent: zeros
+Tensor rows_of(const Tensor& m, int64_t begin, int64_t count);
+Tensor slice(const Tensor& v, int64_t begin, int64_t count);
+Tensor transposed(const Tensor& m);
 
 }  // namespace mha

@@ -5,56 +5,126 @@
 
 #include "embedding.h"
 #include "error.h"
+#include "model_file.h"
 
 namespace mha {
 
+namespace {
+
+std::shared_ptr<const Tokenizer> default_tokenizer(const Config& c) {
+  if (c.preset == Preset::single) return std::make_shared<CharWordTokenizer>(c.vocab_size);
+  if (c.preset == Preset::attn_only) return std::make_shared<FirstAppearanceTokenizer>(c.vocab_size);
+  return nullptr;  // GPT-2 reads text with GPT-2's own tokenizer, given with set_tokenizer
+}
+
+}  // namespace
+
 Model::Model(const Config& config) : config_(config) {
   validate_config(config_);
-  weights_ = random_attention_weights(config_);
-  prepared_ = prepare_weights(weights_);
-  tokenizer_ = std::make_shared<CharWordTokenizer>(config_.vocab_size);
+  if (has_blocks(config_.preset)) {
+    weights_ = random_model_weights(config_, kRandomModelInitStd);
+  } else {
+    weights_.blocks.resize(1);
+    weights_.blocks[0].attention = random_attention_weights(config_);
+  }
   seeded_ = true;
+  tokenizer_ = default_tokenizer(config_);
+  prepare();
+}
+
+void Model::prepare() {
+  if (has_blocks(config_.preset)) {
+    prepared_ = prepare_model(weights_, config_);
+  } else {
+    prepared_.blocks.resize(1);
+    prepared_.blocks[0].attention = prepare_weights(weights_.blocks[0].attention);
+  }
 }
 
 void Model::configure(const Config& config) {
   validate_config(config);
-  const bool same_weights = seeded_ && config.d_model == config_.d_model && config.kv_dim() == config_.kv_dim() &&
-                            config.seed == config_.seed;
-  if (!same_weights) {
-    *this = Model(config);
+  const Config& now = config_;
+  if (seeded_) {
+    const bool same_weights = config.preset == now.preset && config.layers == now.layers &&
+                              config.d_model == now.d_model && config.kv_dim() == now.kv_dim() &&
+                              config.seed == now.seed && (!has_blocks(config.preset) || config.vocab_size == now.vocab_size);
+    if (!same_weights) {
+      *this = Model(config);
+      return;
+    }
+    if (config.vocab_size != now.vocab_size) tokenizer_ = default_tokenizer(config);
+    config_ = config;
     return;
   }
-  if (config.vocab_size != config_.vocab_size) tokenizer_ = std::make_shared<CharWordTokenizer>(config.vocab_size);
+  // Loaded or trained weights: only what their shapes allow.
+  using std::to_string;
+  const auto refuse = [](const std::string& what) {
+    throw Error(what + ": the loaded weights fix it; load another file or switch to random weights");
+  };
+  if (config.preset != now.preset) refuse(std::string("the model is ") + preset_name(now.preset));
+  if (config.d_model != now.d_model) refuse("d_model is " + to_string(now.d_model));
+  if (config.layers != now.layers) refuse("layers is " + to_string(now.layers));
+  if (config.kv_dim() != now.kv_dim())
+    refuse("key/value width is " + to_string(now.kv_dim()) + " (kv_heads · d_head)");
+  const bool table = !weights_.token_table.data.empty();
+  if (table && config.vocab_size != now.vocab_size) refuse("the vocabulary has " + to_string(now.vocab_size) + " ids");
+  if (has_blocks(now.preset) && config.max_positions != now.max_positions)
+    refuse("the model has " + to_string(now.max_positions) + " positions");
+  if (config.vocab_size != now.vocab_size && tokenizer_) tokenizer_ = default_tokenizer(config);
   config_ = config;
-}
-
-Model::Model(const Config& config, LoadedWeights&& loaded)
-    : config_(config),
-      weights_(std::move(loaded.attention)),
-      token_table_(std::move(loaded.token_table)),
-      position_table_(std::move(loaded.position_table)),
-      prepared_(prepare_weights(weights_)) {
-  tokenizer_ = std::make_shared<CharWordTokenizer>(config_.vocab_size);
 }
 
 Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer) {
   const SafetensorsFile file(bytes, size);
   LoadedWeights loaded = load_weights_layer(file, layout, layer, base.heads, base.kv_heads);
-  Config config = base;
-  config.d_model = loaded.d_model;
-  config.kv_heads = loaded.kv_heads;
-  if (!loaded.token_table.data.empty()) config.vocab_size = static_cast<int>(loaded.token_table.shape[0]);
-  validate_config(config);
-  return Model(config, std::move(loaded));
+  Model m;
+  m.config_ = base;
+  m.config_.preset = Preset::single;
+  m.config_.layers = 1;
+  m.config_.d_model = loaded.d_model;
+  m.config_.kv_heads = loaded.kv_heads;
+  if (!loaded.token_table.data.empty()) m.config_.vocab_size = static_cast<int>(loaded.token_table.shape[0]);
+  validate_config(m.config_);
+  m.weights_.blocks.resize(1);
+  m.weights_.blocks[0].attention = std::move(loaded.attention);
+  m.weights_.token_table = std::move(loaded.token_table);
+  m.weights_.position_table = std::move(loaded.position_table);
+  m.tokenizer_ = default_tokenizer(m.config_);
+  m.prepare();
+  return m;
+}
+
+Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads) {
+  if (layout != WeightLayout::gpt2 && layout != WeightLayout::attn_only)
+    throw Error(std::string("a whole model is read in the gpt2 or attn-only layout, not ") + layout_name(layout));
+  const SafetensorsFile file(bytes, size);
+  LoadedModel loaded = read_model(file, layout == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only, heads);
+  return from_weights(loaded.config, std::move(loaded.weights));
+}
+
+Model Model::from_weights(const Config& config, ModelWeights weights) {
+  check_model_weights(weights, config);
+  Model m;
+  m.config_ = config;
+  m.weights_ = std::move(weights);
+  m.tokenizer_ = default_tokenizer(config);
+  m.prepare();
+  return m;
 }
 
 void Model::load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer) {
   *this = from_safetensors(config_, bytes, size, layout, layer);  // assigned only once it has succeeded
 }
 
-Trace Model::run_text(const std::string& text, KernelPath path) const {
+Trace Model::run_text(const std::string& text, KernelPath path, const HeadSwitches& off) const {
   Trace trace;
-  run_text_into(trace, text, path);
+  run_text_into(trace, text, path, off);
+  return trace;
+}
+
+Trace Model::run_ids(const std::vector<int32_t>& ids, KernelPath path, const HeadSwitches& off) const {
+  Trace trace;
+  run_ids_into(trace, ids, path, off);
   return trace;
 }
 
@@ -64,31 +134,60 @@ Trace Model::run_input(const Tensor& x, KernelPath path) const {
   return trace;
 }
 
-void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path) const {
+void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path, const HeadSwitches& off) const {
+  if (!tokenizer_)
+    throw Error(std::string("a ") + preset_name(config_.preset) +
+                " model reads text with its own tokenizer: give its tokenizer files, or token ids");
   Tokenized tokenized = tokenizer_->tokenize(text);
-  const int T = static_cast<int>(tokenized.ids.size()), d = config_.d_model;
-  const Tensor tokens = token_embeddings(tokenized.ids, config_, token_table_);
-  const Tensor positions = has_learned_positions() ? learned_positions(T, position_table_) : sinusoidal_positions(T, d);
+  run_ids_into(trace, tokenized.ids, path, off);
+  trace.tokens = std::move(tokenized.tokens);
+}
+
+void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path, const HeadSwitches& off) const {
+  if (has_blocks(config_.preset)) {
+    model_forward(trace, ids, weights_, prepared_, config_, path, off);
+    trace.tokens.clear();
+    for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));  // run_text_into names them
+    return;
+  }
+  if (ids.empty()) throw Error("give at least one token");
+  if (ids.size() > static_cast<size_t>(kMaxSeq))
+    throw Error(std::to_string(ids.size()) + " tokens; the maximum is " + std::to_string(kMaxSeq));
+  for (int32_t id : ids)
+    if (id < 0 || id >= config_.vocab_size)
+      throw Error("token id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(config_.vocab_size) + ")");
+  const int T = static_cast<int>(ids.size()), d = config_.d_model;
+  const Tensor tokens = token_embeddings(ids, config_, weights_.token_table);
+  const Tensor positions =
+      has_learned_positions() ? learned_positions(T, weights_.position_table) : sinusoidal_positions(T, d);
 
   trace.restart();
-  trace.tokens = std::move(tokenized.tokens);
-  trace.ids = std::move(tokenized.ids);
+  trace.ids = ids;
+  trace.tokens.clear();
+  for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));
   Tensor& token_embedding = trace.slot(Stage::embed, "token_embedding", {1, T, d});
   Tensor& position_encoding = trace.slot(Stage::embed, "position_encoding", {1, T, d});
   Tensor& x = trace.slot(Stage::embed, "x", {1, T, d});
   token_embedding.data = tokens.data;
   position_encoding.data = positions.data;
   for (size_t i = 0; i < x.numel(); ++i) x.data[i] = tokens.data[i] + positions.data[i];
-  attention_forward(trace, x, weights_, config_, path, &prepared_);
+  attention_forward(trace, x, weights(), config_, path, &prepared_.blocks[0].attention, -1,
+                    !off.empty() && !off[0].empty() ? &off[0] : nullptr);
+  trace.finish();
 }
 
 void Model::run_input_into(Trace& trace, const Tensor& input, KernelPath path) const {
+  if (has_blocks(config_.preset))
+    throw Error(std::string("a ") + preset_name(config_.preset) + " model starts from token ids, not an input x");
   Shape shape = input.shape;
   if (shape.size() == 2) shape.insert(shape.begin(), 1);  // (T, d) -> (1, T, d)
   trace.restart();
+  trace.tokens.clear();
+  trace.ids.clear();
   Tensor& x = trace.slot(Stage::embed, "x", shape);
   std::copy(input.data.begin(), input.data.end(), x.data.begin());
-  attention_forward(trace, x, weights_, config_, path, &prepared_);
+  attention_forward(trace, x, weights(), config_, path, &prepared_.blocks[0].attention);
+  trace.finish();
 }
 
 }  // namespace mha

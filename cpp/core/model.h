@@ -1,5 +1,6 @@
-// One attention layer a learner can run: its config, its weights, its tokenizer and embeddings.
-// Every stage of a run lands in the returned trace.
+// A model a learner can run: one attention layer (the shapes lesson) or a small transformer of
+// blocks (config.h's Preset), with its weights, tokenizer and embeddings. Every stage of a run lands
+// in the returned trace, under the names of stages.h.
 #pragma once
 
 #include <cstdint>
@@ -9,50 +10,69 @@
 #include "attention.h"
 #include "layouts.h"
 #include "tokenizer.h"
+#include "transformer.h"
 
 namespace mha {
 
+constexpr float kRandomModelInitStd = 0.02f;  // GPT-2's, for random models with blocks
+
 class Model {
  public:
-  // Random weights and embeddings from config.seed. Throws mha::Error for a bad config.
+  // Random weights from config.seed. Throws mha::Error for a bad config.
   explicit Model(const Config& config);
 
-  // A layer read from safetensors bytes. d_model (and kv_heads, when `base` leaves it 0) come from
-  // the file; heads, causal, seed from `base`. A token/position table in the file is used for text.
+  // One attention layer read from safetensors bytes. d_model (and kv_heads, when `base` leaves it 0)
+  // come from the file; heads, causal, seed from `base`. A token/position table in the file is used for text.
   static Model from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
+  // A whole model (layout gpt2 or attn_only); heads from `heads` or, when 0, the file's __metadata__.
+  static Model from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads);
+  // A model from weights in hand (a trainer's).
+  static Model from_weights(const Config& config, ModelWeights weights);
 
   // Takes a new config; throws mha::Error for a bad one and leaves the model unchanged. Seeded
   // weights are kept when they would be drawn the same (same d_model, key/value width and seed:
-  // a causal toggle, or heads 8 -> 4 with kv_heads following), so such a change costs one run
-  // instead of a million draws. Otherwise, and always after load_weights, new seeded weights.
+  // a causal toggle, or heads 8 -> 4 with kv_heads following); otherwise new seeded weights are drawn.
+  // Loaded or trained weights are kept: a setting their shapes allow applies (heads, causal for a
+  // single layer), and one they do not allow is an error naming it, never a silent swap to random.
   void configure(const Config& config);
 
   // Replaces the weights as from_safetensors does, keeping heads and kv_heads. On error the model is unchanged.
   void load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
 
-  // tokenize -> embed -> the five attention stages. Throws mha::Error for bad text.
-  Trace run_text(const std::string& text, KernelPath path = KernelPath::simd) const;
-  // From an embedded input x of shape (T, d_model) or (1, T, d_model).
+  // The tokenizer --text goes through. Models with blocks start with: attn-only, first-appearance ids
+  // (tokenizer.h); gpt2, none (give one, or run ids).
+  void set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) { tokenizer_ = std::move(tokenizer); }
+  bool has_tokenizer() const { return tokenizer_ != nullptr; }
+
+  // tokenize -> embed -> every stage. Throws mha::Error for bad text.
+  Trace run_text(const std::string& text, KernelPath path = KernelPath::simd, const HeadSwitches& off = {}) const;
+  // Token ids, taken as given (models with blocks; a single layer embeds them with its own table).
+  Trace run_ids(const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd, const HeadSwitches& off = {}) const;
+  // From an embedded input x of shape (T, d_model) or (1, T, d_model): a single layer only.
   Trace run_input(const Tensor& x, KernelPath path = KernelPath::simd) const;
 
   // The same, refilling `trace` in place: a second run of the same sizes allocates nothing.
   // On an error the trace's contents are unspecified.
-  void run_text_into(Trace& trace, const std::string& text, KernelPath path = KernelPath::simd) const;
+  void run_text_into(Trace& trace, const std::string& text, KernelPath path = KernelPath::simd,
+                     const HeadSwitches& off = {}) const;
+  void run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd,
+                    const HeadSwitches& off = {}) const;
   void run_input_into(Trace& trace, const Tensor& x, KernelPath path = KernelPath::simd) const;
 
   const Config& config() const { return config_; }
-  const AttentionWeights& weights() const { return weights_; }
-  bool has_learned_positions() const { return !position_table_.data.empty(); }
+  const AttentionWeights& weights() const { return weights_.blocks.at(0).attention; }  // a single layer's
+  const ModelWeights& model_weights() const { return weights_; }
+  bool has_learned_positions() const { return !weights_.position_table.data.empty(); }
+  bool is_seeded() const { return seeded_; }
 
  private:
-  Model(const Config& config, LoadedWeights&& loaded);
+  Model() = default;
+  void prepare();
 
   Config config_;
-  AttentionWeights weights_;
-  Tensor token_table_;     // empty: rows drawn from the seed
-  Tensor position_table_;  // empty: sinusoidal
-  PreparedWeights prepared_;  // weights_ packed for the SIMD kernels
-  bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded)
+  ModelWeights weights_;      // a single layer: blocks[0].attention, with optional wte/wpe tables
+  PreparedModel prepared_;    // weights_ packed for the SIMD kernels
+  bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded or trained)
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

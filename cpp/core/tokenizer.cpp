@@ -1,5 +1,6 @@
 #include "tokenizer.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <string>
@@ -215,6 +216,30 @@ int32_t hashed_token_id(const std::string& token, int vocab_size) {
     hash *= 1099511628211ull;
   }
   return static_cast<int32_t>(hash % static_cast<uint64_t>(vocab_size));
+}
+
+FirstAppearanceTokenizer::FirstAppearanceTokenizer(int vocab_size) : vocab_size_(vocab_size) {
+  if (vocab_size < 2) throw Error("vocab_size must be at least 2 (the start token and one more), got " + std::to_string(vocab_size));
+}
+
+Tokenized FirstAppearanceTokenizer::tokenize(const std::string& text) const {
+  Tokenized pieces = CharWordTokenizer(vocab_size_).tokenize(text);
+  Tokenized out;
+  out.tokens.push_back("<s>");
+  out.ids.push_back(0);
+  std::vector<std::string> seen;  // seen[i] has id i + 1
+  for (std::string& piece : pieces.tokens) {
+    size_t index = static_cast<size_t>(std::find(seen.begin(), seen.end(), piece) - seen.begin());
+    if (index == seen.size()) {
+      if (static_cast<int>(seen.size()) + 1 >= vocab_size_)
+        throw Error("text has more than " + std::to_string(vocab_size_ - 1) + " different tokens, the most this model's vocabulary of " +
+                    std::to_string(vocab_size_) + " ids can tell apart");
+      seen.push_back(piece);
+    }
+    out.ids.push_back(static_cast<int32_t>(index + 1));
+    out.tokens.push_back(std::move(piece));
+  }
+  return out;
 }
 
 }  // namespace mha

@@ -38,6 +38,20 @@ class CharWordTokenizer : public Tokenizer {
   int vocab_size_;
 };
 
+// For a model trained on random ids (the induction task), where only which tokens repeat matters:
+// the text is cut as CharWordTokenizer cuts it, the start token (id 0, shown as "<s>") goes first,
+// and each distinct piece gets the next free id, 1, 2, 3 … in order of first appearance.
+// A text with more distinct pieces than vocab_size − 1 is an error.
+class FirstAppearanceTokenizer : public Tokenizer {
+ public:
+  explicit FirstAppearanceTokenizer(int vocab_size);
+  Tokenized tokenize(const std::string& text) const override;
+  int vocab_size() const override { return vocab_size_; }
+
+ private:
+  int vocab_size_;
+};
+
 // The id a token gets for a given vocabulary size (exposed for tests and documentation).
 int32_t hashed_token_id(const std::string& token, int vocab_size);
 

@@ -1,44 +1,32 @@
 #include "trace.h"
 
+#include <algorithm>
+
 #include "error.h"
 
 namespace mha {
 
-const char* stage_name(Stage stage) {
-  switch (stage) {
-    case Stage::tokenize: return "tokenize";
-    case Stage::embed: return "embed";
-    case Stage::project: return "project";
-    case Stage::split: return "split";
-    case Stage::attend: return "attend";
-    case Stage::concat: return "concat";
-    case Stage::output: return "output";
-  }
-  return "?";
-}
-
-void Trace::add(Stage stage, std::string name, Tensor tensor) {
-  if (entries_.size() == kMaxEntries) throw Error("a trace holds at most 32 tensors");
-  entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_++),
-                  TraceEntry{stage, std::move(name), std::move(tensor)});
-}
-
-void Trace::restart() {
-  entries_.reserve(kMaxEntries);  // a moved-from trace has lost its reservation
+void Trace::restart(size_t capacity) {
+  capacity_ = std::max(capacity, entries_.size());
+  entries_.reserve(capacity_);  // a moved-from trace has lost its reservation
   cursor_ = 0;
   tokens.clear();
   ids.clear();
 }
 
-Tensor& Trace::slot(Stage stage, const char* name, const Shape& shape) {
-  if (cursor_ < entries_.size() && entries_[cursor_].name == name) {
+Tensor& Trace::slot(Stage stage, int layer, const char* base, const Shape& shape) {
+  const bool same = cursor_ < entries_.size() && entries_[cursor_].layer == layer &&
+                    (layer < 0 ? entries_[cursor_].name == base : base_name(entries_[cursor_].name) == base);
+  if (same) {
     TraceEntry& e = entries_[cursor_];
     e.stage = stage;
     e.tensor.shape = shape;
     e.tensor.data.resize(shape_numel(shape));
   } else {
-    if (entries_.size() == kMaxEntries) throw Error("a trace holds at most 32 tensors");
-    entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_), TraceEntry{stage, name, Tensor(shape)});
+    // Past the reservation an insert would move the entries whose references slot() handed out.
+    if (entries_.size() == capacity_) throw Error("internal: a trace was restarted for too few tensors");
+    entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_),
+                    TraceEntry{stage, layer, layer_name(layer, base), Tensor(shape)});
   }
   return entries_[cursor_++].tensor;
 }

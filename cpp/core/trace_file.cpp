@@ -6,7 +6,7 @@
 
 namespace mha {
 
-std::vector<uint8_t> trace_to_safetensors(const Trace& trace, const AttentionWeights& w, const Config& c) {
+std::vector<uint8_t> trace_to_safetensors(const Trace& trace, const AttentionWeights* w, const Config& c) {
   SafetensorsWriter out;
   nlohmann::json stages = nlohmann::json::object();
   for (const TraceEntry& e : trace.entries()) {
@@ -18,10 +18,13 @@ std::vector<uint8_t> trace_to_safetensors(const Trace& trace, const AttentionWei
                   std::vector<int64_t>(trace.ids.begin(), trace.ids.end()));
     stages["ids"] = stage_name(Stage::tokenize);
   }
-  for (const auto& [name, tensor] : named_weights(w)) out.add(name, *tensor);
+  if (w)
+    for (const auto& [name, tensor] : named_weights(*w)) out.add(name, *tensor);
 
   out.set_metadata("format", "mha-trace");
   out.set_metadata("format_version", "1");
+  out.set_metadata("model", preset_name(c.preset));
+  out.set_metadata("layers", std::to_string(c.layers));
   out.set_metadata("d_model", std::to_string(c.d_model));
   out.set_metadata("heads", std::to_string(c.heads));
   out.set_metadata("kv_heads", std::to_string(c.kv_heads_or_heads()));

@@ -11,8 +11,9 @@
 
 namespace mha {
 
-// Tensor names: the trace's own (x, q, …, y), w_q b_q w_k b_k w_v b_v w_o b_o (y = x·Wᵀ + b), and
-// ids (1, T) as I64. __metadata__ holds the config, the tokens (a JSON array) and each tensor's stage.
-std::vector<uint8_t> trace_to_safetensors(const Trace& trace, const AttentionWeights& weights, const Config& config);
+// Tensor names: the trace's own (x, q, …, y; layers.{i}.q …, logits, probs), for a single layer also
+// w_q b_q w_k b_k w_v b_v w_o b_o (y = x·Wᵀ + b; `weights` null: none), and ids (1, T) as I64.
+// __metadata__ holds the config, the tokens (a JSON array) and each tensor's stage.
+std::vector<uint8_t> trace_to_safetensors(const Trace& trace, const AttentionWeights* weights, const Config& config);
 
 }  // namespace mha

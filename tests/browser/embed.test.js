@@ -423,7 +423,7 @@ test('exports: PNG and SVG figures with labels, caption and head; CSV and safete
   const st = await downloadOf(demo.locator('section[data-stage="attend"] [data-export-stage="safetensors"]'));
   assert.match(st.name, /attend\.safetensors$/);
   const parsed = parseExport(st.bytes);
-  assert.deepEqual(Object.keys(parsed.tensors).sort(), ['head_out', 'scores', 'weights']);
+  assert.deepEqual(Object.keys(parsed.tensors).sort(), ['head_out', 'raw_scores', 'scores', 'weights']);
   assert.deepEqual(parsed.tensors.weights.shape, [1, 4, T, T]);
   assert.equal(parsed.tensors.weights.dtype, 'F32');
   assert.deepEqual(Array.from(parsed.tensors.weights.data), state.weights.map((v) => Math.fround(v)));

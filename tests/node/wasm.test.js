@@ -55,7 +55,7 @@ for (const c of configs) {
       assert.deepEqual(Array.from(trace.ids()), Array.from(native.tensors.ids.data, Number));
       const names = trace.names();
       assert.deepEqual(names, ['token_embedding', 'position_encoding', 'x', 'q', 'k', 'v', 'q_heads', 'k_heads',
-        'v_heads', 'scores', 'weights', 'head_out', 'concat', 'y']);
+        'v_heads', 'raw_scores', 'scores', 'weights', 'head_out', 'concat', 'y']);
       for (const name of names) {
         assert.deepEqual(trace.shape(name), native.tensors[name].shape, `${name} shape`);
         assertBitIdentical(trace.data(name), native.tensors[name].data, name);
@@ -69,6 +69,73 @@ for (const c of configs) {
     }
   });
 }
+
+const models = [
+  { model: 'attn-only', layers: 2, dModel: 32, heads: 4, vocabSize: 40, maxPositions: 16, seed: 5, ids: [0, 7, 9, 7, 9, 3] },
+  { model: 'gpt2', layers: 3, dModel: 24, heads: 3, vocabSize: 50, maxPositions: 12, seed: 9, ids: [1, 2, 49, 2, 1] },
+];
+
+for (const c of models) {
+  test(`a ${c.model} model of ${c.layers} layers: the same bits natively and in WASM, with a head switched off`, () => {
+    const native = nativeTrace(['--preset', c.model, '--layers', `${c.layers}`, '--d-model', `${c.dModel}`, '--heads',
+      `${c.heads}`, '--vocab-size', `${c.vocabSize}`, '--max-positions', `${c.maxPositions}`, '--seed', `${c.seed}`,
+      '--ids', c.ids.join(','), '--ablate', '1.2']);
+    const model = new mha.Model(c);
+    const trace = model.runIds(c.ids, { switchedOff: [[1, 2]] });
+    try {
+      const names = trace.names();
+      assert.ok(names.includes('layers.1.raw_scores') && names.includes('logits') && names.includes('probs'));
+      assert.equal(trace.layer('layers.1.q'), 1);
+      assert.equal(trace.layer('logits'), -1);
+      assert.deepEqual([...names].sort(), Object.keys(native.tensors).filter((n) => n !== 'ids').sort());
+      for (const name of names) assertBitIdentical(trace.data(name), native.tensors[name].data, name);
+      const headOut = trace.data('layers.1.head_out');
+      const perHead = headOut.length / c.heads;
+      assert.ok(headOut.subarray(2 * perHead, 3 * perHead).every((v) => v === 0), 'the switched-off head writes zeros');
+    } finally {
+      trace.delete();
+      model.delete();
+    }
+  });
+}
+
+test('a model file round-trips through the module, and loaded weights refuse settings that do not fit them', () => {
+  const random = new mha.Model({ model: 'attn-only', layers: 2, dModel: 16, heads: 4, vocabSize: 20, maxPositions: 8 });
+  const bytes = random.modelFile();
+  const loaded = new mha.Model();
+  loaded.loadModel(bytes);
+  assert.equal(loaded.config.model, 'attn-only');
+  assert.equal(loaded.config.heads, 4);
+  assert.equal(loaded.isSeeded, false);
+  const a = random.runIds([0, 1, 2]);
+  const b = loaded.runIds([0, 1, 2]);
+  assertBitIdentical(b.data('logits'), a.data('logits'), 'logits');
+  assert.throws(() => loaded.configure({ dModel: 32 }), /d_model is 16: the loaded weights fix it/);
+  assert.throws(() => loaded.runIds([0, 20]), /outside the vocabulary \[0, 20\)/);
+  assert.throws(() => loaded.runIds([0], { switchedOff: [[2, 0]] }), /no head 2\.0/);
+  assert.throws(() => loaded.loadModel(new Uint8Array([1, 2, 3])), mha.MhaError);
+  assert.equal(loaded.runIds([0, 1]).shape('logits')[2], 20, 'a failed load leaves the model as it was');
+  loaded.useRandomWeights({ model: 'single', layers: 1, dModel: 8, heads: 2 });
+  assert.equal(loaded.isSeeded, true);
+  for (const x of [a, b, random, loaded]) x.delete();
+});
+
+test('the stage table comes from the core, and every tensor of a run is in it', () => {
+  const { stages, tensors, stagesOf } = mha.stageTable;
+  assert.deepEqual(mha.STAGES, stagesOf.single);
+  assert.deepEqual(stagesOf.single, ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output']);
+  assert.ok(stagesOf.gpt2.includes('mlp') && stagesOf.gpt2.includes('ln_f'));
+  const model = new mha.Model({ model: 'gpt2', layers: 2, dModel: 8, heads: 2, vocabSize: 9, maxPositions: 4 });
+  const trace = model.runIds([1, 2]);
+  const known = new Set(tensors.map((t) => t.name));
+  for (const name of trace.names()) {
+    assert.ok(known.has(name.replace(/^layers\.\d+\./, '')), name);
+    assert.ok(stagesOf.gpt2.includes(trace.stage(name)), name);
+  }
+  assert.ok(stages.every((s) => typeof s.family === 'string' && typeof s.perLayer === 'boolean'));
+  trace.delete();
+  model.delete();
+});
 
 test('loaded weights match PyTorch in WASM too (every layout)', () => {
   const cases = ['pytorch_mha', 'pytorch_causal', 'pytorch_large', 'gpt2_layer1', 'llama_gqa', 'llama_mqa_layer0'];
@@ -135,7 +202,8 @@ test('errors arrive as MhaError with the CLI message, and the model stays usable
   assert.throws(() => model.configure({ heads: 2.5 }), /whole number/);
   assert.throws(() => new mha.Model({ heads: 0 }), /heads must be between 1/);
 
-  assert.deepEqual(model.config, { dModel: 16, heads: 2, kvHeads: 2, dHead: 8, causal: false, seed: 3, vocabSize: 8000 });
+  assert.deepEqual(model.config, { dModel: 16, heads: 2, kvHeads: 2, dHead: 8, causal: false, seed: 3, vocabSize: 8000,
+    model: 'single', layers: 1, maxPositions: 1024, layerNorm: false, mlp: false });
   const after = model.runText('still works');
   assert.deepEqual(after.data('y'), y);
   after.delete();

@@ -36,6 +36,8 @@ export class Engine {
       let phase = 'config';
       try {
         if (!this.model) this.model = new this.mha.Model(base);
+        // Loaded weights refuse a new d_model: start again from seeded ones (and load the file again).
+        else if (weights || !this.model.isSeeded) this.model.useRandomWeights(base);
         else this.model.configure(base);
         phase = 'weights';
         if (weights) this.model.loadWeights(weights.bytes, weights.layout, weights.layer);

@@ -1,0 +1,130 @@
+#include "run_options.h"
+
+#include <sstream>
+
+#include "../core/error.h"
+#include "../core/model_file.h"
+#include "../core/safetensors.h"
+
+namespace mha_cli {
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  auto* text = cmd.add_option("--text", o.text, "text to tokenize and embed, e.g. \"我是秦始皇\"")
+                   ->each([&o](const std::string&) { o.has_text = true; });
+  auto* ids = cmd.add_option("--ids", o.ids, "token ids, e.g. 0,3,17,5: taken as given, nothing prepended");
+  auto* input = cmd.add_option("--input", o.input_path, "safetensors file with x as [T, d_model] or [1, T, d_model]");
+  text->excludes(input)->excludes(ids);
+  ids->excludes(input);
+  auto* weights = cmd.add_option("--weights", o.weights_path, "safetensors file with one attention layer (default: random)");
+  auto* model = cmd.add_option("--model", o.model_path, "safetensors file with a whole model (gpt2 or attn-only layout)");
+  model->excludes(weights)->excludes(input);
+  cmd.add_option("--layout", o.layout, "names in the file (default: guessed from them)")
+      ->check(CLI::IsMember({"pytorch", "llama", "gpt2", "attn-only"}));
+  cmd.add_option("--layer", o.layer, "which layer of the --weights file to read")->check(CLI::NonNegativeNumber);
+  cmd.add_option("--preset", o.preset, "random model: a single attention layer, or blocks")
+      ->check(CLI::IsMember({"single", "attn-only", "gpt2"}))
+      ->excludes(weights)
+      ->excludes(model);
+  cmd.add_option("--layers", o.layers, "blocks of a random attn-only or gpt2 model")->excludes(weights)->excludes(model);
+  cmd.add_option("--d-model", o.d_model, "model width (random weights only)")->excludes(weights)->excludes(model);
+  cmd.add_option("--heads", o.heads, "attention heads; d_model must be divisible by it (a --model file may say it)")
+      ->each([&o](const std::string&) { o.heads_given = true; });
+  cmd.add_option("--kv-heads", o.kv_heads, "key/value heads (grouped-query); default: heads");
+  cmd.add_option("--seed", o.seed, "seed of the random weights and embeddings");
+  cmd.add_option("--vocab-size", o.vocab_size, "vocabulary size for token ids (random weights)");
+  cmd.add_option("--max-positions", o.max_positions, "positions of a random attn-only or gpt2 model");
+  cmd.add_flag("--causal", o.causal, "mask future positions (models with blocks always do)");
+  cmd.add_flag("--scalar", o.scalar, "use the plain scalar kernels instead of SIMD");
+  cmd.add_option("--ablate", o.ablate, "switch heads off, layer.head: e.g. 1.0,1.3 (their head_out is zero)");
+}
+
+std::vector<int32_t> parse_ids(const std::string& list) {
+  std::vector<int32_t> ids;
+  std::stringstream parts(list);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    size_t used = 0;
+    long long value = 0;
+    try {
+      value = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || part.find_first_not_of(" 0123456789-", 0) != std::string::npos || value < INT32_MIN || value > INT32_MAX)
+      throw mha::Error("--ids takes whole numbers separated by commas, e.g. 0,3,17; got '" + part + "'");
+    ids.push_back(static_cast<int32_t>(value));
+  }
+  if (ids.empty()) throw mha::Error("--ids is empty: give at least one token id");
+  return ids;
+}
+
+mha::HeadSwitches parse_switched_off(const std::string& list, const mha::Config& c) {
+  mha::HeadSwitches off;
+  if (list.empty()) return off;
+  off.assign(static_cast<size_t>(c.layers), std::vector<bool>(static_cast<size_t>(c.heads), false));
+  std::stringstream parts(list);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    int layer = -1, head = -1;
+    char dot = 0, extra = 0;
+    std::istringstream in(part);
+    if (!(in >> layer >> dot >> head) || dot != '.' || (in >> extra))
+      throw mha::Error("--ablate takes layer.head pairs separated by commas, e.g. 1.0,1.3; got '" + part + "'");
+    if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
+      throw mha::Error("--ablate " + part + ": there is no such head; layers are 0 to " + std::to_string(c.layers - 1) +
+                       " and heads 0 to " + std::to_string(c.heads - 1));
+    off[layer][head] = true;
+  }
+  return off;
+}
+
+namespace {
+
+mha::Model load_model(const RunOptions& o) {
+  mha::Config config;
+  config.preset = mha::parse_preset(o.preset.c_str());
+  config.layers = o.layers;
+  config.d_model = o.d_model;
+  config.heads = o.heads;
+  config.kv_heads = o.kv_heads;
+  config.causal = o.causal || mha::has_blocks(config.preset);
+  config.seed = o.seed;
+  config.vocab_size = o.vocab_size;
+  config.max_positions = o.max_positions;
+  if (!o.model_path.empty()) {
+    const std::vector<uint8_t> bytes = mha::read_file(o.model_path);
+    const std::string layout =
+        o.layout.empty() ? mha::guess_layout(mha::SafetensorsFile(bytes.data(), bytes.size())) : o.layout;
+    if (layout == "pytorch" || layout == "llama")
+      throw mha::Error("the file holds one " + layout + " attention layer, not a whole model: open it with --weights");
+    return mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(layout), o.heads_given ? o.heads : 0);
+  }
+  if (o.weights_path.empty()) return mha::Model(config);
+  const std::vector<uint8_t> bytes = mha::read_file(o.weights_path);
+  const std::string layout = o.layout.empty() ? "pytorch" : o.layout;
+  return mha::Model::from_safetensors(config, bytes.data(), bytes.size(), mha::parse_layout(layout), o.layer);
+}
+
+}  // namespace
+
+Run run(const RunOptions& o) {
+  if (!o.has_text && o.ids.empty() && o.input_path.empty())
+    throw mha::Error("give --text \"...\", --ids 0,3,17 or --input X.safetensors");
+  mha::Model model = load_model(o);
+  const mha::HeadSwitches off = parse_switched_off(o.ablate, model.config());
+  const mha::KernelPath path = o.scalar ? mha::KernelPath::scalar : mha::KernelPath::simd;
+  mha::Trace trace;
+  if (o.has_text) {
+    trace = model.run_text(o.text, path, off);
+  } else if (!o.ids.empty()) {
+    trace = model.run_ids(parse_ids(o.ids), path, off);
+  } else {
+    if (!off.empty()) throw mha::Error("--ablate goes with --text or --ids");
+    const std::vector<uint8_t> bytes = mha::read_file(o.input_path);
+    const mha::SafetensorsFile file(bytes.data(), bytes.size());
+    trace = model.run_input(file.read_float("x"), path);
+  }
+  return {std::move(model), std::move(trace)};  // the model is not copied: its weights can be large
+}
+
+}  // namespace mha_cli

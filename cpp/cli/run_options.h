@@ -1,0 +1,40 @@
+// What every command that runs a model shares: the options that choose a model and an input, and
+// the run itself.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../core/model.h"
+
+namespace mha_cli {
+
+struct RunOptions {
+  std::string text, ids, input_path, weights_path, model_path, layout, ablate;
+  std::string preset = "single";
+  int d_model = 512, heads = 8, kv_heads = 0, layer = 0, layers = 1, vocab_size = 8000, max_positions = 1024;
+  uint64_t seed = 1;
+  bool causal = false, scalar = false;
+  bool has_text = false;   // --text "" is a given, empty text: the tokenizer says so
+  bool heads_given = false;
+};
+
+void add_run_options(CLI::App& cmd, RunOptions& o);
+
+struct Run {
+  mha::Model model;
+  mha::Trace trace;
+};
+
+// The model the options describe (random, --weights or --model) and one run of it on --text, --ids
+// or --input. Throws mha::Error with a one-line reason.
+Run run(const RunOptions& o);
+
+// "1.0,1.3" -> off[1][0] and off[1][3]; an error names a head the model does not have.
+mha::HeadSwitches parse_switched_off(const std::string& list, const mha::Config& config);
+// "3,17,5" -> {3, 17, 5}.
+std::vector<int32_t> parse_ids(const std::string& list);
+
+}  // namespace mha_cli

@@ -1,0 +1,13 @@
+// `mha train`: trains a small model on the induction task (core/induction_task.h) and writes it,
+// with its loss curve as CSV beside it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace mha_cli {
+
+// command_line: how the program was called, recorded in the model's __metadata__.
+CLI::App* add_train_command(CLI::App& app, const std::string& command_line);
+
+}  // namespace mha_cli

@@ -1,0 +1,45 @@
+// The task the shipped model learns: [start, s1 … sL, s1 … sL], random tokens s drawn with
+// replacement from 1 … vocab−1 (0 is the start token), the loss on every next token. The first copy
+// is unpredictable; the second is predictable only by finding where the current token stood before
+// and copying what followed it: what induction heads do (Olsson et al., 2022).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model.h"
+#include "random.h"
+
+namespace mha {
+
+struct InductionTask {
+  int vocab = 64;
+  int min_length = 4, max_length = 30;  // L, drawn per batch
+};
+
+struct Batch {
+  int B = 0, T = 0;
+  std::vector<int32_t> ids, targets;  // (B, T); targets[t] = ids[t + 1], −1 at the last position
+};
+
+// One sequence of repeat length L.
+std::vector<int32_t> induction_sequence(Rng& rng, int L, int vocab);
+// B sequences of one L, drawn from rng (L uniform in [min_length, max_length]).
+Batch induction_batch(Rng& rng, const InductionTask& task, int B);
+
+struct InductionScores {
+  int length = 0;                 // L
+  int positions = 0;              // counted second-copy positions (their token occurs once in the first copy)
+  double accuracy = 0;            // first choice = the token that follows, at those positions
+  double previous_token = 0;      // the best layer-0 head: mean over i ≥ 1 of a[i][i−1]
+  int previous_token_head = -1;
+  double induction = 0;           // the best last-layer head: mean over those positions of a[i][i−L+1]
+  int induction_head = -1;
+};
+
+// For every L in [task.min_length, task.max_length]: `sequences` fresh sequences from `seed`, run
+// through the model, the scores averaged over them. The model must have at least 2 layers.
+std::vector<InductionScores> evaluate_induction(const Model& model, const InductionTask& task, uint64_t seed,
+                                                int sequences);
+
+}  // namespace mha

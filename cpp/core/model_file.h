@@ -1,0 +1,37 @@
+// Whole models in safetensors under GPT-2's Hugging Face names, read and written.
+//   gpt2:       wte.weight (vocab, d), wpe.weight (positions, d), h.{i}.ln_1.{weight,bias},
+//               h.{i}.attn.c_attn.{weight (d, 3d), bias}, h.{i}.attn.c_proj.{weight (d, d), bias},
+//               h.{i}.ln_2.*, h.{i}.mlp.c_fc.{weight (d, 4d), bias}, h.{i}.mlp.c_proj.{weight (4d, d), bias},
+//               ln_f.*; all under an optional "transformer." prefix. Conv1D weights are (in, out).
+//   attn-only:  wte, wpe, h.{i}.attn.* as above, and lm_head.weight (vocab, d) (nn.Linear: (out, in)).
+// Other tensors (Hugging Face's attn.bias mask buffers, heads of other tasks) are ignored.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "safetensors.h"
+#include "transformer.h"
+
+namespace mha {
+
+struct LoadedModel {
+  Config config;  // preset, layers, d_model, heads, vocab, positions read off the file; causal
+  ModelWeights weights;
+};
+
+// `preset` is attn_only or gpt2. heads: 0 = take __metadata__'s "heads" (an error when it has none).
+// Throws mha::Error naming the missing or misshapen tensor, or the inconsistent layer.
+LoadedModel read_model(const SafetensorsFile& file, Preset preset, int heads);
+
+// The layout a file's names imply: gpt2 (has ln_f / ln_1), attn-only (has lm_head.weight and no LayerNorm),
+// llama (q_proj), pytorch (in_proj_weight); mha::Error when none fits.
+std::string guess_layout(const SafetensorsFile& file);
+
+// The model in the layout of its preset, with heads, layers and `metadata` in __metadata__.
+std::vector<uint8_t> write_model(const ModelWeights& weights, const Config& config,
+                                 const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace mha

@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+"""Reference data for whole small models: every trace tensor of a forward pass, the gradient of the
+next-token loss for every parameter, and two Adam steps.
+
+Run from the repository root (needs Debian's python3-torch; nothing else):
+
+    /usr/bin/python3 tests/reference/make_model_reference.py
+
+Writes into tests/reference/data/, for each of tiny_gpt2 and tiny_attn_only:
+
+    <case>.model.safetensors     the weights under GPT-2's Hugging Face names
+    <case>.expected.safetensors  ids and every trace tensor of one forward pass (computed in float64)
+    <case>.grads.safetensors     a batch, its loss, grad.<param> for every parameter and the
+                                 parameters after one and two torch.optim.Adam steps (float64)
+
+The forward is written out by hand in float64 and cross-checked against torch.nn modules in
+float32 before anything is written. Fixed seeds: a rerun gives the same bytes.
+"""
+
+import json
+import math
+import os
+import struct
+
+import torch
+import torch.nn.functional as F
+
+FORMAT_VERSION = "1"
+COMMAND = "/usr/bin/python3 tests/reference/make_model_reference.py"
+OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+LAYERS, D, HEADS, VOCAB, POSITIONS, T = 2, 64, 4, 128, 32, 12
+B_GRAD = 3
+EPS = 1e-5
+
+
+def write_safetensors(path, tensors, metadata):
+    """tensors: list of (name, tensor); integer tensors are stored as I64, the rest as F32."""
+    header = {"__metadata__": {k: str(v) for k, v in metadata.items()}}
+    blobs, offset = [], 0
+    for name, t in tensors:
+        t = t.detach().contiguous().cpu()
+        if t.dtype in (torch.int32, torch.int64):
+            raw, dtype = t.to(torch.int64).numpy().astype("<i8").tobytes(), "I64"
+        else:
+            raw, dtype = t.to(torch.float32).numpy().astype("<f4").tobytes(), "F32"
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-(8 + len(text)) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def make_params(preset, seed):
+    """The model's parameters (float64), under GPT-2's names; Conv1D weights are (in, out)."""
+    g = torch.Generator().manual_seed(seed)
+    normal = lambda *shape, std: torch.randn(*shape, generator=g, dtype=torch.float64) * std
+    p = {"wte.weight": normal(VOCAB, D, std=0.5), "wpe.weight": normal(POSITIONS, D, std=0.3)}
+    for i in range(LAYERS):
+        h = "h.%d." % i
+        if preset == "gpt2":
+            p[h + "ln_1.weight"] = 1 + normal(D, std=0.1)
+            p[h + "ln_1.bias"] = normal(D, std=0.05)
+        p[h + "attn.c_attn.weight"] = normal(D, 3 * D, std=0.15)
+        p[h + "attn.c_attn.bias"] = normal(3 * D, std=0.05)
+        p[h + "attn.c_proj.weight"] = normal(D, D, std=0.15)
+        p[h + "attn.c_proj.bias"] = normal(D, std=0.05)
+        if preset == "gpt2":
+            p[h + "ln_2.weight"] = 1 + normal(D, std=0.1)
+            p[h + "ln_2.bias"] = normal(D, std=0.05)
+            p[h + "mlp.c_fc.weight"] = normal(D, 4 * D, std=0.15)
+            p[h + "mlp.c_fc.bias"] = normal(4 * D, std=0.05)
+            p[h + "mlp.c_proj.weight"] = normal(4 * D, D, std=0.1)
+            p[h + "mlp.c_proj.bias"] = normal(D, std=0.05)
+    if preset == "gpt2":
+        p["ln_f.weight"] = 1 + normal(D, std=0.1)
+        p["ln_f.bias"] = normal(D, std=0.05)
+    else:
+        p["lm_head.weight"] = normal(VOCAB, D, std=0.2)  # nn.Linear: (out, in)
+    return p
+
+
+def layer_norm(x, w, b):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + EPS) * w + b
+
+
+def gelu(x):
+    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def forward(p, preset, ids, record=None):
+    """ids (B, T) -> logits (B, T, V). `record` (a dict) receives every trace tensor of sequence 0."""
+    Bn, Tn = ids.shape
+    dh = D // HEADS
+    keep = (lambda name, t: record.__setitem__(name, t[:1].clone())) if record is not None else (lambda name, t: None)
+    tok, pos = p["wte.weight"][ids], p["wpe.weight"][:Tn].unsqueeze(0).expand(Bn, Tn, D)
+    keep("token_embedding", tok)
+    keep("position_encoding", pos)
+    x = tok + pos
+    keep("x", x)
+    future = torch.triu(torch.ones(Tn, Tn, dtype=torch.bool), 1)
+    for i in range(LAYERS):
+        h, L = "h.%d." % i, "layers.%d." % i
+        a_in = x
+        if preset == "gpt2":
+            a_in = layer_norm(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"])
+            keep(L + "ln_1", a_in)
+        qkv = a_in @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]
+        q, k, v = qkv.split(D, dim=-1)
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            keep(L + name, t)
+        split = lambda t: t.view(Bn, Tn, HEADS, dh).transpose(1, 2)
+        qh, kh, vh = split(q), split(k), split(v)
+        for name, t in (("q_heads", qh), ("k_heads", kh), ("v_heads", vh)):
+            keep(L + name, t)
+        raw = qh @ kh.transpose(-2, -1) / math.sqrt(dh)
+        keep(L + "raw_scores", raw)
+        scores = raw.masked_fill(future, float("-inf"))
+        keep(L + "scores", scores)
+        weights = torch.softmax(scores, dim=-1)
+        keep(L + "weights", weights)
+        head_out = weights @ vh
+        keep(L + "head_out", head_out)
+        concat = head_out.transpose(1, 2).reshape(Bn, Tn, D)
+        keep(L + "concat", concat)
+        y = concat @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
+        keep(L + "y", y)
+        x = x + y
+        keep(L + "resid_mid", x)
+        if preset == "gpt2":
+            ln2 = layer_norm(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"])
+            keep(L + "ln_2", ln2)
+            hidden = gelu(ln2 @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"])
+            keep(L + "mlp_hidden", hidden)
+            mlp_out = hidden @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
+            keep(L + "mlp_out", mlp_out)
+            x = x + mlp_out
+            keep(L + "resid_out", x)
+    if preset == "gpt2":
+        x = layer_norm(x, p["ln_f.weight"], p["ln_f.bias"])
+        keep("ln_f", x)
+        logits = x @ p["wte.weight"].T
+    else:
+        logits = x @ p["lm_head.weight"].T
+    keep("logits", logits)
+    keep("probs", torch.softmax(logits, dim=-1))
+    return logits
+
+
+class TorchGPT(torch.nn.Module):
+    """The same model from torch.nn modules, float32: the cross-check of the hand-written forward."""
+
+    def __init__(self, p, preset):
+        super().__init__()
+        self.preset = preset
+        self.wte = torch.nn.Embedding.from_pretrained(p["wte.weight"].float())
+        self.wpe = torch.nn.Embedding.from_pretrained(p["wpe.weight"].float())
+        self.blocks = []
+        for i in range(LAYERS):
+            h = "h.%d." % i
+            blk = {}
+            attn = torch.nn.MultiheadAttention(D, HEADS, batch_first=True)
+            with torch.no_grad():
+                attn.in_proj_weight.copy_(p[h + "attn.c_attn.weight"].T.float())
+                attn.in_proj_bias.copy_(p[h + "attn.c_attn.bias"].float())
+                attn.out_proj.weight.copy_(p[h + "attn.c_proj.weight"].T.float())
+                attn.out_proj.bias.copy_(p[h + "attn.c_proj.bias"].float())
+            blk["attn"] = attn
+            if preset == "gpt2":
+                for n in ("ln_1", "ln_2"):
+                    ln = torch.nn.LayerNorm(D, eps=EPS)
+                    with torch.no_grad():
+                        ln.weight.copy_(p[h + n + ".weight"].float())
+                        ln.bias.copy_(p[h + n + ".bias"].float())
+                    blk[n] = ln
+                fc, proj = torch.nn.Linear(D, 4 * D), torch.nn.Linear(4 * D, D)
+                with torch.no_grad():
+                    fc.weight.copy_(p[h + "mlp.c_fc.weight"].T.float())
+                    fc.bias.copy_(p[h + "mlp.c_fc.bias"].float())
+                    proj.weight.copy_(p[h + "mlp.c_proj.weight"].T.float())
+                    proj.bias.copy_(p[h + "mlp.c_proj.bias"].float())
+                blk["fc"], blk["proj"] = fc, proj
+            self.blocks.append(blk)
+        self.p = p
+
+    def forward(self, ids):
+        Tn = ids.shape[1]
+        x = self.wte(ids) + self.wpe(torch.arange(Tn))
+        mask = torch.triu(torch.ones(Tn, Tn, dtype=torch.bool), 1)
+        for blk in self.blocks:
+            a_in = blk["ln_1"](x) if self.preset == "gpt2" else x
+            x = x + blk["attn"](a_in, a_in, a_in, attn_mask=mask, need_weights=False)[0]
+            if self.preset == "gpt2":
+                x = x + blk["proj"](gelu(blk["fc"](blk["ln_2"](x))))
+        if self.preset == "gpt2":
+            ln_f = torch.nn.LayerNorm(D, eps=EPS)
+            with torch.no_grad():
+                ln_f.weight.copy_(self.p["ln_f.weight"].float())
+                ln_f.bias.copy_(self.p["ln_f.bias"].float())
+            return ln_f(x) @ self.p["wte.weight"].float().T
+        return x @ self.p["lm_head.weight"].float().T
+
+
+def next_token_loss(logits, ids):
+    return F.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), ids[:, 1:].reshape(-1))
+
+
+def make_case(name, preset, seed):
+    p = make_params(preset, seed)
+    g = torch.Generator().manual_seed(seed + 1)
+    ids = torch.randint(1, VOCAB, (1, T), generator=g)
+    ids[0, 7:10] = ids[0, 2:5]  # a repeat, so the trace has something to copy
+    record = {}
+    with torch.no_grad():
+        logits = forward(p, preset, ids, record)
+        check = TorchGPT(p, preset)(ids)
+    error = (check.double() - logits).abs().max().item() / logits.abs().max().item()
+    if error > 1e-5:
+        raise SystemExit("%s: the hand-written forward and torch.nn disagree (relative error %.2e)" % (name, error))
+
+    meta = {"format_version": FORMAT_VERSION, "layout": "gpt2" if preset == "gpt2" else "attn-only",
+            "heads": HEADS, "command": COMMAND}
+    params = list(p.items())
+    extra = []
+    if preset == "gpt2":  # Hugging Face keeps the causal mask as a buffer: loaders must ignore it
+        mask = torch.tril(torch.ones(POSITIONS, POSITIONS)).view(1, 1, POSITIONS, POSITIONS)
+        extra = [("h.%d.attn.bias" % i, mask) for i in range(LAYERS)]
+    write_safetensors(os.path.join(OUT_DIR, name + ".model.safetensors"), params + extra, meta)
+    write_safetensors(os.path.join(OUT_DIR, name + ".expected.safetensors"), [("ids", ids)] + list(record.items()),
+                      dict(meta, layers=LAYERS, d_model=D, vocab=VOCAB, T=T))
+
+    # Gradients and Adam, float64
+    batch = torch.randint(0, VOCAB, (B_GRAD, T), generator=g)
+    leaves = {k: v.clone().requires_grad_(True) for k, v in p.items()}
+    loss = next_token_loss(forward(leaves, preset, batch), batch)
+    loss.backward()
+    grads = [("grad." + k, v.grad) for k, v in leaves.items()]
+    lr, betas, eps = 1e-2, (0.9, 0.999), 1e-8
+    leaves = {k: v.clone().requires_grad_(True) for k, v in p.items()}
+    opt = torch.optim.Adam(list(leaves.values()), lr=lr, betas=betas, eps=eps)
+    steps = []
+    for step in (1, 2):
+        opt.zero_grad()
+        next_token_loss(forward(leaves, preset, batch), batch).backward()
+        opt.step()
+        steps += [("adam%d.%s" % (step, k), v.detach().clone()) for k, v in leaves.items()]
+    write_safetensors(os.path.join(OUT_DIR, name + ".grads.safetensors"),
+                      [("batch_ids", batch), ("loss", loss.detach().reshape(1))] + grads + steps,
+                      dict(meta, lr=lr, beta1=betas[0], beta2=betas[1], eps=eps, B=B_GRAD, T=T))
+    print("%s: forward checked against torch.nn (%.1e), %d trace tensors, %d gradients" %
+          (name, error, len(record), len(grads)))
+
+
+def main():
+    torch.set_grad_enabled(True)
+    os.makedirs(OUT_DIR, exist_ok=True)
+    make_case("tiny_gpt2", "gpt2", 11)
+    make_case("tiny_attn_only", "attn-only", 12)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+// Head metrics (head_metrics.h) on maps whose answer is known by hand, and the label table.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "head_metrics.h"
+
+namespace {
+
+// A causal (T, T) map from a rule: row i puts all its weight on column pick(i).
+template <typename Pick>
+std::vector<float> one_hot_map(int T, const Pick& pick) {
+  std::vector<float> a(static_cast<size_t>(T) * T, 0.0f);
+  for (int i = 0; i < T; ++i) a[static_cast<size_t>(i) * T + pick(i)] = 1.0f;
+  return a;
+}
+
+std::vector<float> uniform_causal(int T) {
+  std::vector<float> a(static_cast<size_t>(T) * T, 0.0f);
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j <= i; ++j) a[static_cast<size_t>(i) * T + j] = 1.0f / (i + 1);
+  return a;
+}
+
+std::vector<int32_t> iota_ids(int T) {
+  std::vector<int32_t> ids(T);
+  for (int i = 0; i < T; ++i) ids[i] = i;
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("a pure previous-token map: previous-token 1, entropy 0, labelled previous token") {
+  const int T = 6;
+  const auto a = one_hot_map(T, [](int i) { return i == 0 ? 0 : i - 1; });
+  const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, iota_ids(T), true).heads[0];
+  CHECK(*m.previous_token == doctest::Approx(1.0));
+  CHECK(*m.entropy == doctest::Approx(0.0));
+  CHECK(*m.self == doctest::Approx(1.0 / T));  // row 0 can only look at itself
+  CHECK(*m.distance == doctest::Approx(1.0));
+  CHECK(*m.locality == doctest::Approx(1.0));
+  CHECK(m.label == "previous_token");
+  CHECK_FALSE(m.induction.has_value());  // no token repeats
+  CHECK_FALSE(m.duplicate_token.has_value());
+}
+
+TEST_CASE("a uniform causal map: entropy 1 and distance_normalised 1, labelled broad") {
+  const int T = 7;
+  const auto a = uniform_causal(T);
+  const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, iota_ids(T), true).heads[0];
+  CHECK(*m.entropy == doctest::Approx(1.0));
+  CHECK(*m.distance_normalised == doctest::Approx(1.0));
+  CHECK(*m.first_token == doctest::Approx((1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6 + 1.0 / 7) / 6));
+  CHECK(m.label == "broad");
+}
+
+TEST_CASE("an induction map on a repeated sequence: induction 1, and duplicate-token measured apart") {
+  // ids: 0 | 5 6 7 | 5 6 7; at i = 4 (5 again) the token after the earlier 5 is at 2, and so on.
+  const std::vector<int32_t> ids = {0, 5, 6, 7, 5, 6, 7};
+  const int T = 7, L = 3;
+  const auto a = one_hot_map(T, [&](int i) { return i > L ? i - L + 1 : 0; });
+  const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, ids, true).heads[0];
+  REQUIRE(m.induction.has_value());
+  CHECK(*m.induction == doctest::Approx(1.0));
+  CHECK(*m.duplicate_token == doctest::Approx(0.0));  // it looks one past the duplicate, not at it
+  CHECK(m.label == "induction");
+}
+
+TEST_CASE("similarity: identical heads 1, heads looking at different tokens near 0") {
+  const int T = 5;
+  const auto prev = one_hot_map(T, [](int i) { return i == 0 ? 0 : i - 1; });
+  const auto self = one_hot_map(T, [](int i) { return i; });
+  std::vector<float> three;
+  for (const auto* m : {&prev, &prev, &self}) three.insert(three.end(), m->begin(), m->end());
+  const mha::LayerAnalysis layer = mha::analyse_layer(three.data(), 3, T, iota_ids(T), true);
+  CHECK(*layer.similarity[0][1] == doctest::Approx(1.0));
+  CHECK(*layer.similarity[1][0] == doctest::Approx(1.0));
+  CHECK(*layer.similarity[2][2] == doctest::Approx(1.0));
+  // Rows i ≥ 1 put 0.999 + 0.001/n on different positions: JS close to 1 bit, similarity close to 0.
+  CHECK(*layer.similarity[0][2] < 0.02);
+  CHECK(*layer.similarity[0][2] == doctest::Approx(*layer.similarity[2][0]));
+  CHECK(layer.heads[2].label == "self");
+}
+
+TEST_CASE("T = 1: every metric and the similarity are null") {
+  const float a[1] = {1.0f};
+  const mha::LayerAnalysis layer = mha::analyse_layer(a, 1, 1, {3}, true);
+  const mha::HeadMetrics& m = layer.heads[0];
+  CHECK_FALSE(m.entropy.has_value());
+  CHECK_FALSE(m.self.has_value());
+  CHECK_FALSE(m.previous_token.has_value());
+  CHECK_FALSE(m.induction.has_value());
+  CHECK_FALSE(layer.similarity[0][0].has_value());
+  CHECK(m.label == "mixed");
+  const nlohmann::json json = mha::analysis_to_json({layer});
+  CHECK(json["layers"][0]["heads"][0]["entropy"].is_null());
+  CHECK(json["layers"][0]["heads"][0]["label"] == "mixed");
+}
+
+TEST_CASE("labels follow the table, in its order") {
+  mha::HeadMetrics m;
+  m.previous_token = 0.6, m.induction = 0.9, m.entropy = 0.95;
+  CHECK(std::string(mha::head_label(m)) == "previous_token");  // first rule that holds wins
+  m.previous_token = 0.4;
+  CHECK(std::string(mha::head_label(m)) == "induction");
+  m.induction = 0.1;
+  CHECK(std::string(mha::head_label(m)) == "broad");
+  m.entropy = 0.5;
+  CHECK(std::string(mha::head_label(m)) == "mixed");
+  CHECK(mha::head_label_rules().size() == 5);
+}

@@ -1,0 +1,229 @@
+// Models of blocks: the stage table is true of every run, the forward matches PyTorch on the
+// reference models (tests/reference/make_model_reference.py), files round-trip, bad input is refused.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "error.h"
+#include "model.h"
+#include "model_file.h"
+#include "safetensors.h"
+#include "stages.h"
+#include "test_helpers.h"
+
+namespace {
+
+using mha::Shape;
+
+mha::Config blocks_config(mha::Preset preset, int layers = 2, int d = 16, int heads = 4, int vocab = 32) {
+  mha::Config c;
+  c.preset = preset;
+  c.layers = layers;
+  c.d_model = d;
+  c.heads = heads;
+  c.vocab_size = vocab;
+  c.max_positions = 24;
+  c.causal = true;
+  c.seed = 7;
+  return c;
+}
+
+std::vector<uint8_t> reference_file(const std::string& name) {
+  const std::string path = std::string(MHA_REFERENCE_DIR) + "/" + name;
+  try {
+    return mha::read_file(path);
+  } catch (const mha::Error&) {
+    FAIL("missing reference file " << path << "; regenerate with: /usr/bin/python3 tests/reference/make_model_reference.py");
+  }
+  return {};
+}
+
+// Every entry's shape is the table's expression for it, and stages come in the table's order.
+void check_against_table(const mha::Trace& t, const mha::Config& c) {
+  const int T = static_cast<int>(t.ids.empty() ? t.get("x").shape[1] : static_cast<int64_t>(t.ids.size()));
+  const std::map<std::string, int64_t> dims = {{"T", T},
+                                               {"d_model", c.d_model},
+                                               {"heads", c.heads},
+                                               {"kv_heads", c.kv_heads_or_heads()},
+                                               {"d_head", c.d_head()},
+                                               {"vocab", c.vocab_size}};
+  int last_stage = -1, last_layer = -1;
+  for (const mha::TraceEntry& e : t.entries()) {
+    CAPTURE(e.name);
+    const mha::TensorSpec* spec = mha::find_tensor_spec(e.name);
+    REQUIRE(spec != nullptr);
+    CHECK(spec->stage == e.stage);
+    CHECK(e.tensor.shape == mha::evaluate_shape(spec->shape, dims));
+    CHECK(mha::layer_of(e.name) == e.layer);
+    if (e.layer != last_layer) last_stage = -1;  // a new block walks its stages again
+    CHECK(static_cast<int>(e.stage) >= last_stage);
+    last_stage = static_cast<int>(e.stage), last_layer = e.layer;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the stage table describes every tensor of every kind of model") {
+  SUBCASE("a single layer, causal and grouped-query") {
+    mha::Config c;
+    c.d_model = 24, c.heads = 6, c.kv_heads = 2, c.causal = true;
+    check_against_table(mha::Model(c).run_text("the cat sat on the mat"), c);
+  }
+  SUBCASE("attn-only") {
+    const mha::Config c = blocks_config(mha::Preset::attn_only);
+    const mha::Trace t = mha::Model(c).run_ids({0, 3, 5, 3, 5});
+    check_against_table(t, c);
+    CHECK(t.entries().size() == mha::model_trace_size(c));
+    CHECK(t.has("layers.1.resid_mid"));
+    CHECK_FALSE(t.has("layers.0.ln_1"));
+  }
+  SUBCASE("gpt2") {
+    const mha::Config c = blocks_config(mha::Preset::gpt2, 3);
+    const mha::Trace t = mha::Model(c).run_ids({1, 2, 3});
+    check_against_table(t, c);
+    CHECK(t.entries().size() == mha::model_trace_size(c));
+    CHECK(t.has("layers.2.resid_out"));
+    CHECK(t.has("ln_f"));
+  }
+  SUBCASE("a typo in a shape expression is an error") {
+    CHECK_THROWS_WITH_AS(mha::evaluate_shape("(1, T, d_modle)", {{"T", 2}}), doctest::Contains("unknown size 'd_modle'"),
+                         mha::Error);
+    CHECK(mha::evaluate_shape("(1, T, 4·d_model)", {{"T", 2}, {"d_model", 8}}) == Shape{1, 2, 32});
+  }
+}
+
+TEST_CASE("raw scores are the scores before the mask: every entry finite, equal below the diagonal") {
+  mha::Config c;
+  c.d_model = 16, c.heads = 2, c.causal = true;
+  const mha::Trace t = mha::Model(c).run_text("one two three four");
+  const mha::Tensor& raw = t.get("raw_scores");
+  const mha::Tensor& masked = t.get("scores");
+  const int T = 4;
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j) {
+        const size_t at = static_cast<size_t>((h * T + i) * T + j);
+        CHECK(std::isfinite(raw.data[at]));
+        if (j <= i) CHECK(raw.data[at] == doctest::Approx(masked.data[at]).epsilon(1e-6));
+        else CHECK(std::isinf(masked.data[at]));
+      }
+}
+
+TEST_CASE("every tensor of every layer matches PyTorch on the reference models, on both kernel paths") {
+  for (const char* name : {"tiny_gpt2", "tiny_attn_only"}) {
+    CAPTURE(name);
+    const auto model_bytes = reference_file(std::string(name) + ".model.safetensors");
+    const auto expected_bytes = reference_file(std::string(name) + ".expected.safetensors");
+    const mha::SafetensorsFile model_file(model_bytes.data(), model_bytes.size());
+    const mha::SafetensorsFile expected(expected_bytes.data(), expected_bytes.size());
+    const std::string layout = mha::guess_layout(model_file);
+    CHECK(layout == expected.metadata().at("layout"));
+    const mha::Model model = mha::Model::from_model_file(model_bytes.data(), model_bytes.size(), mha::parse_layout(layout), 0);
+    std::vector<int32_t> ids;
+    for (int64_t id : expected.read_int("ids")) ids.push_back(static_cast<int32_t>(id));
+    for (mha::KernelPath path : {mha::KernelPath::simd, mha::KernelPath::scalar}) {
+      CAPTURE(mha::kernel_path_name(path));
+      const mha::Trace t = model.run_ids(ids, path);
+      int compared = 0;
+      for (const std::string& tensor : expected.names()) {
+        if (tensor == "ids") continue;
+        REQUIRE(t.has(tensor));
+        mha_test::check_close(t.get(tensor), expected.read_float(tensor), 1e-5, tensor);
+        ++compared;
+      }
+      CHECK(compared == static_cast<int>(t.entries().size()));  // the reference has every tensor we record
+    }
+  }
+}
+
+TEST_CASE("a model file round-trips through write_model and read_model") {
+  for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
+    CAPTURE(mha::preset_name(preset));
+    const mha::Config c = blocks_config(preset);
+    const mha::Model model(c);
+    const std::vector<uint8_t> bytes = mha::write_model(model.model_weights(), c, {{"recipe", "test"}});
+    const mha::SafetensorsFile file(bytes.data(), bytes.size());
+    CHECK(mha::guess_layout(file) == mha::preset_name(preset));
+    CHECK(file.metadata().at("recipe") == "test");
+    const mha::LoadedModel loaded = mha::read_model(file, preset, 0);  // heads from __metadata__
+    CHECK(loaded.config.heads == c.heads);
+    CHECK(loaded.config.layers == c.layers);
+    CHECK(loaded.config.vocab_size == c.vocab_size);
+    std::vector<const mha::Tensor*> original;
+    mha::for_each_parameter(model.model_weights(), preset, [&](const std::string&, const mha::Tensor& t) { original.push_back(&t); });
+    size_t i = 0;
+    mha::for_each_parameter(loaded.weights, preset, [&](const std::string& name, const mha::Tensor& t) {
+      CAPTURE(name);
+      CHECK(t.shape == original[i]->shape);
+      CHECK(t.data == original[i]->data);
+      ++i;
+    });
+    CHECK(i == original.size());
+  }
+}
+
+TEST_CASE("a switched-off head writes zeros, and only its own") {
+  const mha::Config c = blocks_config(mha::Preset::attn_only);
+  const mha::Model model(c);
+  const std::vector<int32_t> ids = {0, 4, 9, 4, 9, 1};
+  const mha::Trace on = model.run_ids(ids);
+  mha::HeadSwitches off(2, std::vector<bool>(4, false));
+  off[1][2] = true;
+  const mha::Trace ablated = model.run_ids(ids, mha::KernelPath::simd, off);
+  const mha::Tensor& head_out = ablated.get("layers.1.head_out");
+  const size_t per_head = head_out.numel() / 4;
+  for (size_t i = 0; i < head_out.numel(); ++i) {
+    if (i / per_head == 2) CHECK(head_out.data[i] == 0.0f);
+    else CHECK(head_out.data[i] == on.get("layers.1.head_out").data[i]);
+  }
+  CHECK(ablated.get("layers.0.y").data == on.get("layers.0.y").data);  // layer 0 is untouched
+  CHECK(ablated.get("logits").data != on.get("logits").data);
+}
+
+TEST_CASE("bad input to a model is one clear error") {
+  const mha::Config c = blocks_config(mha::Preset::gpt2);
+  const mha::Model model(c);
+  CHECK_THROWS_WITH_AS(model.run_ids({1, 32}), doctest::Contains("token id 32 at position 1 is outside the vocabulary [0, 32)"), mha::Error);
+  CHECK_THROWS_WITH_AS(model.run_ids(std::vector<int32_t>(25, 1)), doctest::Contains("25 tokens, but the model has only 24 positions"), mha::Error);
+  CHECK_THROWS_WITH_AS(model.run_ids({}), doctest::Contains("at least one token"), mha::Error);
+  CHECK_THROWS_WITH_AS(model.run_text("hello"), doctest::Contains("its own tokenizer"), mha::Error);
+  CHECK_THROWS_WITH_AS(model.run_input(mha::Tensor({1, 2, 16})), doctest::Contains("starts from token ids"), mha::Error);
+
+  SUBCASE("files") {
+    std::vector<uint8_t> bytes = mha::write_model(model.model_weights(), c);
+    const mha::SafetensorsFile good(bytes.data(), bytes.size());
+    // A file whose layer 1 lacks its MLP.
+    mha::SafetensorsWriter missing;
+    for (const std::string& name : good.names())
+      if (name != "h.1.mlp.c_fc.weight") missing.add(name, good.read_float(name));
+    missing.set_metadata("heads", "4");
+    const std::vector<uint8_t> m = missing.bytes();
+    CHECK_THROWS_WITH_AS(mha::Model::from_model_file(m.data(), m.size(), mha::WeightLayout::gpt2, 0),
+                         doctest::Contains("no tensor 'h.1.mlp.c_fc.weight'"), mha::Error);
+    // Layer 1 narrower than layer 0.
+    mha::SafetensorsWriter narrow;
+    for (const std::string& name : good.names())
+      narrow.add(name, name == "h.1.attn.c_proj.weight" ? mha::Tensor({8, 8}) : good.read_float(name));
+    narrow.set_metadata("heads", "4");
+    const std::vector<uint8_t> n = narrow.bytes();
+    CHECK_THROWS_WITH_AS(mha::Model::from_model_file(n.data(), n.size(), mha::WeightLayout::gpt2, 0),
+                         doctest::Contains("'h.1.attn.c_proj.weight' has shape (8, 8); expected (16, 16)"), mha::Error);
+    CHECK_THROWS_WITH_AS(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 3),
+                         doctest::Contains("not divisible by heads 3"), mha::Error);
+  }
+  SUBCASE("switching off a head the model does not have") {
+    mha::HeadSwitches off(3, std::vector<bool>(4, false));
+    CHECK_THROWS_AS(model.run_ids({1}, mha::KernelPath::simd, off), mha::Error);
+  }
+}
+
+TEST_CASE("first-appearance ids: the start token, then 1, 2, 3 … for each new piece") {
+  mha::Config c = blocks_config(mha::Preset::attn_only, 2, 16, 4, 8);
+  const mha::Model model(c);
+  const mha::Trace t = model.run_text("我是秦始皇，我是秦始皇");
+  CHECK(t.ids == std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5});
+  CHECK(t.tokens.front() == "<s>");
+  CHECK(t.tokens[1] == "我");
+  CHECK_THROWS_WITH_AS(model.run_text("a b c d e f g h"), doctest::Contains("more than 7 different tokens"), mha::Error);
+}
