@@ -227,3 +227,19 @@ TEST_CASE("first-appearance ids: the start token, then 1, 2, 3 … for each new 
   CHECK(t.tokens[1] == "我");
   CHECK_THROWS_WITH_AS(model.run_text("a b c d e f g h"), doctest::Contains("more than 7 different tokens"), mha::Error);
 }
+
+TEST_CASE("one trace refilled by models of other kinds, in turn, holds each run whole") {
+  mha::Config single;
+  single.d_model = 16, single.heads = 2;
+  const mha::Model a(single), b(blocks_config(mha::Preset::gpt2, 3)), c(blocks_config(mha::Preset::attn_only));
+  mha::Trace trace;
+  for (int round = 0; round < 2; ++round) {
+    b.run_ids_into(trace, {1, 2, 3});
+    CHECK(trace.entries().size() == mha::model_trace_size(b.config()));
+    a.run_text_into(trace, "one two");
+    CHECK(trace.entries().size() == 15);
+    c.run_ids_into(trace, {0, 1});
+    CHECK(trace.entries().size() == mha::model_trace_size(c.config()));
+    CHECK(trace.get("logits").data == c.run_ids({0, 1}).get("logits").data);
+  }
+}

@@ -40,6 +40,13 @@
       // The block a tensor belongs to (layers.{i}.*), or -1 for model-level tensors.
       layer(name) { return this._need(name, this._raw.layer(name)); }
       config() { return this._raw.config(); }
+      // What each head does, measured in the core (cpp/core/head_metrics.h): {layers: [{heads: [{entropy,
+      // self, previous_token, first_token, locality, distance, distance_normalised, induction,
+      // duplicate_token, label}], similarity: [[…]]}]}, null where a metric has no row to stand on.
+      headAnalysis() {
+        const text = this._raw.headAnalysis();
+        return text ? JSON.parse(text) : null;
+      }
       stage(name) { return this._need(name, this._raw.stage(name)); }
       shape(name) { return this._need(name, this._raw.shape(name)); }
       data(name) { return this._need(name, this._raw.data(name)); }

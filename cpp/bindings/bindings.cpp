@@ -23,7 +23,8 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("layer", &TraceHandle::layer)
       .function("shape", &TraceHandle::shape)
       .function("data", &TraceHandle::data)
-      .function("config", &TraceHandle::config);
+      .function("config", &TraceHandle::config)
+      .function("headAnalysis", &TraceHandle::head_analysis);
 
   function("memoryBytes", &memory_bytes);
   function("stageTable", &mha_wasm::stage_table_object);

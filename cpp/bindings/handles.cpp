@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "error.h"
+#include "head_metrics.h"
 #include "layouts.h"
 #include "marshal.h"
 #include "model_file.h"
@@ -73,6 +74,11 @@ val TraceHandle::data(const std::string& name) const {
 }
 
 val TraceHandle::config() const { return config_to_object(config_); }
+
+std::string TraceHandle::head_analysis() const {
+  if (trace_.ids.empty()) return "";
+  return mha::analysis_to_json(mha::analyse_trace(trace_, config_)).dump();
+}
 
 ModelHandle::ModelHandle() : model_(mha::Config{}) {}
 

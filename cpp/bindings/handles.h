@@ -32,6 +32,8 @@ class TraceHandle {
   emscripten::val shape(const std::string& name) const;  // number[], or null
   emscripten::val data(const std::string& name) const;   // a Float32Array copy that outlives memory growth, or null
   emscripten::val config() const;
+  // head_metrics.h's analysis of every layer as JSON text, or "" when the run had no tokens.
+  std::string head_analysis() const;
 
  private:
   const mha::TraceEntry* find(const std::string& name) const;

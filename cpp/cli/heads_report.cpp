@@ -2,21 +2,8 @@
 
 #include <cstdio>
 
-#include "../core/error.h"
-#include "../core/stages.h"
 
 namespace mha_cli {
-
-std::vector<mha::LayerAnalysis> analyse_trace(const mha::Trace& trace, const mha::Config& c) {
-  if (trace.ids.empty()) throw mha::Error("head analysis needs tokens: give --text or --ids, not --input");
-  const int T = static_cast<int>(trace.ids.size());
-  std::vector<mha::LayerAnalysis> out;
-  for (int layer = 0; layer < c.layers; ++layer) {
-    const mha::Tensor& weights = trace.get(mha::layer_name(mha::has_blocks(c.preset) ? layer : -1, "weights"));
-    out.push_back(mha::analyse_layer(weights.ptr(), c.heads, T, trace.ids, c.causal));
-  }
-  return out;
-}
 
 namespace {
 

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   heads_cmd->add_flag("--json", json, "print JSON instead of a table");
   heads_cmd->callback([&] {
     const mha_cli::Run r = mha_cli::run(o);
-    const std::vector<mha::LayerAnalysis> layers = mha_cli::analyse_trace(r.trace, r.model.config());
+    const std::vector<mha::LayerAnalysis> layers = mha::analyse_trace(r.trace, r.model.config());
     if (json) std::printf("%s\n", mha::analysis_to_json(layers).dump(2).c_str());
     else std::fputs(mha_cli::heads_report(layers).c_str(), stdout);
   });

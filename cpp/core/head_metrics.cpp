@@ -125,6 +125,17 @@ LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::v
   return out;
 }
 
+std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& c) {
+  if (trace.ids.empty()) throw Error("head analysis needs tokens: run text or ids, not an input x");
+  const int T = static_cast<int>(trace.ids.size());
+  std::vector<LayerAnalysis> out;
+  for (int layer = 0; layer < c.layers; ++layer) {
+    const Tensor& weights = trace.get(layer_name(has_blocks(c.preset) ? layer : -1, "weights"));
+    out.push_back(analyse_layer(weights.ptr(), c.heads, T, trace.ids, c.causal));
+  }
+  return out;
+}
+
 nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers) {
   const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json out = {{"layers", nlohmann::json::array()}};

@@ -22,6 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "config.h"
+#include "trace.h"
+
 namespace mha {
 
 struct HeadMetrics {
@@ -47,6 +50,9 @@ const char* head_label(const HeadMetrics& metrics);
 
 // weights: (heads, T, T) row-major, as the trace's (1, heads, T, T); ids: the T token ids.
 LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::vector<int32_t>& ids, bool causal);
+
+// Every layer of a run (a single attention layer is one layer), from its weights and ids.
+std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& config);
 
 // {"layers": [{"heads": [{"entropy": …, …, "label": "…"}], "similarity": [[…]]}]}, null for nullopt.
 nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers);

@@ -1,13 +1,13 @@
 #include "trace.h"
 
-#include <algorithm>
-
 #include "error.h"
 
 namespace mha {
 
 void Trace::restart(size_t capacity) {
-  capacity_ = std::max(capacity, entries_.size());
+  // Room for every entry of the last run plus every entry of this one: a run of another model
+  // inserts its tensors before the old ones (finish() drops those), so that is the most there can be.
+  capacity_ = entries_.size() + capacity;
   entries_.reserve(capacity_);  // a moved-from trace has lost its reservation
   cursor_ = 0;
   tokens.clear();

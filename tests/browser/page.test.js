@@ -34,7 +34,8 @@ const assertNoProblems = () => suite.assertNoProblems();
 
 // ---------- helpers ----------
 
-async function open(url = server.url) {
+// The page opens on the trained model; these tests are about one attention layer of random weights.
+async function open(url = `${server.url}?model=random`) {
   await page.goto(url);
   await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
   await page.evaluate(async () => {
@@ -465,7 +466,7 @@ test('e. invalid setting: heads 7 with d_model 512 shows a field error, fixing i
 });
 
 test('f. the page works from file:// without a server', { timeout: TEST_TIMEOUT }, async () => {
-  await open(pathToFileURL(path.join(ROOT, 'web', 'index.html')).href);
+  await open(`${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=random`);
   await setSettings({ text: '我是秦始皇', dModel: 512, heads: 8 });
   await goToStage('attend');
   await expectShape('attend', 'weights', '1,8,5,5');
@@ -474,7 +475,7 @@ test('f. the page works from file:// without a server', { timeout: TEST_TIMEOUT 
 });
 
 test('g. hovering a head map or the enlarged head shows that cell’s value, masked cells say so', { timeout: TEST_TIMEOUT }, async () => {
-  await open(`${server.url}?text=${encodeURIComponent('我是秦始皇')}&stage=attend&causal=1&head=2`);
+  await open(`${server.url}?model=random&text=${encodeURIComponent('我是秦始皇')}&stage=attend&causal=1&head=2`);
   const weights = await page.evaluate(() => Array.from(window.mhaPage.state.result.tensors.weights.data));
   const tip = () => page.evaluate(() => {
     const el = document.querySelector('mha-demo').shadowRoot.querySelector('.tooltip');

@@ -50,7 +50,7 @@ async function open(url) {
 // ---------- teaching size: only the visible stage is redrawn ----------
 
 test('a text change at a teaching size redraws only the visible stage; a hidden one is redrawn when shown', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url);
+  await open(`${server.url}?model=random`);
   await page.evaluate(() => window.mhaPage.goTo('attend'));
   const out = await page.evaluate(async () => {
     const demo = window.mhaPage.demo;
@@ -303,12 +303,12 @@ async function largeRun(url) {
 }
 
 test('size L from a server: computed in a Web Worker, frames keep coming, progress shown, stale results dropped', { timeout: TEST_TIMEOUT }, async () => {
-  const out = await largeRun(server.url);
+  const out = await largeRun(`${server.url}?model=random`);
   console.log(`# size L (server): ${out.frames} frames in ${out.ms.toFixed(0)} ms of computing, largest gap ${out.maxGap.toFixed(0)} ms, worker core ${out.core.toFixed(0)} ms, shown after ${out.total.toFixed(0)} ms`);
 });
 
 test('size L from file://: the blob: worker starts there too', { timeout: TEST_TIMEOUT }, async () => {
-  const out = await largeRun(pathToFileURL(path.join(ROOT, 'web', 'index.html')).href);
+  const out = await largeRun(`${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=random`);
   console.log(`# size L (file://): ${out.frames} frames in ${out.ms.toFixed(0)} ms of computing, largest gap ${out.maxGap.toFixed(0)} ms, worker core ${out.core.toFixed(0)} ms, shown after ${out.total.toFixed(0)} ms`);
 });
 

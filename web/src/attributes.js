@@ -1,22 +1,31 @@
 // The settings of one demo as attributes: <mha-demo text="…" d-model="512" heads="8" …>.
 // The same names are the page's permalink and the iframe form's query parameters, so one
 // parse() serves the element, index.html and embed.html.
-import { STAGE_IDS } from './stageIds.js';
-
+// Two kinds of model: 'trained', the 2-layer model this project trained (models/induction.safetensors),
+// whose heads do nameable things; 'random', one attention layer of any size with seeded weights (the
+// shapes lesson). Without a model attribute a demo shows the trained model, unless it sets sizes or
+// weights (embeds written before the trained model existed keep what they showed).
+export const MODELS = ['trained', 'random'];
+export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
 export const DEFAULTS = { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: null, causal: false, seed: 1 };
+// The trained model reads only which tokens repeat: a sentence said twice shows its induction heads.
+export const TRAINED_DEFAULTS = { text: '我是秦始皇，我是秦始皇', stage: 'attend' };
 export const CONTROLS = ['full', 'minimal', 'none'];
 export const LAYOUTS = ['pytorch', 'llama', 'gpt2'];
 export const SHOWS = ['weights', 'scores'];
 
 // attribute name -> settings key (the numbers and text the core runs on)
-export const SETTING_ATTRS = { text: 'text', 'd-model': 'dModel', heads: 'heads', 'kv-heads': 'kvHeads', causal: 'causal', seed: 'seed' };
+export const SETTING_ATTRS = {
+  model: 'model', text: 'text', 'd-model': 'dModel', heads: 'heads', 'kv-heads': 'kvHeads', causal: 'causal', seed: 'seed',
+  ablate: 'switchedOff', 'view-layer': 'layer',
+};
 export const ATTR_OF = Object.fromEntries(Object.entries(SETTING_ATTRS).map(([a, k]) => [k, a]));
 // what the element shows and how: not a reason to run the core again
 export const VIEW_ATTRS = ['stage', 'head', 'lang', 'show', 'controls'];
 export const WEIGHT_ATTRS = ['weights', 'layout', 'layer'];
 export const ALL_ATTRS = [...Object.keys(SETTING_ATTRS), ...VIEW_ATTRS, ...WEIGHT_ATTRS];
 // the attributes a permalink or an embed snippet carries, in this order
-export const PERMALINK_ATTRS = ['text', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'stage', 'head', 'show', 'lang'];
+export const PERMALINK_ATTRS = ['model', 'text', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'stage', 'head', 'show', 'lang'];
 
 const WHOLE = /^\s*-?\d+\s*$/;
 
@@ -65,8 +74,16 @@ export function parse(get) {
   };
   const heads = num('heads', DEFAULTS.heads);
   const text = get('text');
+  const rawModel = get('model');
+  const sized = SIZE_ATTRS.some((a) => get(a) !== null);
+  const model = rawModel === null || rawModel === '' ? (sized ? 'random' : 'trained') : take('model', oneOf('model', rawModel, MODELS), sized ? 'random' : 'trained');
+  const trained = model === 'trained';
+  const switchedOff = parseHeadList(get('ablate'), errors);
   const settings = {
-    text: text === null ? DEFAULTS.text : text,
+    model,
+    layer: get('view-layer') === null ? null : num('view-layer', null, 0),
+    switchedOff,
+    text: text === null ? (trained ? TRAINED_DEFAULTS.text : DEFAULTS.text) : text,
     dModel: num('d-model', DEFAULTS.dModel),
     heads,
     kvHeads: num('kv-heads', heads),
@@ -78,7 +95,9 @@ export function parse(get) {
     const raw = get(attribute);
     return raw === null || raw === '' ? fallback : take(attribute, oneOf(attribute, raw, list), fallback);
   };
-  const stage = pick('stage', STAGE_IDS, 'tokenize');
+  // Which stages exist depends on the model (the core's table, once it has run): checked then.
+  const rawStage = get('stage');
+  const stage = rawStage === null || rawStage === '' ? (trained ? TRAINED_DEFAULTS.stage : 'tokenize') : String(rawStage).trim().toLowerCase();
   const rawLang = get('lang');
   let lang = null;
   if (rawLang !== null && rawLang !== '') {
@@ -100,17 +119,39 @@ export function parse(get) {
   return { settings, view, weights, errors };
 }
 
+// "1.0,1.3" -> [[1, 0], [1, 3]]: heads switched off, layer.head. Whether they exist is the core's to say.
+export function parseHeadList(raw, errors) {
+  if (raw === null || String(raw).trim() === '') return [];
+  const out = [];
+  for (const part of String(raw).split(',')) {
+    const m = /^\s*(\d+)\.(\d+)\s*$/.exec(part);
+    if (!m) {
+      errors.push({ attribute: 'ablate', message: `ablate takes layer.head pairs separated by commas, e.g. 1.0,1.3; got '${raw}'` });
+      return [];
+    }
+    out.push([Number(m[1]), Number(m[2])]);
+  }
+  return out;
+}
+export const headListText = (pairs) => pairs.map(([l, hd]) => `${l}.${hd}`).join(',');
+
 // Attribute values for a state: only what differs from the defaults, in PERMALINK_ATTRS order.
 export function toAttributes({ settings, stage, head, show, lang }) {
   const out = [];
   const push = (name, value) => out.push([name, value]);
+  const trained = settings.model === 'trained';
+  if (trained) push('model', 'trained');
   push('text', settings.text);
-  push('d-model', String(settings.dModel));
-  push('heads', String(settings.heads));
-  if (settings.kvHeads !== settings.heads) push('kv-heads', String(settings.kvHeads));
-  if (settings.causal) push('causal', '');
-  if (settings.seed !== DEFAULTS.seed) push('seed', String(settings.seed));
-  if (stage && stage !== 'tokenize') push('stage', stage);
+  if (!trained) {
+    push('d-model', String(settings.dModel));
+    push('heads', String(settings.heads));
+    if (settings.kvHeads !== settings.heads) push('kv-heads', String(settings.kvHeads));
+    if (settings.causal) push('causal', '');
+    if (settings.seed !== DEFAULTS.seed) push('seed', String(settings.seed));
+  }
+  if (trained && settings.layer !== null && settings.layer !== undefined) push('view-layer', String(settings.layer));
+  if (settings.switchedOff && settings.switchedOff.length) push('ablate', headListText(settings.switchedOff));
+  if (stage && stage !== (trained ? TRAINED_DEFAULTS.stage : 'tokenize')) push('stage', stage);
   if (head) push('head', String(head));
   if (show && show !== 'weights') push('show', show);
   if (lang) push('lang', lang);

@@ -11,31 +11,37 @@ import { defaultLang, t } from './i18n.js';
 import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
-import { STAGE_IDS } from './steps.js';
 import { localMessage } from './messages.js';
-import { parse, parseLang, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
+import { parse, parseLang, headListText, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
+import { stageIdsOf } from './stages.js';
 import { mountControls } from './views/controls.js';
 import { mountPipeline } from './views/pipeline.js';
 import { mountNav } from './views/nav.js';
-import { mountSections } from './views/sections.js';
+import { mountSections, stepsKey } from './views/sections.js';
+import { stepsOf } from './steps.js';
 import { mountStatus } from './views/status.js';
 import { hideTip } from './views/tooltip.js';
 
 let loadModule = null;
 let mhaPromise = null;
 let makeWorkerURL = null;
+let loadTrained = null;
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
 // workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
-export function useModule(createMha, workerURL = null) {
+// trained: () -> Promise of the trained model's bytes (models/induction.safetensors).
+export function useModule(createMha, workerURL = null, trained = null) {
   loadModule = createMha;
   makeWorkerURL = workerURL;
+  loadTrained = trained;
 }
 function sharedModule() {
   if (!mhaPromise) mhaPromise = loadModule();
   return mhaPromise;
 }
 
-const sameSettings = (a, b) => Object.keys(SETTING_ATTRS).every((attr) => Object.is(a[SETTING_ATTRS[attr]], b[SETTING_ATTRS[attr]]));
+// Settings are numbers, strings and (switchedOff) lists of [layer, head] pairs.
+const sameValue = (a, b) => Object.is(a, b) || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b));
+const sameSettings = (a, b) => Object.keys(SETTING_ATTRS).every((attr) => sameValue(a[SETTING_ATTRS[attr]], b[SETTING_ATTRS[attr]]));
 // performance marks (first one wins): module loaded, first result, first frame painted with it.
 const mark = (name) => performance.getEntriesByName(name).length || performance.mark(name);
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
@@ -74,7 +80,7 @@ export class MhaDemo extends HTMLElement {
     this._store = createStore({
       lang: 'en',
       stage: 'tokenize',
-      settings: { text: '', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1 },
+      settings: { model: 'random', text: '', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1, layer: null, switchedOff: [] },
       result: null, // the last good run: {text, tokens, ids, config, tensors: {name: {stage, shape, data}}}
       errors: {}, // settings key (or 'weights') -> core error message
       attrErrors: [], // [{attribute, message}] for attributes the core never sees
@@ -116,8 +122,14 @@ export class MhaDemo extends HTMLElement {
     return this._store.state;
   }
 
+  // The stages of the model shown (every one while nothing has run yet).
+  get stages() {
+    return stageIdsOf(this._store.state.result);
+  }
+
   goTo(stage) {
-    if (STAGE_IDS.includes(stage)) this._store.set({ stage });
+    const ids = this.stages;
+    if (!ids || ids.includes(stage)) this._store.set({ stage });
   }
 
   next() {
@@ -129,8 +141,9 @@ export class MhaDemo extends HTMLElement {
   }
 
   _step(delta) {
-    const i = STAGE_IDS.indexOf(this._store.state.stage) + delta;
-    if (i >= 0 && i < STAGE_IDS.length) this.goTo(STAGE_IDS[i]);
+    const ids = this.stages || [];
+    const i = ids.indexOf(this._store.state.stage) + delta;
+    if (i >= 0 && i < ids.length) this.goTo(ids[i]);
   }
 
   connectedCallback() {
@@ -172,15 +185,23 @@ export class MhaDemo extends HTMLElement {
     const store = this._store;
     const p = parse((name) => this.getAttribute(name));
     this._wantHead = p.view.head;
+    // A stage no model has is refused once the core's table is here (which ones this model walks is
+    // checked when it has run).
+    const table = this._engine && this._engine.mha.stageTable.stages.map((s) => s.id);
+    let stage = p.view.stage;
+    if (table && !table.includes(stage)) {
+      p.errors.push({ attribute: 'stage', message: `stage must be one of ${table.join(', ')}; got '${stage}'` });
+      stage = store.state.stage;
+    }
     const patch = {
       lang: p.view.lang || this._inheritedLang(),
-      stage: p.view.stage,
+      stage,
       attendMode: p.view.show,
       controls: p.view.controls,
       attrErrors: [...p.errors, ...this._headError(store.state.result)],
     };
     if (store.state.result && p.view.head < store.state.result.config.heads) patch.head = p.view.head;
-    const changedKey = Object.keys(SETTING_ATTRS).map((a) => SETTING_ATTRS[a]).find((k) => !Object.is(p.settings[k], store.state.settings[k]));
+    const changedKey = Object.keys(SETTING_ATTRS).map((a) => SETTING_ATTRS[a]).find((k) => !sameValue(p.settings[k], store.state.settings[k]));
     const settingsChanged = changedKey !== undefined;
     if (settingsChanged) patch.settings = p.settings;
     const w = store.state.weights;
@@ -234,8 +255,13 @@ export class MhaDemo extends HTMLElement {
   async _start() {
     this._mountUI();
     let mha;
+    // The trained model loads beside the core; a demo of random weights does not need it to start.
+    const trained = loadTrained ? loadTrained().catch((e) => e) : Promise.resolve(new Error('this build has no trained model'));
     try {
       mha = await sharedModule();
+      const bytes = await trained;
+      this._trained = bytes instanceof Error ? null : bytes;
+      this._trainedError = bytes instanceof Error ? bytes.message : null;
     } catch (e) {
       const msg = String((e && e.message) || e).replace(/[<>&]/g, '');
       this._store.set({ status: 'idle', fatalHtml: true, fatal: t(this._store.state.lang, 'loadFailed', { msg }) });
@@ -243,8 +269,8 @@ export class MhaDemo extends HTMLElement {
       return;
     }
     mark('mha-demo:module');
-    this._engine = new Engine(mha);
-    if (this._applyQueued) this._applyAttributes();
+    this._engine = new Engine(mha, this._trained, this._trainedError);
+    this._applyAttributes(); // again, now that the stage table is known
     this._reportErrors(this._store.state);
     this._runner.request(null);
   }
@@ -311,8 +337,17 @@ export class MhaDemo extends HTMLElement {
     const actions = {
       setAttendMode: (mode) => this._store.set({ attendMode: mode }),
       selectHead: (hd) => this._store.set({ head: hd }),
+      toggleHead: (layer, hd) => {
+        const settings = this._store.state.settings;
+        const off = settings.switchedOff.filter(([l, x]) => !(l === layer && x === hd));
+        if (off.length === settings.switchedOff.length) off.push([layer, hd]);
+        off.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        this._store.set({ settings: { ...settings, switchedOff: off } });
+        this._runner.request('switchedOff');
+      },
     };
-    this._sections = mountSections(this._stagesEl, this._scope, actions);
+    const steps = stepsOf(this._store.state.result);
+    this._sections = mountSections(this._stagesEl, this._scope, actions, steps);
     this._sections.update(this._store.state, new Set(['result', 'stage']));
   }
 
@@ -322,7 +357,8 @@ export class MhaDemo extends HTMLElement {
     // In full mode a setting's error sits next to its control; the box is for everything else.
     const list = [...state.attrErrors];
     for (const [key, message] of Object.entries(state.errors)) {
-      if (state.controls !== 'full' || key === 'weights') list.push({ attribute: ATTR_OF[key] || key, message });
+      // Only some settings have a control of their own to show their error beside.
+      if (state.controls !== 'full' || ['weights', 'switchedOff', 'model'].includes(key)) list.push({ attribute: ATTR_OF[key] || key, message });
     }
     box.hidden = list.length === 0;
     if (box.hidden) {
@@ -338,10 +374,28 @@ export class MhaDemo extends HTMLElement {
 
   _onChange(state, changed) {
     if (changed.has('controls') && this._scope && state.controls !== this._mode) this._mountUI();
-    if (changed.has('result') && !this._sections && this._scope) this._mountSections();
-    else if (this._sections) {
+    const otherKind = changed.has('result') && state.result && this._sections && this._sections.key !== stepsKey(stepsOf(state.result));
+    if (changed.has('result') && state.result && this._scope && (!this._sections || otherKind)) {
+      if (this._sections) this._sections.destroy();
+      this._mountSections();
+    } else if (this._sections) {
       if (changed.has('stage') || changed.has('result')) hideTip();
       this._sections.update(state, changed);
+    }
+    if (changed.has('result') && state.result) {
+      const ids = stageIdsOf(state.result);
+      if (!ids.includes(state.stage)) {
+        // A stage the last model had (the learner switched models) gives way quietly; one that no
+        // model of this kind has came from an attribute, and is said so.
+        const known = this._lastStageIds && this._lastStageIds.includes(state.stage);
+        const others = state.attrErrors.filter((e) => e.attribute !== 'stage');
+        const message = `stage '${state.stage}' is not a stage of this model; its stages are ${ids.join(', ')}`;
+        const fallback = ids.includes('attend') && state.settings.model === 'trained' ? 'attend' : ids[0];
+        this._lastStageIds = ids;
+        this._store.set({ stage: fallback, attrErrors: known ? others : [...others, { attribute: 'stage', message }] });
+        return;
+      }
+      this._lastStageIds = ids;
     }
     if (changed.has('result')) {
       const extra = this._headError(state.result);
@@ -392,7 +446,9 @@ export class MhaDemo extends HTMLElement {
     const writes = [];
     const s = state.settings;
     if (state.result && Object.keys(state.errors).length === 0 && !sameSettings(p.settings, s)) {
-      writes.push(['text', s.text], ['d-model', String(s.dModel)], ['heads', String(s.heads)], ['kv-heads', String(s.kvHeads)], ['seed', String(s.seed)], ['causal', s.causal ? '' : null]);
+      writes.push(['model', s.model], ['text', s.text], ['view-layer', s.layer === null ? null : String(s.layer)],
+        ['ablate', s.switchedOff.length ? headListText(s.switchedOff) : null]);
+      if (s.model === 'random') writes.push(['d-model', String(s.dModel)], ['heads', String(s.heads)], ['kv-heads', String(s.kvHeads)], ['seed', String(s.seed)], ['causal', s.causal ? '' : null]);
     }
     if (p.view.stage !== state.stage) writes.push(['stage', state.stage]);
     if (state.result && p.view.head !== state.head) {

@@ -1,19 +1,41 @@
 // The only module that talks to the WebAssembly core (web/mha.js). Each demo has one Engine: one
-// model for its settings (and weights, when it has some) and one tiny model for the worked example.
-// Every trace is turned into plain copied arrays at once (the trace is deleted before returning).
+// model for its settings (random, the trained model, or loaded weights) and one tiny model for the
+// worked example. Every trace is turned into plain copied arrays at once (the trace is deleted
+// before returning).
 export const WORKED = { text: '我爱猫', dModel: 4, heads: 2, kvHeads: 2, seed: 3 };
 
-function snapshot(trace, config, text) {
+// A run as plain data. In a model of blocks the shown layer's tensors also appear under their
+// single-layer names (layers.1.weights as weights), so one attention view serves every layer.
+//   stages: [{id, family}] this kind of model walks, from the core's stage table
+//   heads:  the core's head analysis, {layers: [{heads: [{…metrics, label}], similarity}]}
+function snapshot(trace, config, text, layer, table) {
   const tensors = {};
+  const prefix = `layers.${layer}.`;
   for (const name of trace.names()) {
-    tensors[name] = { stage: trace.stage(name), shape: Array.from(trace.shape(name)), data: trace.data(name) };
+    const tensor = { stage: trace.stage(name), shape: Array.from(trace.shape(name)), data: trace.data(name) };
+    tensors[name] = tensor;
+    if (name.startsWith(prefix)) tensors[name.slice(prefix.length)] = tensor;
   }
-  return { text, tokens: Array.from(trace.tokens()), ids: Array.from(trace.ids()), config: { ...config }, tensors };
+  const family = Object.fromEntries(table.stages.map((s) => [s.id, s.family]));
+  return {
+    text,
+    tokens: Array.from(trace.tokens()),
+    ids: Array.from(trace.ids()),
+    config: { ...config },
+    layer,
+    stages: table.stagesOf[config.model].map((id) => ({ id, family: family[id] })),
+    heads: trace.headAnalysis(),
+    tensors,
+  };
 }
 
 export class Engine {
-  constructor(mha) {
+  // trained: the bytes of the model the page opens on (models/induction.safetensors), or null and
+  // the reason it is missing.
+  constructor(mha, trained = null, missing = 'this build has no trained model') {
     this.mha = mha;
+    this.trained = trained;
+    this.missing = missing;
     this.model = null;
     this.tiny = null;
     this.modelKey = null; // what this.model was last built from
@@ -27,7 +49,8 @@ export class Engine {
   // Throws MhaError from configure() as {phase: 'config'}, from loadWeights() as {phase: 'weights'}
   // and from runText() as {phase: 'text'}.
   run(settings, weights = null) {
-    const options = { dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, causal: settings.causal, seed: settings.seed };
+    if (settings.model === 'trained') return this._runTrained(settings);
+    const options = { model: 'single', layers: 1, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, causal: settings.causal, seed: settings.seed };
     const key = JSON.stringify([options, weights && [weights.key, weights.layout, weights.layer]]);
     if (key !== this.modelKey) {
       this.modelKey = null;
@@ -47,15 +70,36 @@ export class Engine {
       }
       this.modelKey = key;
     }
+    return this._snapshot(settings, 0);
+  }
+
+  _runTrained(settings) {
+    if (this.modelKey !== 'trained') {
+      if (!this.trained) throw Object.assign(new this.mha.MhaError(this.missing), { phase: 'model' });
+      if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
+      this.model.loadModel(this.trained);
+      this.modelKey = 'trained';
+    }
+    const layers = this.model.config.layers;
+    const layer = settings.layer === null || settings.layer === undefined ? layers - 1 : settings.layer;
+    if (layer >= layers) {
+      const e = new this.mha.MhaError(`layer ${layer} does not exist: the model has ${layers} layers, 0 to ${layers - 1}`);
+      e.phase = 'layer';
+      throw e;
+    }
+    return this._snapshot(settings, layer);
+  }
+
+  _snapshot(settings, layer) {
     let trace;
     try {
-      trace = this.model.runText(settings.text);
+      trace = this.model.runText(settings.text, { switchedOff: settings.switchedOff });
     } catch (e) {
-      if (this.isMhaError(e)) e.phase = 'text';
+      if (this.isMhaError(e)) e.phase = /head|switchedOff/.test(e.message) ? 'switchedOff' : 'text';
       throw e;
     }
     try {
-      return snapshot(trace, this.model.config, settings.text);
+      return snapshot(trace, this.model.config, settings.text, layer, this.mha.stageTable);
     } finally {
       trace.delete();
     }
@@ -68,7 +112,7 @@ export class Engine {
     else this.tiny.configure(options);
     const trace = this.tiny.runText(WORKED.text);
     try {
-      return snapshot(trace, this.tiny.config, WORKED.text);
+      return snapshot(trace, this.tiny.config, WORKED.text, 0, this.mha.stageTable);
     } finally {
       trace.delete();
     }

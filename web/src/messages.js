@@ -28,6 +28,7 @@ export function localMessage(message, lang) {
 
 // Which control a core error belongs to; `changed` is the control the learner just touched.
 export function fieldFor(message, phase, changed) {
+  if (phase === 'layer' || phase === 'switchedOff' || phase === 'model') return phase;
   if (phase === 'text' || /^text/.test(message)) return 'text';
   if (/^seed/.test(message)) return 'seed';
   if (/^dModel|^d_model must/.test(message)) return 'dModel';

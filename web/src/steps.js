@@ -1,8 +1,9 @@
-// The seven teaching steps as data: {id, family, title, text(ctx), formula(ctx), view, enter(), exit()}.
-// ctx = {lang, config, T}; views read the store state.
+// The teaching steps as data: {id, title, text(ctx), formula(ctx), view, enter(), exit()}, one per
+// stage id of the core's table (cpp/core/stages.h). Which steps a demo walks, in which order and in
+// which family comes from the result (engine.js); a stage with no step of its own here is shown by
+// genericStep (its tensors as heatmaps). ctx = {lang, config, T, layer}; views read the store state.
 import { t } from './i18n.js';
 import { grouped } from './format.js';
-import { STAGE_IDS } from './stageIds.js';
 import { hideTip } from './views/tooltip.js';
 import { tokenizeView } from './views/tokenize.js';
 import { embedView } from './views/embed.js';
@@ -11,6 +12,7 @@ import { splitView } from './views/split.js';
 import { attendView, attendParts } from './views/attend.js';
 import { concatView } from './views/concat.js';
 import { outputView } from './views/output.js';
+import { stageTensorsView, predictView } from './views/model.js';
 
 const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
 const sub = (s) => `<sub>${s}</sub>`;
@@ -24,25 +26,26 @@ function arrive(section) {
   if (top < 0) section.scrollIntoView({ block: 'start' });
 }
 
-export const STEPS = [
+const trained = (config) => config.model !== 'single';
+
+const STEPS = [
   {
     id: 'tokenize',
-    family: 'input',
-    text: ({ lang, config, T }) => t(lang, 'tokenize.text', { vocab: config.vocabSize, T }),
+    text: ({ lang, config, T }) => t(lang, trained(config) ? 'tokenize.textTrained' : 'tokenize.text', { vocab: config.vocabSize, v: config.vocabSize, T }),
     formula: ({ T }) => `tokens = tokenize(text) &nbsp;·&nbsp; ids = id(token) for each token &nbsp;·&nbsp; T = ${T}`,
     view: tokenizeView,
   },
   {
     id: 'embed',
-    family: 'input',
-    text: ({ lang, config }) => t(lang, 'embed.text', { d: config.dModel, sqrt: sqrt(config.dModel) }),
-    formula: () =>
-      `x = E[ids] · √d${sub('model')} + PE<br>PE${sub('(pos, 2i)')} = sin(pos / 10000<sup>2i/d<sub>model</sub></sup>) &nbsp;·&nbsp; PE${sub('(pos, 2i+1)')} = cos(pos / 10000<sup>2i/d<sub>model</sub></sup>)`,
+    text: ({ lang, config }) => t(lang, trained(config) ? 'embed.textTrained' : 'embed.text', { d: config.dModel, sqrt: sqrt(config.dModel) }),
+    formula: ({ config }) =>
+      trained(config)
+        ? `x = W${sub('token')}[ids] + W${sub('position')}[0 … T−1]`
+        : `x = E[ids] · √d${sub('model')} + PE<br>PE${sub('(pos, 2i)')} = sin(pos / 10000<sup>2i/d<sub>model</sub></sup>) &nbsp;·&nbsp; PE${sub('(pos, 2i+1)')} = cos(pos / 10000<sup>2i/d<sub>model</sub></sup>)`,
     view: embedView,
   },
   {
     id: 'project',
-    family: 'qkv',
     text: ({ lang, config }) => {
       const { dModel: d, heads: hh, kvHeads: kv, dHead: dh } = config;
       const gqa = kv < hh ? t(lang, 'project.gqa', { kv, h: hh, dh, kvw: kv * dh, d }) : t(lang, 'project.mha');
@@ -55,7 +58,6 @@ export const STEPS = [
   },
   {
     id: 'split',
-    family: 'qkv',
     text: ({ lang, config }) => t(lang, 'split.text', { d: config.dModel, h: config.heads, kv: config.kvHeads }),
     formula: ({ config }) =>
       `Q${sub('h')} = Q[:, :, h·d${sub('head')} : (h+1)·d${sub('head')}] &nbsp;→&nbsp; reshape (1, T, ${config.heads}, ${config.dHead}) → transpose (1, ${config.heads}, T, ${config.dHead})`,
@@ -63,8 +65,10 @@ export const STEPS = [
   },
   {
     id: 'attend',
-    family: 'attend',
-    text: ({ lang, config }) => t(lang, 'attend.text', { sqrt: sqrt(config.dHead), mask: `${t(lang, config.causal ? 'attend.maskOn' : 'attend.maskOff')} ` }),
+    text: ({ lang, config, layer }) =>
+      trained(config)
+        ? t(lang, 'attend.textTrained', { l: layer, sqrt: sqrt(config.dHead) })
+        : t(lang, 'attend.text', { sqrt: sqrt(config.dHead), mask: `${t(lang, config.causal ? 'attend.maskOn' : 'attend.maskOff')} ` }),
     formula: ({ config }) =>
       `scores${sub('h')} = Q${sub('h')}K${sub('g(h)')}<sup>T</sup> / √d${sub('head')}${config.causal ? ' + M &nbsp;(M<sub>ij</sub> = −∞ for j &gt; i)' : ''}<br>` +
       `weights${sub('h')} = softmax(scores${sub('h')}) row by row &nbsp;·&nbsp; head_out${sub('h')} = weights${sub('h')} · V${sub('g(h)')}` +
@@ -74,7 +78,6 @@ export const STEPS = [
   },
   {
     id: 'concat',
-    family: 'output',
     text: ({ lang, config }) => t(lang, 'concat.text', { dh: config.dHead }),
     formula: ({ config }) =>
       `concat = [head_out${sub('0')} | head_out${sub('1')} | … | head_out${sub(String(config.heads - 1))}] &nbsp;·&nbsp; ${config.heads} × ${config.dHead} = ${config.dModel}`,
@@ -82,12 +85,39 @@ export const STEPS = [
   },
   {
     id: 'output',
-    family: 'output',
     text: ({ lang }) => t(lang, 'output.text'),
     formula: ({ config }) => `y = concat·W${sub('O')}<sup>T</sup> + b${sub('O')} &nbsp;·&nbsp; W${sub('O')}: ${config.dModel} × ${config.dModel}`,
     view: outputView,
   },
+  {
+    id: 'residual',
+    text: ({ lang }) => t(lang, 'residual.text'),
+    formula: () => `resid_mid = x + y &nbsp;·&nbsp; (1, T, d${sub('model')})`,
+    view: stageTensorsView('residual'),
+  },
+  {
+    id: 'logits',
+    text: ({ lang, config }) => t(lang, 'logits.text', { v: config.vocabSize, d: config.dModel }),
+    formula: ({ config }) => `logits = h${sub('last')} · W${sub('U')}<sup>T</sup> &nbsp;·&nbsp; W${sub('U')}: ${config.vocabSize} × ${config.dModel}`,
+    view: stageTensorsView('logits'),
+  },
+  {
+    id: 'predict',
+    text: ({ lang }) => t(lang, 'predict.text'),
+    formula: () => `p(next token = v | position i) = softmax(logits${sub('i')})${sub('v')}`,
+    view: predictView,
+  },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
 
-export { STAGE_IDS };
-if (STEPS.map((s) => s.id).join() !== STAGE_IDS.join()) throw new Error('steps.js and stageIds.js disagree');
+const STEP_OF = Object.fromEntries(STEPS.map((step) => [step.id, step]));
+
+// A stage of the table with no step written for it (GPT-2's LayerNorms and MLP): its text from the
+// strings and its tensors as heatmaps.
+function genericStep(id) {
+  return { id, title: `${id}.title`, text: ({ lang }) => t(lang, `${id}.text`), formula: () => '', view: stageTensorsView(id), enter: arrive, exit: leave };
+}
+
+// The steps of a result, in its walk order, each with its family from the table.
+export function stepsOf(result) {
+  return result.stages.map(({ id, family }) => ({ ...(STEP_OF[id] || genericStep(id)), family }));
+}

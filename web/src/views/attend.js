@@ -12,6 +12,7 @@ import { t } from '../i18n.js';
 import { tokenLabels } from './matrix.js';
 import { exportButtons, relabelExport, figureBase, plainText } from './exportButtons.js';
 import { structureOf, modelOf } from './structure.js';
+import { headsPanel } from './heads.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
@@ -264,6 +265,7 @@ export function attendParts(state, actions) {
   return [
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
+    { key: [result, lang], make: () => headsPanel(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headDetail(state) },
     { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }) },
     { key: [state.worked, lang], make: () => workedView(state) },

@@ -1,4 +1,5 @@
-// The settings bar: text, examples, d_model, heads, kv_heads, causal, seed, language.
+// The settings bar: the model (trained or random), text, examples, d_model, heads, kv_heads, causal,
+// seed (random weights only), the layer shown (a model of several layers), language.
 // Writes settings into the store, asks the runner to run, and shows each error next to its control.
 import { h, setText } from '../dom.js';
 import { t } from '../i18n.js';
@@ -93,10 +94,40 @@ export function mountControls(root, store, runner) {
 
   const lang = h('button', { id: 'lang', type: 'button', class: 'lang', onclick: () => store.set({ lang: store.state.lang === 'en' ? 'zh' : 'en' }) });
 
+  // The model, and for a model of several layers the layer whose attention is shown.
+  const modelSelect = h('select', { id: 'model' }, ['trained', 'random'].map((m) => h('option', { value: m })));
+  modelSelect.value = store.state.settings.model;
+  modelSelect.addEventListener('change', () => update('model', modelSelect.value));
+  labels.model = h('span', { class: 'field-label' });
+  const modelField = h('label', { class: 'field field-model' }, labels.model, modelSelect);
+  const layerSelect = h('select', { id: 'view-layer', 'aria-describedby': 'view-layer-error' });
+  layerSelect.addEventListener('change', () => update('layer', Number(layerSelect.value)));
+  labels.layer = h('span', { class: 'field-label' });
+  const layerField = h('label', { class: 'field field-layer' }, labels.layer, layerSelect, errorSlot('layer', 'view-layer'));
+  inputs.layer = layerSelect;
+  const trainedNote = h('p', { class: 'trained-note' });
+  const randomOnly = [...numberFields, causalField];
+
   root.append(
-    h('div', { class: 'controls-row' }, textField, examples),
-    h('div', { class: 'controls-row' }, numberFields, causalField, lang),
+    h('div', { class: 'controls-row' }, modelField, textField, examples),
+    h('div', { class: 'controls-row' }, numberFields, causalField, layerField, trainedNote, lang),
   );
+
+  // Which fields apply: sizes for random weights; the layer for a model of several layers.
+  function renderModel(state) {
+    const trained = state.settings.model === 'trained';
+    for (const field of randomOnly) if (field.hidden !== trained) field.hidden = trained;
+    const config = state.result && state.result.config;
+    const layers = config && config.model !== 'single' ? config.layers : 1;
+    layerField.hidden = layers < 2;
+    if (layerSelect.options.length !== layers) layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => h('option', { value: String(l) })));
+    [...layerSelect.options].forEach((o, l) => setText(o, t(state.lang, 'layerOption', { l })));
+    if (state.result && layers > 1 && layerSelect.value !== String(state.result.layer)) layerSelect.value = String(state.result.layer);
+    trainedNote.hidden = !(trained && config && config.model !== 'single');
+    if (!trainedNote.hidden) setText(trainedNote, t(state.lang, 'trainedNote', { layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
+    if (modelSelect.value !== state.settings.model) modelSelect.value = state.settings.model;
+    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, o.value === 'trained' ? 'modelTrained' : 'modelRandom')));
+  }
 
   // On every result (its errors object is new each time): writes only what changed.
   function render(state) {
@@ -105,6 +136,8 @@ export function mountControls(root, store, runner) {
     setText(labels.examples, t(L, 'examples'));
     for (const f of NUMBER_FIELDS) setText(labels[f.key], t(L, f.label));
     setText(labels.causal, t(L, 'causal'));
+    setText(labels.model, t(L, 'model'));
+    setText(labels.layer, t(L, 'layer'));
     setText(lang, t(L, 'langButton'));
     lang.setAttribute('aria-label', t(L, 'langButtonLabel'));
     lang.setAttribute('lang', L === 'en' ? 'zh' : 'en');
@@ -126,8 +159,10 @@ export function mountControls(root, store, runner) {
     causal.checked = settings.causal;
   }
   render(store.state);
+  renderModel(store.state);
   store.subscribe((state, changed) => {
     if (changed.has('lang') || changed.has('errors')) render(state);
     if (changed.has('settings')) syncInputs(state.settings);
+    if (changed.has('lang') || changed.has('settings') || changed.has('result')) renderModel(state);
   });
 }

@@ -1,7 +1,7 @@
 // Prev/Next buttons and the ←/→ keys (ignored while typing in a field). The keys are heard on
 // keyRoot, the demo itself, so several demos on one page do not all step at once.
 import { t } from '../i18n.js';
-import { STAGE_IDS } from '../steps.js';
+import { stageIdsOf } from '../stages.js';
 
 export function typing(ev) {
   const target = ev.composedPath ? ev.composedPath()[0] : ev.target;
@@ -11,9 +11,10 @@ export function typing(ev) {
 }
 
 export function mountNav(prev, next, store, goTo, keyRoot) {
+  const ids = () => stageIdsOf(store.state.result) || [];
   const step = (delta) => {
-    const i = STAGE_IDS.indexOf(store.state.stage) + delta;
-    if (i >= 0 && i < STAGE_IDS.length) goTo(STAGE_IDS[i]);
+    const i = ids().indexOf(store.state.stage) + delta;
+    if (i >= 0 && i < ids().length) goTo(ids()[i]);
   };
   prev.addEventListener('click', () => step(-1));
   next.addEventListener('click', () => step(1));
@@ -30,12 +31,12 @@ export function mountNav(prev, next, store, goTo, keyRoot) {
   function render(state) {
     prev.textContent = t(state.lang, 'prev');
     next.textContent = t(state.lang, 'next');
-    const i = STAGE_IDS.indexOf(state.stage);
+    const i = ids().indexOf(state.stage);
     prev.disabled = i <= 0;
-    next.disabled = i >= STAGE_IDS.length - 1;
+    next.disabled = i < 0 || i >= ids().length - 1;
   }
   render(store.state);
   store.subscribe((state, changed) => {
-    if (changed.has('lang') || changed.has('stage')) render(state);
+    if (changed.has('lang') || changed.has('stage') || changed.has('result')) render(state);
   });
 }

@@ -1,29 +1,36 @@
-// The pipeline strip: one button per stage with the shape after it; the current stage is marked.
-import { h, setText } from '../dom.js';
+// The pipeline strip: one button per stage of the model shown, with the shape after it; the
+// current stage is marked. Built anew when a result of another kind of model arrives.
+import { h, setText, clear } from '../dom.js';
 import { t } from '../i18n.js';
 import { shapeText } from '../format.js';
-import { STEPS } from '../steps.js';
-
-const SHAPE_OF = { embed: 'x', project: 'q', split: 'q_heads', attend: 'weights', concat: 'concat', output: 'y' };
+import { stageIdsOf, shapeTensorOf } from '../stages.js';
 
 export function mountPipeline(root, store, goTo) {
-  const buttons = STEPS.map((step, i) => {
-    const name = h('span', { class: 'pipe-name' });
-    const shape = h('span', { class: 'pipe-shape' });
-    const button = h('button', { type: 'button', class: `pipe fam-${step.family}`, 'data-stage-button': step.id, onclick: () => goTo(step.id) },
-      h('span', { class: 'pipe-num' }, String(i + 1)), name, shape);
-    return { step, button, name, shape };
-  });
-  root.append(h('ol', { class: 'pipe-list' }, buttons.map((b) => h('li', {}, b.button))));
+  let buttons = [];
+  let builtFor = null;
+  function build(ids) {
+    builtFor = ids.join();
+    clear(root);
+    buttons = ids.map((id, i) => {
+      const name = h('span', { class: 'pipe-name' });
+      const shape = h('span', { class: 'pipe-shape' });
+      const family = store.state.result.stages[i].family;
+      const button = h('button', { type: 'button', class: `pipe fam-${family}`, 'data-stage-button': id, onclick: () => goTo(id) },
+        h('span', { class: 'pipe-num' }, String(i + 1)), name, shape);
+      return { id, button, name, shape };
+    });
+    root.append(h('ol', { class: 'pipe-list' }, buttons.map((b) => h('li', {}, b.button))));
+  }
 
   function render(state) {
-    for (const { step, button, name, shape } of buttons) {
-      setText(name, t(state.lang, `${step.id}.short`));
-      if (state.result) {
-        const tensor = SHAPE_OF[step.id];
-        setText(shape, tensor ? shapeText(state.result.tensors[tensor].shape) : t(state.lang, 'tokensShape', { T: state.result.tokens.length }));
-      }
-      const current = step.id === state.stage;
+    if (!state.result) return;
+    const ids = stageIdsOf(state.result);
+    if (ids.join() !== builtFor) build(ids);
+    for (const { id, button, name, shape } of buttons) {
+      setText(name, t(state.lang, `${id}.short`));
+      const tensor = shapeTensorOf(state.result, id);
+      setText(shape, tensor ? shapeText(state.result.tensors[tensor].shape) : t(state.lang, 'tokensShape', { T: state.result.tokens.length }));
+      const current = id === state.stage;
       if (current !== button.hasAttribute('aria-current')) {
         if (current) button.setAttribute('aria-current', 'step');
         else button.removeAttribute('aria-current');

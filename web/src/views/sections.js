@@ -1,4 +1,4 @@
-// The seven stage sections: title, explanation, formula and the stage's picture. Only the current
+// The stage sections of one kind of model (steps.js stepsOf): title, explanation, formula and the stage's picture. Only the current
 // one is visible, and only the current one is drawn when something changes: a new result, the
 // language, or (for the attend stage) the head / weights-or-scores. The hidden ones are marked
 // stale and keep their old DOM untouched (no style, layout or paint work for them on a change);
@@ -7,7 +7,6 @@
 // every section holds the current tensors once the reader pauses.
 import { h, clear, renew } from '../dom.js';
 import { t } from '../i18n.js';
-import { STEPS } from '../steps.js';
 import { exportStage } from '../export/files.js';
 import { releaseCanvases } from './canvasRegistry.js';
 
@@ -20,9 +19,12 @@ const idle = typeof requestIdleCallback === 'function'
 // What a section's header text and its picture were drawn from: redrawn when any of them changed.
 const textDeps = (state) => [state.result, state.lang];
 const bodyDeps = (step, state) => (step.id === 'attend' ? [state.result, state.lang, state.attendMode, state.head, state.worked] : [state.result, state.lang]);
+// The stage ids a set of sections was mounted for.
+export const stepsKey = (steps) => steps.map((s) => s.id).join();
 const same = (a, b) => Boolean(a) && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
-export function mountSections(root, store, actions) {
+// steps: stepsOf(result) for the kind of model shown; a result of another kind mounts anew.
+export function mountSections(root, store, actions, steps) {
   const stageExport = (step, format, label) =>
     h('button', {
       type: 'button',
@@ -33,7 +35,7 @@ export function mountSections(root, store, actions) {
       },
     }, label);
 
-  const sections = STEPS.map((step, i) => {
+  const sections = steps.map((step, i) => {
     const kicker = h('p', { class: 'stage-kicker' });
     const title = h('h2', { class: 'stage-title', id: `title-${step.id}` });
     const exportLabel = h('span', { class: 'export-label' });
@@ -48,6 +50,9 @@ export function mountSections(root, store, actions) {
     return { step, i, section, kicker, title, exports, exportLabel, text, formula, body, view: null, textFrom: null, bodyFrom: null, written: new Map() };
   });
 
+  // The first tensor of a stage in this result (for telling per-layer stages from model-level ones).
+  const firstTensor = (id, state) => Object.keys(state.result.tensors).find((n) => !n.startsWith('layers.') && state.result.tensors[n].stage === id);
+
   const stale = (s, state) => !same(s.textFrom, textDeps(state)) || !same(s.bodyFrom, bodyDeps(s.step, state));
 
   // Brings one section up to date with the state (writes only, no layout reads).
@@ -56,10 +61,12 @@ export function mountSections(root, store, actions) {
     if (!same(s.textFrom, td)) {
       // A new result mostly leaves these texts as they were: only what differs is written, so an
       // unchanged paragraph is not laid out and its text shaped again.
-      const ctx = { lang: state.lang, config: state.result.config, T: state.result.tokens.length };
+      const ctx = { lang: state.lang, config: state.result.config, T: state.result.tokens.length, layer: state.result.layer };
+      const perLayer = state.result.config.layers > 1 && state.result.tensors[`layers.${state.result.layer}.${firstTensor(s.step.id, state)}`];
+      const where = { i: s.i + 1, n: sections.length, l: state.result.layer };
       const texts = [
-        [s.kicker, 'textContent', t(state.lang, 'stepOf', { i: s.i + 1 })],
-        [s.title, 'textContent', t(state.lang, s.step.title)],
+        [s.kicker, 'textContent', t(state.lang, perLayer ? 'stepOfLayer' : 'stepOf', where)],
+        [s.title, 'textContent', t(state.lang, 'numberedTitle', { i: s.i + 1, title: t(state.lang, s.step.title) })],
         [s.text, 'innerHTML', s.step.text(ctx)],
         [s.formula, 'innerHTML', s.step.formula(ctx)],
         [s.exportLabel, 'textContent', t(state.lang, 'exportStage')],
@@ -147,6 +154,7 @@ export function mountSections(root, store, actions) {
 
   let lastStage = null;
   return {
+    key: stepsKey(steps),
     update(state, changed) {
       if (!state.result) return;
       const cur = sections.find((s) => s.step.id === state.stage);

@@ -1,0 +1,128 @@
+// The page on the model this project trained (the default): it opens at layer 1's attend stage
+// with the heads measured and labelled by the core, walks the stages the core's table gives a model
+// of blocks, predicts the repeat, and switching the induction heads off breaks that prediction.
+'use strict';
+
+const { test, beforeEach } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+const { usePageSuite } = require('./browser.js');
+
+const ROOT = path.join(__dirname, '..', '..');
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const TEST_TIMEOUT = 90_000;
+const WAIT = 10_000;
+
+let server;
+let page;
+const suite = usePageSuite({
+  files: ['web/index.html', 'web/build/app.js', 'web/build/mha-demo.js', 'web/build/mha-trained.js'],
+  wait: WAIT,
+});
+beforeEach(() => {
+  ({ server, page } = suite);
+});
+
+async function open(url) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
+  await page.evaluate(async () => {
+    await window.mhaPage.ready;
+  });
+}
+
+// What the page shows and what the core returned, side by side.
+const shown = () =>
+  page.evaluate(() => {
+    const demo = document.querySelector('mha-demo');
+    const root = demo.shadowRoot;
+    const s = demo.state;
+    const panel = root.querySelector('section[data-stage="attend"] .heads-panel');
+    const summary = root.querySelector('section[data-stage="predict"] .predict-summary');
+    return {
+      stage: s.stage,
+      layer: s.result.layer,
+      config: s.result.config,
+      stages: s.result.stages.map((x) => x.id),
+      pipeline: [...root.querySelectorAll('[data-stage-button]')].map((b) => b.dataset.stageButton),
+      apiLabels: s.result.heads.layers.map((l) => l.heads.map((x) => x.label)),
+      panelLayer: panel && Number(panel.dataset.headsLayer),
+      panelLabels: panel && [...panel.querySelectorAll('tbody tr')].map((r) => r.dataset.label),
+      right: summary && Number(summary.dataset.right),
+      url: location.search,
+    };
+  });
+
+test('the default page: the trained model at layer 1, heads labelled by the core, the repeat predicted', { timeout: TEST_TIMEOUT }, async () => {
+  await open(server.url);
+  let s = await shown();
+  assert.equal(s.config.model, 'attn-only');
+  assert.equal(s.config.layers, 2);
+  assert.equal(s.stage, 'attend');
+  assert.equal(s.layer, 1);
+  assert.deepEqual(s.pipeline, s.stages, 'the pipeline walks the stages of the core table for this model');
+  assert.ok(s.stages.includes('residual') && s.stages.includes('predict'));
+  assert.equal(s.panelLayer, 1);
+  assert.deepEqual(s.panelLabels, s.apiLabels[1], 'the panel shows the labels the core computed');
+  assert.ok(s.apiLabels[1].filter((l) => l === 'induction').length >= 2, `layer 1 has induction heads: ${s.apiLabels[1]}`);
+  assert.ok(s.apiLabels[0].includes('previous_token'), `layer 0 has a previous-token head: ${s.apiLabels[0]}`);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, 'trained-attend.png') });
+
+  // The layer selector shows layer 0, whose panel names the previous-token heads.
+  await page.locator('#view-layer').selectOption('0');
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.result.layer === 0, null, { timeout: WAIT });
+  s = await shown();
+  assert.deepEqual(s.panelLabels, s.apiLabels[0]);
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('view-layer') === '0', null, { timeout: WAIT });
+
+  // The prediction gets the repeat right: 我是秦始皇，我是秦始皇 -> after the second 我, 是 秦 始 皇.
+  await page.evaluate(() => window.mhaPage.goTo('predict'));
+  s = await shown();
+  assert.ok(s.right >= 4, `the repeat is predicted (${s.right} right)`);
+  const before = s.right;
+  await page.screenshot({ path: path.join(SHOTS, 'trained-predict.png') });
+
+  // Switch every layer-1 head off with its switch: the repeat can no longer be predicted.
+  await page.locator('#view-layer').selectOption('1');
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.result.layer === 1, null, { timeout: WAIT });
+  await page.evaluate(() => window.mhaPage.goTo('attend'));
+  for (let hd = 0; hd < 4; hd++) {
+    await page.locator(`[data-head-switch="1.${hd}"]`).click();
+    await page.waitForFunction((n) => document.querySelector('mha-demo').state.settings.switchedOff.length === n, hd + 1, { timeout: WAIT });
+  }
+  await page.evaluate(() => window.mhaPage.goTo('predict'));
+  await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('[data-switched-off]'), null, { timeout: WAIT });
+  s = await shown();
+  assert.ok(s.right <= before - 3, `switching the induction heads off breaks the prediction (${before} -> ${s.right} right)`);
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('ablate') === '1.0,1.1,1.2,1.3', null, { timeout: WAIT });
+  suite.assertNoProblems();
+});
+
+test('a permalink restores the model, layer, switched-off heads and stage; random weights keep their own stages', { timeout: TEST_TIMEOUT }, async () => {
+  await open(`${server.url}?model=trained&view-layer=0&ablate=0.2,0.3&stage=predict&lang=zh`);
+  let s = await shown();
+  assert.equal(s.stage, 'predict');
+  assert.equal(s.layer, 0);
+  const state = await page.evaluate(() => document.querySelector('mha-demo').state.settings.switchedOff);
+  assert.deepEqual(state, [[0, 2], [0, 3]]);
+  // Switching to random weights: one attention layer, seven stages; the predict stage gives way.
+  await page.locator('#model').selectOption('random');
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.result.config.model === 'single', null, { timeout: WAIT });
+  s = await shown();
+  assert.deepEqual(s.stages, ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output']);
+  assert.deepEqual(s.pipeline, s.stages);
+  assert.ok(s.stages.includes(s.stage), `the stage moved to one this model has: ${s.stage}`);
+  suite.assertNoProblems();
+});
+
+test('the trained model loads from file:// too (mha-trained.js beside mha-demo.js)', { timeout: TEST_TIMEOUT }, async () => {
+  await open(pathToFileURL(path.join(ROOT, 'web', 'index.html')).href);
+  const s = await shown();
+  assert.equal(s.config.model, 'attn-only');
+  assert.ok(s.apiLabels[1].includes('induction'));
+  suite.assertNoProblems();
+});

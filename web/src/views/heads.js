@@ -1,0 +1,80 @@
+// The heads panel at the attend stage: what each head of the shown layer does, measured by the core
+// (cpp/core/head_metrics.h), its label, and a switch that turns the head off (its head_out is zeroed
+// before the concat; the prediction stage shows what breaks). Live: a new result for the same layer,
+// language and number of heads rewrites the numbers, labels and switches in place.
+import { h, live, setText } from '../dom.js';
+import { t } from '../i18n.js';
+import { headColor } from './colors.js';
+
+const METRICS = ['previous_token', 'induction', 'entropy'];
+
+const fmt = (v) => (v === null || v === undefined ? null : v.toFixed(2));
+
+function analysisOf(state) {
+  const { result } = state;
+  return result.heads ? result.heads.layers[result.layer] : null;
+}
+
+export function headsPanel(state, actions) {
+  const { lang } = state;
+  const layer = state.result.layer;
+  const first = analysisOf(state);
+  if (!first) return null;
+  const H = first.heads.length;
+  const rows = [];
+  for (let hd = 0; hd < H; hd++) {
+    const label = h('span', { class: 'head-label' });
+    const cells = METRICS.map((metric) => {
+      const barEl = h('span', { class: 'metric-bar' });
+      const value = h('span', { class: 'metric-value' });
+      return { metric, barEl, value, td: h('td', { class: 'metric', 'data-metric': metric, title: t(lang, `metric.help.${metric}`) }, barEl, value) };
+    });
+    const toggle = h('input', {
+      type: 'checkbox', class: 'head-switch', 'data-head-switch': `${layer}.${hd}`,
+      'aria-label': t(lang, 'heads.switch', { h: hd, l: layer }),
+      onchange: () => actions.toggleHead(layer, hd),
+    });
+    const tr = h('tr', { 'data-head': String(hd), style: { '--head': headColor(hd) } },
+      h('th', { scope: 'row' }, t(lang, 'head', { h: hd })),
+      h('td', {}, label),
+      cells.map((c) => c.td),
+      h('td', {}, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'heads.on')))));
+    rows.push({ tr, label, cells, toggle });
+  }
+
+  function fill(s) {
+    const analysis = analysisOf(s);
+    const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
+    analysis.heads.forEach((m, hd) => {
+      const row = rows[hd];
+      if (row.tr.dataset.label !== m.label) row.tr.dataset.label = m.label;
+      row.label.className = `head-label label-${m.label}`;
+      setText(row.label, t(lang, `label.${m.label}`));
+      for (const c of row.cells) {
+        const v = m[c.metric];
+        const text = fmt(v);
+        c.barEl.style.setProperty('--v', text === null ? '0' : String(Math.max(0, Math.min(1, v))));
+        setText(c.value, text === null ? t(lang, 'none') : text);
+      }
+      const on = !off.has(`${layer}.${hd}`);
+      if (row.toggle.checked !== on) row.toggle.checked = on;
+      row.tr.classList.toggle('switched-off', !on);
+    });
+  }
+  fill(state);
+
+  const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
+    h('h3', {}, t(lang, 'heads.title')),
+    h('p', { class: 'hint' }, t(lang, 'heads.intro')),
+    h('table', { class: 'heads-table' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
+        METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) }, t(lang, `metric.${m}`))),
+        h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')))),
+      h('tbody', {}, rows.map((r) => r.tr))));
+  return live(panel, (s) => {
+    const analysis = analysisOf(s);
+    if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H) return false;
+    fill(s);
+    return true;
+  });
+}
