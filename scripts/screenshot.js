@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Writes web/screenshot-attend.png (for the README): the attend stage for 我是秦始皇, d_model 512, 8 heads.
+// Writes web/screenshot-attend.png (for the README): the page as it opens, the trained model's layer 1
+// at the attend stage, with its heads' maps and the panel that measures them.
 //   node scripts/screenshot.js
 // Needs web/build/mha-core.js, web/build/app.js and web/build/mha-demo.js (npm run build:wasm, npm run build:web).
 'use strict';
@@ -12,13 +13,6 @@ const { launchBrowser } = require('../tests/browser/browser.js');
 const ROOT = path.join(__dirname, '..');
 const OUT = path.join(ROOT, 'web', 'screenshot-attend.png');
 
-async function setField(page, selector, value) {
-  const el = page.locator(selector);
-  if ((await el.evaluate((e) => e.tagName)) === 'SELECT') await el.selectOption(String(value));
-  else await el.fill(String(value));
-  await el.dispatchEvent('change');
-}
-
 async function main() {
   for (const file of ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js', 'web/build/mha-demo.js']) {
     if (!fs.existsSync(path.join(ROOT, file))) {
@@ -28,7 +22,7 @@ async function main() {
   const server = await startServer(0);
   const browser = await launchBrowser();
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1040 }, locale: 'en-US' });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1240 }, locale: 'en-US' });
     page.setDefaultTimeout(15_000);
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -40,14 +34,10 @@ async function main() {
     await page.evaluate(async () => {
       await window.mhaPage.ready;
     });
-    await setField(page, '#text', '我是秦始皇');
-    await setField(page, '#d-model', 512);
-    await setField(page, '#heads', 8);
-    await page.click('[data-stage-button="attend"]');
     await page.waitForFunction(() => {
       const root = document.querySelector('mha-demo').shadowRoot; // the page is one <mha-demo>
       return root.querySelector('[data-stage-button="attend"]')?.getAttribute('aria-current') === 'step' &&
-        root.querySelector('section[data-stage="attend"] [data-tensor="weights"]')?.dataset.shape === '1,8,5,5';
+        root.querySelector('section[data-stage="attend"] .heads-panel');
     });
     // Let transitions settle before the picture.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

@@ -141,10 +141,51 @@
       }
     }
 
+    // A training run of the induction task ([start, s1 … sL, s1 … sL]), the same bits as `mha train`.
+    // options: {model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd,
+    // minLength, maxLength}; missing keys take `mha train`'s defaults (2 layers, 4 heads, d_model 64).
+    class Trainer {
+      constructor(options = {}) {
+        this._raw = new core.RawTrainer();
+        const error = this._raw.start(options);
+        if (error) {
+          this._raw.delete();
+          throw new MhaError(error);
+        }
+      }
+      // Runs `count` steps; returns their losses (Float32Array).
+      step(count = 1) {
+        if (!Number.isInteger(count) || count < 1) throw new MhaError('count must be a whole number, 1 or more');
+        const losses = this._raw.step(count);
+        if (losses === null) throw new MhaError(this._raw.lastError());
+        return losses;
+      }
+      get stepsDone() { return this._raw.stepsDone(); }
+      // The mean over L of the best last-layer head's induction score on `sequences` fresh sequences
+      // per L, the same ones as `mha train --phase-every` checks (the phase change: it passes 0.7).
+      inductionScore(sequences = 1) { return this._raw.inductionScore(sequences); }
+      // The weights now, as safetensors bytes (the attn-only layout of models/induction.safetensors).
+      modelFile() {
+        const bytes = this._raw.modelFile();
+        if (typeof bytes === 'string') throw new MhaError(bytes);
+        return bytes;
+      }
+      // A run of the current weights on ids, as a Trace (head maps and metrics while it trains).
+      runIds(ids) {
+        const raw = this._raw.runIds(ids);
+        if (!raw) throw new MhaError(this._raw.lastError());
+        return new Trace(raw);
+      }
+      delete() {
+        if (this._raw) this._raw.delete();
+        this._raw = null;
+      }
+    }
+
     // WebAssembly memory held by the module, in bytes. It only grows, so this is also the peak.
     const memoryBytes = () => core.memoryBytes();
 
-    return { Model, MhaError, STAGES, stageTable, memoryBytes };
+    return { Model, Trainer, MhaError, STAGES, stageTable, memoryBytes };
   }
 
   createMha.MhaError = MhaError;

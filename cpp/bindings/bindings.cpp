@@ -43,4 +43,14 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("config", &ModelHandle::config)
       .function("weight", &ModelHandle::weight)
       .function("lastError", &ModelHandle::last_error);
+
+  class_<mha_wasm::TrainerHandle>("RawTrainer")
+      .constructor<>()
+      .function("start", &mha_wasm::TrainerHandle::start)
+      .function("step", &mha_wasm::TrainerHandle::step)
+      .function("stepsDone", &mha_wasm::TrainerHandle::steps_done)
+      .function("inductionScore", &mha_wasm::TrainerHandle::induction_score)
+      .function("modelFile", &mha_wasm::TrainerHandle::model_file)
+      .function("runIds", &mha_wasm::TrainerHandle::run_ids, allow_raw_pointers())
+      .function("lastError", &mha_wasm::TrainerHandle::last_error);
 }

@@ -184,4 +184,60 @@ val ModelHandle::weight(const std::string& name) const {
   return val::null();
 }
 
+std::string TrainerHandle::start(const val& options) {
+  guarded(last_error_, false, [&] {
+    mha::InductionRecipe r;
+    r.config.preset = mha::Preset::attn_only;
+    r.config.layers = 2, r.config.heads = 4, r.config.d_model = 64, r.config.vocab_size = 64, r.config.causal = true;
+    r.config.max_positions = 61;
+    r.config = config_from_options(options, r.config);
+    const auto number = [&](const char* key, double fallback) {
+      const val v = options[key];
+      if (v.isUndefined() || v.isNull()) return fallback;
+      if (!v.isNumber()) throw mha::Error(std::string(key) + " must be a number");
+      return v.as<double>();
+    };
+    r.batch = static_cast<int>(number("batch", 16));
+    r.adam.lr = static_cast<float>(number("lr", 3e-3));
+    r.init_std = static_cast<float>(number("initStd", 0.1));
+    r.task.min_length = static_cast<int>(number("minLength", 4));
+    r.task.max_length = static_cast<int>(number("maxLength", 30));
+    training_ = std::make_unique<mha::InductionTraining>(r);
+    return true;
+  });
+  return last_error_;
+}
+
+val TrainerHandle::step(int count) {
+  std::vector<float> losses;
+  const bool ok = guarded(last_error_, false, [&] {
+    if (!training_) throw mha::Error("start the training first");
+    for (int i = 0; i < count; ++i) losses.push_back(training_->step());
+    return true;
+  });
+  return ok ? float32_array(losses) : val::null();
+}
+
+double TrainerHandle::induction_score(int sequences) const {
+  return training_ ? training_->induction_score(sequences) : 0.0;
+}
+
+val TrainerHandle::model_file() const {
+  if (!training_) return val(std::string("start the training first"));
+  std::string error;
+  std::vector<uint8_t> bytes = guarded(error, std::vector<uint8_t>{}, [&] {
+    return mha::write_model(training_->trainer().weights(), training_->recipe().config);
+  });
+  if (!error.empty()) return val(error);
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
+}
+
+TraceHandle* TrainerHandle::run_ids(const val& ids) {
+  return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+    if (!training_) throw mha::Error("start the training first");
+    const mha::Model model = training_->model();
+    return new TraceHandle(model.run_ids(ids_from_js(ids)), model.config(), {});
+  });
+}
+
 }  // namespace mha_wasm

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "induction_task.h"
 #include "model.h"
 
 namespace mha_wasm {
@@ -66,6 +67,25 @@ class ModelHandle {
   mha::Model model_;
   std::string last_error_;
   std::shared_ptr<TracePool> pool_ = std::make_shared<TracePool>();
+};
+
+// A training run of the induction task (core/induction_task.h), stepped from JavaScript (a Web
+// Worker in the page): the same bits as `mha train` natively for the same recipe.
+class TrainerHandle {
+ public:
+  // options: {model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd,
+  // minLength, maxLength}; missing keys take `mha train`'s defaults. "" or the error.
+  std::string start(const emscripten::val& options);
+  emscripten::val step(int count);  // Float32Array of the losses, or null (last_error())
+  int steps_done() const { return training_ ? training_->trainer().steps_done() : 0; }
+  double induction_score(int sequences) const;  // the phase-change check (InductionTraining)
+  emscripten::val model_file() const;  // the weights as safetensors bytes, or the error as a string
+  TraceHandle* run_ids(const emscripten::val& ids);
+  std::string last_error() const { return last_error_; }
+
+ private:
+  std::unique_ptr<mha::InductionTraining> training_;
+  std::string last_error_;
 };
 
 }  // namespace mha_wasm

@@ -13,7 +13,6 @@
 #include "../core/induction_task.h"
 #include "../core/model_file.h"
 #include "../core/safetensors.h"
-#include "../core/train.h"
 
 namespace mha_cli {
 
@@ -26,6 +25,7 @@ struct TrainOptions {
   std::string preset = "attn-only", out, command;
   int layers = 2, heads = 4, d_model = 64, vocab = 64, steps = 1500, batch = 16, min_length = 4, max_length = 30;
   int eval_sequences = 20;
+  int phase_every = 0;  // 0: do not look for the phase change
   uint64_t seed = 1;
   float lr = 3e-3f, init_std = 0.1f;
 };
@@ -46,42 +46,48 @@ void progress(int step, int steps, float loss, double seconds) {
 }
 
 void train(const TrainOptions& o) {
-  mha::Config c;
+  mha::InductionRecipe recipe;
+  mha::Config& c = recipe.config;
   c.preset = mha::parse_preset(o.preset.c_str());
   if (!mha::has_blocks(c.preset)) throw mha::Error("--preset must be attn-only or gpt2");
   c.layers = o.layers, c.heads = o.heads, c.d_model = o.d_model, c.vocab_size = o.vocab, c.seed = o.seed;
-  c.causal = true;
-  c.max_positions = 2 * o.max_length + 1;
-  mha::validate_config(c);
-  mha::InductionTask task;
-  task.vocab = o.vocab, task.min_length = o.min_length, task.max_length = o.max_length;
-  if (task.min_length < 2 || task.max_length < task.min_length)
-    throw mha::Error("--min-length must be at least 2 and at most --max-length");
-  mha::AdamSettings adam;
-  adam.lr = o.lr;
-  mha::Trainer trainer(c, mha::random_model_weights(c, o.init_std), adam);
+  recipe.task.min_length = o.min_length, recipe.task.max_length = o.max_length;
+  recipe.batch = o.batch;
+  recipe.adam.lr = o.lr;
+  recipe.init_std = o.init_std;
+  mha::InductionTraining training(recipe);
+  const mha::InductionTask& task = training.recipe().task;
 
-  mha::Rng data(mha::derive_seed(o.seed, 2000));
   std::string csv = "step,loss\n";
   const bool terminal = isatty(fileno(stderr));
   interrupted = false;
   const auto previous = std::signal(SIGINT, on_interrupt);
   const auto start = std::chrono::steady_clock::now();
+  const auto seconds_since_start = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   float loss = 0;
+  int phase_step = 0;  // the first checked step where the induction score passed 0.7
+  double phase_seconds = 0, checking = 0;
   for (int s = 1; s <= o.steps && !interrupted; ++s) {
-    const mha::Batch batch = mha::induction_batch(data, task, o.batch);
-    loss = trainer.step(batch.ids, batch.targets, batch.B, batch.T);
+    loss = training.step();
     csv += std::to_string(s) + "," + std::to_string(loss) + "\n";
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (terminal && (s % 10 == 0 || s == o.steps)) progress(s, o.steps, loss, seconds);
+    if (o.phase_every > 0 && phase_step == 0 && s % o.phase_every == 0) {
+      const double before = seconds_since_start();
+      const double score = training.induction_score();
+      checking += seconds_since_start() - before;
+      if (score >= 0.7) phase_step = s, phase_seconds = seconds_since_start() - checking;
+    }
+    if (terminal && (s % 10 == 0 || s == o.steps)) progress(s, o.steps, loss, seconds_since_start());
   }
   std::signal(SIGINT, previous);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = seconds_since_start() - checking;
   if (terminal) std::fputc('\n', stderr);
-  if (interrupted) throw mha::Error("interrupted at step " + std::to_string(trainer.steps_done()) + ": nothing written");
+  if (interrupted)
+    throw mha::Error("interrupted at step " + std::to_string(training.trainer().steps_done()) + ": nothing written");
 
-  const mha::Model model = mha::Model::from_weights(c, trainer.weights());
-  const std::vector<mha::InductionScores> scores = evaluate_induction(model, task, mha::derive_seed(o.seed, 3000), o.eval_sequences);
+  const std::vector<mha::InductionScores> scores =
+      evaluate_induction(training.model(), task, mha::derive_seed(o.seed, 3000), o.eval_sequences);
   double min_accuracy = 1, min_previous = 1, min_induction = 1;
   for (const auto& s : scores) {
     min_accuracy = std::min(min_accuracy, s.accuracy);
@@ -95,17 +101,21 @@ void train(const TrainOptions& o) {
                 o.min_length, o.max_length, min_accuracy, min_previous, min_induction);
   std::printf("trained %d steps in %.1f s (%.0f steps/s), final loss %.3f\n%s\n", o.steps, seconds, o.steps / seconds,
               loss, summary);
+  if (o.phase_every > 0) {
+    if (phase_step) std::printf("phase change (induction score ≥ 0.7, checked every %d steps): step %d, %.1f s\n", o.phase_every, phase_step, phase_seconds);
+    else std::printf("phase change (induction score ≥ 0.7, checked every %d steps): not reached\n", o.phase_every);
+  }
 
-  char recipe[512];
-  std::snprintf(recipe, sizeof recipe,
+  char text[512];
+  std::snprintf(text, sizeof text,
                 "induction task [0, s1..sL, s1..sL], s uniform in 1..%d, L uniform in %d..%d per batch; batch %d; "
                 "%d steps; AdamW lr %g betas (0.9, 0.999) eps 1e-8, no weight decay; init uniform with std %g "
                 "(projections into the residual stream std/sqrt(2·layers)); seed %llu",
                 o.vocab - 1, o.min_length, o.max_length, o.batch, o.steps, o.lr, o.init_std,
                 static_cast<unsigned long long>(o.seed));
   const std::vector<uint8_t> bytes = mha::write_model(
-      trainer.weights(), c,
-      {{"recipe", recipe}, {"seed", std::to_string(o.seed)}, {"command", o.command}, {"evaluation", summary},
+      training.trainer().weights(), training.recipe().config,
+      {{"recipe", text}, {"seed", std::to_string(o.seed)}, {"command", o.command}, {"evaluation", summary},
        {"start_token", "0"}, {"tokenizer", "first-appearance"}});
   mha::write_file_atomically(o.out, bytes);
   mha::write_file_atomically(loss_csv_path(o.out), std::vector<uint8_t>(csv.begin(), csv.end()));
@@ -130,6 +140,8 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--min-length", o->min_length, "shortest repeated part L");
   cmd->add_option("--max-length", o->max_length, "longest repeated part L");
   cmd->add_option("--seed", o->seed, "seed of the initial weights and the data");
+  cmd->add_option("--phase-every", o->phase_every, "check the induction score every N steps and report the phase change (0: no)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--eval-sequences", o->eval_sequences, "fresh sequences per L for the final check")->check(CLI::Range(1, 100000));
   cmd->add_option("--out", o->out, "the model file (.safetensors); the loss curve goes beside it as .loss.csv")->required();
   cmd->callback([o, command_line] {

@@ -77,4 +77,45 @@ std::vector<InductionScores> evaluate_induction(const Model& model, const Induct
   return out;
 }
 
+double induction_score(const std::vector<InductionScores>& scores) {
+  if (scores.empty()) return 0.0;
+  double sum = 0.0;
+  for (const InductionScores& s : scores) sum += s.induction;
+  return sum / static_cast<double>(scores.size());
+}
+
+namespace {
+constexpr uint64_t kStreamData = 2000;   // the batches' stream of the seed, fixed forever
+constexpr uint64_t kStreamCheck = 4000;  // the phase-change check's sequences
+
+InductionRecipe checked(InductionRecipe r) {
+  if (!has_blocks(r.config.preset)) throw Error("the induction task trains an attn-only or gpt2 model");
+  if (r.task.min_length < 2 || r.task.max_length < r.task.min_length)
+    throw Error("the repeated part must be at least 2 tokens long, and min_length at most max_length");
+  if (r.batch < 1) throw Error("batch must be at least 1, got " + std::to_string(r.batch));
+  if (!(r.init_std > 0.0f)) throw Error("init_std must be positive");
+  if (!(r.adam.lr > 0.0f)) throw Error("the learning rate must be positive");
+  r.config.causal = true;
+  r.config.max_positions = 2 * r.task.max_length + 1;
+  r.task.vocab = r.config.vocab_size;
+  if (r.task.vocab < 3) throw Error("the vocabulary needs the start token and at least two more, got " + std::to_string(r.task.vocab));
+  validate_config(r.config);
+  return r;
+}
+}  // namespace
+
+InductionTraining::InductionTraining(InductionRecipe recipe)
+    : recipe_(checked(std::move(recipe))),
+      trainer_(recipe_.config, random_model_weights(recipe_.config, recipe_.init_std), recipe_.adam),
+      data_(derive_seed(recipe_.config.seed, kStreamData)) {}
+
+double InductionTraining::induction_score(int sequences) const {
+  return mha::induction_score(evaluate_induction(model(), recipe_.task, derive_seed(recipe_.config.seed, kStreamCheck), sequences));
+}
+
+float InductionTraining::step() {
+  const Batch batch = induction_batch(data_, recipe_.task, recipe_.batch);
+  return trainer_.step(batch.ids, batch.targets, batch.B, batch.T);
+}
+
 }  // namespace mha

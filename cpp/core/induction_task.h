@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "adam.h"
 #include "model.h"
 #include "random.h"
+#include "train.h"
 
 namespace mha {
 
@@ -41,5 +43,36 @@ struct InductionScores {
 // through the model, the scores averaged over them. The model must have at least 2 layers.
 std::vector<InductionScores> evaluate_induction(const Model& model, const InductionTask& task, uint64_t seed,
                                                 int sequences);
+
+// The mean over L of the best last-layer head's induction score: one number for "has the model
+// found induction yet" (the phase change is the first step where it passes 0.7).
+double induction_score(const std::vector<InductionScores>& scores);
+
+// A whole training run of the induction task, as `mha train`, the WebAssembly module and the
+// benchmarks drive it: weights drawn from config.seed, batches from their own stream of the seed.
+struct InductionRecipe {
+  Config config;       // attn-only or gpt2; max_positions is set to 2·max_length + 1
+  InductionTask task;  // task.vocab is config.vocab_size
+  int batch = 16;
+  AdamSettings adam;
+  float init_std = 0.1f;
+};
+
+class InductionTraining {
+ public:
+  explicit InductionTraining(InductionRecipe recipe);
+  float step();  // one batch; the loss before the update
+  // induction_score() of the current weights on `sequences` fresh sequences per L, always the same
+  // ones for a seed: the check for the phase change, shared by `mha train`, the module and benchmarks.
+  double induction_score(int sequences = 1) const;
+  const Trainer& trainer() const { return trainer_; }
+  const InductionRecipe& recipe() const { return recipe_; }
+  Model model() const { return Model::from_weights(recipe_.config, trainer_.weights()); }
+
+ private:
+  InductionRecipe recipe_;
+  Trainer trainer_;
+  Rng data_;
+};
 
 }  // namespace mha

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const createMha = require('../../web/mha.js');
-const { readSafetensors } = require('./safetensors.js');
+const { parseSafetensors, readSafetensors } = require('./safetensors.js');
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'build/native/mha');
@@ -282,4 +282,35 @@ test('the shipped .wasm runs SIMD128 code (no silent scalar fall-back)', () => {
   assert.ok(count(/\bf32x4\.mul\b/g) >= 10, `f32x4.mul appears ${count(/\bf32x4\.mul\b/g)} times`);
   assert.ok(count(/\bf32x4\.add\b/g) >= 10, 'f32x4.add');
   assert.ok(count(/\bv128\.load\b/g) >= 10, 'v128.load');
+});
+
+test('training in WASM gives the same bits as `mha train` natively: every loss and every weight', () => {
+  const recipe = { dModel: 32, heads: 4, vocabSize: 20, seed: 3, batch: 4, maxLength: 6, lr: 0.01 };
+  const out = path.join(tmp, 'trained.safetensors');
+  execFileSync(cli, ['train', '--d-model', '32', '--heads', '4', '--vocab', '20', '--seed', '3', '--batch', '4',
+    '--max-length', '6', '--lr', '0.01', '--steps', '25', '--eval-sequences', '1', '--out', out]);
+  const native = readSafetensors(out);
+  const nativeLosses = fs.readFileSync(out.replace(/\.safetensors$/, '.loss.csv'), 'utf8').trim().split('\n').slice(1)
+    .map((line) => Number(line.split(',')[1]));
+  const trainer = new mha.Trainer(recipe);
+  try {
+    const losses = Array.from(trainer.step(25));
+    assert.equal(trainer.stepsDone, 25);
+    // The CSV prints 6 significant digits.
+    losses.forEach((l, i) => assert.ok(Math.abs(l - nativeLosses[i]) <= 1e-5 * Math.abs(l), `loss ${i + 1}: ${l} vs ${nativeLosses[i]}`));
+    assert.ok(losses[24] < losses[0], 'the loss falls');
+    const ours = parseSafetensors(Buffer.from(trainer.modelFile()));
+    const names = Object.keys(native.tensors);
+    assert.ok(names.length >= 9);
+    for (const name of names) assertBitIdentical(ours.tensors[name].data, native.tensors[name].data, name);
+    const score = trainer.inductionScore(1);
+    assert.ok(score >= 0 && score <= 1);
+    const trace = trainer.runIds([0, 1, 2, 1, 2]);
+    assert.equal(trace.headAnalysis().layers.length, 2);
+    trace.delete();
+  } finally {
+    trainer.delete();
+  }
+  assert.throws(() => new mha.Trainer({ model: 'single', layers: 1 }), /trains an attn-only or gpt2 model/);
+  assert.throws(() => new mha.Trainer({ batch: 0 }), /batch must be at least 1/);
 });

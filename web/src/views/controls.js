@@ -10,6 +10,12 @@ export const EXAMPLES = [
   "The animal didn't cross the street because it was too tired.",
   '我们用 attention 看每个 token',
 ];
+// The trained model predicts what repeats: each example says something twice.
+export const TRAINED_EXAMPLES = [
+  '我是秦始皇，我是秦始皇',
+  'the cat sat on the mat because it was tired . the cat sat on the mat because it was tired',
+  '床前明月光 疑是地上霜 床前明月光 疑是地上霜',
+];
 
 const NUMBER_FIELDS = [
   { key: 'dModel', id: 'd-model', label: 'dModel', min: 1, max: 4096, list: [4, 8, 16, 32, 64, 128, 256, 512, 768, 1024] },
@@ -53,13 +59,15 @@ export function mountControls(root, store, runner) {
   const textField = h('label', { class: 'field field-text' }, labels.text, text, errorSlot('text', 'text'));
 
   labels.examples = h('span', { class: 'examples-label' });
-  const exampleButtons = EXAMPLES.map((ex, i) =>
-    h('button', { type: 'button', class: 'example', 'data-example': String(i), title: ex, onclick: () => {
-      text.value = ex;
-      onText();
-    } }, ex),
-  );
-  const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons);
+  const exampleButtons = (list) =>
+    list.map((ex, i) =>
+      h('button', { type: 'button', class: 'example', 'data-example': String(i), title: ex, onclick: () => {
+        text.value = ex;
+        onText();
+      } }, ex),
+    );
+  let examplesFor = store.state.settings.model;
+  const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons(examplesFor === 'trained' ? TRAINED_EXAMPLES : EXAMPLES));
 
   // Numbers.
   const numberFields = NUMBER_FIELDS.map((f) => {
@@ -116,6 +124,10 @@ export function mountControls(root, store, runner) {
   // Which fields apply: sizes for random weights; the layer for a model of several layers.
   function renderModel(state) {
     const trained = state.settings.model === 'trained';
+    if (examplesFor !== state.settings.model) {
+      examplesFor = state.settings.model;
+      examples.replaceChildren(labels.examples, ...exampleButtons(trained ? TRAINED_EXAMPLES : EXAMPLES));
+    }
     for (const field of randomOnly) if (field.hidden !== trained) field.hidden = trained;
     const config = state.result && state.result.config;
     const layers = config && config.model !== 'single' ? config.layers : 1;
