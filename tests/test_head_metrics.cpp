@@ -3,7 +3,12 @@
 
 #include <vector>
 
+#include <string>
+
+#include "error.h"
 #include "head_metrics.h"
+#include "safetensors.h"
+#include "stages.h"
 
 namespace {
 
@@ -108,4 +113,44 @@ TEST_CASE("labels follow the table, in its order") {
   m.entropy = 0.5;
   CHECK(std::string(mha::head_label(m)) == "mixed");
   CHECK(mha::head_label_rules().size() == 5);
+}
+
+TEST_CASE("every metric matches the numpy reference on the reference traces, to 1e-5") {
+  const std::string path = std::string(MHA_REFERENCE_DIR) + "/head_metrics.expected.json";
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = mha::read_file(path);
+  } catch (const mha::Error&) {
+    FAIL("missing " << path << "; regenerate with: /usr/bin/python3 tests/reference/head_metrics.py");
+  }
+  const nlohmann::json expected = nlohmann::json::parse(bytes.begin(), bytes.end());
+  REQUIRE(expected["format_version"] == "1");
+  int compared = 0;
+  for (const auto& [name, c] : expected["cases"].items()) {
+    CAPTURE(name);
+    const std::vector<uint8_t> trace_bytes = mha::read_file(std::string(MHA_REFERENCE_DIR) + "/" + name + ".expected.safetensors");
+    const mha::SafetensorsFile trace(trace_bytes.data(), trace_bytes.size());
+    const std::vector<int32_t> ids = c["ids"].get<std::vector<int32_t>>();
+    const bool causal = c["causal"].get<bool>();
+    const size_t layers = c["layers"].size();
+    for (size_t l = 0; l < layers; ++l) {
+      CAPTURE(l);
+      const mha::Tensor weights = trace.read_float(layers > 1 || trace.has("layers.0.weights") ? mha::layer_name(static_cast<int>(l), "weights") : "weights");
+      const int H = static_cast<int>(weights.shape[1]), T = static_cast<int>(weights.shape[2]);
+      const nlohmann::json ours = mha::analysis_to_json({mha::analyse_layer(weights.ptr(), H, T, ids, causal)})["layers"][0];
+      const nlohmann::json& want = c["layers"][l];
+      for (int h = 0; h < H; ++h)
+        for (const auto& [metric, value] : want["heads"][h].items()) {
+          CAPTURE(h);
+          CAPTURE(metric);
+          const nlohmann::json& got = ours["heads"][h][metric];
+          REQUIRE(got.is_null() == value.is_null());
+          if (!value.is_null()) CHECK(got.get<double>() == doctest::Approx(value.get<double>()).epsilon(1e-5));
+          ++compared;
+        }
+      for (int h = 0; h < H; ++h)
+        for (int g = 0; g < H; ++g) CHECK(ours["similarity"][h][g].get<double>() == doctest::Approx(want["similarity"][h][g].get<double>()).epsilon(1e-5));
+    }
+  }
+  CHECK(compared > 100);
 }

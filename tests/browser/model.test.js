@@ -50,7 +50,7 @@ const shown = () =>
       pipeline: [...root.querySelectorAll('[data-stage-button]')].map((b) => b.dataset.stageButton),
       apiLabels: s.result.heads.layers.map((l) => l.heads.map((x) => x.label)),
       panelLayer: panel && Number(panel.dataset.headsLayer),
-      panelLabels: panel && [...panel.querySelectorAll('tbody tr')].map((r) => r.dataset.label),
+      panelLabels: panel && [...panel.querySelectorAll('.heads-table tbody tr')].map((r) => r.dataset.label),
       right: summary && Number(summary.dataset.right),
       url: location.search,
     };
@@ -69,6 +69,15 @@ test('the default page: the trained model at layer 1, heads labelled by the core
   assert.deepEqual(s.panelLabels, s.apiLabels[1], 'the panel shows the labels the core computed');
   assert.ok(s.apiLabels[1].filter((l) => l === 'induction').length >= 2, `layer 1 has induction heads: ${s.apiLabels[1]}`);
   assert.ok(s.apiLabels[0].includes('previous_token'), `layer 0 has a previous-token head: ${s.apiLabels[0]}`);
+  // The similarity table shows the core's matrix; hovering a head's row marks its map.
+  const sim = await page.evaluate(() => {
+    const demo = document.querySelector('mha-demo');
+    const cells = [...demo.shadowRoot.querySelectorAll('.heads-panel .similarity td')].map((td) => td.textContent);
+    return { cells, api: demo.state.result.heads.layers[1].similarity.flat().map((v) => v.toFixed(2)) };
+  });
+  assert.deepEqual(sim.cells, sim.api);
+  await page.locator('.heads-table tbody tr[data-head="2"]').hover();
+  assert.ok(await page.locator('[data-tensor="weights"] .head-tile[data-head="2"].highlight').count(), 'the hovered head\'s map is marked');
   fs.mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SHOTS, 'trained-attend.png') });
 

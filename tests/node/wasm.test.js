@@ -314,3 +314,22 @@ test('training in WASM gives the same bits as `mha train` natively: every loss a
   assert.throws(() => new mha.Trainer({ model: 'single', layers: 1 }), /trains an attn-only or gpt2 model/);
   assert.throws(() => new mha.Trainer({ batch: 0 }), /batch must be at least 1/);
 });
+
+test('head analysis: the CLI (mha heads --json) and the module agree on every metric, with a head switched off', () => {
+  const modelPath = path.join(root, 'models/induction.safetensors');
+  const ids = [0, 5, 9, 23, 41, 7, 5, 9, 23, 41, 7];
+  const cliJson = JSON.parse(execFileSync(cli, ['heads', '--model', modelPath, '--ids', ids.join(','), '--ablate', '0.3', '--json'], { encoding: 'utf8' }));
+  const model = new mha.Model();
+  model.loadModel(fs.readFileSync(modelPath));
+  const trace = model.runIds(ids, { switchedOff: [[0, 3]] });
+  try {
+    const ours = trace.headAnalysis();
+    assert.equal(ours.layers.length, 2);
+    assert.deepEqual(ours, cliJson);
+    const labels = ours.layers.map((l) => l.heads.map((h) => h.label));
+    assert.ok(labels[1].includes('induction'), `layer 1: ${labels[1]}`);
+  } finally {
+    trace.delete();
+    model.delete();
+  }
+});

@@ -12,7 +12,7 @@ export const DEFAULTS = { text: '我是秦始皇', dModel: 512, heads: 8, kvHead
 export const TRAINED_DEFAULTS = { text: '我是秦始皇，我是秦始皇', stage: 'attend' };
 export const CONTROLS = ['full', 'minimal', 'none'];
 export const LAYOUTS = ['pytorch', 'llama', 'gpt2'];
-export const SHOWS = ['weights', 'scores'];
+export const SHOWS = ['weights', 'scores', 'raw'];
 
 // attribute name -> settings key (the numbers and text the core runs on)
 export const SETTING_ATTRS = {

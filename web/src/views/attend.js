@@ -23,9 +23,11 @@ function scaleFor(mode, tensor) {
 
 // What the maps of the current state show: the tensor, its colour scale and the mask.
 function picture(state) {
-  const name = state.attendMode === 'scores' ? 'scores' : 'weights';
+  // Three steps: the raw scores (every entry, the future too), the mask applied, the softmax.
+  const name = { raw: 'raw_scores', scores: 'scores' }[state.attendMode] || 'weights';
   const tensor = state.result.tensors[name];
-  return { name, tensor, scale: scaleFor(state.attendMode, tensor), masked: state.result.config.causal ? (r, c) => c > r : null };
+  const masked = state.result.config.causal && name !== 'raw_scores' ? (r, c) => c > r : null;
+  return { name, tensor, scale: scaleFor(state.attendMode, tensor), masked };
 }
 
 // The DOM of a part is drawn from the structure and the weights-or-scores choice.
@@ -49,7 +51,7 @@ function attendBar(state, actions) {
   };
   show(state.result.config.causal);
   const note = h('p', { class: 'mask-note' }, on, off);
-  const bar = h('div', { class: 'attend-bar' }, h('div', { class: 'segmented', role: 'group' }, button('weights', 'attend.showWeights'), button('scores', 'attend.showScores')), note);
+  const bar = h('div', { class: 'attend-bar' }, h('div', { class: 'segmented', role: 'group' }, button('raw', 'attend.showRaw'), button('scores', 'attend.showScores'), button('weights', 'attend.showWeights')), note);
   return live(bar, (s) => {
     if (s.lang !== lang || s.attendMode !== attendMode) return false;
     show(s.result.config.causal);

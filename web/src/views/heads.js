@@ -6,7 +6,31 @@ import { h, live, setText } from '../dom.js';
 import { t } from '../i18n.js';
 import { headColor } from './colors.js';
 
-const METRICS = ['previous_token', 'induction', 'entropy'];
+const METRICS = ['previous_token', 'induction', 'duplicate_token', 'first_token', 'self', 'entropy'];
+// Every metric the core computes, for the formulas under the table.
+const ALL_METRICS = ['entropy', 'self', 'previous_token', 'first_token', 'locality', 'distance', 'distance_normalised', 'induction', 'duplicate_token'];
+
+// The heads × heads similarity as a small table of shaded cells (1 = the same rows, 0 = disjoint).
+function similarityTable(lang, H) {
+  const cells = [];
+  const table = h('table', { class: 'similarity', 'aria-label': t(lang, 'heads.similarity') },
+    h('thead', {}, h('tr', {}, h('th', {}, ''), Array.from({ length: H }, (_, g) => h('th', { scope: 'col', style: { '--head': headColor(g) } }, `h${g}`)))),
+    h('tbody', {}, Array.from({ length: H }, (_, hd) => h('tr', {}, h('th', { scope: 'row', style: { '--head': headColor(hd) } }, `h${hd}`),
+      Array.from({ length: H }, (_, g) => {
+        const td = h('td', { 'data-pair': `${hd}.${g}` });
+        cells.push({ td, hd, g });
+        return td;
+      })))));
+  const fill = (similarity) => {
+    for (const { td, hd, g } of cells) {
+      const v = similarity[hd][g];
+      td.style.setProperty('--s', v === null ? '0' : String(v));
+      td.style.color = v !== null && v > 0.55 ? '#fff' : '#111'; // readable on the dark cells too
+      setText(td, v === null ? t(lang, 'none') : v.toFixed(2));
+    }
+  };
+  return { table, fill };
+}
 
 const fmt = (v) => (v === null || v === undefined ? null : v.toFixed(2));
 
@@ -39,11 +63,20 @@ export function headsPanel(state, actions) {
       h('td', {}, label),
       cells.map((c) => c.td),
       h('td', {}, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'heads.on')))));
+    // Hovering a head's row marks its map in the grid above.
+    const mark = (on) => {
+      const tile = tr.getRootNode().querySelector && tr.getRootNode().querySelector(`section[data-stage="attend"] [data-tensor="weights"] .head-tile[data-head="${hd}"]`);
+      if (tile) tile.classList.toggle('highlight', on);
+    };
+    tr.addEventListener('mouseenter', () => mark(true));
+    tr.addEventListener('mouseleave', () => mark(false));
     rows.push({ tr, label, cells, toggle });
   }
 
+  const sim = similarityTable(lang, H);
   function fill(s) {
     const analysis = analysisOf(s);
+    sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
     analysis.heads.forEach((m, hd) => {
       const row = rows[hd];
@@ -70,7 +103,11 @@ export function headsPanel(state, actions) {
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
         METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) }, t(lang, `metric.${m}`))),
         h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')))),
-      h('tbody', {}, rows.map((r) => r.tr))));
+      h('tbody', {}, rows.map((r) => r.tr))),
+    h('div', { class: 'heads-more' },
+      h('div', {}, h('h4', {}, t(lang, 'heads.similarity')), h('p', { class: 'hint' }, t(lang, 'heads.similarityHelp')), sim.table),
+      h('details', { class: 'metric-formulas' }, h('summary', {}, t(lang, 'heads.formulas')),
+        h('dl', {}, ALL_METRICS.map((m) => [h('dt', {}, t(lang, `metric.${m}`)), h('dd', { html: t(lang, `metric.formula.${m}`) })])))));
   return live(panel, (s) => {
     const analysis = analysisOf(s);
     if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H) return false;
