@@ -135,3 +135,44 @@ test('the trained model loads from file:// too (mha-trained.js beside mha-demo.j
   assert.ok(s.apiLabels[1].includes('induction'));
   suite.assertNoProblems();
 });
+
+test('training in the page: induction heads form within 90 s, events carry the numbers, pause, resume and reset', { timeout: 150_000 }, async () => {
+  await open(server.url);
+  await page.evaluate(() => {
+    const demo = document.querySelector('mha-demo');
+    window.__progress = [];
+    window.__ends = [];
+    demo.addEventListener('trainprogress', (e) => window.__progress.push(e.detail));
+    demo.addEventListener('trainend', (e) => window.__ends.push(e.detail));
+  });
+  const started = Date.now();
+  await page.locator('[data-train="start"]').click();
+  await page.waitForFunction(() => window.__progress.some((p) => p.induction >= 0.7), null, { timeout: 90_000 });
+  const seconds = (Date.now() - started) / 1000;
+  const last = await page.evaluate(() => window.__progress[window.__progress.length - 1]);
+  assert.ok(last.step > 0 && last.stepsPerSecond > 0 && Number.isFinite(last.loss), JSON.stringify(last));
+  assert.equal(last.heads.length, 8, 'both layers, four heads each');
+  for (const h of last.heads) assert.ok([0, 1].includes(h.layer) && h.head >= 0 && h.head < 4 && typeof h.label === 'string');
+  assert.ok(last.heads.some((h) => h.layer === 1 && h.label === 'induction'), 'layer 1 has turned into induction heads');
+  assert.ok(last.phaseStep > 0, 'the phase change is marked');
+  const gaps = await page.evaluate(() => window.__progress.slice(1).map((p, i) => p.step - window.__progress[i].step));
+  assert.ok(gaps.length >= 3, 'reports keep coming while it trains');
+  console.log(`# training in Chromium: induction ≥ 0.7 after ${seconds.toFixed(1)} s (step ${last.step}, ${last.stepsPerSecond.toFixed(0)} steps/s)`);
+  await page.locator('.train-panel').screenshot({ path: path.join(SHOTS, 'train-panel.png') });
+
+  // Pause: the step stops moving and trainend says why; the stage can change meanwhile.
+  await page.evaluate(() => document.querySelector('mha-demo').pause());
+  await page.waitForFunction(() => window.__ends.length === 1, null, { timeout: WAIT });
+  assert.equal(await page.evaluate(() => window.__ends[0].reason), 'paused');
+  const paused = await page.evaluate(() => document.querySelector('mha-demo').training.step);
+  await page.evaluate(() => window.mhaPage.goTo('predict'));
+  await page.waitForTimeout(400);
+  assert.equal(await page.evaluate(() => document.querySelector('mha-demo').training.step), paused, 'paused means paused');
+  // Resume from where it was; reset starts again from a new seed.
+  await page.evaluate(() => document.querySelector('mha-demo').train());
+  await page.waitForFunction((s) => document.querySelector('mha-demo').training.step > s, paused, { timeout: WAIT });
+  await page.evaluate(() => document.querySelector('mha-demo').resetTraining(7));
+  await page.waitForFunction(() => document.querySelector('mha-demo').training.step === 0 && !document.querySelector('mha-demo').training.running, null, { timeout: WAIT });
+  assert.equal(await page.locator('[data-train="download"]').isDisabled(), true, 'nothing to download after a reset');
+  suite.assertNoProblems();
+});

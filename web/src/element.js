@@ -1,7 +1,10 @@
 // <mha-demo>: the whole explorer as a custom element. Attributes in, a picture in its own shadow
 // root out; several on one page share one WebAssembly module but each has its own model and store.
-//   events: stagechange {stage}, error {message, attribute}
-//   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev()
+//   events: stagechange {stage}, error {message, attribute},
+//           trainprogress {step, loss, stepsPerSecond, induction, phaseStep, heads: [{layer, head, previousToken, induction, label}]},
+//           trainend {step, loss, reason: 'paused' | 'done' | 'reset'}
+//   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev(),
+//        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state)
 // Learner edits (controls, stage, head, language) are written back to the attributes, so the
 // attributes always say what is shown; index.html turns them into its permalink.
 import css from './widget.css';
@@ -20,6 +23,7 @@ import { mountNav } from './views/nav.js';
 import { mountSections, stepsKey } from './views/sections.js';
 import { stepsOf } from './steps.js';
 import { mountStatus } from './views/status.js';
+import { mountTrainPanel } from './views/train.js';
 import { hideTip } from './views/tooltip.js';
 
 let loadModule = null;
@@ -127,6 +131,23 @@ export class MhaDemo extends HTMLElement {
     return stageIdsOf(this._store.state.result);
   }
 
+  // Training the trained model's recipe from scratch, in a worker (views/train.js).
+  train() {
+    if (this._training) this._training.start();
+  }
+
+  pause() {
+    if (this._training) this._training.pause();
+  }
+
+  resetTraining(seed) {
+    if (this._training) this._training.reset(seed);
+  }
+
+  get training() {
+    return this._training ? this._training.state : null;
+  }
+
   goTo(stage) {
     const ids = this.stages;
     if (!ids || ids.includes(stage)) this._store.set({ stage });
@@ -159,6 +180,7 @@ export class MhaDemo extends HTMLElement {
   // A demo taken off the page lets its worker go; a new one starts with the next large run.
   disconnectedCallback() {
     if (this._worker) this._worker.stop();
+    if (this._training) this._training.pause();
   }
 
   attributeChangedCallback() {
@@ -325,11 +347,34 @@ export class MhaDemo extends HTMLElement {
       this._frame.append(top);
     }
     this._frame.append(banner, problems, progress, stages);
+    if (mode === 'full' && makeWorkerURL && typeof Worker === 'function') this._mountTraining(store);
     this._problems = problems;
     this._stagesEl = stages;
     this._sections = null;
     if (store.state.result) this._mountSections();
     this._renderProblems(store.state);
+  }
+
+  // The training panel, kept across stages and across controls rebuilds (its worker goes on).
+  _mountTraining(store) {
+    if (!this._trainingRoot) {
+      this._trainingRoot = h('div', { class: 'train-root' });
+      const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+      this._training = mountTrainPanel(this._trainingRoot, this._store, () => new Worker(makeWorkerURL()), {
+        onProgress: fire('trainprogress'),
+        onEnd: fire('trainend'),
+      });
+    }
+    const show = (s) => {
+      this._trainingRoot.hidden = s.settings.model !== 'trained';
+    };
+    show(store.state);
+    store.subscribe((s, changed) => {
+      if (changed.has('settings')) show(s);
+      if (changed.has('lang')) this._training.render();
+      if (changed.has('result')) this._training.probe();
+    });
+    this._frame.append(this._trainingRoot);
   }
 
   _mountSections() {

@@ -275,6 +275,25 @@ export const STRINGS = {
   'label.mixed': { en: 'mixed', zh: '混合' },
   none: { en: '—', zh: '—' },
 
+  'train.title': { en: 'Train it yourself', zh: '自己训练一遍' },
+  'train.intro': {
+    en: 'The same recipe, from random weights, in this page (a Web Worker runs the C++ trainer). Watch the loss, and layer 1’s heads turn from noise into induction heads at the phase change — usually within a few hundred steps of each other, all at once.',
+    zh: '同样的配方，从随机权重开始，就在本页中训练（Web Worker 里运行 C++ 训练器）。看损失曲线，看第 1 层的头在“相变”时从噪声突然变成归纳头。',
+  },
+  'train.start': { en: 'Start', zh: '开始' },
+  'train.resume': { en: 'Resume', zh: '继续' },
+  'train.pause': { en: 'Pause', zh: '暂停' },
+  'train.reset': { en: 'Reset (new seed)', zh: '重置（新种子）' },
+  'train.download': { en: 'Download weights', zh: '下载权重' },
+  'train.size': { en: 'size', zh: '大小' },
+  'train.size.standard': { en: 'as shipped: d_model 64, 4 heads', zh: '与发布的一致：d_model 64，4 个头' },
+  'train.size.small': { en: 'small, for phones: d_model 32, 2 heads', zh: '小，适合手机：d_model 32，2 个头' },
+  'train.idle': { en: 'Not started.', zh: '尚未开始。' },
+  'train.readout': { en: 'step {step} · {rate} steps/s · loss {loss} · induction score {ind}', zh: '第 {step} 步 · 每秒 {rate} 步 · 损失 {loss} · 归纳得分 {ind}' },
+  'train.phaseAt': { en: 'phase change, step {step}', zh: '相变，第 {step} 步' },
+  'train.curveLabel': { en: 'Loss curve up to step {step}', zh: '到第 {step} 步的损失曲线' },
+  'train.mapLabel': { en: 'layer {l}, head {h}: {label}', zh: '第 {l} 层，头 {h}：{label}' },
+
   // tensor captions
   'cap.token_embedding': { en: 'token embedding × √d_model', zh: '词嵌入 × √d_model' },
   'cap.position_encoding': { en: 'sinusoidal position encoding', zh: '正弦位置编码' },

@@ -3,7 +3,9 @@
 // arrive as bytes once per file. Messages:
 //   in   {id, settings, weights: null | {key, layout, layer, bytes?}}   (bytes only when new to it)
 //   out  {id, result, ms} | {id, error: {message, phase}} (MhaError) | {id, fatal: message}
+// A message with a `train` field goes to the training loop instead (training.js).
 import { Engine } from './engine.js';
+import { trainingMessage } from './training.js';
 
 const ready = self.createMha();
 let engine = null;
@@ -16,6 +18,10 @@ self.onmessage = async (ev) => {
     mha = await ready;
   } catch (e) {
     self.postMessage({ id, fatal: String((e && e.message) || e) });
+    return;
+  }
+  if (ev.data.train) {
+    trainingMessage(mha, ev.data, (msg, transfer) => self.postMessage(msg, transfer || []));
     return;
   }
   if (!engine) engine = new Engine(mha);

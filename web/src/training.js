@@ -1,0 +1,86 @@
+// The training loop, inside the demo's training worker (worker.js hands it every message with a
+// `train` field). It steps the core's Trainer (web/mha.js) for about STEP_MS at a time, then reports
+// and yields, so pause and reset are heard within a chunk and the page gets news ~4 times a second.
+//   in   {train: 'start', options, probe: ids} | {train: 'pause'} | {train: 'probe', probe: ids}
+//        | {train: 'reset', options, probe} | {train: 'file'}
+//   out  {train: 'progress', step, losses (new since the last report), stepsPerSecond, induction,
+//         running, probe: {T, ids, weights: [Float32Array (heads, T, T) per layer], heads}}
+//        | {train: 'file', bytes} | {train: 'error', message}
+const STEP_MS = 200;
+
+let trainer = null;
+let running = false;
+let probe = null; // ids whose head maps are shown while training
+let busySeconds = 0;
+let stepsTimed = 0;
+let sent = 0; // losses already reported
+let losses = [];
+
+function report(mha, post) {
+  const out = { train: 'progress', step: trainer.stepsDone, running, stepsPerSecond: busySeconds > 0 ? stepsTimed / busySeconds : 0 };
+  out.losses = Float32Array.from(losses.slice(sent));
+  sent = losses.length;
+  out.induction = trainer.inductionScore(1);
+  const transfer = [out.losses.buffer];
+  if (probe && probe.length) {
+    const trace = trainer.runIds(probe);
+    try {
+      const config = trace.config();
+      const weights = [];
+      for (let l = 0; l < config.layers; l++) weights.push(trace.data(`layers.${l}.weights`));
+      out.probe = { T: probe.length, ids: probe, weights, heads: trace.headAnalysis() };
+      transfer.push(...weights.map((w) => w.buffer));
+    } finally {
+      trace.delete();
+    }
+  }
+  post(out, transfer);
+}
+
+function loop(mha, post) {
+  if (!running || !trainer) return;
+  const t0 = performance.now();
+  try {
+    while (performance.now() - t0 < STEP_MS) losses.push(...trainer.step(5));
+  } catch (e) {
+    running = false;
+    post({ train: 'error', message: String((e && e.message) || e) });
+    return;
+  }
+  busySeconds += (performance.now() - t0) / 1000;
+  stepsTimed = trainer.stepsDone;
+  report(mha, post);
+  setTimeout(() => loop(mha, post), 0);
+}
+
+export function trainingMessage(mha, msg, post) {
+  try {
+    if (msg.probe) probe = msg.probe;
+    if (msg.train === 'reset' || (msg.train === 'start' && !trainer)) {
+      if (trainer) trainer.delete();
+      trainer = new mha.Trainer(msg.options || {});
+      losses = [];
+      sent = 0;
+      busySeconds = 0;
+      stepsTimed = 0;
+    }
+    if (msg.train === 'start' && !running) {
+      running = true;
+      loop(mha, post);
+    } else if (msg.train === 'pause') {
+      running = false;
+      report(mha, post);
+    } else if (msg.train === 'reset') {
+      running = false;
+      report(mha, post);
+    } else if (msg.train === 'probe' && trainer && !running) {
+      report(mha, post);
+    } else if (msg.train === 'file' && trainer) {
+      const bytes = trainer.modelFile();
+      post({ train: 'file', bytes }, [bytes.buffer]);
+    }
+  } catch (e) {
+    running = false;
+    post({ train: 'error', message: String((e && e.message) || e) });
+  }
+}
