@@ -185,7 +185,14 @@
     // WebAssembly memory held by the module, in bytes. It only grows, so this is also the peak.
     const memoryBytes = () => core.memoryBytes();
 
-    return { Model, Trainer, MhaError, STAGES, stageTable, memoryBytes };
+    // The layout a safetensors file's tensor names imply: 'gpt2', 'attn-only', 'llama' or 'pytorch'.
+    const guessLayout = (bytes) => {
+      const out = core.guessLayout(bytes);
+      if (out.error !== undefined) throw new MhaError(out.error);
+      return out.layout;
+    };
+
+    return { Model, Trainer, MhaError, STAGES, stageTable, guessLayout, memoryBytes };
   }
 
   createMha.MhaError = MhaError;

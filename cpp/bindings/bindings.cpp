@@ -28,6 +28,7 @@ EMSCRIPTEN_BINDINGS(mha) {
 
   function("memoryBytes", &memory_bytes);
   function("stageTable", &mha_wasm::stage_table_object);
+  function("guessLayout", &mha_wasm::guess_layout_object);
 
   class_<ModelHandle>("RawModel")
       .constructor<>()

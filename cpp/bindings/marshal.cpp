@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "error.h"
+#include "model_file.h"
+#include "safetensors.h"
 #include "stages.h"
 
 namespace mha_wasm {
@@ -160,6 +162,17 @@ val stage_table_object() {
   out.set("stages", stages);
   out.set("tensors", tensors);
   out.set("stagesOf", presets);
+  return out;
+}
+
+val guess_layout_object(const val& bytes) {
+  val out = val::object();
+  try {
+    const std::vector<uint8_t> data = bytes_from_js(bytes);
+    out.set("layout", mha::guess_layout(mha::SafetensorsFile(data.data(), data.size())));
+  } catch (const std::exception& e) {
+    out.set("error", std::string(e.what()));
+  }
   return out;
 }
 

@@ -176,3 +176,39 @@ test('training in the page: induction heads form within 90 s, events carry the n
   assert.equal(await page.locator('[data-train="download"]').isDisabled(), true, 'nothing to download after a reset');
   suite.assertNoProblems();
 });
+
+test('open your own model: a whole model file, a single PyTorch layer, and a bad file that changes nothing', { timeout: TEST_TIMEOUT }, async () => {
+  await open(server.url);
+  // A whole model through the picker: the shipped one, as a learner who downloaded it would.
+  await page.locator('#model-file').setInputFiles(path.join(ROOT, 'models', 'induction.safetensors'));
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.settings.model === 'file', null, { timeout: WAIT });
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.result.config.model === 'attn-only', null, { timeout: WAIT });
+  let s = await shown();
+  assert.equal(s.config.layers, 2);
+  assert.match(await page.locator('.trained-note').textContent(), /induction\.safetensors: attn-only, 2 layers/);
+  await page.waitForFunction(() => /model=file.*file=induction\.safetensors/.test(location.search), null, { timeout: WAIT });
+
+  // A bad file: one message, and the model shown stays as it was.
+  const before = await page.evaluate(() => document.querySelector('mha-demo').state.result);
+  await page.locator('#model-file').setInputFiles({ name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from([1, 2, 3]) });
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.errors.model, null, { timeout: WAIT });
+  const after = await page.evaluate(() => ({ error: document.querySelector('mha-demo').state.errors.model, model: document.querySelector('mha-demo').state.settings.model }));
+  assert.match(after.error, /^broken\.safetensors: /);
+  assert.equal(after.model, 'file');
+  assert.equal(await page.evaluate((r) => document.querySelector('mha-demo').state.result.text === r.text, before), true);
+  assert.ok(await page.locator('.attr-errors li[data-attribute="model"]').count(), 'the message is shown in the demo');
+
+  // One PyTorch attention layer: random mode with the file's weights (d_model 24 from the file).
+  await page.locator('#model-file').setInputFiles(path.join(ROOT, 'tests', 'reference', 'data', 'pytorch_mha.weights.safetensors'));
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.result.config.model === 'single' && document.querySelector('mha-demo').state.result.config.dModel === 24, null, { timeout: WAIT });
+  s = await shown();
+  assert.deepEqual(s.stages, ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output']);
+  suite.assertNoProblems();
+});
+
+test('a permalink to an opened file asks for the file again', { timeout: TEST_TIMEOUT }, async () => {
+  await page.goto(`${server.url}?model=file&file=mine.safetensors`);
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.errors.model, null, { timeout: WAIT });
+  const error = await page.evaluate(() => document.querySelector('mha-demo').state.errors.model);
+  assert.match(error, /open the model file 'mine\.safetensors' again/);
+});

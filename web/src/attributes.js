@@ -5,7 +5,7 @@
 // whose heads do nameable things; 'random', one attention layer of any size with seeded weights (the
 // shapes lesson). Without a model attribute a demo shows the trained model, unless it sets sizes or
 // weights (embeds written before the trained model existed keep what they showed).
-export const MODELS = ['trained', 'random'];
+export const MODELS = ['trained', 'random', 'file'];
 export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
 export const DEFAULTS = { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: null, causal: false, seed: 1 };
 // The trained model reads only which tokens repeat: a sentence said twice shows its induction heads.
@@ -17,7 +17,7 @@ export const SHOWS = ['weights', 'scores', 'raw'];
 // attribute name -> settings key (the numbers and text the core runs on)
 export const SETTING_ATTRS = {
   model: 'model', text: 'text', 'd-model': 'dModel', heads: 'heads', 'kv-heads': 'kvHeads', causal: 'causal', seed: 'seed',
-  ablate: 'switchedOff', 'view-layer': 'layer',
+  ablate: 'switchedOff', 'view-layer': 'layer', file: 'file',
 };
 export const ATTR_OF = Object.fromEntries(Object.entries(SETTING_ATTRS).map(([a, k]) => [k, a]));
 // what the element shows and how: not a reason to run the core again
@@ -25,7 +25,7 @@ export const VIEW_ATTRS = ['stage', 'head', 'lang', 'show', 'controls'];
 export const WEIGHT_ATTRS = ['weights', 'layout', 'layer'];
 export const ALL_ATTRS = [...Object.keys(SETTING_ATTRS), ...VIEW_ATTRS, ...WEIGHT_ATTRS];
 // the attributes a permalink or an embed snippet carries, in this order
-export const PERMALINK_ATTRS = ['model', 'text', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'stage', 'head', 'show', 'lang'];
+export const PERMALINK_ATTRS = ['model', 'file', 'text', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'stage', 'head', 'show', 'lang'];
 
 const WHOLE = /^\s*-?\d+\s*$/;
 
@@ -77,10 +77,11 @@ export function parse(get) {
   const rawModel = get('model');
   const sized = SIZE_ATTRS.some((a) => get(a) !== null);
   const model = rawModel === null || rawModel === '' ? (sized ? 'random' : 'trained') : take('model', oneOf('model', rawModel, MODELS), sized ? 'random' : 'trained');
-  const trained = model === 'trained';
+  const trained = model !== 'random';
   const switchedOff = parseHeadList(get('ablate'), errors);
   const settings = {
     model,
+    file: get('file'),
     layer: get('view-layer') === null ? null : num('view-layer', null, 0),
     switchedOff,
     text: text === null ? (trained ? TRAINED_DEFAULTS.text : DEFAULTS.text) : text,
@@ -139,8 +140,9 @@ export const headListText = (pairs) => pairs.map(([l, hd]) => `${l}.${hd}`).join
 export function toAttributes({ settings, stage, head, show, lang }) {
   const out = [];
   const push = (name, value) => out.push([name, value]);
-  const trained = settings.model === 'trained';
-  if (trained) push('model', 'trained');
+  const trained = settings.model !== 'random';
+  if (trained) push('model', settings.model);
+  if (settings.model === 'file' && settings.file) push('file', settings.file);
   push('text', settings.text);
   if (!trained) {
     push('d-model', String(settings.dModel));

@@ -144,6 +144,33 @@ export class MhaDemo extends HTMLElement {
     if (this._training) this._training.reset(seed);
   }
 
+  // Opens a model from a File (or Blob with a name): a whole model (gpt2, attn-only) becomes the
+  // model shown; a single attention layer (pytorch, llama) becomes the weights of random mode.
+  // Read with the File API, so it works from file:// too. A file that fails leaves everything as it was
+  // and says why. Resolves to {name, layout, kind}.
+  async openFile(file) {
+    const name = file.name || 'model.safetensors';
+    const store = this._store;
+    let opened;
+    try {
+      if (!this._engine) throw new Error('the core is still loading');
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      opened = this._engine.openFile(name, bytes);
+      if (opened.kind === 'weights') {
+        store.set({ weights: { url: name, layout: opened.layout, layer: 0, bytes, file: true } });
+        store.set({ settings: { ...store.state.settings, model: 'random', file: null }, errors: {} });
+      } else {
+        store.set({ settings: { ...store.state.settings, model: 'file', file: name, layer: null, switchedOff: [] }, errors: {} });
+      }
+    } catch (e) {
+      const message = `${name}: ${(e && e.message) || e}`;
+      store.set({ errors: { ...store.state.errors, model: message } });
+      throw new Error(message);
+    }
+    this._runner.request('model');
+    return { name, layout: opened.layout, kind: opened.kind };
+  }
+
   get training() {
     return this._training ? this._training.state : null;
   }
@@ -227,7 +254,9 @@ export class MhaDemo extends HTMLElement {
     const settingsChanged = changedKey !== undefined;
     if (settingsChanged) patch.settings = p.settings;
     const w = store.state.weights;
-    const weightsChanged = (p.weights && p.weights.url) !== (w && w.url) || (p.weights && w && (p.weights.layout !== w.layout || p.weights.layer !== w.layer));
+    // Weights opened from a file have no attribute to say so: only a weights attribute replaces them.
+    const weightsChanged = !(w && w.file && !p.weights) &&
+      ((p.weights && p.weights.url) !== (w && w.url) || (p.weights && w && (p.weights.layout !== w.layout || p.weights.layer !== w.layer)));
     if (weightsChanged) patch.weights = p.weights ? { ...p.weights, bytes: null } : null;
     store.set(patch);
     if (weightsChanged && p.weights) this._fetchWeights(p.weights);
@@ -328,7 +357,7 @@ export class MhaDemo extends HTMLElement {
       const top = h('div', { class: 'top' });
       if (mode === 'full') {
         const controls = h('div', { id: 'controls', class: 'controls' });
-        mountControls(controls, store, this._runner);
+        mountControls(controls, store, this._runner, (file) => this.openFile(file).catch(() => {}));
         top.append(h('div', { class: 'topbar' }, controls), h('div', { class: 'statusbar' }, status), pipeline);
       } else {
         const lang = h('button', { id: 'lang', type: 'button', class: 'lang', onclick: () => store.set({ lang: store.state.lang === 'en' ? 'zh' : 'en' }) });
@@ -347,6 +376,14 @@ export class MhaDemo extends HTMLElement {
       this._frame.append(top);
     }
     this._frame.append(banner, problems, progress, stages);
+    // A model file dropped anywhere on the demo opens like the picker's.
+    this._frame.addEventListener('dragover', (ev) => ev.preventDefault());
+    this._frame.addEventListener('drop', (ev) => {
+      const file = ev.dataTransfer && ev.dataTransfer.files[0];
+      if (!file) return;
+      ev.preventDefault();
+      this.openFile(file).catch(() => {});
+    });
     if (mode === 'full' && makeWorkerURL && typeof Worker === 'function') this._mountTraining(store);
     this._problems = problems;
     this._stagesEl = stages;
@@ -435,7 +472,7 @@ export class MhaDemo extends HTMLElement {
         const known = this._lastStageIds && this._lastStageIds.includes(state.stage);
         const others = state.attrErrors.filter((e) => e.attribute !== 'stage');
         const message = `stage '${state.stage}' is not a stage of this model; its stages are ${ids.join(', ')}`;
-        const fallback = ids.includes('attend') && state.settings.model === 'trained' ? 'attend' : ids[0];
+        const fallback = ids.includes('attend') && state.settings.model !== 'random' ? 'attend' : ids[0];
         this._lastStageIds = ids;
         this._store.set({ stage: fallback, attrErrors: known ? others : [...others, { attribute: 'stage', message }] });
         return;
@@ -491,7 +528,7 @@ export class MhaDemo extends HTMLElement {
     const writes = [];
     const s = state.settings;
     if (state.result && Object.keys(state.errors).length === 0 && !sameSettings(p.settings, s)) {
-      writes.push(['model', s.model], ['text', s.text], ['view-layer', s.layer === null ? null : String(s.layer)],
+      writes.push(['model', s.model], ['file', s.model === 'file' ? s.file : null], ['text', s.text], ['view-layer', s.layer === null ? null : String(s.layer)],
         ['ablate', s.switchedOff.length ? headListText(s.switchedOff) : null]);
       if (s.model === 'random') writes.push(['d-model', String(s.dModel)], ['heads', String(s.heads)], ['kv-heads', String(s.kvHeads)], ['seed', String(s.seed)], ['causal', s.causal ? '' : null]);
     }

@@ -36,6 +36,7 @@ export class Engine {
     this.mha = mha;
     this.trained = trained;
     this.missing = missing;
+    this.file = null; // {name, bytes, layout}: a whole model the learner opened
     this.model = null;
     this.tiny = null;
     this.modelKey = null; // what this.model was last built from
@@ -50,6 +51,7 @@ export class Engine {
   // and from runText() as {phase: 'text'}.
   run(settings, weights = null) {
     if (settings.model === 'trained') return this._runTrained(settings);
+    if (settings.model === 'file') return this._runFile(settings);
     const options = { model: 'single', layers: 1, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, causal: settings.causal, seed: settings.seed };
     const key = JSON.stringify([options, weights && [weights.key, weights.layout, weights.layer]]);
     if (key !== this.modelKey) {
@@ -80,6 +82,40 @@ export class Engine {
       this.model.loadModel(this.trained);
       this.modelKey = 'trained';
     }
+    return this._runBlocks(settings);
+  }
+
+  // A whole model the learner opened (openFile): kept here, loaded again after another model ran.
+  _runFile(settings) {
+    const file = this.file;
+    if (!file) {
+      const name = settings.file ? ` '${settings.file}'` : '';
+      throw Object.assign(new this.mha.MhaError(`open the model file${name} again: a page may not read a file from your disk by itself`), { phase: 'model' });
+    }
+    if (this.modelKey !== `file:${file.name}`) {
+      this.model.loadModel(file.bytes, { layout: file.layout });
+      this.modelKey = `file:${file.name}`;
+    }
+    return this._runBlocks(settings);
+  }
+
+  // A file's bytes as a model: whole models (gpt2, attn-only) are loaded here, once, and checked;
+  // a single attention layer (pytorch, llama) goes the way of weights from a URL. Throws MhaError
+  // and leaves the model shown as it was. Returns {layout, kind: 'model' | 'weights', config}.
+  openFile(name, bytes) {
+    const layout = this.mha.guessLayout(bytes);
+    if (layout === 'pytorch' || layout === 'llama') return { layout, kind: 'weights' };
+    const probe = new this.mha.Model({ dModel: 8, heads: 1 });
+    try {
+      probe.loadModel(bytes, { layout });
+      this.file = { name, bytes, layout };
+      return { layout, kind: 'model', config: probe.config };
+    } finally {
+      probe.delete();
+    }
+  }
+
+  _runBlocks(settings) {
     const layers = this.model.config.layers;
     const layer = settings.layer === null || settings.layer === undefined ? layers - 1 : settings.layer;
     if (layer >= layers) {

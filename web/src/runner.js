@@ -7,7 +7,7 @@
 import { fieldFor } from './messages.js';
 
 export function isLarge(s) {
-  return s.model !== 'trained' && (s.dModel > 512 || [...(s.text || '')].length > 64);
+  return s.model === 'random' && (s.dModel > 512 || [...(s.text || '')].length > 64);
 }
 
 // engine: {run(settings), runWorked(causal), isMhaError(e), runAsync?(settings) -> Promise (see

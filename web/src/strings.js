@@ -25,6 +25,12 @@ export const STRINGS = {
   model: { en: 'model', zh: '模型' },
   modelTrained: { en: 'trained: 2 layers, induction heads', zh: '训练好的：2 层，含归纳头' },
   modelRandom: { en: 'random weights, any size', zh: '随机权重，任意大小' },
+  modelFile: { en: 'file: {name}', zh: '文件：{name}' },
+  openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
+  fileNote: {
+    en: 'Opened {name}: {kind}, {layers} layers · {h} heads · d_model {d} · vocabulary {v}. Drop another .safetensors file on the demo to open it.',
+    zh: '已打开 {name}：{kind}，{layers} 层 · {h} 个头 · d_model {d} · 词表 {v}。把另一个 .safetensors 文件拖到演示上即可打开。',
+  },
   layer: { en: 'layer', zh: '层' },
   layerOption: { en: 'layer {l}', zh: '第 {l} 层' },
   trainedNote: {

@@ -29,7 +29,8 @@ function toNumber(raw) {
   return s === '' ? NaN : Number(s);
 }
 
-export function mountControls(root, store, runner) {
+// openFile(File): the element's; the picker and drag-and-drop both go through it.
+export function mountControls(root, store, runner, openFile = () => {}) {
   const labels = {};
   const errors = {};
   const inputs = {};
@@ -103,11 +104,18 @@ export function mountControls(root, store, runner) {
   const lang = h('button', { id: 'lang', type: 'button', class: 'lang', onclick: () => store.set({ lang: store.state.lang === 'en' ? 'zh' : 'en' }) });
 
   // The model, and for a model of several layers the layer whose attention is shown.
-  const modelSelect = h('select', { id: 'model' }, ['trained', 'random'].map((m) => h('option', { value: m })));
+  const modelSelect = h('select', { id: 'model' }, ['trained', 'random', 'file'].map((m) => h('option', { value: m })));
+  const picker = h('input', { type: 'file', id: 'model-file', accept: '.safetensors', class: 'visually-hidden' });
+  picker.addEventListener('change', () => {
+    if (picker.files[0]) openFile(picker.files[0]);
+    picker.value = '';
+  });
+  const pick = h('button', { type: 'button', class: 'open-file', onclick: () => picker.click() });
   modelSelect.value = store.state.settings.model;
   modelSelect.addEventListener('change', () => update('model', modelSelect.value));
   labels.model = h('span', { class: 'field-label' });
-  const modelField = h('label', { class: 'field field-model' }, labels.model, modelSelect);
+  const fileOption = modelSelect.querySelector('option[value="file"]');
+  const modelField = h('div', { class: 'field field-model' }, h('label', { for: 'model' }, labels.model), h('div', { class: 'model-row' }, modelSelect, pick, picker));
   const layerSelect = h('select', { id: 'view-layer', 'aria-describedby': 'view-layer-error' });
   layerSelect.addEventListener('change', () => update('layer', Number(layerSelect.value)));
   labels.layer = h('span', { class: 'field-label' });
@@ -123,11 +131,14 @@ export function mountControls(root, store, runner) {
 
   // Which fields apply: sizes for random weights; the layer for a model of several layers.
   function renderModel(state) {
-    const trained = state.settings.model === 'trained';
-    if (examplesFor !== state.settings.model) {
-      examplesFor = state.settings.model;
+    const trained = state.settings.model !== 'random';
+    const kind = trained ? 'trained' : 'random';
+    if (examplesFor !== kind) {
+      examplesFor = kind;
       examples.replaceChildren(labels.examples, ...exampleButtons(trained ? TRAINED_EXAMPLES : EXAMPLES));
     }
+    fileOption.hidden = state.settings.model !== 'file';
+    setText(pick, t(state.lang, 'openFile'));
     for (const field of randomOnly) if (field.hidden !== trained) field.hidden = trained;
     const config = state.result && state.result.config;
     const layers = config && config.model !== 'single' ? config.layers : 1;
@@ -136,9 +147,10 @@ export function mountControls(root, store, runner) {
     [...layerSelect.options].forEach((o, l) => setText(o, t(state.lang, 'layerOption', { l })));
     if (state.result && layers > 1 && layerSelect.value !== String(state.result.layer)) layerSelect.value = String(state.result.layer);
     trainedNote.hidden = !(trained && config && config.model !== 'single');
-    if (!trainedNote.hidden) setText(trainedNote, t(state.lang, 'trainedNote', { layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
+    const noteKey = state.settings.model === 'file' ? 'fileNote' : 'trainedNote';
+    if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { name: state.settings.file, kind: config.model, layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
     if (modelSelect.value !== state.settings.model) modelSelect.value = state.settings.model;
-    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, o.value === 'trained' ? 'modelTrained' : 'modelRandom')));
+    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', random: 'modelRandom', file: 'modelFile' }[o.value], { name: state.settings.file })));
   }
 
   // On every result (its errors object is new each time): writes only what changed.
