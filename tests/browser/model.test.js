@@ -212,3 +212,20 @@ test('a permalink to an opened file asks for the file again', { timeout: TEST_TI
   const error = await page.evaluate(() => document.querySelector('mha-demo').state.errors.model);
   assert.match(error, /open the model file 'mine\.safetensors' again/);
 });
+
+test('model="….safetensors" fetches a whole model and opens it; a missing one rejects ready with the message', { timeout: TEST_TIMEOUT }, async () => {
+  fs.copyFileSync(path.join(ROOT, 'models', 'induction.safetensors'), path.join(ROOT, 'web', 'build', 'test-model.safetensors'));
+  try {
+    await open(`${server.url}?model=build/test-model.safetensors&stage=predict`);
+    const s = await shown();
+    assert.equal(s.config.model, 'attn-only');
+    assert.equal(s.stage, 'predict');
+    assert.ok(s.right >= 4);
+  } finally {
+    fs.rmSync(path.join(ROOT, 'web', 'build', 'test-model.safetensors'), { force: true });
+  }
+  suite.problems.length = 0;
+  await page.goto(`${server.url}?model=build/missing.safetensors`);
+  const outcome = await page.evaluate(() => document.querySelector('mha-demo').ready.then(() => 'resolved', (e) => e.message));
+  assert.match(outcome, /missing\.safetensors/);
+});

@@ -5,7 +5,7 @@
 // whose heads do nameable things; 'random', one attention layer of any size with seeded weights (the
 // shapes lesson). Without a model attribute a demo shows the trained model, unless it sets sizes or
 // weights (embeds written before the trained model existed keep what they showed).
-export const MODELS = ['trained', 'random', 'file'];
+export const MODELS = ['trained', 'random', 'file']; // or a URL ending in .safetensors
 export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
 export const DEFAULTS = { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: null, causal: false, seed: 1 };
 // The trained model reads only which tokens repeat: a sentence said twice shows its induction heads.
@@ -76,12 +76,16 @@ export function parse(get) {
   const text = get('text');
   const rawModel = get('model');
   const sized = SIZE_ATTRS.some((a) => get(a) !== null);
-  const model = rawModel === null || rawModel === '' ? (sized ? 'random' : 'trained') : take('model', oneOf('model', rawModel, MODELS), sized ? 'random' : 'trained');
+  // model="…/x.safetensors": a whole model fetched from that URL (opened like a file).
+  const modelUrl = rawModel && /\.safetensors(\?.*)?$/i.test(rawModel.trim()) ? rawModel.trim() : null;
+  const model = rawModel === null || rawModel === '' ? (sized ? 'random' : 'trained')
+    : modelUrl ? 'file' : take('model', oneOf('model', rawModel, MODELS), sized ? 'random' : 'trained');
   const trained = model !== 'random';
   const switchedOff = parseHeadList(get('ablate'), errors);
   const settings = {
     model,
-    file: get('file'),
+    file: modelUrl ? modelUrl.split('?')[0].split('/').pop() : get('file'),
+    modelUrl,
     layer: get('view-layer') === null ? null : num('view-layer', null, 0),
     switchedOff,
     text: text === null ? (trained ? TRAINED_DEFAULTS.text : DEFAULTS.text) : text,
@@ -141,8 +145,8 @@ export function toAttributes({ settings, stage, head, show, lang }) {
   const out = [];
   const push = (name, value) => out.push([name, value]);
   const trained = settings.model !== 'random';
-  if (trained) push('model', settings.model);
-  if (settings.model === 'file' && settings.file) push('file', settings.file);
+  if (trained) push('model', settings.modelUrl || settings.model);
+  if (settings.model === 'file' && settings.file && !settings.modelUrl) push('file', settings.file);
   push('text', settings.text);
   if (!trained) {
     push('d-model', String(settings.dModel));

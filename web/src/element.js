@@ -107,7 +107,7 @@ export class MhaDemo extends HTMLElement {
       isMhaError: (e) => this._engine.isMhaError(e),
     };
     if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._weightsFor());
-    this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._weightsPending);
+    this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._weightsPending && !this._modelPending);
     this._scope = null;
     this._applyQueued = false;
     this._reflecting = false;
@@ -259,6 +259,7 @@ export class MhaDemo extends HTMLElement {
       ((p.weights && p.weights.url) !== (w && w.url) || (p.weights && w && (p.weights.layout !== w.layout || p.weights.layer !== w.layer)));
     if (weightsChanged) patch.weights = p.weights ? { ...p.weights, bytes: null } : null;
     store.set(patch);
+    if (p.settings.modelUrl && p.settings.modelUrl !== this._modelUrl && this._engine) this._fetchModel(p.settings.modelUrl);
     if (weightsChanged && p.weights) this._fetchWeights(p.weights);
     else if (settingsChanged || weightsChanged) this._runner.request(changedKey || null);
   }
@@ -277,6 +278,31 @@ export class MhaDemo extends HTMLElement {
   _weightsFor() {
     const w = this._store.state.weights;
     return w && w.bytes ? { key: w.url, bytes: w.bytes, layout: w.layout, layer: w.layer } : null;
+  }
+
+  // model="…/x.safetensors": fetched once, then opened as a file would be.
+  async _fetchModel(url) {
+    this._modelUrl = url;
+    this._modelPending = true;
+    const store = this._store;
+    const name = url.split('?')[0].split('/').pop();
+    try {
+      const res = await fetch(new URL(url, document.baseURI));
+      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
+      const blob = await res.blob();
+      this._modelPending = false;
+      await this.openFile(new File([blob], name));
+      store.set({ settings: { ...store.state.settings, modelUrl: url } });
+    } catch (e) {
+      const L = store.state.lang;
+      const hint = location.protocol === 'file:' ? ` ${t(L, 'weightsFileHint')}` : '';
+      this._modelPending = false;
+      store.set({ status: 'idle', errors: { ...store.state.errors, model: `${t(L, 'weightsFailed', { url, msg: (e && e.message) || e })}${hint}` } });
+      if (this._rejectReady && this._resolveReady) {
+        this._resolveReady = null;
+        this._rejectReady(new Error(store.state.errors.model));
+      }
+    }
   }
 
   async _fetchWeights(spec) {
@@ -321,7 +347,7 @@ export class MhaDemo extends HTMLElement {
     }
     mark('mha-demo:module');
     this._engine = new Engine(mha, this._trained, this._trainedError);
-    this._applyAttributes(); // again, now that the stage table is known
+    this._applyAttributes(); // again, now that the stage table is known (and a model URL can be opened)
     this._reportErrors(this._store.state);
     this._runner.request(null);
   }

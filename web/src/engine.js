@@ -93,6 +93,7 @@ export class Engine {
       throw Object.assign(new this.mha.MhaError(`open the model file${name} again: a page may not read a file from your disk by itself`), { phase: 'model' });
     }
     if (this.modelKey !== `file:${file.name}`) {
+      if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
       this.model.loadModel(file.bytes, { layout: file.layout });
       this.modelKey = `file:${file.name}`;
     }
