@@ -11,10 +11,16 @@
 })(typeof self !== 'undefined' ? self : this, function (loadCore) {
   'use strict';
 
+  // The core's error: its one-line English message and, for errors about a setting or the text,
+  // field ('d_model', 'heads', 'kv_heads', 'seed', 'text', …), code (a stable id such as
+  // 'd_model_not_divisible') and params (the numbers in the message), for placing and translating it.
   class MhaError extends Error {
-    constructor(message) {
+    constructor(message, info = null) {
       super(message);
       this.name = 'MhaError';
+      this.field = (info && info.field) || null;
+      this.code = (info && info.code) || null;
+      this.params = (info && info.params) || {};
     }
   }
 
@@ -133,11 +139,11 @@
         this._raw = null;
       }
       _trace(raw) {
-        if (!raw) throw new MhaError(this._raw.lastError());
+        if (!raw) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
         return new Trace(raw);
       }
       _check(error) {
-        if (error) throw new MhaError(error);
+        if (error) throw new MhaError(error, this._raw.lastErrorInfo());
       }
     }
 
@@ -149,15 +155,16 @@
         this._raw = new core.RawTrainer();
         const error = this._raw.start(options);
         if (error) {
+          const info = this._raw.lastErrorInfo();
           this._raw.delete();
-          throw new MhaError(error);
+          throw new MhaError(error, info);
         }
       }
       // Runs `count` steps; returns their losses (Float32Array).
       step(count = 1) {
         if (!Number.isInteger(count) || count < 1) throw new MhaError('count must be a whole number, 1 or more');
         const losses = this._raw.step(count);
-        if (losses === null) throw new MhaError(this._raw.lastError());
+        if (losses === null) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
         return losses;
       }
       get stepsDone() { return this._raw.stepsDone(); }

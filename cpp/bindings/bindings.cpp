@@ -43,7 +43,8 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("runInput", &ModelHandle::run_input, allow_raw_pointers())
       .function("config", &ModelHandle::config)
       .function("weight", &ModelHandle::weight)
-      .function("lastError", &ModelHandle::last_error);
+      .function("lastError", &ModelHandle::last_error)
+      .function("lastErrorInfo", &ModelHandle::last_error_info);
 
   class_<mha_wasm::TrainerHandle>("RawTrainer")
       .constructor<>()
@@ -53,5 +54,6 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("inductionScore", &mha_wasm::TrainerHandle::induction_score)
       .function("modelFile", &mha_wasm::TrainerHandle::model_file)
       .function("runIds", &mha_wasm::TrainerHandle::run_ids, allow_raw_pointers())
-      .function("lastError", &mha_wasm::TrainerHandle::last_error);
+      .function("lastError", &mha_wasm::TrainerHandle::last_error)
+      .function("lastErrorInfo", &mha_wasm::TrainerHandle::last_error_info);
 }

@@ -18,19 +18,31 @@ namespace {
 // Runs `body`; on failure keeps the message and returns `failed`. std::bad_alloc (a heap that
 // cannot grow) is reported like any other error rather than ending the module.
 template <class T, class Body>
-T guarded(std::string& last_error, T failed, Body body) {
+T guarded(std::string& last_error, T failed, Body body, val* info = nullptr) {
   try {
     last_error.clear();
     return body();
   } catch (const std::bad_alloc&) {
     last_error = "out of memory: try a smaller d_model or a shorter text";
+    if (info) *info = val::object(), info->set("message", last_error);
   } catch (const std::exception& e) {
     last_error = e.what();
+    if (info) *info = error_info(e);
   }
   return failed;
 }
 
 }  // namespace
+
+template <class T, class Body>
+T ModelHandle::run_guarded(T failed, Body body) {
+  return guarded(last_error_, failed, body, &last_error_info_);
+}
+
+template <class T, class Body>
+T TrainerHandle::run_guarded(T failed, Body body) {
+  return guarded(last_error_, failed, body, &last_error_info_);
+}
 
 TraceHandle::~TraceHandle() {
   if (auto pool = pool_.lock(); pool && pool->size() < 2) pool->push_back(std::move(trace_));
@@ -83,7 +95,7 @@ std::string TraceHandle::head_analysis() const {
 ModelHandle::ModelHandle() : model_(mha::Config{}) {}
 
 std::string ModelHandle::configure(const val& options) {
-  guarded(last_error_, false, [&] {
+  run_guarded(false, [&] {
     model_.configure(config_from_options(options, model_.config()));
     return true;
   });
@@ -91,7 +103,7 @@ std::string ModelHandle::configure(const val& options) {
 }
 
 std::string ModelHandle::load_weights(const val& bytes, const std::string& layout, int layer) {
-  guarded(last_error_, false, [&] {
+  run_guarded(false, [&] {
     const std::vector<uint8_t> data = bytes_from_js(bytes);
     model_.load_weights(data.data(), data.size(), mha::parse_layout(layout), layer);
     return true;
@@ -107,7 +119,7 @@ mha::Trace ModelHandle::take_trace() {
 }
 
 std::string ModelHandle::load_model(const val& bytes, const std::string& layout, int heads) {
-  guarded(last_error_, false, [&] {
+  run_guarded(false, [&] {
     const std::vector<uint8_t> data = bytes_from_js(bytes);
     const std::string chosen =
         layout.empty() ? mha::guess_layout(mha::SafetensorsFile(data.data(), data.size())) : layout;
@@ -120,7 +132,7 @@ std::string ModelHandle::load_model(const val& bytes, const std::string& layout,
 }
 
 std::string ModelHandle::use_random_weights(const val& options) {
-  guarded(last_error_, false, [&] {
+  run_guarded(false, [&] {
     model_ = mha::Model(config_from_options(options, model_.config()));
     return true;
   });
@@ -137,7 +149,7 @@ val ModelHandle::model_file() const {
 }
 
 TraceHandle* ModelHandle::run_text(const std::string& text, const val& switched_off) {
-  return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+  return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
     const mha::HeadSwitches off = head_switches_from_js(switched_off, model_.config());
     mha::Trace trace = take_trace();
     model_.run_text_into(trace, text, mha::KernelPath::simd, off);
@@ -146,7 +158,7 @@ TraceHandle* ModelHandle::run_text(const std::string& text, const val& switched_
 }
 
 TraceHandle* ModelHandle::run_ids(const val& ids, const val& switched_off) {
-  return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+  return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
     const mha::HeadSwitches off = head_switches_from_js(switched_off, model_.config());
     const std::vector<int32_t> values = ids_from_js(ids);
     mha::Trace trace = take_trace();
@@ -156,7 +168,7 @@ TraceHandle* ModelHandle::run_ids(const val& ids, const val& switched_off) {
 }
 
 TraceHandle* ModelHandle::run_input(const val& x, int T) {
-  return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+  return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
     std::vector<float> values = floats_from_js(x);
     const int d = model_.config().d_model;
     if (T < 1 || values.size() != static_cast<size_t>(T) * d)
@@ -185,7 +197,7 @@ val ModelHandle::weight(const std::string& name) const {
 }
 
 std::string TrainerHandle::start(const val& options) {
-  guarded(last_error_, false, [&] {
+  run_guarded(false, [&] {
     mha::InductionRecipe r;
     r.config.preset = mha::Preset::attn_only;
     r.config.layers = 2, r.config.heads = 4, r.config.d_model = 64, r.config.vocab_size = 64, r.config.causal = true;
@@ -210,7 +222,7 @@ std::string TrainerHandle::start(const val& options) {
 
 val TrainerHandle::step(int count) {
   std::vector<float> losses;
-  const bool ok = guarded(last_error_, false, [&] {
+  const bool ok = run_guarded(false, [&] {
     if (!training_) throw mha::Error("start the training first");
     for (int i = 0; i < count; ++i) losses.push_back(training_->step());
     return true;
@@ -233,7 +245,7 @@ val TrainerHandle::model_file() const {
 }
 
 TraceHandle* TrainerHandle::run_ids(const val& ids) {
-  return guarded(last_error_, static_cast<TraceHandle*>(nullptr), [&] {
+  return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
     if (!training_) throw mha::Error("start the training first");
     const mha::Model model = training_->model();
     return new TraceHandle(model.run_ids(ids_from_js(ids)), model.config(), {});

@@ -60,12 +60,16 @@ class ModelHandle {
   emscripten::val config() const;
   emscripten::val weight(const std::string& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
   std::string last_error() const { return last_error_; }
+  emscripten::val last_error_info() const { return last_error_info_; }  // {message, field?, code?, params}
 
  private:
   mha::Trace take_trace();  // a recycled trace, or a new one
+  template <class T, class Body>
+  T run_guarded(T failed, Body body);  // body(), or `failed` with the error kept (handles.cpp)
 
   mha::Model model_;
   std::string last_error_;
+  emscripten::val last_error_info_ = emscripten::val::null();
   std::shared_ptr<TracePool> pool_ = std::make_shared<TracePool>();
 };
 
@@ -82,10 +86,15 @@ class TrainerHandle {
   emscripten::val model_file() const;  // the weights as safetensors bytes, or the error as a string
   TraceHandle* run_ids(const emscripten::val& ids);
   std::string last_error() const { return last_error_; }
+  emscripten::val last_error_info() const { return last_error_info_; }
 
  private:
+  template <class T, class Body>
+  T run_guarded(T failed, Body body);
+
   std::unique_ptr<mha::InductionTraining> training_;
   std::string last_error_;
+  emscripten::val last_error_info_ = emscripten::val::null();
 };
 
 }  // namespace mha_wasm

@@ -15,15 +15,28 @@ using emscripten::val;
 
 namespace {
 
+// The core's name of an option: dModel -> d_model, the field of the errors about it.
+std::string field_of(const char* key) {
+  std::string out;
+  for (const char* c = key; *c; ++c) {
+    if (*c >= 'A' && *c <= 'Z') out += '_', out += static_cast<char>(*c - 'A' + 'a');
+    else out += *c;
+  }
+  return out;
+}
+
 double whole_number(const val& options, const char* key, double current, double min, double max) {
   const val v = options[key];
   if (v.isUndefined() || v.isNull()) return current;
-  if (!v.isNumber()) throw mha::Error(std::string(key) + " must be a number");
+  if (!v.isNumber()) throw mha::Error(std::string(key) + " must be a number", field_of(key), "not_a_number");
   const double d = v.as<double>();
-  if (!std::isfinite(d) || d != std::floor(d)) throw mha::Error(std::string(key) + " must be a whole number");
-  if (d < min || d > max)
-    throw mha::Error(std::string(key) + " must be between " + std::to_string(static_cast<long long>(min)) + " and " +
-                     std::to_string(static_cast<long long>(max)) + ", got " + std::to_string(static_cast<long long>(d)));
+  if (!std::isfinite(d) || d != std::floor(d))
+    throw mha::Error(std::string(key) + " must be a whole number", field_of(key), "not_whole");
+  if (d < min || d > max) {
+    const auto text = [](double x) { return std::to_string(static_cast<long long>(x)); };
+    throw mha::Error(std::string(key) + " must be between " + text(min) + " and " + text(max) + ", got " + text(d), field_of(key),
+                     "out_of_range", {{"min", text(min)}, {"max", text(max)}, {"value", text(d)}});
+  }
   return d;
 }
 
@@ -172,6 +185,19 @@ val guess_layout_object(const val& bytes) {
     out.set("layout", mha::guess_layout(mha::SafetensorsFile(data.data(), data.size())));
   } catch (const std::exception& e) {
     out.set("error", std::string(e.what()));
+  }
+  return out;
+}
+
+val error_info(const std::exception& e) {
+  val out = val::object();
+  out.set("message", std::string(e.what()));
+  if (const auto* error = dynamic_cast<const mha::Error*>(&e)) {
+    if (!error->field().empty()) out.set("field", error->field());
+    if (!error->code().empty()) out.set("code", error->code());
+    val params = val::object();
+    for (const auto& [key, value] : error->params()) params.set(key, value);
+    out.set("params", params);
   }
   return out;
 }

@@ -4,6 +4,8 @@
 
 #include <emscripten/val.h>
 
+#include <exception>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +30,8 @@ mha::HeadSwitches head_switches_from_js(const emscripten::val& pairs, const mha:
 std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or number[]
 // {stages: [{id, family, perLayer}], tensors: [{name, stage, shape, formula}]}: stages.h's table.
 emscripten::val stage_table_object();
+// {message, field?, code?, params}: an error as JavaScript's MhaError carries it.
+emscripten::val error_info(const std::exception& e);
 // {layout} that a safetensors file's names imply (model_file.h guess_layout), or {error}.
 emscripten::val guess_layout_object(const emscripten::val& bytes);
 

@@ -35,7 +35,8 @@ struct CodePoint {
 };
 
 [[noreturn]] void throw_bad_utf8(const std::string& what, std::size_t offset) {
-  throw Error("text is not valid UTF-8: " + what + " at offset " + std::to_string(offset));
+  throw Error("text is not valid UTF-8: " + what + " at offset " + std::to_string(offset), "text", "text_not_utf8",
+              {{"offset", std::to_string(offset)}});
 }
 
 std::string hex(unsigned value, int digits) {
@@ -193,14 +194,16 @@ Tokenized CharWordTokenizer::tokenize(const std::string& text) const {
   // UTF-8 first, so a broken paste is reported as such whatever its length.
   validate_utf8(text);
   if (text.size() > static_cast<std::size_t>(kMaxTextBytes))
-    throw Error("text is " + std::to_string(text.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes));
+    throw Error("text is " + std::to_string(text.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes), "text",
+                "text_too_long", {{"bytes", std::to_string(text.size())}, {"max", std::to_string(kMaxTextBytes)}});
 
   Tokenized out;
   out.tokens = split(text);
-  if (out.tokens.empty()) throw Error("text is empty: type at least one word or character");
+  if (out.tokens.empty()) throw Error("text is empty: type at least one word or character", "text", "text_empty");
   if (out.tokens.size() > static_cast<std::size_t>(kMaxTextTokens))
-    throw Error("text has " + std::to_string(out.tokens.size()) + " tokens; the maximum is " +
-                std::to_string(kMaxTextTokens));
+    throw Error("text has " + std::to_string(out.tokens.size()) + " tokens; the maximum is " + std::to_string(kMaxTextTokens),
+                "text", "text_too_many_tokens",
+                {{"tokens", std::to_string(out.tokens.size())}, {"max", std::to_string(kMaxTextTokens)}});
 
   out.ids.reserve(out.tokens.size());
   for (const std::string& token : out.tokens) out.ids.push_back(hashed_token_id(token, vocab_size_));
@@ -232,8 +235,10 @@ Tokenized FirstAppearanceTokenizer::tokenize(const std::string& text) const {
     size_t index = static_cast<size_t>(std::find(seen.begin(), seen.end(), piece) - seen.begin());
     if (index == seen.size()) {
       if (static_cast<int>(seen.size()) + 1 >= vocab_size_)
-        throw Error("text has more than " + std::to_string(vocab_size_ - 1) + " different tokens, the most this model's vocabulary of " +
-                    std::to_string(vocab_size_) + " ids can tell apart");
+        throw Error("text has more than " + std::to_string(vocab_size_ - 1) +
+                        " different tokens, the most this model's vocabulary of " + std::to_string(vocab_size_) +
+                        " ids can tell apart",
+                    "text", "text_too_many_different", {{"max", std::to_string(vocab_size_ - 1)}, {"vocab", std::to_string(vocab_size_)}});
       seen.push_back(piece);
     }
     out.ids.push_back(static_cast<int32_t>(index + 1));

@@ -226,7 +226,8 @@ void model_forward(Trace& trace, const std::vector<int32_t>& ids, const ModelWei
   const int T = static_cast<int>(ids.size()), d = c.d_model, V = c.vocab_size;
   if (T < 1) throw Error("give at least one token");
   if (T > c.max_positions)
-    throw Error(to_string(T) + " tokens, but the model has only " + to_string(c.max_positions) + " positions");
+    throw Error(to_string(T) + " tokens, but the model has only " + to_string(c.max_positions) + " positions", "text",
+                "too_many_positions", {{"tokens", to_string(T)}, {"max", to_string(c.max_positions)}});
   for (int t = 0; t < T; ++t)
     if (ids[t] < 0 || ids[t] >= V)
       throw Error("token id " + to_string(ids[t]) + " at position " + to_string(t) + " is outside the vocabulary [0, " +

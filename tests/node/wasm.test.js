@@ -333,3 +333,29 @@ test('head analysis: the CLI (mha heads --json) and the module agree on every me
     model.delete();
   }
 });
+
+test('errors about a setting or the text carry their field, a stable code and the numbers in them', () => {
+  const model = new mha.Model({ dModel: 16, heads: 2 });
+  const caught = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      return e;
+    }
+    assert.fail('expected an MhaError');
+  };
+  let e = caught(() => model.configure({ dModel: 10, heads: 4 }));
+  assert.ok(e instanceof mha.MhaError);
+  assert.deepEqual([e.field, e.code, e.params], ['heads', 'd_model_not_divisible', { d_model: '10', heads: '4' }]);
+  e = caught(() => model.configure({ heads: 8, kvHeads: 3, dModel: 16 }));
+  assert.deepEqual([e.field, e.code], ['kv_heads', 'heads_not_divisible']);
+  e = caught(() => model.configure({ dModel: 2.5 }));
+  assert.deepEqual([e.field, e.code], ['d_model', 'not_whole']);
+  e = caught(() => model.runText(''));
+  assert.deepEqual([e.field, e.code], ['text', 'text_empty']);
+  e = caught(() => model.runText('x'.repeat(5000)));
+  assert.deepEqual([e.field, e.code, e.params], ['text', 'text_too_long', { bytes: '5000', max: '4096' }]);
+  e = caught(() => model.loadWeights(new Uint8Array([1, 2, 3])));
+  assert.equal(e.code, null, 'a file error has no setting to point at');
+  model.delete();
+});

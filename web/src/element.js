@@ -14,7 +14,7 @@ import { defaultLang, t } from './i18n.js';
 import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
-import { localMessage } from './messages.js';
+import { localMessage, messageOf } from './messages.js';
 import { parse, parseLang, headListText, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
 import { stageIdsOf } from './stages.js';
 import { mountControls } from './views/controls.js';
@@ -86,7 +86,7 @@ export class MhaDemo extends HTMLElement {
       stage: 'tokenize',
       settings: { model: 'random', text: '', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1, layer: null, switchedOff: [] },
       result: null, // the last good run: {text, tokens, ids, config, tensors: {name: {stage, shape, data}}}
-      errors: {}, // settings key (or 'weights') -> core error message
+      errors: {}, // settings key (or 'weights', 'model', …) -> the core's error {message, field, code, params}, or a page message
       attrErrors: [], // [{attribute, message}] for attributes the core never sees
       status: 'loading',
       computingSince: null, // performance.now() when a large (worker) run started
@@ -300,7 +300,7 @@ export class MhaDemo extends HTMLElement {
       store.set({ status: 'idle', errors: { ...store.state.errors, model: `${t(L, 'weightsFailed', { url, msg: (e && e.message) || e })}${hint}` } });
       if (this._rejectReady && this._resolveReady) {
         this._resolveReady = null;
-        this._rejectReady(new Error(store.state.errors.model));
+        this._rejectReady(new Error(messageOf(store.state.errors.model)));
       }
     }
   }
@@ -464,9 +464,9 @@ export class MhaDemo extends HTMLElement {
     const L = state.lang;
     // In full mode a setting's error sits next to its control; the box is for everything else.
     const list = [...state.attrErrors];
-    for (const [key, message] of Object.entries(state.errors)) {
+    for (const [key, error] of Object.entries(state.errors)) {
       // Only some settings have a control of their own to show their error beside.
-      if (state.controls !== 'full' || ['weights', 'switchedOff', 'model'].includes(key)) list.push({ attribute: ATTR_OF[key] || key, message });
+      if (state.controls !== 'full' || ['weights', 'switchedOff', 'model'].includes(key)) list.push({ attribute: ATTR_OF[key] || key, message: error });
     }
     box.hidden = list.length === 0;
     if (box.hidden) {
@@ -535,8 +535,9 @@ export class MhaDemo extends HTMLElement {
     if (!this._engine) return; // reported once the module is loaded: the article's listeners exist by then
     const now = new Map();
     for (const e of state.attrErrors) now.set(`${e.attribute}\n${e.message}`, e);
-    for (const [key, message] of Object.entries(state.errors)) {
+    for (const [key, error] of Object.entries(state.errors)) {
       const attribute = ATTR_OF[key] || key;
+      const message = messageOf(error);
       now.set(`${attribute}\n${message}`, { attribute, message });
     }
     for (const [k, e] of now) {

@@ -1,39 +1,58 @@
-// The core's error messages are English; these patterns give each one a Chinese version.
-const ZH = [
-  [/^d_model (\d+) is not divisible by heads (\d+).*$/, 'd_model $1 不能被 heads $2 整除：每个头要分到 d_model / heads 维'],
-  [/^heads (\d+) is not divisible by kv_heads (\d+).*$/, 'heads $1 不能被 kv_heads $2 整除：每个 K/V 头必须服务相同数量的查询头'],
-  [/^d_model must be between 1 and (\d+), got (.+)$/, 'd_model 必须在 1 到 $1 之间，当前为 $2'],
-  [/^heads must be between 1 and (\d+), got (.+)$/, 'heads 必须在 1 到 $1 之间，当前为 $2'],
-  [/^kv_heads must be between 1 and heads \((\d+)\), got (.+)$/, 'kv_heads 必须在 1 到 heads（$1）之间，当前为 $2'],
-  [/^seed must be between 0 and (\d+), got (.+)$/, '种子必须在 0 到 $1 之间，当前为 $2'],
-  [/^dModel must be a whole number$/, 'd_model 必须是整数'],
-  [/^heads must be a whole number$/, 'heads 必须是整数'],
-  [/^kvHeads must be a whole number$/, 'kv_heads 必须是整数'],
-  [/^seed must be a whole number$/, '种子必须是整数'],
-  [/^text is empty.*$/, '文本为空：请至少输入一个字或一个词'],
-  [/^text is (\d+) bytes; the maximum is (\d+)$/, '文本有 $1 字节，最多允许 $2 字节'],
-  [/^text has (\d+) tokens; the maximum is (\d+)$/, '文本有 $1 个 token，最多允许 $2 个'],
-  [/^text is not valid UTF-8.*$/, '文本不是有效的 UTF-8'],
-];
-const EN = [
-  [/^dModel must/, 'd_model must'],
-  [/^kvHeads must/, 'kv_heads must'],
-];
+// What the page says about a core error, and where. A core error about a setting or the text comes
+// as {message, field, code, params} (web/mha.js MhaError, cpp/core/error.h): its code picks the
+// sentence and its params fill it, in either language, and its field picks the control it is shown
+// next to. A message the page wrote itself (a failed fetch, say) is a plain string, shown as it is.
 
-export function localMessage(message, lang) {
-  const table = lang === 'zh' ? ZH : EN;
-  for (const [re, out] of table) if (re.test(message)) return message.replace(re, out);
-  return message;
+// How each setting is named in a sentence.
+const NAMES = {
+  en: { d_model: 'd_model', heads: 'heads', kv_heads: 'kv_heads', seed: 'seed', vocab_size: 'vocab_size', layers: 'layers' },
+  zh: { d_model: 'd_model', heads: 'heads', kv_heads: 'kv_heads', seed: '种子', vocab_size: '词表大小', layers: '层数' },
+};
+
+const SENTENCES = {
+  en: {
+    not_a_number: '{name} must be a number',
+    not_whole: '{name} must be a whole number',
+    out_of_range: '{name} must be between {min} and {max}, got {value}',
+  },
+  zh: {
+    not_a_number: '{name} 必须是数字',
+    not_whole: '{name} 必须是整数',
+    out_of_range: '{name} 必须在 {min} 到 {max} 之间，当前为 {value}',
+    d_model_not_divisible: 'd_model {d_model} 不能被 heads {heads} 整除：每个头要分到 d_model / heads 维',
+    heads_not_divisible: 'heads {heads} 不能被 kv_heads {kv_heads} 整除：每个 K/V 头必须服务相同数量的查询头',
+    kv_heads_range: 'kv_heads 必须在 1 到 heads（{heads}）之间，当前为 {value}',
+    text_empty: '文本为空：请至少输入一个字或一个词',
+    text_too_long: '文本有 {bytes} 字节，最多允许 {max} 字节',
+    text_too_many_tokens: '文本有 {tokens} 个 token，最多允许 {max} 个',
+    text_not_utf8: '文本不是有效的 UTF-8（位置 {offset}）',
+    text_too_many_different: '文本里不同的 token 超过 {max} 种：这个模型的词表只有 {vocab} 个 id，分不开更多',
+    too_many_positions: '{tokens} 个 token，但这个模型只有 {max} 个位置',
+  },
+};
+
+export const messageOf = (error) => (typeof error === 'string' ? error : error.message);
+
+export function localMessage(error, lang) {
+  if (typeof error === 'string' || !error.code) return messageOf(error);
+  const sentence = (SENTENCES[lang] || SENTENCES.en)[error.code];
+  if (!sentence) return error.message;
+  const vars = { ...error.params, name: (NAMES[lang] || NAMES.en)[error.field] || error.field };
+  return sentence.replace(/\{(\w+)\}/g, (m, key) => (key in vars ? String(vars[key]) : m));
 }
 
-// Which control a core error belongs to; `changed` is the control the learner just touched.
-export function fieldFor(message, phase, changed) {
+// The settings key whose control shows a core error; `changed` is the control the learner just
+// touched (d_model 10 with heads 4 is d_model's fault when d_model was changed, heads' otherwise).
+const KEY_OF_FIELD = { d_model: 'dModel', heads: 'heads', kv_heads: 'kvHeads', seed: 'seed', text: 'text' };
+
+export function fieldFor(error, phase, changed) {
   if (phase === 'layer' || phase === 'switchedOff' || phase === 'model') return phase;
-  if (phase === 'text' || /^text/.test(message)) return 'text';
-  if (/^seed/.test(message)) return 'seed';
-  if (/^dModel|^d_model must/.test(message)) return 'dModel';
-  if (/is not divisible by heads/.test(message)) return changed === 'dModel' ? 'dModel' : 'heads';
-  if (/is not divisible by kv_heads|^kv_heads|^kvHeads/.test(message)) return changed === 'heads' ? 'heads' : 'kvHeads';
-  if (/^heads/.test(message)) return 'heads';
+  if (error.code === 'd_model_not_divisible') return changed === 'dModel' ? 'dModel' : 'heads';
+  if (error.code === 'heads_not_divisible' || error.code === 'kv_heads_range') return changed === 'heads' ? 'heads' : 'kvHeads';
+  if (error.field && KEY_OF_FIELD[error.field]) return KEY_OF_FIELD[error.field];
+  if (phase === 'text') return 'text';
   return changed && changed !== 'causal' ? changed : 'text';
 }
+
+// A core error as the store keeps it: with its code when it has one, else its message.
+export const storedError = (e) => (e.code ? { message: e.message, field: e.field, code: e.code, params: e.params } : e.message);

@@ -4,7 +4,7 @@
 // it started, for the progress display), the last result stays on screen, and a result that
 // arrives after the settings changed again is dropped (job ids). Without a worker (blocked by the
 // page's CSP, say) a large run falls back to the main thread after painting "computing…".
-import { fieldFor } from './messages.js';
+import { fieldFor, storedError } from './messages.js';
 
 export function isLarge(s) {
   return s.model === 'random' && (s.dModel > 512 || [...(s.text || '')].length > 64);
@@ -25,9 +25,10 @@ export function createRunner(store, engine, ready = () => true) {
     report(e);
   }
 
-  function report({ message, phase }) {
-    const key = phase === 'weights' ? 'weights' : fieldFor(message, phase, lastChanged);
-    store.set({ errors: { [key]: message }, status: 'idle', computingSince: null });
+  // e: an MhaError with its phase, or the same as plain data from the worker.
+  function report(e) {
+    const key = e.phase === 'weights' ? 'weights' : fieldFor(e, e.phase, lastChanged);
+    store.set({ errors: { [key]: storedError(e) }, status: 'idle', computingSince: null });
   }
 
   function apply(result, ms, settings) {
