@@ -1,7 +1,7 @@
 // Tiny DOM helpers: h() builds elements, setText() writes a changed text, clear() empties a
 // container and releases its canvases, live() / renew() let a view built for one state show a
 // later one in place.
-import { releaseCanvases } from './views/canvasRegistry.js';
+import { releaseCanvases } from './views/parts/canvasRegistry.js';
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);

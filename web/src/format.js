@@ -24,3 +24,8 @@ export function grouped(n, lang) { // eslint-disable-line no-unused-vars
   const s = String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return n < 0 ? `-${s}` : s;
 }
+
+// Row labels of a tensor: each token with its position, "0 我".
+export function tokenLabels(tokens) {
+  return tokens.map((tok, i) => `${i} ${tok}`);
+}

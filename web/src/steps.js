@@ -4,15 +4,15 @@
 // genericStep (its tensors as heatmaps). ctx = {lang, config, T, layer}; views read the store state.
 import { t } from './i18n.js';
 import { grouped } from './format.js';
-import { hideTip } from './views/tooltip.js';
-import { tokenizeView } from './views/tokenize.js';
-import { embedView } from './views/embed.js';
-import { projectView } from './views/project.js';
-import { splitView } from './views/split.js';
-import { attendView, attendParts } from './views/attend.js';
-import { concatView } from './views/concat.js';
-import { outputView } from './views/output.js';
-import { stageTensorsView, predictView } from './views/model.js';
+import { hideTip } from './views/parts/tooltip.js';
+import { tokenizeView } from './views/stages/tokenize.js';
+import { embedView } from './views/stages/embed.js';
+import { projectView } from './views/stages/project.js';
+import { splitView } from './views/stages/split.js';
+import { attendView, attendParts } from './views/stages/attend.js';
+import { concatView } from './views/stages/concat.js';
+import { outputView } from './views/stages/output.js';
+import { stageTensorsView, predictView } from './views/stages/model.js';
 
 const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
 const sub = (s) => `<sub>${s}</sub>`;

@@ -3,7 +3,7 @@
 // spec: {name, shape, caption, note, panels: [{label, color, rows, cols, value(r,c), masked(r,c),
 //        rowNotes(r)}], rowLabels, colLabels, square, numbers, scale, bands: {size, count, label(i), color(i)},
 //        maskedLabel, footer}
-import { lutOf, lutIndex, inkFor, headColor, MASKED_LIGHT } from '../views/colors.js';
+import { lutOf, lutIndex, inkFor, headColor, MASKED_LIGHT } from '../views/parts/colors.js';
 import { num, cellNum, shapeText } from '../format.js';
 
 export const PNG_SCALE = 4; // 4 × 96 CSS dpi = 384 dpi

@@ -4,10 +4,10 @@
 // report (~4 a second). It lives outside the stage sections, so training goes on across stages.
 //   controller: {start(), pause(), reset(seed), file() -> Promise<Uint8Array>, state}
 //   onProgress(detail), onEnd(detail): the element turns them into trainprogress / trainend events.
-import { h, setText } from '../dom.js';
-import { t } from '../i18n.js';
-import { headColor, lutOf, lutIndex } from './colors.js';
-import { download } from '../export/files.js';
+import { h, setText } from '../../dom.js';
+import { t } from '../../i18n.js';
+import { headColor, lutOf, lutIndex } from '../parts/colors.js';
+import { download } from '../../export/files.js';
 
 // What the buttons train: the shipped recipe, or a smaller one for phones.
 export const TRAIN_SIZES = {

@@ -1,7 +1,7 @@
 // What the views' DOM is built from besides the numbers: the language, the tokens and the model's
 // configuration without the seed and the causal flag. Two states with the same structure differ
 // only in values (new weights, the mask), which every view can show in place (live() in dom.js).
-import { live, renew } from '../dom.js';
+import { live, renew } from '../../dom.js';
 
 const cache = new WeakMap(); // result -> {lang -> key}
 

@@ -2,16 +2,16 @@
 // hatched, one head enlarged with numbers and row sums, then head_out and the worked example.
 // Every part is live: a new seed, the causal mask or another head selected is drawn into the DOM
 // already there (canvases repainted, numbers rewritten), with no node added and so no new layout.
-import { h, live, setText } from '../dom.js';
-import { heatmap, legend, updateHeatmap, updateLegend } from './heatmap.js';
-import { tensorCard, setCardShape } from './tensorCard.js';
-import { headTiles } from './tiles.js';
-import { maxAbs, headColor } from './colors.js';
+import { h, live, setText } from '../../dom.js';
+import { heatmap, legend, updateHeatmap, updateLegend } from '../parts/heatmap.js';
+import { tensorCard, setCardShape } from '../parts/tensorCard.js';
+import { headTiles } from '../parts/tiles.js';
+import { maxAbs, headColor } from '../parts/colors.js';
 import { workedView } from './worked.js';
-import { t } from '../i18n.js';
-import { tokenLabels } from './matrix.js';
-import { exportButtons, relabelExport, figureBase, plainText } from './exportButtons.js';
-import { structureOf, modelOf } from './structure.js';
+import { t } from '../../i18n.js';
+import { tokenLabels } from '../../format.js';
+import { exportButtons, relabelExport, figureBase, plainText } from '../parts/exportButtons.js';
+import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens

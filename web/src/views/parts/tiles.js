@@ -2,12 +2,12 @@
 // with the token labels once on the left. All tiles live inside one data-tensor element.
 // A later result with the same model and language is shown in place (live()), another text too:
 // the tiles are resized and the token labels rewritten where they changed.
-import { h, live } from '../dom.js';
+import { h, live } from '../../dom.js';
 import { heatmap, legend, rowHeightFor, fillRowLabels, updateHeatmap, updateLegend } from './heatmap.js';
 import { tensorCard, setCardShape } from './tensorCard.js';
 import { maxAbs, headColor } from './colors.js';
-import { tokenLabels } from './matrix.js';
-import { t } from '../i18n.js';
+import { tokenLabels } from '../../format.js';
+import { t } from '../../i18n.js';
 import { modelOf } from './structure.js';
 
 const tilesKey = (state) => JSON.stringify([state.lang, modelOf(state.result)]);

@@ -1,8 +1,8 @@
 // Stage 3 picture: Q, K, V, with the head bands each will be split into.
-import { h } from '../dom.js';
-import { matrixTensor } from './matrix.js';
-import { t } from '../i18n.js';
-import { liveView } from './structure.js';
+import { h } from '../../dom.js';
+import { matrixTensor } from '../parts/matrix.js';
+import { t } from '../../i18n.js';
+import { liveView } from '../parts/structure.js';
 
 export function projectView(state) {
   const { heads, kvHeads, dHead } = state.result.config;

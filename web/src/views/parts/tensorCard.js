@@ -1,7 +1,7 @@
 // The frame around one displayed tensor: name, shape caption, what it is, the picture and its legend.
 // Carries the data-tensor / data-shape attributes the tests and readers rely on.
-import { h, setText } from '../dom.js';
-import { shapeText, shapeAttr } from '../format.js';
+import { h, setText } from '../../dom.js';
+import { shapeText, shapeAttr } from '../../format.js';
 import { exportButtons, figureBase, plainText } from './exportButtons.js';
 
 // figure: {lang, state, note?, make() -> panels, scale, …} adds the PNG / SVG export buttons. The

@@ -1,8 +1,8 @@
 // The PNG / SVG buttons of a view, and the parts every figure shares (token labels, provenance line).
-import { h } from '../dom.js';
-import { t } from '../i18n.js';
-import { exportFigure } from '../export/files.js';
-import { tokenLabels } from './matrix.js';
+import { h } from '../../dom.js';
+import { t } from '../../i18n.js';
+import { exportFigure } from '../../export/files.js';
+import { tokenLabels } from '../../format.js';
 
 export function plainText(html) {
   const div = document.createElement('div');

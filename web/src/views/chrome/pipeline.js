@@ -1,9 +1,9 @@
 // The pipeline strip: one button per stage of the model shown, with the shape after it; the
 // current stage is marked. Built anew when a result of another kind of model arrives.
-import { h, setText, clear } from '../dom.js';
-import { t } from '../i18n.js';
-import { shapeText } from '../format.js';
-import { stageIdsOf, shapeTensorOf } from '../stages.js';
+import { h, setText, clear } from '../../dom.js';
+import { t } from '../../i18n.js';
+import { shapeText } from '../../format.js';
+import { stageIdsOf, shapeTensorOf } from '../../stages.js';
 
 export function mountPipeline(root, store, goTo) {
   let buttons = [];

@@ -2,8 +2,8 @@
 // device-pixel resolution, or for small slices with printed numbers a grid of labels around one
 // canvas of numbered cells. updateHeatmap() gives a drawn heatmap new values in place (a new seed,
 // the causal mask): its canvas is repainted, no node is added, so nothing is laid out again.
-import { h, setText } from '../dom.js';
-import { num, cellNum } from '../format.js';
+import { h, setText } from '../../dom.js';
+import { num, cellNum } from '../../format.js';
 import { lutOf, lutIndex, inkFor, gradientCss, MASKED_LIGHT, MASKED_DARK, headColor } from './colors.js';
 import { observeCanvas, repaint, repaintResized } from './canvasRegistry.js';
 import { showTip, hideTip } from './tooltip.js';

@@ -1,7 +1,7 @@
 // Stage 2 picture: token_embedding + position_encoding = x, stacked with the operators between them.
-import { h } from '../dom.js';
-import { matrixTensor } from './matrix.js';
-import { liveView } from './structure.js';
+import { h } from '../../dom.js';
+import { matrixTensor } from '../parts/matrix.js';
+import { liveView } from '../parts/structure.js';
 
 export function embedView(state) {
   const cards = ['token_embedding', 'position_encoding', 'x'].map((name) => matrixTensor(state, name));

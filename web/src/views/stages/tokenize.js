@@ -1,7 +1,7 @@
 // Stage 1 picture: the tokens as chips with position above and id beneath, and T.
-import { h } from '../dom.js';
-import { t } from '../i18n.js';
-import { liveView } from './structure.js';
+import { h } from '../../dom.js';
+import { t } from '../../i18n.js';
+import { liveView } from '../parts/structure.js';
 
 export function tokenizeView(state) {
   const { result, lang } = state;

@@ -1,15 +1,12 @@
 // A (1, T, width) tensor as one heatmap: tokens on the rows, optional head bands over the columns.
 // A later result with the same tokens, width and texts is shown in place (live()).
-import { live } from '../dom.js';
+import { live } from '../../dom.js';
 import { heatmap, legend, updateHeatmap, updateLegend } from './heatmap.js';
 import { tensorCard } from './tensorCard.js';
 import { maxAbs } from './colors.js';
-import { t } from '../i18n.js';
+import { t } from '../../i18n.js';
 import { structureOf } from './structure.js';
-
-export function tokenLabels(tokens) {
-  return tokens.map((tok, i) => `${i} ${tok}`);
-}
+import { tokenLabels } from '../../format.js';
 
 export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption } = {}) {
   const { result, lang } = state;

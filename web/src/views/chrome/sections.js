@@ -5,10 +5,10 @@
 // a stale section is redrawn when it is navigated to, before it is shown, or when the page has
 // been quiet for a while (no new result for QUIET_MS, then one section per idle callback), so
 // every section holds the current tensors once the reader pauses.
-import { h, clear, renew } from '../dom.js';
-import { t } from '../i18n.js';
-import { exportStage } from '../export/files.js';
-import { releaseCanvases } from './canvasRegistry.js';
+import { h, clear, renew } from '../../dom.js';
+import { t } from '../../i18n.js';
+import { exportStage } from '../../export/files.js';
+import { releaseCanvases } from '../parts/canvasRegistry.js';
 
 export const QUIET_MS = 1500;
 

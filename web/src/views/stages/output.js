@@ -1,8 +1,8 @@
 // Stage 7 picture: y after W_O, next to the concatenation it came from (bands gone: heads mixed).
-import { h } from '../dom.js';
-import { matrixTensor } from './matrix.js';
-import { t } from '../i18n.js';
-import { liveView } from './structure.js';
+import { h } from '../../dom.js';
+import { matrixTensor } from '../parts/matrix.js';
+import { t } from '../../i18n.js';
+import { liveView } from '../parts/structure.js';
 
 export function outputView(state) {
   const card = matrixTensor(state, 'y');

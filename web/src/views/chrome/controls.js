@@ -1,9 +1,9 @@
 // The settings bar: the model (trained or random), text, examples, d_model, heads, kv_heads, causal,
 // seed (random weights only), the layer shown (a model of several layers), language.
 // Writes settings into the store, asks the runner to run, and shows each error next to its control.
-import { h, setText } from '../dom.js';
-import { t } from '../i18n.js';
-import { localMessage } from '../messages.js';
+import { h, setText } from '../../dom.js';
+import { t } from '../../i18n.js';
+import { localMessage } from '../../messages.js';
 
 export const EXAMPLES = [
   '我是秦始皇',

@@ -1,8 +1,8 @@
 // Stage 6 picture: the concatenation, with a coloured band over each head's columns.
-import { h } from '../dom.js';
-import { matrixTensor } from './matrix.js';
-import { t } from '../i18n.js';
-import { liveView } from './structure.js';
+import { h } from '../../dom.js';
+import { matrixTensor } from '../parts/matrix.js';
+import { t } from '../../i18n.js';
+import { liveView } from '../parts/structure.js';
 
 export function concatView(state) {
   const { heads, dHead } = state.result.config;

@@ -1,11 +1,11 @@
 // Stage 4 picture: d_head = d_model / heads, the parameter count that does not depend on heads,
 // Q/K/V as one tile per head, and (under GQA) which query heads share each K/V head.
-import { h } from '../dom.js';
-import { headTiles } from './tiles.js';
-import { headColor } from './colors.js';
-import { t } from '../i18n.js';
-import { grouped } from '../format.js';
-import { liveView } from './structure.js';
+import { h } from '../../dom.js';
+import { headTiles } from '../parts/tiles.js';
+import { headColor } from '../parts/colors.js';
+import { t } from '../../i18n.js';
+import { grouped } from '../../format.js';
+import { liveView } from '../parts/structure.js';
 
 function paramCount(d, kvw) {
   return 2 * (d * d + d) + 2 * (d * kvw + kvw);

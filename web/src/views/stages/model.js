@@ -1,10 +1,10 @@
 // Pictures of the stages a model of blocks adds: a stage's tensors as heatmaps (the residual
 // stream, logits, and GPT-2's LayerNorms and MLP), and the next-token prediction.
-import { h } from '../dom.js';
-import { t } from '../i18n.js';
-import { matrixTensor } from './matrix.js';
-import { liveView } from './structure.js';
-import { STRINGS } from '../strings.js';
+import { h } from '../../dom.js';
+import { t } from '../../i18n.js';
+import { matrixTensor } from '../parts/matrix.js';
+import { liveView } from '../parts/structure.js';
+import { STRINGS } from '../../strings.js';
 
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
 const tensorsOf = (result, stageId) => Object.keys(result.tensors).filter((n) => !n.startsWith('layers.') && result.tensors[n].stage === stageId);

@@ -2,9 +2,9 @@
 // (cpp/core/head_metrics.h), its label, and a switch that turns the head off (its head_out is zeroed
 // before the concat; the prediction stage shows what breaks). Live: a new result for the same layer,
 // language and number of heads rewrites the numbers, labels and switches in place.
-import { h, live, setText } from '../dom.js';
-import { t } from '../i18n.js';
-import { headColor } from './colors.js';
+import { h, live, setText } from '../../dom.js';
+import { t } from '../../i18n.js';
+import { headColor } from '../parts/colors.js';
 
 const METRICS = ['previous_token', 'induction', 'duplicate_token', 'first_token', 'self', 'entropy'];
 // Every metric the core computes, for the formulas under the table.

@@ -1,12 +1,12 @@
 // The worked example: a tiny model (d_model 4, 2 heads, 3 tokens) whose head 0 is printed in full,
 // with one score and one softmax row spelled out so a learner can check them by hand. A causal
 // toggle is drawn into the same DOM (live()).
-import { h, live } from '../dom.js';
-import { heatmap, updateHeatmap } from './heatmap.js';
-import { maxAbs } from './colors.js';
-import { num } from '../format.js';
-import { t } from '../i18n.js';
-import { WORKED } from '../engine.js';
+import { h, live } from '../../dom.js';
+import { heatmap, updateHeatmap } from '../parts/heatmap.js';
+import { maxAbs } from '../parts/colors.js';
+import { num } from '../../format.js';
+import { t } from '../../i18n.js';
+import { WORKED } from '../../engine.js';
 
 const HEAD = 0;
 

@@ -1,7 +1,7 @@
 // The status line (ready / computing… / fix the setting), the progress badge of a large run (the
 // time it has been computing, ticking; shown in every controls mode) and the page-level banner.
-import { t } from '../i18n.js';
-import { setText } from '../dom.js';
+import { t } from '../../i18n.js';
+import { setText } from '../../dom.js';
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 

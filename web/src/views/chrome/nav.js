@@ -1,7 +1,7 @@
 // Prev/Next buttons and the ←/→ keys (ignored while typing in a field). The keys are heard on
 // keyRoot, the demo itself, so several demos on one page do not all step at once.
-import { t } from '../i18n.js';
-import { stageIdsOf } from '../stages.js';
+import { t } from '../../i18n.js';
+import { stageIdsOf } from '../../stages.js';
 
 export function typing(ev) {
   const target = ev.composedPath ? ev.composedPath()[0] : ev.target;
