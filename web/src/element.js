@@ -10,11 +10,13 @@
 import css from './widget.css';
 import { h, clear } from './dom.js';
 import { createStore } from './store.js';
+import { initialState, sameValue, sameSettings } from './demoState.js';
+import { fetchBytes } from './fetchBytes.js';
 import { defaultLang, t } from './i18n.js';
 import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
-import { localMessage, messageOf } from './messages.js';
+import { messageOf } from './messages.js';
 import { parse, parseLang, headListText, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
 import { stageIdsOf } from './stages.js';
 import { mountControls } from './views/chrome/controls.js';
@@ -24,6 +26,7 @@ import { mountSections, stepsKey } from './views/chrome/sections.js';
 import { stepsOf } from './steps.js';
 import { mountStatus } from './views/chrome/status.js';
 import { mountTrainPanel } from './views/chrome/train.js';
+import { renderProblems } from './views/chrome/problems.js';
 import { hideTip } from './views/parts/tooltip.js';
 
 let loadModule = null;
@@ -43,9 +46,6 @@ function sharedModule() {
   return mhaPromise;
 }
 
-// Settings are numbers, strings and (switchedOff) lists of [layer, head] pairs.
-const sameValue = (a, b) => Object.is(a, b) || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b));
-const sameSettings = (a, b) => Object.keys(SETTING_ATTRS).every((attr) => sameValue(a[SETTING_ATTRS[attr]], b[SETTING_ATTRS[attr]]));
 // performance marks (first one wins): module loaded, first result, first frame painted with it.
 const mark = (name) => performance.getEntriesByName(name).length || performance.mark(name);
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
@@ -81,24 +81,7 @@ export class MhaDemo extends HTMLElement {
     style.textContent = css;
     this._frame = h('div', { class: 'mha', part: 'frame' });
     this._shadow.append(style, this._frame);
-    this._store = createStore({
-      lang: 'en',
-      stage: 'tokenize',
-      settings: { model: 'random', text: '', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1, layer: null, switchedOff: [] },
-      result: null, // the last good run: {text, tokens, ids, config, tensors: {name: {stage, shape, data}}}
-      errors: {}, // settings key (or 'weights', 'model', …) -> the core's error {message, field, code, params}, or a page message
-      attrErrors: [], // [{attribute, message}] for attributes the core never sees
-      status: 'loading',
-      computingSince: null, // performance.now() when a large (worker) run started
-      lastMs: 0,
-      fatal: null,
-      fatalHtml: false,
-      attendMode: 'weights',
-      head: 0,
-      worked: null,
-      controls: 'full',
-      weights: null, // {url, layout, layer, bytes}
-    });
+    this._store = createStore(initialState());
     this._engine = null;
     this._worker = makeWorkerURL && typeof Worker === 'function' ? createWorkerClient(makeWorkerURL) : null;
     const engine = {
@@ -285,47 +268,34 @@ export class MhaDemo extends HTMLElement {
     this._modelUrl = url;
     this._modelPending = true;
     const store = this._store;
-    const name = url.split('?')[0].split('/').pop();
-    try {
-      const res = await fetch(new URL(url, document.baseURI));
-      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
-      const blob = await res.blob();
-      this._modelPending = false;
-      await this.openFile(new File([blob], name));
-      store.set({ settings: { ...store.state.settings, modelUrl: url } });
-    } catch (e) {
-      const L = store.state.lang;
-      const hint = location.protocol === 'file:' ? ` ${t(L, 'weightsFileHint')}` : '';
-      this._modelPending = false;
-      store.set({ status: 'idle', errors: { ...store.state.errors, model: `${t(L, 'weightsFailed', { url, msg: (e && e.message) || e })}${hint}` } });
-      if (this._rejectReady && this._resolveReady) {
-        this._resolveReady = null;
-        this._rejectReady(new Error(messageOf(store.state.errors.model)));
+    const got = await fetchBytes(url, store.state.lang);
+    this._modelPending = false;
+    if (got.bytes) {
+      try {
+        await this.openFile(new File([got.bytes], url.split('?')[0].split('/').pop()));
+        store.set({ settings: { ...store.state.settings, modelUrl: url } });
+        return;
+      } catch {
+        // openFile has said why
       }
+    } else store.set({ status: 'idle', errors: { ...store.state.errors, model: got.failure } });
+    if (this._rejectReady && this._resolveReady) {
+      this._resolveReady = null;
+      this._rejectReady(new Error(messageOf(store.state.errors.model)));
     }
   }
 
   async _fetchWeights(spec) {
     const store = this._store;
     store.set({ status: 'loading-weights' });
-    let bytes = null;
-    let failure = null;
-    try {
-      const res = await fetch(new URL(spec.url, document.baseURI));
-      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
-      bytes = new Uint8Array(await res.arrayBuffer());
-    } catch (e) {
-      failure = (e && e.message) || String(e);
-    }
+    const got = await fetchBytes(spec.url, store.state.lang);
     const current = store.state.weights;
     if (!current || current.url !== spec.url) return; // replaced meanwhile
-    if (failure) {
-      const L = store.state.lang;
-      const hint = location.protocol === 'file:' ? ` ${t(L, 'weightsFileHint')}` : '';
-      store.set({ weights: { ...current, failed: true }, status: 'idle', errors: { weights: `${t(L, 'weightsFailed', { url: spec.url, msg: failure })}${hint}` } });
+    if (got.failure) {
+      store.set({ weights: { ...current, failed: true }, status: 'idle', errors: { weights: got.failure } });
       return;
     }
-    store.set({ weights: { ...current, bytes } });
+    store.set({ weights: { ...current, bytes: got.bytes } });
     this._runner.request(null);
   }
 
@@ -415,7 +385,7 @@ export class MhaDemo extends HTMLElement {
     this._stagesEl = stages;
     this._sections = null;
     if (store.state.result) this._mountSections();
-    this._renderProblems(store.state);
+    renderProblems(this._problems, store.state);
   }
 
   // The training panel, kept across stages and across controls rebuilds (its worker goes on).
@@ -459,27 +429,6 @@ export class MhaDemo extends HTMLElement {
     this._sections.update(this._store.state, new Set(['result', 'stage']));
   }
 
-  _renderProblems(state) {
-    const box = this._problems;
-    const L = state.lang;
-    // In full mode a setting's error sits next to its control; the box is for everything else.
-    const list = [...state.attrErrors];
-    for (const [key, error] of Object.entries(state.errors)) {
-      // Only some settings have a control of their own to show their error beside.
-      if (state.controls !== 'full' || ['weights', 'switchedOff', 'model'].includes(key)) list.push({ attribute: ATTR_OF[key] || key, message: error });
-    }
-    box.hidden = list.length === 0;
-    if (box.hidden) {
-      clear(box);
-      return;
-    }
-    box.replaceChildren(
-      h('p', { class: 'attr-errors-title' }, t(L, 'attrError')),
-      h('ul', {}, list.map((e) => h('li', { 'data-attribute': e.attribute }, h('code', {}, e.attribute), ' ', localMessage(e.message, L)))),
-      state.result ? h('p', { class: 'attr-errors-note' }, t(L, 'staleBox')) : null,
-    );
-  }
-
   _onChange(state, changed) {
     if (changed.has('controls') && this._scope && state.controls !== this._mode) this._mountUI();
     const otherKind = changed.has('result') && state.result && this._sections && this._sections.key !== stepsKey(stepsOf(state.result));
@@ -511,7 +460,7 @@ export class MhaDemo extends HTMLElement {
       if (extra.length || others.length !== state.attrErrors.length) this._store.set({ attrErrors: [...others, ...extra] });
       if (!extra.length && this._wantHead !== state.head && this._wantHead < state.result.config.heads) this._store.set({ head: this._wantHead });
     }
-    if (['errors', 'attrErrors', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) this._renderProblems(state);
+    if (['errors', 'attrErrors', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
     if (changed.has('errors') || changed.has('attrErrors')) this._reportErrors(state);
     if (changed.has('stage') && state.result) this.dispatchEvent(new CustomEvent('stagechange', { detail: { stage: state.stage }, bubbles: true, composed: true }));
     if (['result', 'stage', 'head', 'attendMode', 'lang'].some((k) => changed.has(k))) this._reflect(state);

@@ -1,7 +1,14 @@
-// The teaching steps as data: {id, title, text(ctx), formula(ctx), view, enter(), exit()}, one per
-// stage id of the core's table (cpp/core/stages.h). Which steps a demo walks, in which order and in
-// which family comes from the result (engine.js); a stage with no step of its own here is shown by
-// genericStep (its tensors as heatmaps). ctx = {lang, config, T, layer}; views read the store state.
+// The teaching steps as data: {id, title, text(ctx), formula(ctx), view, parts?, depends?, enter(),
+// exit()}, one per stage id of the core's table (cpp/core/stages.h). Which steps a demo walks, in
+// which order and in which family comes from the result (engine.js); a stage with no step of its own
+// here is shown by genericStep (its tensors as heatmaps). ctx = {lang, config, T, layer}.
+//
+// The one update contract every view follows: view(state, actions) -> Node draws the step's body.
+// It is drawn again when the result, the language or a state key listed in the step's `depends`
+// changes — and then first offered the new state in place: a node made with live(node, update)
+// (dom.js) whose update(state) returns true has shown it without new DOM. A step drawn in parts
+// gives parts(state, actions) -> [{key, make}]; only a part whose key changed is drawn again (and it,
+// too, is offered the new state in place first).
 import { t } from './i18n.js';
 import { grouped } from './format.js';
 import { hideTip } from './views/parts/tooltip.js';
@@ -75,6 +82,7 @@ const STEPS = [
       (config.kvHeads < config.heads ? ` &nbsp;·&nbsp; g(h) = ⌊h / ${config.heads / config.kvHeads}⌋` : ' &nbsp;·&nbsp; g(h) = h'),
     view: attendView,
     parts: attendParts, // redrawn part by part (see sections.js)
+    depends: ['attendMode', 'head', 'worked'],
   },
   {
     id: 'concat',

@@ -18,7 +18,9 @@ const idle = typeof requestIdleCallback === 'function'
 
 // What a section's header text and its picture were drawn from: redrawn when any of them changed.
 const textDeps = (state) => [state.result, state.lang];
-const bodyDeps = (step, state) => (step.id === 'attend' ? [state.result, state.lang, state.attendMode, state.head, state.worked] : [state.result, state.lang]);
+// The update contract (steps.js): a body depends on the result, the language and the state keys
+// its step lists in `depends`.
+const bodyDeps = (step, state) => [state.result, state.lang, ...(step.depends || []).map((k) => state[k])];
 // The stage ids a set of sections was mounted for.
 export const stepsKey = (steps) => steps.map((s) => s.id).join();
 const same = (a, b) => Boolean(a) && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
@@ -158,7 +160,8 @@ export function mountSections(root, store, actions, steps) {
     update(state, changed) {
       if (!state.result) return;
       const cur = sections.find((s) => s.step.id === state.stage);
-      const relevant = ['result', 'lang', 'stage', 'attendMode', 'head', 'worked'].some((k) => changed.has(k)) || lastStage === null;
+      const watched = new Set(['result', 'lang', 'stage', ...sections.flatMap((s) => s.step.depends || [])]);
+      const relevant = [...changed].some((k) => watched.has(k)) || lastStage === null;
       if (!relevant) return;
       if (cur) draw(cur, state); // before it is shown, so it never flashes old content
       if (changed.has('stage') || lastStage === null) {
@@ -171,7 +174,7 @@ export function mountSections(root, store, actions, steps) {
         if (cur && lastStage !== null) cur.step.enter(cur.section);
         lastStage = state.stage;
       }
-      if (changed.has('result') || changed.has('lang') || changed.has('attendMode') || changed.has('head') || changed.has('worked')) schedulePrerender(state);
+      if ([...changed].some((k) => k !== 'stage' && watched.has(k))) schedulePrerender(state);
     },
     destroy() {
       cancelPrerender();

@@ -1,0 +1,29 @@
+// The shape of one demo's store (store.js): every field, what it holds, and its start. Views read
+// it; the element, the runner and the controls write it.
+import { SETTING_ATTRS } from './attributes.js';
+
+export function initialState() {
+  return {
+    lang: 'en',
+    stage: 'tokenize', // a stage id of the core's table (stages.js)
+    // What the core runs on (attributes.js SETTING_ATTRS): model 'trained' | 'random' | 'file', …
+    settings: { model: 'random', text: '', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1, layer: null, switchedOff: [] },
+    result: null, // the last good run (engine.js snapshot): {text, tokens, ids, config, layer, stages, heads, tensors}
+    errors: {}, // settings key (or 'weights', 'model', …) -> the core's error {message, field, code, params}, or a page message
+    attrErrors: [], // [{attribute, message}] for attributes the core never sees
+    status: 'loading', // 'loading' | 'loading-weights' | 'computing' | 'idle'
+    computingSince: null, // performance.now() when a large (worker) run started
+    lastMs: 0, // how long the last run took
+    fatal: null, // the core could not be loaded or failed unexpectedly: nothing else can be shown
+    fatalHtml: false,
+    attendMode: 'weights', // 'raw' | 'scores' | 'weights' at the attend stage
+    head: 0, // the head enlarged at the attend stage
+    worked: null, // the worked example's tiny run
+    controls: 'full', // 'full' | 'minimal' | 'none'
+    weights: null, // one attention layer's weights: {url, layout, layer, bytes, failed?, file?}
+  };
+}
+
+// Settings are numbers, strings and (switchedOff) lists of [layer, head] pairs.
+export const sameValue = (a, b) => Object.is(a, b) || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b));
+export const sameSettings = (a, b) => Object.keys(SETTING_ATTRS).every((attr) => sameValue(a[SETTING_ATTRS[attr]], b[SETTING_ATTRS[attr]]));
