@@ -44,7 +44,7 @@ async function main() {
   });
   // Beside the widget, not in it: it keeps mha-demo.js under 300 KB gzipped, and a script (unlike a
   // fetch) loads from file:// too.
-  const model = Buffer.from(toF16(fs.readFileSync('models/induction.safetensors'))).toString('base64');
+  const model = Buffer.from(await toF16(fs.readFileSync('models/induction.safetensors'))).toString('base64');
   fs.writeFileSync('web/build/mha-trained.js',
     `// The model this project trained (npm run train), F32 tensors stored as F16, as base64.\n` +
     `(self.mhaTrainedModels = self.mhaTrainedModels || {}).induction = '${model}';\n`);

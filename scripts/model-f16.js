@@ -30,45 +30,29 @@ function toHalf(value) {
   return sign | half;
 }
 
-function toF16(bytes) {
+// Resolves to the new file's bytes (web/src/export/safetensors.mjs writes it).
+async function toF16(bytes) {
+  const { tensorsSafetensors } = await import('../web/src/export/safetensors.mjs');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = Number(view.getBigUint64(0, true));
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
   const data = bytes.subarray(8 + n);
-  const out = {};
-  const parts = [];
-  let offset = 0;
+  const tensors = {};
   for (const [name, entry] of Object.entries(header)) {
-    if (name === '__metadata__') {
-      out[name] = entry;
-      continue;
-    }
+    if (name === '__metadata__') continue;
     const [b, e] = entry.data_offsets;
-    let raw = data.subarray(b, e);
+    let raw = new Uint8Array(data.subarray(b, e)); // a copy: a Buffer's slice() is a view
     let dtype = entry.dtype;
     if (dtype === 'F32') {
-      const floats = new Float32Array(new Uint8Array(raw).buffer); // a copy: a Buffer's slice() is a view
+      const floats = new Float32Array(raw.buffer);
       const halves = new Uint16Array(floats.length);
       for (let i = 0; i < floats.length; i++) halves[i] = toHalf(floats[i]);
       raw = new Uint8Array(halves.buffer);
       dtype = 'F16';
     }
-    out[name] = { dtype, shape: entry.shape, data_offsets: [offset, offset + raw.length] };
-    parts.push(raw);
-    offset += raw.length;
+    tensors[name] = { shape: entry.shape, dtype, raw };
   }
-  let text = JSON.stringify(out);
-  text += ' '.repeat((8 - ((8 + Buffer.byteLength(text)) % 8)) % 8);
-  const head = Buffer.from(text);
-  const result = new Uint8Array(8 + head.length + offset);
-  new DataView(result.buffer).setBigUint64(0, BigInt(head.length), true);
-  result.set(head, 8);
-  let at = 8 + head.length;
-  for (const p of parts) {
-    result.set(p, at);
-    at += p.length;
-  }
-  return result;
+  return tensorsSafetensors(tensors, header.__metadata__ || {});
 }
 
 module.exports = { toF16, toHalf };

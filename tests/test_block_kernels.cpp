@@ -24,12 +24,9 @@
 
 using mha::Tensor;
 using mha_test::check_close;
+using mha_test::kSizes;
+using mha_test::kWidth;
 using mha_test::random_tensor;
-
-namespace {
-constexpr int kWidth = static_cast<int>(xsimd::batch<float>::size);
-const std::vector<int> kSizes = {1, 2, kWidth - 1, kWidth, kWidth + 1, 2 * kWidth + 3, 17, 64};
-}  // namespace
 
 TEST_CASE("layernorm: xsimd equals the oracle, forward and backward, on every size") {
   for (int C : kSizes) {

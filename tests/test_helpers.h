@@ -4,12 +4,18 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
+#include <xsimd/xsimd.hpp>
 
 #include "compare.h"
 #include "random.h"
 #include "tensor.h"
 
 namespace mha_test {
+
+// The SIMD width, and sizes around it so every vector loop and every tail of a kernel runs.
+constexpr int kWidth = static_cast<int>(xsimd::batch<float>::size);
+inline const std::vector<int> kSizes = {1, 2, kWidth - 1, kWidth, kWidth + 1, 2 * kWidth + 3, 17, 64};
 
 // A tensor of uniform values in [-scale, scale) from a fixed seed.
 inline mha::Tensor random_tensor(const mha::Shape& shape, uint64_t seed, float scale = 1.0f) {

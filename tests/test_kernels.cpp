@@ -16,12 +16,9 @@
 
 using mha::Tensor;
 using mha_test::check_close;
+using mha_test::kSizes;
+using mha_test::kWidth;
 using mha_test::random_tensor;
-
-namespace {
-constexpr int kWidth = static_cast<int>(xsimd::batch<float>::size);
-const std::vector<int> kSizes = {1, 2, kWidth - 1, kWidth, kWidth + 1, 2 * kWidth + 3, 17, 64};
-}  // namespace
 
 TEST_CASE("exp_batch is within 2 ulp of std::exp and exactly 0 for masked entries") {
   double worst = 0;

@@ -35,6 +35,18 @@ Ops ops_for(KernelPath path) {
           layernorm_forward_simd, layernorm_backward_simd, gelu_forward_simd,        gelu_backward_simd};
 }
 
+// The sizes of a batch of B sequences of T tokens, as forward and backward both need them.
+struct BatchSizes {
+  int N, d, kv, H, G, D, V, group;  // rows B·T, d_model, kv width, heads, kv heads, d_head, vocab, heads per kv head
+  float scale;                      // 1/√d_head
+  size_t TT;                        // one head's (T, T)
+};
+BatchSizes sizes_of(const Config& c, int B, int T) {
+  const int H = c.heads, G = c.kv_heads_or_heads(), D = c.d_head();
+  return {B * T, c.d_model, c.kv_dim(), H, G, D, c.vocab_size, H / G, 1.0f / std::sqrt(static_cast<float>(D)),
+          static_cast<size_t>(T) * T};
+}
+
 void zero(std::vector<float>& v) { std::fill(v.begin(), v.end(), 0.0f); }
 void sized(std::vector<float>& v, size_t n) { v.assign(n, 0.0f); }
 const float* bias_of(const Tensor& b) { return b.data.empty() ? nullptr : b.ptr(); }
@@ -98,10 +110,7 @@ void Trainer::resize(int B, int T) {
 void Trainer::forward(const std::vector<int32_t>& ids, int B, int T) {
   const Config& c = config_;
   const Ops op = ops_for(path_);
-  const int N = B * T, d = c.d_model, kv = c.kv_dim(), H = c.heads, G = c.kv_heads_or_heads(), D = c.d_head();
-  const int V = c.vocab_size, group = H / G;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  const size_t TT = static_cast<size_t>(T) * T;
+  const auto [N, d, kv, H, G, D, V, group, scale, TT] = sizes_of(c, B, T);
   float* y = dstream2_.data();  // scratch
 
   encoder_forward(x_.data(), ids.data(), weights_.token_table.ptr(), weights_.position_table.ptr(), B, T, d);
@@ -155,10 +164,7 @@ void Trainer::forward(const std::vector<int32_t>& ids, int B, int T) {
 void Trainer::backward(const std::vector<int32_t>& ids, const std::vector<int32_t>& targets, int B, int T, float dloss) {
   const Config& c = config_;
   const Ops op = ops_for(path_);
-  const int N = B * T, d = c.d_model, kv = c.kv_dim(), H = c.heads, G = c.kv_heads_or_heads(), D = c.d_head();
-  const int V = c.vocab_size, group = H / G;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  const size_t TT = static_cast<size_t>(T) * T;
+  const auto [N, d, kv, H, G, D, V, group, scale, TT] = sizes_of(c, B, T);
   for_each_parameter(grads_, c.preset, [](const std::string&, Tensor& g) { std::fill(g.data.begin(), g.data.end(), 0.0f); });
 
   // logits = final · Uᵀ, probs = softmax(logits), loss = mean −ln probs[target]
