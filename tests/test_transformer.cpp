@@ -187,7 +187,13 @@ TEST_CASE("bad input to a model is one clear error") {
   CHECK_THROWS_WITH_AS(model.run_ids({1, 32}), doctest::Contains("token id 32 at position 1 is outside the vocabulary [0, 32)"), mha::Error);
   CHECK_THROWS_WITH_AS(model.run_ids(std::vector<int32_t>(25, 1)), doctest::Contains("25 tokens, but the model has only 24 positions"), mha::Error);
   CHECK_THROWS_WITH_AS(model.run_ids({}), doctest::Contains("at least one token"), mha::Error);
-  CHECK_THROWS_WITH_AS(model.run_text("hello"), doctest::Contains("its own tokenizer"), mha::Error);
+  // Random weights read text by first appearance; a GPT-2 file needs GPT-2's own tokenizer.
+  CHECK(model.run_text("hello world hello").ids == std::vector<int32_t>{0, 1, 2, 1});
+  {
+    const std::vector<uint8_t> file = mha::write_model(model.model_weights(), c);
+    const mha::Model loaded = mha::Model::from_model_file(file.data(), file.size(), mha::WeightLayout::gpt2, 4);
+    CHECK_THROWS_WITH_AS(loaded.run_text("hello"), doctest::Contains("its own tokenizer"), mha::Error);
+  }
   CHECK_THROWS_WITH_AS(model.run_input(mha::Tensor({1, 2, 16})), doctest::Contains("starts from token ids"), mha::Error);
 
   SUBCASE("files") {

@@ -17,6 +17,13 @@ std::shared_ptr<const Tokenizer> default_tokenizer(const Config& c) {
   return nullptr;  // GPT-2 reads text with GPT-2's own tokenizer, given with set_tokenizer
 }
 
+// Random weights learnt no vocabulary, so any numbering of the tokens is as good as GPT-2's: a
+// random GPT-2-style model reads text by first appearance too, as the trained model does.
+std::shared_ptr<const Tokenizer> seeded_tokenizer(const Config& c) {
+  if (c.preset == Preset::gpt2) return std::make_shared<FirstAppearanceTokenizer>(c.vocab_size);
+  return default_tokenizer(c);
+}
+
 }  // namespace
 
 Model::Model(const Config& config) : config_(config) {
@@ -28,7 +35,7 @@ Model::Model(const Config& config) : config_(config) {
     weights_.blocks[0].attention = random_attention_weights(config_);
   }
   seeded_ = true;
-  tokenizer_ = default_tokenizer(config_);
+  tokenizer_ = seeded_tokenizer(config_);
   prepare();
 }
 
@@ -52,7 +59,7 @@ void Model::configure(const Config& config) {
       *this = Model(config);
       return;
     }
-    if (config.vocab_size != now.vocab_size) tokenizer_ = default_tokenizer(config);
+    if (config.vocab_size != now.vocab_size) tokenizer_ = seeded_tokenizer(config);
     config_ = config;
     return;
   }

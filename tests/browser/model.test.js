@@ -52,8 +52,27 @@ const shown = () =>
       panelLayer: panel && Number(panel.dataset.headsLayer),
       panelLabels: panel && [...panel.querySelectorAll('.heads-table tbody tr')].map((r) => r.dataset.label),
       right: summary && Number(summary.dataset.right),
+      repeatConfidence: repeatConfidence(s.result),
       url: location.search,
     };
+
+    // The mean probability the model gives the true next token where the current token came before
+    // (in the repeated half): what an induction head makes possible.
+    function repeatConfidence(result) {
+      if (!result.tensors.probs) return null; // one attention layer predicts nothing
+      const { ids } = result;
+      const { data, shape } = result.tensors.probs;
+      const V = shape[2];
+      let sum = 0;
+      let n = 0;
+      for (let i = 1; i + 1 < ids.length; i++) {
+        if (ids.indexOf(ids[i]) < i) {
+          sum += data[i * V + ids[i + 1]];
+          n++;
+        }
+      }
+      return n ? sum / n : null;
+    }
   });
 
 test('the default page: the trained model at layer 1, heads labelled by the core, the repeat predicted', { timeout: TEST_TIMEOUT }, async () => {
@@ -95,19 +114,26 @@ test('the default page: the trained model at layer 1, heads labelled by the core
   const before = s.right;
   await page.screenshot({ path: path.join(SHOTS, 'trained-predict.png') });
 
-  // Switch every layer-1 head off with its switch: the repeat can no longer be predicted.
+  const confidence = s.repeatConfidence;
+  assert.ok(confidence > 0.5, `the model is sure of the repeat (${confidence})`);
+
+  // Switch off, with their switches, just the layer-1 heads the core labels induction: the repeat
+  // can no longer be predicted.
   await page.locator('#view-layer').selectOption('1');
   await page.waitForFunction(() => document.querySelector('mha-demo').state.result.layer === 1, null, { timeout: WAIT });
   await page.evaluate(() => window.mhaPage.goTo('attend'));
-  for (let hd = 0; hd < 4; hd++) {
+  const induction = s.apiLabels[1].flatMap((label, hd) => (label === 'induction' ? [hd] : []));
+  for (const [n, hd] of induction.entries()) {
     await page.locator(`[data-head-switch="1.${hd}"]`).click();
-    await page.waitForFunction((n) => document.querySelector('mha-demo').state.settings.switchedOff.length === n, hd + 1, { timeout: WAIT });
+    await page.waitForFunction((k) => document.querySelector('mha-demo').state.settings.switchedOff.length === k, n + 1, { timeout: WAIT });
   }
   await page.evaluate(() => window.mhaPage.goTo('predict'));
   await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('[data-switched-off]'), null, { timeout: WAIT });
   s = await shown();
-  assert.ok(s.right <= before - 3, `switching the induction heads off breaks the prediction (${before} -> ${s.right} right)`);
-  await page.waitForFunction(() => new URLSearchParams(location.search).get('ablate') === '1.0,1.1,1.2,1.3', null, { timeout: WAIT });
+  assert.ok(s.right <= before - 2, `switching the induction heads off breaks the prediction (${before} -> ${s.right} right)`);
+  assert.ok(s.repeatConfidence < confidence / 4, `and the model is no longer sure of the repeat (${confidence} -> ${s.repeatConfidence})`);
+  const ablate = induction.map((hd) => `1.${hd}`).join(',');
+  await page.waitForFunction((a) => new URLSearchParams(location.search).get('ablate') === a, ablate, { timeout: WAIT });
   suite.assertNoProblems();
 });
 
@@ -228,4 +254,80 @@ test('model="….safetensors" fetches a whole model and opens it; a missing one 
   await page.goto(`${server.url}?model=build/missing.safetensors`);
   const outcome = await page.evaluate(() => document.querySelector('mha-demo').ready.then(() => 'resolved', (e) => e.message));
   assert.match(outcome, /missing\.safetensors/);
+});
+
+test('random GPT-2 blocks: every stage of every layer in both languages, LayerNorm and MLP with the core\'s formulas', { timeout: 120_000 }, async () => {
+  await open(`${server.url}?model=blocks&d-model=32&heads=4&text=${encodeURIComponent('the cat sat on the mat')}`);
+  const first = await shown();
+  assert.equal(first.config.model, 'gpt2');
+  assert.equal(first.config.layers, 2);
+  assert.deepEqual(first.pipeline, first.stages, 'the pipeline walks the core table\'s stages for GPT-2 blocks');
+  for (const id of ['ln_1', 'ln_2', 'mlp', 'mlp_residual', 'ln_f', 'logits', 'predict']) assert.ok(first.stages.includes(id), `a GPT-2 block has ${id}`);
+  const T = 7; // <s> the cat sat on the mat
+  for (const lang of ['en', 'zh']) {
+    await page.evaluate((l) => { document.querySelector('mha-demo').lang = l; document.querySelector('mha-demo').setAttribute('lang', l); }, lang);
+    for (const layer of [0, 1]) {
+      await page.locator('#view-layer').selectOption(String(layer));
+      await page.waitForFunction((l) => document.querySelector('mha-demo').state.result.layer === l, layer, { timeout: WAIT });
+      for (const [i, stage] of first.stages.entries()) {
+        await page.evaluate((st) => window.mhaPage.goTo(st), stage);
+        const seen = await page.evaluate((st) => {
+          const demo = document.querySelector('mha-demo');
+          const section = demo.shadowRoot.querySelector(`section[data-stage="${st}"]`);
+          const cards = [...section.querySelectorAll('[data-tensor]')];
+          return {
+            visible: section.getClientRects().length > 0,
+            kicker: section.querySelector('.stage-kicker').textContent,
+            title: section.querySelector('.stage-title').textContent,
+            formula: section.querySelector('.formula').textContent,
+            lang: demo.state.lang,
+            cards: cards.map((c) => [c.dataset.tensor, c.dataset.shape]),
+            shapes: Object.fromEntries(Object.entries(demo.state.result.tensors).map(([n, x]) => [n, x.shape.join(',')])),
+          };
+        }, stage);
+        const where = `${lang} layer ${layer} ${stage}`;
+        assert.equal(seen.lang, lang);
+        assert.ok(seen.visible, `${where}: shown`);
+        assert.ok(seen.kicker.includes(String(i + 1)) && seen.kicker.includes(String(first.stages.length)), `${where}: "${seen.kicker}" numbers the stage i of n`);
+        assert.ok(seen.title.startsWith(`${i + 1} · `) && seen.title.length > `${i + 1} · `.length, `${where}: titled "${seen.title}"`);
+        for (const [name, shape] of seen.cards) if (seen.shapes[name]) assert.equal(shape, seen.shapes[name], `${where}: ${name} shows its shape`);
+        if (['ln_1', 'ln_2', 'mlp', 'mlp_residual', 'ln_f'].includes(stage)) {
+          assert.ok(seen.cards.length >= 1, `${where}: its tensors are drawn`);
+          for (const [name] of seen.cards) assert.ok(seen.formula.includes(name), `${where}: the formula names ${name} ("${seen.formula}")`);
+        }
+        if (stage === 'mlp') assert.deepEqual(seen.cards.find(([n]) => n === 'mlp_hidden'), ['mlp_hidden', `1,${T},128`], 'the MLP is 4·d_model wide');
+      }
+    }
+  }
+  suite.assertNoProblems();
+});
+
+test('the attend stage shows raw scores, masked scores and weights as three steps', { timeout: TEST_TIMEOUT }, async () => {
+  await open(`${server.url}?model=trained&stage=attend`);
+  const read = (mode) =>
+    page.evaluate(async (m) => {
+      const demo = document.querySelector('mha-demo');
+      demo.shadowRoot.querySelector(`[data-attend-mode="${m}"]`).click();
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const card = demo.shadowRoot.querySelector('section[data-stage="attend"] [data-tensor]');
+      const x = demo.state.result.tensors[card.dataset.tensor];
+      return { tensor: card.dataset.tensor, pressed: demo.shadowRoot.querySelector(`[data-attend-mode="${m}"]`).getAttribute('aria-pressed'), infinite: Array.from(x.data).filter((v) => v === -Infinity).length, size: x.data.length, show: new URLSearchParams(location.search).get('show') };
+    }, mode);
+  const raw = await read('raw');
+  const masked = await read('scores');
+  const weights = await read('weights');
+  assert.deepEqual([raw.tensor, masked.tensor, weights.tensor], ['raw_scores', 'scores', 'weights']);
+  assert.deepEqual([raw.pressed, masked.pressed, weights.pressed], ['true', 'true', 'true']);
+  const T = Math.round(Math.sqrt(raw.size / 4));
+  assert.equal(raw.infinite, 0, 'raw scores are all finite: the future is scored too');
+  assert.equal(masked.infinite, 4 * (T * (T - 1)) / 2, 'the mask sets every future score to −∞');
+  assert.equal(weights.infinite, 0);
+  suite.assertNoProblems();
+});
+
+test('a demo whose first run fails rejects ready with the message it shows', { timeout: TEST_TIMEOUT }, async () => {
+  await page.goto(`${server.url}?model=random&d-model=512&heads=7`);
+  const outcome = await page.evaluate(() => document.querySelector('mha-demo').ready.then(() => 'resolved', (e) => e.message));
+  assert.match(outcome, /divisible|heads/);
+  suite.problems.length = 0;
 });

@@ -1,11 +1,19 @@
+import { escapeHtml } from './format.js';
+
 // The settings of one demo as attributes: <mha-demo text="…" d-model="512" heads="8" …>.
 // The same names are the page's permalink and the iframe form's query parameters, so one
 // parse() serves the element, index.html and embed.html.
-// Two kinds of model: 'trained', the 2-layer model this project trained (models/induction.safetensors),
-// whose heads do nameable things; 'random', one attention layer of any size with seeded weights (the
-// shapes lesson). Without a model attribute a demo shows the trained model, unless it sets sizes or
-// weights (embeds written before the trained model existed keep what they showed).
-export const MODELS = ['trained', 'random', 'file']; // or a URL ending in .safetensors
+// The kinds of model a demo shows. Without a model attribute a demo shows the trained model, unless
+// it sets sizes or weights (embeds written before the trained model existed keep what they showed).
+//   sized: the learner sets d_model, heads, kv_heads and the seed; causalChoice: and the mask
+export const MODEL_KINDS = {
+  trained: { sized: false }, // the 2-layer model this project trained (models/induction.safetensors)
+  random: { sized: true, causalChoice: true }, // one attention layer of seeded weights: the shapes lesson
+  blocks: { sized: true, layers: 2 }, // GPT-2-style blocks of seeded weights: LayerNorm, MLP, residuals
+  file: { sized: false }, // a whole model the learner opened, or model="….safetensors"
+};
+export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
+export const isSized = (model) => MODEL_KINDS[model].sized;
 export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
 export const DEFAULTS = { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: null, causal: false, seed: 1 };
 // The trained model reads only which tokens repeat: a sentence said twice shows its induction heads.
@@ -80,7 +88,7 @@ export function parse(get) {
   const modelUrl = rawModel && /\.safetensors(\?.*)?$/i.test(rawModel.trim()) ? rawModel.trim() : null;
   const model = rawModel === null || rawModel === '' ? (sized ? 'random' : 'trained')
     : modelUrl ? 'file' : take('model', oneOf('model', rawModel, MODELS), sized ? 'random' : 'trained');
-  const trained = model !== 'random';
+  const trained = !isSized(model);
   const switchedOff = parseHeadList(get('ablate'), errors);
   const settings = {
     model,
@@ -144,18 +152,18 @@ export const headListText = (pairs) => pairs.map(([l, hd]) => `${l}.${hd}`).join
 export function toAttributes({ settings, stage, head, show, lang }) {
   const out = [];
   const push = (name, value) => out.push([name, value]);
-  const trained = settings.model !== 'random';
-  if (trained) push('model', settings.modelUrl || settings.model);
+  const trained = !isSized(settings.model);
+  if (settings.model !== 'random') push('model', settings.modelUrl || settings.model);
   if (settings.model === 'file' && settings.file && !settings.modelUrl) push('file', settings.file);
   push('text', settings.text);
   if (!trained) {
     push('d-model', String(settings.dModel));
     push('heads', String(settings.heads));
     if (settings.kvHeads !== settings.heads) push('kv-heads', String(settings.kvHeads));
-    if (settings.causal) push('causal', '');
+    if (settings.causal && MODEL_KINDS[settings.model].causalChoice) push('causal', '');
     if (settings.seed !== DEFAULTS.seed) push('seed', String(settings.seed));
   }
-  if (trained && settings.layer !== null && settings.layer !== undefined) push('view-layer', String(settings.layer));
+  if (settings.model !== 'random' && settings.layer !== null && settings.layer !== undefined) push('view-layer', String(settings.layer));
   if (settings.switchedOff && settings.switchedOff.length) push('ablate', headListText(settings.switchedOff));
   if (stage && stage !== (trained ? TRAINED_DEFAULTS.stage : 'tokenize')) push('stage', stage);
   if (head) push('head', String(head));
@@ -178,14 +186,13 @@ export function fromQuery(search) {
   return out;
 }
 
-const escapeAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 export function elementSnippet(pairs, scriptSrc, controls = 'minimal') {
-  const attrs = pairs.map(([n, v]) => (n === 'causal' && v === '' ? ' causal' : ` ${n}="${escapeAttr(v)}"`)).join('');
-  return `<script src="${escapeAttr(scriptSrc)}"></script>\n<mha-demo${attrs} controls="${controls}"></mha-demo>`;
+  const attrs = pairs.map(([n, v]) => (n === 'causal' && v === '' ? ' causal' : ` ${n}="${escapeHtml(v)}"`)).join('');
+  return `<script src="${escapeHtml(scriptSrc)}"></script>\n<mha-demo${attrs} controls="${controls}"></mha-demo>`;
 }
 
 export function iframeSnippet(pairs, embedUrl, title = 'Multi-head attention demo') {
   const q = toQuery(pairs);
-  return `<iframe src="${escapeAttr(`${embedUrl}?${q}`)}" title="${escapeAttr(title)}" width="100%" height="720" style="border:0;max-width:100%" loading="lazy"></iframe>`;
+  return `<iframe src="${escapeHtml(`${embedUrl}?${q}`)}" title="${escapeHtml(title)}" width="100%" height="720" style="border:0;max-width:100%" loading="lazy"></iframe>`;
 }

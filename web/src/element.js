@@ -17,7 +17,7 @@ import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
-import { parse, parseLang, headListText, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
+import { parse, parseLang, headListText, isSized, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
 import { stageIdsOf } from './stages.js';
 import { mountControls } from './views/chrome/controls.js';
 import { mountPipeline } from './views/chrome/pipeline.js';
@@ -447,7 +447,7 @@ export class MhaDemo extends HTMLElement {
         const known = this._lastStageIds && this._lastStageIds.includes(state.stage);
         const others = state.attrErrors.filter((e) => e.attribute !== 'stage');
         const message = `stage '${state.stage}' is not a stage of this model; its stages are ${ids.join(', ')}`;
-        const fallback = ids.includes('attend') && state.settings.model !== 'random' ? 'attend' : ids[0];
+        const fallback = ids.includes('attend') && !isSized(state.settings.model) ? 'attend' : ids[0];
         this._lastStageIds = ids;
         this._store.set({ stage: fallback, attrErrors: known ? others : [...others, { attribute: 'stage', message }] });
         return;
@@ -476,6 +476,12 @@ export class MhaDemo extends HTMLElement {
     if (changed.has('fatal') && state.fatal && this._rejectReady && this._resolveReady) {
       this._resolveReady = null;
       this._rejectReady(new Error(state.fatal));
+    }
+    // A first run that fails settles ready too, rejected with the message the demo shows.
+    const firstError = !state.result && this._engine && Object.values(state.errors).find(Boolean);
+    if (changed.has('errors') && firstError && this._resolveReady) {
+      this._resolveReady = null;
+      this._rejectReady(new Error(messageOf(firstError)));
     }
   }
 
@@ -506,7 +512,7 @@ export class MhaDemo extends HTMLElement {
     if (state.result && Object.keys(state.errors).length === 0 && !sameSettings(p.settings, s)) {
       writes.push(['model', s.model], ['file', s.model === 'file' ? s.file : null], ['text', s.text], ['view-layer', s.layer === null ? null : String(s.layer)],
         ['ablate', s.switchedOff.length ? headListText(s.switchedOff) : null]);
-      if (s.model === 'random') writes.push(['d-model', String(s.dModel)], ['heads', String(s.heads)], ['kv-heads', String(s.kvHeads)], ['seed', String(s.seed)], ['causal', s.causal ? '' : null]);
+      if (isSized(s.model)) writes.push(['d-model', String(s.dModel)], ['heads', String(s.heads)], ['kv-heads', String(s.kvHeads)], ['seed', String(s.seed)], ['causal', s.causal ? '' : null]);
     }
     if (p.view.stage !== state.stage) writes.push(['stage', state.stage]);
     if (state.result && p.view.head !== state.head) {

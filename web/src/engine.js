@@ -2,11 +2,17 @@
 // model for its settings (random, the trained model, or loaded weights) and one tiny model for the
 // worked example. Every trace is turned into plain copied arrays at once (the trace is deleted
 // before returning).
+import { MODEL_KINDS } from './attributes.js';
+
 export const WORKED = { text: '我爱猫', dModel: 4, heads: 2, kvHeads: 2, seed: 3 };
+// Random blocks number a text's tokens by first appearance: up to this many − 1 different tokens
+// (the text limit, 512 tokens, is reached first).
+const RANDOM_BLOCKS_VOCAB = 513;
 
 // A run as plain data. In a model of blocks the shown layer's tensors also appear under their
 // single-layer names (layers.1.weights as weights), so one attention view serves every layer.
-//   stages: [{id, family}] this kind of model walks, from the core's stage table
+//   stages: [{id, family, tensors: [{name, shape, formula}]}] this kind of model walks, from the
+//           core's stage table
 //   heads:  the core's head analysis, {layers: [{heads: [{…metrics, label}], similarity}]}
 function snapshot(trace, config, text, layer, table) {
   const tensors = {};
@@ -17,13 +23,15 @@ function snapshot(trace, config, text, layer, table) {
     if (name.startsWith(prefix)) tensors[name.slice(prefix.length)] = tensor;
   }
   const family = Object.fromEntries(table.stages.map((s) => [s.id, s.family]));
+  const tensorsOf = {};
+  for (const { name, stage, shape, formula } of table.tensors) (tensorsOf[stage] = tensorsOf[stage] || []).push({ name, shape, formula });
   return {
     text,
     tokens: Array.from(trace.tokens()),
     ids: Array.from(trace.ids()),
     config: { ...config },
     layer,
-    stages: table.stagesOf[config.model].map((id) => ({ id, family: family[id] })),
+    stages: table.stagesOf[config.model].map((id) => ({ id, family: family[id], tensors: tensorsOf[id] || [] })),
     heads: trace.headAnalysis(),
     tensors,
   };
@@ -52,6 +60,7 @@ export class Engine {
   run(settings, weights = null) {
     if (settings.model === 'trained') return this._runTrained(settings);
     if (settings.model === 'file') return this._runFile(settings);
+    if (settings.model === 'blocks') return this._runRandomBlocks(settings);
     const options = { model: 'single', layers: 1, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, causal: settings.causal, seed: settings.seed };
     const key = JSON.stringify([options, weights && [weights.key, weights.layout, weights.layer]]);
     if (key !== this.modelKey) {
@@ -81,6 +90,25 @@ export class Engine {
       if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
       this.model.loadModel(this.trained);
       this.modelKey = 'trained';
+    }
+    return this._runBlocks(settings);
+  }
+
+  // GPT-2-style blocks of seeded weights (LayerNorm, attention, MLP): every stage of a block, on any
+  // text. The tokens are numbered by first appearance, so the vocabulary only bounds how many differ.
+  _runRandomBlocks(settings) {
+    const options = { model: 'gpt2', layers: MODEL_KINDS.blocks.layers, vocabSize: RANDOM_BLOCKS_VOCAB, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, seed: settings.seed };
+    const key = `blocks:${JSON.stringify(options)}`;
+    if (key !== this.modelKey) {
+      this.modelKey = null;
+      try {
+        if (!this.model) this.model = new this.mha.Model(options);
+        else this.model.useRandomWeights(options);
+      } catch (e) {
+        if (this.isMhaError(e)) e.phase = 'config';
+        throw e;
+      }
+      this.modelKey = key;
     }
     return this._runBlocks(settings);
   }

@@ -29,3 +29,6 @@ export function grouped(n, lang) { // eslint-disable-line no-unused-vars
 export function tokenLabels(tokens) {
   return tokens.map((tok, i) => `${i} ${tok}`);
 }
+
+// Text to put inside HTML (or an attribute value) as it is.
+export const escapeHtml = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);

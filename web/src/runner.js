@@ -5,9 +5,10 @@
 // arrives after the settings changed again is dropped (job ids). Without a worker (blocked by the
 // page's CSP, say) a large run falls back to the main thread after painting "computing…".
 import { fieldFor, storedError } from './messages.js';
+import { isSized } from './attributes.js';
 
 export function isLarge(s) {
-  return s.model === 'random' && (s.dModel > 512 || [...(s.text || '')].length > 64);
+  return isSized(s.model) && (s.dModel > 512 || [...(s.text || '')].length > 64);
 }
 
 // engine: {run(settings), runWorked(causal), isMhaError(e), runAsync?(settings) -> Promise (see

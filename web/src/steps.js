@@ -1,7 +1,8 @@
 // The teaching steps as data: {id, title, text(ctx), formula(ctx), view, parts?, depends?, enter(),
 // exit()}, one per stage id of the core's table (cpp/core/stages.h). Which steps a demo walks, in
 // which order and in which family comes from the result (engine.js); a stage with no step of its own
-// here is shown by genericStep (its tensors as heatmaps). ctx = {lang, config, T, layer}.
+// here is shown by genericStep (its tensors as heatmaps). ctx = {lang, model (attributes.js MODEL_KINDS),
+// config, T, layer}.
 //
 // The one update contract every view follows: view(state, actions) -> Node draws the step's body.
 // It is drawn again when the result, the language or a state key listed in the step's `depends`
@@ -10,7 +11,8 @@
 // gives parts(state, actions) -> [{key, make}]; only a part whose key changed is drawn again (and it,
 // too, is offered the new state in place first).
 import { t } from './i18n.js';
-import { grouped } from './format.js';
+import { grouped, escapeHtml } from './format.js';
+import { isSized } from './attributes.js';
 import { hideTip } from './views/parts/tooltip.js';
 import { tokenizeView } from './views/stages/tokenize.js';
 import { embedView } from './views/stages/embed.js';
@@ -33,20 +35,23 @@ function arrive(section) {
   if (top < 0) section.scrollIntoView({ block: 'start' });
 }
 
-const trained = (config) => config.model !== 'single';
+// The structure (a model of blocks has learned tables and residuals) and the story (were its weights
+// learnt, or drawn at random?) are two questions.
+const hasBlocks = (config) => config.model !== 'single';
+const learnt = (model) => !isSized(model);
 
 const STEPS = [
   {
     id: 'tokenize',
-    text: ({ lang, config, T }) => t(lang, trained(config) ? 'tokenize.textTrained' : 'tokenize.text', { vocab: config.vocabSize, v: config.vocabSize, T }),
+    text: ({ lang, model, config, T }) => t(lang, !hasBlocks(config) ? 'tokenize.text' : learnt(model) ? 'tokenize.textTrained' : 'tokenize.textBlocks', { vocab: config.vocabSize, v: config.vocabSize, T }),
     formula: ({ T }) => `tokens = tokenize(text) &nbsp;·&nbsp; ids = id(token) for each token &nbsp;·&nbsp; T = ${T}`,
     view: tokenizeView,
   },
   {
     id: 'embed',
-    text: ({ lang, config }) => t(lang, trained(config) ? 'embed.textTrained' : 'embed.text', { d: config.dModel, sqrt: sqrt(config.dModel) }),
+    text: ({ lang, model, config }) => t(lang, !hasBlocks(config) ? 'embed.text' : learnt(model) ? 'embed.textTrained' : 'embed.textBlocks', { d: config.dModel, sqrt: sqrt(config.dModel) }),
     formula: ({ config }) =>
-      trained(config)
+      hasBlocks(config)
         ? `x = W${sub('token')}[ids] + W${sub('position')}[0 … T−1]`
         : `x = E[ids] · √d${sub('model')} + PE<br>PE${sub('(pos, 2i)')} = sin(pos / 10000<sup>2i/d<sub>model</sub></sup>) &nbsp;·&nbsp; PE${sub('(pos, 2i+1)')} = cos(pos / 10000<sup>2i/d<sub>model</sub></sup>)`,
     view: embedView,
@@ -72,8 +77,8 @@ const STEPS = [
   },
   {
     id: 'attend',
-    text: ({ lang, config, layer }) =>
-      trained(config)
+    text: ({ lang, model, config, layer }) =>
+      hasBlocks(config) && learnt(model)
         ? t(lang, 'attend.textTrained', { l: layer, sqrt: sqrt(config.dHead) })
         : t(lang, 'attend.text', { sqrt: sqrt(config.dHead), mask: `${t(lang, config.causal ? 'attend.maskOn' : 'attend.maskOff')} ` }),
     formula: ({ config }) =>
@@ -120,12 +125,13 @@ const STEPS = [
 const STEP_OF = Object.fromEntries(STEPS.map((step) => [step.id, step]));
 
 // A stage of the table with no step written for it (GPT-2's LayerNorms and MLP): its text from the
-// strings and its tensors as heatmaps.
-function genericStep(id) {
-  return { id, title: `${id}.title`, text: ({ lang }) => t(lang, `${id}.text`), formula: () => '', view: stageTensorsView(id), enter: arrive, exit: leave };
+// strings, its formulas and shapes from the core's table, its tensors as heatmaps.
+function genericStep({ id, tensors }) {
+  const formula = () => tensors.map((x) => `${escapeHtml(x.name)} ${escapeHtml(x.shape)} = ${escapeHtml(x.formula)}`).join('<br>');
+  return { id, title: `${id}.title`, text: ({ lang }) => t(lang, `${id}.text`), formula, view: stageTensorsView(id), enter: arrive, exit: leave };
 }
 
 // The steps of a result, in its walk order, each with its family from the table.
 export function stepsOf(result) {
-  return result.stages.map(({ id, family }) => ({ ...(STEP_OF[id] || genericStep(id)), family }));
+  return result.stages.map((stage) => ({ ...(STEP_OF[stage.id] || genericStep(stage)), family: stage.family }));
 }

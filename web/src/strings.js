@@ -25,11 +25,16 @@ export const STRINGS = {
   model: { en: 'model', zh: '模型' },
   modelTrained: { en: 'trained: 2 layers, induction heads', zh: '训练好的：2 层，含归纳头' },
   modelRandom: { en: 'random weights, any size', zh: '随机权重，任意大小' },
+  modelBlocks: { en: 'random GPT-2 blocks, any size', zh: '随机权重的 GPT-2 块，任意大小' },
   modelFile: { en: 'file: {name}', zh: '文件：{name}' },
   openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
   fileNote: {
     en: 'Opened {name}: {kind}, {layers} layers · {h} heads · d_model {d} · vocabulary {v}. Drop another .safetensors file on the demo to open it.',
     zh: '已打开 {name}：{kind}，{layers} 层 · {h} 个头 · d_model {d} · 词表 {v}。把另一个 .safetensors 文件拖到演示上即可打开。',
+  },
+  blocksNote: {
+    en: '{layers} GPT-2-style blocks of random weights: each has LayerNorm before attention and before a GELU MLP, and adds both to the residual stream. Walk past the attend stage to see them. Untrained, so its predictions are noise; tokens are numbered in order of first appearance.',
+    zh: '{layers} 个随机权重的 GPT-2 式的块：每块在注意力和 GELU MLP 之前各做一次 LayerNorm，并把两者的输出加回残差流。走过注意力那一步就能看到它们。模型未经训练，预测只是噪声；token 按首次出现的顺序编号。',
   },
   layer: { en: 'layer', zh: '层' },
   layerOption: { en: 'layer {l}', zh: '第 {l} 层' },
@@ -134,6 +139,14 @@ export const STRINGS = {
   'tokenize.textTrained': {
     en: 'This model was trained on sequences of random token ids, so the only thing it can know about a token is <em>whether it came before</em>. So the text is cut into tokens as usual, the start token <code>&lt;s&gt;</code> (id 0) goes first, and each new token gets the next id — 1, 2, 3 … in order of first appearance; a repeated token gets its old id. T = {T}; at most {v} − 1 different tokens.',
     zh: '这个模型是在随机 token id 序列上训练的，所以它对一个 token 唯一能知道的是<em>它之前有没有出现过</em>。因此文本照常切成 token，最前面加上起始 token <code>&lt;s&gt;</code>（id 0），每个新 token 依出现顺序得到下一个 id——1、2、3……；重复出现的 token 沿用原来的 id。T = {T}；最多 {v} − 1 种不同的 token。',
+  },
+  'tokenize.textBlocks': {
+    en: 'These blocks are untrained: their token table is random, so any numbering of the tokens is as good as another. The text is cut into tokens, the start token <code>&lt;s&gt;</code> (id 0) goes first, and each new token gets the next id — 1, 2, 3 … in order of first appearance, as for the trained model. T = {T}.',
+    zh: '这些块没有训练过：词嵌入表是随机的，所以 token 怎么编号都一样。文本切成 token，最前面加上起始 token <code>&lt;s&gt;</code>（id 0），每个新 token 依出现顺序得到下一个 id——1、2、3……，和训练好的模型一样。T = {T}。',
+  },
+  'embed.textBlocks': {
+    en: 'Each id picks a row of the token table (d_model = {d} numbers) and each position a row of a position table — tables a real model learns, random here. Their sum <code>x</code> starts the <em>residual stream</em>: every block reads a normalised copy of it and adds what its attention and its MLP compute.',
+    zh: '每个 id 取出词嵌入表中的一行（d_model = {d} 个数），每个位置取出位置表中的一行——真实模型会学这两张表，这里是随机的。两者之和 <code>x</code> 是<em>残差流</em>的起点：每个块读取它归一化后的副本，再把注意力和 MLP 的结果加回去。',
   },
   'embed.textTrained': {
     en: 'Each id picks a row of the <em>learned</em> token table (d_model = {d} numbers), and each position a row of a learned position table; their sum <code>x</code> is the start of the <em>residual stream</em> that every layer reads from and adds to.',

@@ -4,6 +4,7 @@
 import { h, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage } from '../../messages.js';
+import { MODELS, MODEL_KINDS, isSized } from '../../attributes.js';
 
 export const EXAMPLES = [
   '我是秦始皇',
@@ -67,8 +68,8 @@ export function mountControls(root, store, runner, openFile = () => {}) {
         onText();
       } }, ex),
     );
-  let examplesFor = store.state.settings.model;
-  const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons(examplesFor === 'trained' ? TRAINED_EXAMPLES : EXAMPLES));
+  let examplesFor = !isSized(store.state.settings.model); // the trained model's examples repeat themselves
+  const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons(examplesFor ? TRAINED_EXAMPLES : EXAMPLES));
 
   // Numbers.
   const numberFields = NUMBER_FIELDS.map((f) => {
@@ -104,7 +105,7 @@ export function mountControls(root, store, runner, openFile = () => {}) {
   const lang = h('button', { id: 'lang', type: 'button', class: 'lang', onclick: () => store.set({ lang: store.state.lang === 'en' ? 'zh' : 'en' }) });
 
   // The model, and for a model of several layers the layer whose attention is shown.
-  const modelSelect = h('select', { id: 'model' }, ['trained', 'random', 'file'].map((m) => h('option', { value: m })));
+  const modelSelect = h('select', { id: 'model' }, MODELS.map((m) => h('option', { value: m })));
   const picker = h('input', { type: 'file', id: 'model-file', accept: '.safetensors', class: 'visually-hidden' });
   picker.addEventListener('change', () => {
     if (picker.files[0]) openFile(picker.files[0]);
@@ -122,7 +123,6 @@ export function mountControls(root, store, runner, openFile = () => {}) {
   const layerField = h('label', { class: 'field field-layer' }, labels.layer, layerSelect, errorSlot('layer', 'view-layer'));
   inputs.layer = layerSelect;
   const trainedNote = h('p', { class: 'trained-note' });
-  const randomOnly = [...numberFields, causalField];
 
   root.append(
     h('div', { class: 'controls-row' }, modelField, textField, examples),
@@ -131,26 +131,27 @@ export function mountControls(root, store, runner, openFile = () => {}) {
 
   // Which fields apply: sizes for random weights; the layer for a model of several layers.
   function renderModel(state) {
-    const trained = state.settings.model !== 'random';
-    const kind = trained ? 'trained' : 'random';
-    if (examplesFor !== kind) {
-      examplesFor = kind;
+    const kind = MODEL_KINDS[state.settings.model];
+    const trained = !kind.sized;
+    if (examplesFor !== trained) {
+      examplesFor = trained;
       examples.replaceChildren(labels.examples, ...exampleButtons(trained ? TRAINED_EXAMPLES : EXAMPLES));
     }
     fileOption.hidden = state.settings.model !== 'file';
     setText(pick, t(state.lang, 'openFile'));
-    for (const field of randomOnly) if (field.hidden !== trained) field.hidden = trained;
+    for (const field of numberFields) if (field.hidden !== trained) field.hidden = trained;
+    if (causalField.hidden !== !kind.causalChoice) causalField.hidden = !kind.causalChoice;
     const config = state.result && state.result.config;
     const layers = config && config.model !== 'single' ? config.layers : 1;
     layerField.hidden = layers < 2;
     if (layerSelect.options.length !== layers) layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => h('option', { value: String(l) })));
     [...layerSelect.options].forEach((o, l) => setText(o, t(state.lang, 'layerOption', { l })));
     if (state.result && layers > 1 && layerSelect.value !== String(state.result.layer)) layerSelect.value = String(state.result.layer);
-    trainedNote.hidden = !(trained && config && config.model !== 'single');
-    const noteKey = state.settings.model === 'file' ? 'fileNote' : 'trainedNote';
+    trainedNote.hidden = !(config && config.model !== 'single');
+    const noteKey = { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
     if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { name: state.settings.file, kind: config.model, layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
     if (modelSelect.value !== state.settings.model) modelSelect.value = state.settings.model;
-    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', random: 'modelRandom', file: 'modelFile' }[o.value], { name: state.settings.file })));
+    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file })));
   }
 
   // On every result (its errors object is new each time): writes only what changed.
