@@ -7,6 +7,9 @@
 # and the same text, with web/mha.js and the worker glue (web/src/worker.js, bundled first), becomes
 # a blob: Web Worker for large runs (file:// pages may not load workers from files).
 #   import coreText from 'text:../build/mha-core.js'   any file, as a string
+#   import { core, wasmGz } from 'core-parts:'          mha-core.js without its inlined wasm, and the
+#                                                       wasm gzipped, as base64: 60 KB less to download
+#                                                       than base64 of the raw wasm, even gzipped
 #   import glueText from 'worker-glue:'                 web/src/worker.js bundled, minified, as a string
 #   web/build/mha-trained.js  the trained model (models/induction.safetensors, its F32 tensors as F16),
 #                          a classic script beside mha-demo.js that the widget loads when it starts
@@ -16,7 +19,20 @@ node - <<'JS'
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { toF16 } = require('./scripts/model-f16.js');
+
+// mha-core.js (SINGLE_FILE) with the wasm's base64 taken out of its data: URI, and the wasm gzipped.
+// The core uses the Module's wasmBinary when it is given one (web/src/core.js inflates it).
+async function coreParts() {
+  const text = fs.readFileSync('web/build/mha-core.js', 'utf8');
+  const uri = /(data:application\/octet-stream;base64,)([A-Za-z0-9+/=]+)/;
+  const found = uri.exec(text);
+  if (!found) throw new Error('web/build/mha-core.js holds no inlined wasm: is it a SINGLE_FILE build?');
+  const wasmGz = zlib.gzipSync(Buffer.from(found[2], 'base64'), { level: 9 }).toString('base64');
+  const core = (await esbuild.transform(text.replace(uri, '$1'), { minify: true, target: 'es2020', logLevel: 'warning' })).code;
+  return { core, wasmGz };
+}
 
 async function main() {
   const glue = await esbuild.build({
@@ -34,6 +50,8 @@ async function main() {
         if (args.path.endsWith('.js')) contents = (await esbuild.transform(contents, { minify: true, target: 'es2020', logLevel: 'warning' })).code;
         return { contents, loader: 'text', watchFiles: [args.path] };
       });
+      build.onResolve({ filter: /^core-parts:$/ }, () => ({ path: 'core-parts', namespace: 'core-parts' }));
+      build.onLoad({ filter: /.*/, namespace: 'core-parts' }, async () => ({ contents: JSON.stringify(await coreParts()), loader: 'json' }));
       build.onResolve({ filter: /^worker-glue:$/ }, () => ({ path: 'worker-glue', namespace: 'worker-glue' }));
       build.onLoad({ filter: /.*/, namespace: 'worker-glue' }, () => ({ contents: glueText, loader: 'text' }));
     },

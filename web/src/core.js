@@ -1,25 +1,30 @@
-// The WebAssembly core (web/build/mha-core.js, wasm inside) and web/mha.js, each held once, as text,
-// in mha-demo.js (see scripts/build-web.sh). The same strings give
+// The WebAssembly core (web/build/mha-core.js, its wasm gzipped beside it) and web/mha.js, each held
+// once, as text, in mha-demo.js (see scripts/build-web.sh). The same strings give
 //   createMha()   on the main thread: the texts evaluated as classic scripts would be, for small runs
-//   workerURL()   a blob: URL of a classic worker script (core + mha.js + web/src/worker.js), for
-//                 large runs; blob: workers also start on file:// pages, where file workers do not.
-import coreText from 'text:../build/mha-core.js';
+//   workerURL()   a blob: URL of a classic worker script (core + mha.js + the gzipped wasm +
+//                 web/src/worker.js), for large runs and training; blob: workers also start on file://
+//                 pages, where file workers do not.
+import { core as coreText, wasmGz } from 'core-parts:';
 import apiText from 'text:../mha.js';
 import glueText from 'worker-glue:';
+import { inflateWasm } from './inflateWasm.js';
 
 // module, exports, define and require are shadowed so that neither script takes the page's AMD
 // loader or CommonJS shims for its own; mha.js takes the CommonJS branch and gets the core factory.
+// createMha(options) of web/mha.js, given the inflated wasm.
 export function evaluateCreateMha() {
   // eslint-disable-next-line no-new-func
   const createMhaCore = new Function('module', 'exports', 'define', 'require', `${coreText}\n;return createMhaCore;`)();
   const mod = { exports: {} };
   // eslint-disable-next-line no-new-func
   new Function('module', 'exports', 'define', 'require', apiText)(mod, mod.exports, undefined, () => createMhaCore);
-  return mod.exports;
+  const createMha = mod.exports;
+  let wasm = null;
+  return async (options = {}) => createMha({ wasmBinary: await (wasm = wasm || inflateWasm(wasmGz)), ...options });
 }
 
 let url = null;
 export function workerURL() {
-  if (!url) url = URL.createObjectURL(new Blob([coreText, '\n;\n', apiText, '\n;\n', glueText], { type: 'text/javascript' }));
+  if (!url) url = URL.createObjectURL(new Blob([coreText, '\n;\n', apiText, `\n;self.mhaWasmGz=${JSON.stringify(wasmGz)};\n`, glueText], { type: 'text/javascript' }));
   return url;
 }

@@ -6,8 +6,10 @@
 // A message with a `train` field goes to the training loop instead (training.js).
 import { Engine } from './engine.js';
 import { trainingMessage } from './training.js';
+import { inflateWasm } from './inflateWasm.js';
 
-const ready = self.createMha();
+// The blob that started this worker set self.mhaWasmGz (core.js).
+const ready = inflateWasm(self.mhaWasmGz).then((wasmBinary) => self.createMha({ wasmBinary }));
 let engine = null;
 let weights = { key: null, bytes: null };
 

@@ -1,0 +1,26 @@
+// The widget's download size: mha-demo.js (core, wasm, API and component in one script) stays within
+// its budget, gzipped as a server or a CDN would send it.
+'use strict';
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
+
+const BUILD = path.join(__dirname, '..', '..', 'web', 'build');
+const BUDGET = { 'mha-demo.js': 300 * 1024, 'mha-trained.js': 120 * 1024 };
+
+for (const [file, budget] of Object.entries(BUDGET)) {
+  test(`${file} is at most ${budget / 1024} KB gzipped`, () => {
+    const bytes = fs.readFileSync(path.join(BUILD, file));
+    const gzipped = zlib.gzipSync(bytes, { level: 6 }).length;
+    console.log(`# ${file}: ${(bytes.length / 1024).toFixed(0)} KB, ${(gzipped / 1024).toFixed(0)} KB gzipped`);
+    assert.ok(gzipped <= budget, `${file} is ${(gzipped / 1024).toFixed(1)} KB gzipped, over its ${budget / 1024} KB budget`);
+  });
+}
+
+test('the widget carries the wasm gzipped, not as the core\'s base64 data: URI', () => {
+  const text = fs.readFileSync(path.join(BUILD, 'mha-demo.js'), 'utf8');
+  assert.doesNotMatch(text, /data:application\/octet-stream;base64,[A-Za-z0-9+/]{100}/);
+});
