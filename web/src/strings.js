@@ -7,7 +7,7 @@ export const STRINGS = {
     zh: '下面的每个数字都由页面里运行的 C++ 核心（WebAssembly）算出。',
   },
   langButton: { en: '中文', zh: 'English' },
-  langButtonLabel: { en: 'Switch the page to Chinese', zh: '切换到英文' },
+  langButtonLabel: { en: '中文: switch the page to Chinese', zh: 'English: 切换到英文' }, // starts with the button's text
   text: { en: 'Text', zh: '文本' },
   examples: { en: 'Examples', zh: '示例' },
   dModel: { en: 'd_model', zh: 'd_model（宽度）' },
@@ -68,7 +68,7 @@ export const STRINGS = {
   T: { en: 'T = {T} tokens', zh: 'T = {T} 个 token' },
 
   // export, embedding, attribute errors
-  exportFigure: { en: 'Download {name} as {format}', zh: '下载 {name}（{format}）' },
+  exportFigure: { en: 'Download {name} as {format}', zh: '下载 {name} 为 {format} 文件' },
   exportStage: { en: 'Download this stage’s tensors', zh: '下载本步的张量' },
   exportStageAs: { en: 'Download the tensors of this stage as {format}', zh: '以 {format} 格式下载本步的张量' },
   'attend.figureNote': { en: 'rows: queries · columns: keys', zh: '行：查询 · 列：键' },

@@ -106,7 +106,8 @@ export function mountControls(root, store, runner, openFile = () => {}) {
 
   // The model, and for a model of several layers the layer whose attention is shown.
   const modelSelect = h('select', { id: 'model' }, MODELS.map((m) => h('option', { value: m })));
-  const picker = h('input', { type: 'file', id: 'model-file', accept: '.safetensors', class: 'visually-hidden' });
+  // The visible button opens it; the input itself stays out of the tab order.
+  const picker = h('input', { type: 'file', id: 'model-file', accept: '.safetensors', class: 'visually-hidden', tabindex: '-1' });
   picker.addEventListener('change', () => {
     if (picker.files[0]) openFile(picker.files[0]);
     picker.value = '';
@@ -139,6 +140,7 @@ export function mountControls(root, store, runner, openFile = () => {}) {
     }
     fileOption.hidden = state.settings.model !== 'file';
     setText(pick, t(state.lang, 'openFile'));
+    picker.setAttribute('aria-label', t(state.lang, 'openFile'));
     for (const field of numberFields) if (field.hidden !== trained) field.hidden = trained;
     if (causalField.hidden !== !kind.causalChoice) causalField.hidden = !kind.causalChoice;
     const config = state.result && state.result.config;

@@ -77,7 +77,7 @@ export function maxAbs(data, from = 0, to = data.length) {
   return m;
 }
 
-const HEAD_COLORS = ['#3b6fd4', '#e07a2f', '#2e9d6a', '#c4417a', '#7a5cc9', '#b8962a', '#2c9bb5', '#d2503c'];
+const HEAD_COLORS = ['#3869c8', '#a35a1f', '#237c54', '#bc3f76', '#785ac5', '#826b19', '#1f778c', '#ba4736'];
 export function headColor(h) {
   return HEAD_COLORS[h % HEAD_COLORS.length];
 }

@@ -37,7 +37,8 @@ export function numberGrid(o) {
     return [r, c];
   });
   fillNumbers(o);
-  return h('div', { class: 'hm hm-numbers' }, o.grid);
+  // It scrolls sideways in a narrow column: focusable, so a keyboard can scroll it too.
+  return h('div', { class: 'hm hm-numbers', tabindex: '0' }, o.grid);
 }
 
 // A numbers grid's template and labels for its rows, columns and labels (built, or another T): a

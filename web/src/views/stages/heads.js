@@ -14,7 +14,7 @@ const ALL_METRICS = ['entropy', 'self', 'previous_token', 'first_token', 'locali
 function similarityTable(lang, H) {
   const cells = [];
   const table = h('table', { class: 'similarity', 'aria-label': t(lang, 'heads.similarity') },
-    h('thead', {}, h('tr', {}, h('th', {}, ''), Array.from({ length: H }, (_, g) => h('th', { scope: 'col', style: { '--head': headColor(g) } }, `h${g}`)))),
+    h('thead', {}, h('tr', {}, h('td', {}, ''), Array.from({ length: H }, (_, g) => h('th', { scope: 'col', style: { '--head': headColor(g) } }, `h${g}`)))),
     h('tbody', {}, Array.from({ length: H }, (_, hd) => h('tr', {}, h('th', { scope: 'row', style: { '--head': headColor(hd) } }, `h${hd}`),
       Array.from({ length: H }, (_, g) => {
         const td = h('td', { 'data-pair': `${hd}.${g}` });
@@ -25,7 +25,6 @@ function similarityTable(lang, H) {
     for (const { td, hd, g } of cells) {
       const v = similarity[hd][g];
       td.style.setProperty('--s', v === null ? '0' : String(v));
-      td.style.color = v !== null && v > 0.55 ? '#fff' : '#111'; // readable on the dark cells too
       setText(td, v === null ? t(lang, 'none') : v.toFixed(2));
     }
   };
