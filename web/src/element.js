@@ -18,6 +18,7 @@ import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
 import { parse, parseLang, headListText, isSized, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
+import { sharedModule, trainedBytes, workerURLMaker } from './sharedModule.js';
 import { stageIdsOf } from './stages.js';
 import { mountControls } from './views/chrome/controls.js';
 import { mountPipeline } from './views/chrome/pipeline.js';
@@ -28,23 +29,6 @@ import { mountStatus } from './views/chrome/status.js';
 import { mountTrainPanel } from './views/chrome/train.js';
 import { renderProblems } from './views/chrome/problems.js';
 import { hideTip } from './views/parts/tooltip.js';
-
-let loadModule = null;
-let mhaPromise = null;
-let makeWorkerURL = null;
-let loadTrained = null;
-// createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
-// workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
-// trained: () -> Promise of the trained model's bytes (models/induction.safetensors).
-export function useModule(createMha, workerURL = null, trained = null) {
-  loadModule = createMha;
-  makeWorkerURL = workerURL;
-  loadTrained = trained;
-}
-function sharedModule() {
-  if (!mhaPromise) mhaPromise = loadModule();
-  return mhaPromise;
-}
 
 // performance marks (first one wins): module loaded, first result, first frame painted with it.
 const mark = (name) => performance.getEntriesByName(name).length || performance.mark(name);
@@ -83,7 +67,8 @@ export class MhaDemo extends HTMLElement {
     this._shadow.append(style, this._frame);
     this._store = createStore(initialState());
     this._engine = null;
-    this._worker = makeWorkerURL && typeof Worker === 'function' ? createWorkerClient(makeWorkerURL) : null;
+    this._workerURL = workerURLMaker(); // null: no large-run worker, no training panel
+    this._worker = this._workerURL ? createWorkerClient(this._workerURL) : null;
     const engine = {
       run: (settings) => this._engine.run(settings, this._weightsFor()),
       runWorked: (causal) => this._engine.runWorked(causal),
@@ -302,8 +287,7 @@ export class MhaDemo extends HTMLElement {
   async _start() {
     this._mountUI();
     let mha;
-    // The trained model loads beside the core; a demo of random weights does not need it to start.
-    const trained = loadTrained ? loadTrained().catch((e) => e) : Promise.resolve(new Error('this build has no trained model'));
+    const trained = trainedBytes(); // beside the core; an Error (not a rejection) when there is none
     try {
       mha = await sharedModule();
       const bytes = await trained;
@@ -380,7 +364,7 @@ export class MhaDemo extends HTMLElement {
       ev.preventDefault();
       this.openFile(file).catch(() => {});
     });
-    if (mode === 'full' && makeWorkerURL && typeof Worker === 'function') this._mountTraining(store);
+    if (mode === 'full' && this._workerURL) this._mountTraining(store);
     this._problems = problems;
     this._stagesEl = stages;
     this._sections = null;
@@ -393,7 +377,7 @@ export class MhaDemo extends HTMLElement {
     if (!this._trainingRoot) {
       this._trainingRoot = h('div', { class: 'train-root' });
       const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-      this._training = mountTrainPanel(this._trainingRoot, this._store, () => new Worker(makeWorkerURL()), {
+      this._training = mountTrainPanel(this._trainingRoot, this._store, () => new Worker(this._workerURL()), {
         onProgress: fire('trainprogress'),
         onEnd: fire('trainend'),
       });
