@@ -5,19 +5,21 @@
 //           trainend {step, loss, reason: 'paused' | 'done' | 'reset'}
 //   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev(),
 //        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state)
-// Learner edits (controls, stage, head, language) are written back to the attributes, so the
-// attributes always say what is shown; index.html turns them into its permalink.
+// Learner edits (controls, stage, head, language) are written back to the attributes
+// (attributeSync.js); files and URLs of models are opened in modelSources.js.
 import css from './widget.css';
 import { h, clear } from './dom.js';
 import { createStore } from './store.js';
-import { initialState, sameValue, sameSettings } from './demoState.js';
-import { fetchBytes } from './fetchBytes.js';
-import { defaultLang, t } from './i18n.js';
+import { initialState } from './demoState.js';
+import { t } from './i18n.js';
 import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
-import { parse, parseLang, headListText, isSized, ALL_ATTRS, ATTR_OF, SETTING_ATTRS } from './attributes.js';
+import { isSized, ALL_ATTRS, ATTR_OF } from './attributes.js';
+import { sharedModule, trainedBytes, workerURLMaker } from './sharedModule.js';
+import { AttributeSync } from './attributeSync.js';
+import { ModelSources } from './modelSources.js';
 import { stageIdsOf } from './stages.js';
 import { mountControls } from './views/chrome/controls.js';
 import { mountPipeline } from './views/chrome/pipeline.js';
@@ -28,23 +30,6 @@ import { mountStatus } from './views/chrome/status.js';
 import { mountTrainPanel } from './views/chrome/train.js';
 import { renderProblems } from './views/chrome/problems.js';
 import { hideTip } from './views/parts/tooltip.js';
-
-let loadModule = null;
-let mhaPromise = null;
-let makeWorkerURL = null;
-let loadTrained = null;
-// createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
-// workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
-// trained: () -> Promise of the trained model's bytes (models/induction.safetensors).
-export function useModule(createMha, workerURL = null, trained = null) {
-  loadModule = createMha;
-  makeWorkerURL = workerURL;
-  loadTrained = trained;
-}
-function sharedModule() {
-  if (!mhaPromise) mhaPromise = loadModule();
-  return mhaPromise;
-}
 
 // performance marks (first one wins): module loaded, first result, first frame painted with it.
 const mark = (name) => performance.getEntriesByName(name).length || performance.mark(name);
@@ -83,19 +68,24 @@ export class MhaDemo extends HTMLElement {
     this._shadow.append(style, this._frame);
     this._store = createStore(initialState());
     this._engine = null;
-    this._worker = makeWorkerURL && typeof Worker === 'function' ? createWorkerClient(makeWorkerURL) : null;
+    const deps = {
+      engine: () => this._engine,
+      request: (changedKey) => this._runner.request(changedKey),
+      failReady: (error) => this._failReady(error),
+    };
+    this._sources = new ModelSources(this._store, deps);
+    this._attributes = new AttributeSync(this, this._store, { ...deps, sources: this._sources });
+    this._workerURL = workerURLMaker(); // null: no large-run worker, no training panel
+    this._worker = this._workerURL ? createWorkerClient(this._workerURL) : null;
     const engine = {
-      run: (settings) => this._engine.run(settings, this._weightsFor()),
+      run: (settings) => this._engine.run(settings, this._sources.weightsFor()),
       runWorked: (causal) => this._engine.runWorked(causal),
       isMhaError: (e) => this._engine.isMhaError(e),
     };
-    if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._weightsFor());
-    this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._weightsPending && !this._modelPending);
+    if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._sources.weightsFor());
+    this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._sources.pending);
     this._scope = null;
-    this._applyQueued = false;
-    this._reflecting = false;
     this._started = false;
-    this._wantHead = 0;
     this._reported = new Set();
     this.ready = new Promise((resolve, reject) => {
       this._resolveReady = resolve;
@@ -127,31 +117,9 @@ export class MhaDemo extends HTMLElement {
     if (this._training) this._training.reset(seed);
   }
 
-  // Opens a model from a File (or Blob with a name): a whole model (gpt2, attn-only) becomes the
-  // model shown; a single attention layer (pytorch, llama) becomes the weights of random mode.
-  // Read with the File API, so it works from file:// too. A file that fails leaves everything as it was
-  // and says why. Resolves to {name, layout, kind}.
-  async openFile(file) {
-    const name = file.name || 'model.safetensors';
-    const store = this._store;
-    let opened;
-    try {
-      if (!this._engine) throw new Error('the core is still loading');
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      opened = this._engine.openFile(name, bytes);
-      if (opened.kind === 'weights') {
-        store.set({ weights: { url: name, layout: opened.layout, layer: 0, bytes, file: true } });
-        store.set({ settings: { ...store.state.settings, model: 'random', file: null }, errors: {} });
-      } else {
-        store.set({ settings: { ...store.state.settings, model: 'file', file: name, layer: null, switchedOff: [] }, errors: {} });
-      }
-    } catch (e) {
-      const message = `${name}: ${(e && e.message) || e}`;
-      store.set({ errors: { ...store.state.errors, model: message } });
-      throw new Error(message);
-    }
-    this._runner.request('model');
-    return { name, layout: opened.layout, kind: opened.kind };
+  // Opens a model from a File (or Blob with a name); see modelSources.js. Resolves to {name, layout, kind}.
+  openFile(file) {
+    return this._sources.openFile(file);
   }
 
   get training() {
@@ -178,7 +146,7 @@ export class MhaDemo extends HTMLElement {
   }
 
   connectedCallback() {
-    this._applyAttributes(); // at once, so the first controls already show them
+    this._attributes.apply(); // at once, so the first controls already show them
     if (this._started) {
       if (this._store.state.status === 'computing') this._runner.request(null); // its worker was stopped
       return;
@@ -194,116 +162,20 @@ export class MhaDemo extends HTMLElement {
   }
 
   attributeChangedCallback() {
-    if (!this._reflecting) this._queueApply();
+    this._attributes.attributeChanged();
   }
 
-  // Several attributes set in a row become one run.
-  _queueApply() {
-    if (this._applyQueued) return;
-    this._applyQueued = true;
-    queueMicrotask(() => {
-      if (!this._applyQueued) return; // applied meanwhile
-      this._applyAttributes();
-    });
-  }
-
-  _inheritedLang() {
-    const holder = this.parentElement && this.parentElement.closest('[lang]');
-    return (holder && parseLang(holder.getAttribute('lang'))) || defaultLang();
-  }
-
-  _applyAttributes() {
-    this._applyQueued = false;
-    const store = this._store;
-    const p = parse((name) => this.getAttribute(name));
-    this._wantHead = p.view.head;
-    // A stage no model has is refused once the core's table is here (which ones this model walks is
-    // checked when it has run).
-    const table = this._engine && this._engine.mha.stageTable.stages.map((s) => s.id);
-    let stage = p.view.stage;
-    if (table && !table.includes(stage)) {
-      p.errors.push({ attribute: 'stage', message: `stage must be one of ${table.join(', ')}; got '${stage}'` });
-      stage = store.state.stage;
-    }
-    const patch = {
-      lang: p.view.lang || this._inheritedLang(),
-      stage,
-      attendMode: p.view.show,
-      controls: p.view.controls,
-      attrErrors: [...p.errors, ...this._headError(store.state.result)],
-    };
-    if (store.state.result && p.view.head < store.state.result.config.heads) patch.head = p.view.head;
-    const changedKey = Object.keys(SETTING_ATTRS).map((a) => SETTING_ATTRS[a]).find((k) => !sameValue(p.settings[k], store.state.settings[k]));
-    const settingsChanged = changedKey !== undefined;
-    if (settingsChanged) patch.settings = p.settings;
-    const w = store.state.weights;
-    // Weights opened from a file have no attribute to say so: only a weights attribute replaces them.
-    const weightsChanged = !(w && w.file && !p.weights) &&
-      ((p.weights && p.weights.url) !== (w && w.url) || (p.weights && w && (p.weights.layout !== w.layout || p.weights.layer !== w.layer)));
-    if (weightsChanged) patch.weights = p.weights ? { ...p.weights, bytes: null } : null;
-    store.set(patch);
-    if (p.settings.modelUrl && p.settings.modelUrl !== this._modelUrl && this._engine) this._fetchModel(p.settings.modelUrl);
-    if (weightsChanged && p.weights) this._fetchWeights(p.weights);
-    else if (settingsChanged || weightsChanged) this._runner.request(changedKey || null);
-  }
-
-  _headError(result) {
-    if (!result || this._wantHead < result.config.heads) return [];
-    const n = result.config.heads;
-    return [{ attribute: 'head', message: `head ${this._wantHead} does not exist: there are ${n} heads, 0 to ${n - 1}` }];
-  }
-
-  get _weightsPending() {
-    const w = this._store.state.weights;
-    return Boolean(w && !w.bytes && !w.failed);
-  }
-
-  _weightsFor() {
-    const w = this._store.state.weights;
-    return w && w.bytes ? { key: w.url, bytes: w.bytes, layout: w.layout, layer: w.layer } : null;
-  }
-
-  // model="…/x.safetensors": fetched once, then opened as a file would be.
-  async _fetchModel(url) {
-    this._modelUrl = url;
-    this._modelPending = true;
-    const store = this._store;
-    const got = await fetchBytes(url, store.state.lang);
-    this._modelPending = false;
-    if (got.bytes) {
-      try {
-        await this.openFile(new File([got.bytes], url.split('?')[0].split('/').pop()));
-        store.set({ settings: { ...store.state.settings, modelUrl: url } });
-        return;
-      } catch {
-        // openFile has said why
-      }
-    } else store.set({ status: 'idle', errors: { ...store.state.errors, model: got.failure } });
-    if (this._rejectReady && this._resolveReady) {
-      this._resolveReady = null;
-      this._rejectReady(new Error(messageOf(store.state.errors.model)));
-    }
-  }
-
-  async _fetchWeights(spec) {
-    const store = this._store;
-    store.set({ status: 'loading-weights' });
-    const got = await fetchBytes(spec.url, store.state.lang);
-    const current = store.state.weights;
-    if (!current || current.url !== spec.url) return; // replaced meanwhile
-    if (got.failure) {
-      store.set({ weights: { ...current, failed: true }, status: 'idle', errors: { weights: got.failure } });
-      return;
-    }
-    store.set({ weights: { ...current, bytes: got.bytes } });
-    this._runner.request(null);
+  // Settles el.ready as failed, if it is not settled yet.
+  _failReady(error) {
+    if (!this._resolveReady) return;
+    this._resolveReady = null;
+    this._rejectReady(error);
   }
 
   async _start() {
     this._mountUI();
     let mha;
-    // The trained model loads beside the core; a demo of random weights does not need it to start.
-    const trained = loadTrained ? loadTrained().catch((e) => e) : Promise.resolve(new Error('this build has no trained model'));
+    const trained = trainedBytes(); // beside the core; an Error (not a rejection) when there is none
     try {
       mha = await sharedModule();
       const bytes = await trained;
@@ -312,12 +184,12 @@ export class MhaDemo extends HTMLElement {
     } catch (e) {
       const msg = String((e && e.message) || e).replace(/[<>&]/g, '');
       this._store.set({ status: 'idle', fatalHtml: true, fatal: t(this._store.state.lang, 'loadFailed', { msg }) });
-      this._rejectReady(e);
+      this._failReady(e);
       return;
     }
     mark('mha-demo:module');
     this._engine = new Engine(mha, this._trained, this._trainedError);
-    this._applyAttributes(); // again, now that the stage table is known (and a model URL can be opened)
+    this._attributes.apply(); // again, now that the stage table is known (and a model URL can be opened)
     this._reportErrors(this._store.state);
     this._runner.request(null);
   }
@@ -380,7 +252,7 @@ export class MhaDemo extends HTMLElement {
       ev.preventDefault();
       this.openFile(file).catch(() => {});
     });
-    if (mode === 'full' && makeWorkerURL && typeof Worker === 'function') this._mountTraining(store);
+    if (mode === 'full' && this._workerURL) this._mountTraining(store);
     this._problems = problems;
     this._stagesEl = stages;
     this._sections = null;
@@ -393,7 +265,7 @@ export class MhaDemo extends HTMLElement {
     if (!this._trainingRoot) {
       this._trainingRoot = h('div', { class: 'train-root' });
       const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-      this._training = mountTrainPanel(this._trainingRoot, this._store, () => new Worker(makeWorkerURL()), {
+      this._training = mountTrainPanel(this._trainingRoot, this._store, () => new Worker(this._workerURL()), {
         onProgress: fire('trainprogress'),
         onEnd: fire('trainend'),
       });
@@ -454,16 +326,11 @@ export class MhaDemo extends HTMLElement {
       }
       this._lastStageIds = ids;
     }
-    if (changed.has('result')) {
-      const extra = this._headError(state.result);
-      const others = state.attrErrors.filter((e) => e.attribute !== 'head');
-      if (extra.length || others.length !== state.attrErrors.length) this._store.set({ attrErrors: [...others, ...extra] });
-      if (!extra.length && this._wantHead !== state.head && this._wantHead < state.result.config.heads) this._store.set({ head: this._wantHead });
-    }
+    if (changed.has('result')) this._attributes.resultArrived(state);
     if (['errors', 'attrErrors', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
     if (changed.has('errors') || changed.has('attrErrors')) this._reportErrors(state);
     if (changed.has('stage') && state.result) this.dispatchEvent(new CustomEvent('stagechange', { detail: { stage: state.stage }, bubbles: true, composed: true }));
-    if (['result', 'stage', 'head', 'attendMode', 'lang'].some((k) => changed.has(k))) this._reflect(state);
+    if (['result', 'stage', 'head', 'attendMode', 'lang'].some((k) => changed.has(k))) this._attributes.reflect(state);
     if (changed.has('result') && state.result && this._resolveReady) {
       const resolve = this._resolveReady;
       this._resolveReady = null;
@@ -473,16 +340,10 @@ export class MhaDemo extends HTMLElement {
         resolve(this);
       });
     }
-    if (changed.has('fatal') && state.fatal && this._rejectReady && this._resolveReady) {
-      this._resolveReady = null;
-      this._rejectReady(new Error(state.fatal));
-    }
+    if (changed.has('fatal') && state.fatal) this._failReady(new Error(state.fatal));
     // A first run that fails settles ready too, rejected with the message the demo shows.
     const firstError = !state.result && this._engine && Object.values(state.errors).find(Boolean);
-    if (changed.has('errors') && firstError && this._resolveReady) {
-      this._resolveReady = null;
-      this._rejectReady(new Error(messageOf(firstError)));
-    }
+    if (changed.has('errors') && firstError) this._failReady(new Error(messageOf(firstError)));
   }
 
   // One `error` event per new message.
@@ -501,35 +362,5 @@ export class MhaDemo extends HTMLElement {
       }
     }
     this._reported = new Set(now.keys());
-  }
-
-  // Writes what the learner changed back to the attributes (never while applying them).
-  _reflect(state) {
-    if (this._applyQueued) return;
-    const p = parse((name) => this.getAttribute(name));
-    const writes = [];
-    const s = state.settings;
-    if (state.result && Object.keys(state.errors).length === 0 && !sameSettings(p.settings, s)) {
-      writes.push(['model', s.model], ['file', s.model === 'file' ? s.file : null], ['text', s.text], ['view-layer', s.layer === null ? null : String(s.layer)],
-        ['ablate', s.switchedOff.length ? headListText(s.switchedOff) : null]);
-      if (isSized(s.model)) writes.push(['d-model', String(s.dModel)], ['heads', String(s.heads)], ['kv-heads', String(s.kvHeads)], ['seed', String(s.seed)], ['causal', s.causal ? '' : null]);
-    }
-    if (p.view.stage !== state.stage) writes.push(['stage', state.stage]);
-    if (state.result && p.view.head !== state.head) {
-      writes.push(['head', String(state.head)]);
-      this._wantHead = state.head;
-    }
-    if (p.view.show !== state.attendMode) writes.push(['show', state.attendMode]);
-    if ((p.view.lang || this._inheritedLang()) !== state.lang) writes.push(['lang', state.lang]);
-    if (!writes.length) return;
-    this._reflecting = true;
-    try {
-      for (const [name, value] of writes) {
-        if (value === null) this.removeAttribute(name);
-        else if (this.getAttribute(name) !== value) this.setAttribute(name, value);
-      }
-    } finally {
-      this._reflecting = false;
-    }
   }
 }

@@ -3,7 +3,8 @@
 // The core is held once, as text (core.js): evaluated here for the main thread, and the same text
 // starts each demo's large-run Web Worker.
 import { evaluateCreateMha, workerURL } from './core.js';
-import { MhaDemo, useModule } from './element.js';
+import { MhaDemo } from './element.js';
+import { useModule } from './sharedModule.js';
 
 // The model this project trained (npm run train) lives beside this script in mha-trained.js
 // (scripts/build-web.sh); loaded once, when the first demo starts, by a <script> tag, so that it

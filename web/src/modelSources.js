@@ -1,0 +1,93 @@
+// Where a demo's model comes from besides what the core builds itself: a file the learner opens
+// (picker or drop), model="….safetensors" and weights="…" fetched from their URLs. Each ends as a
+// store change and a run request; while bytes are on their way the runner waits (pending).
+import { fetchBytes } from './fetchBytes.js';
+import { messageOf } from './messages.js';
+
+export class ModelSources {
+  // store: the demo's store. engine: () -> the Engine once the core has loaded, null before.
+  // request: (changedKey) -> asks the runner for a run. failReady: (Error) -> rejects el.ready
+  // if it is still pending.
+  constructor(store, { engine, request, failReady }) {
+    this._store = store;
+    this._engine = engine;
+    this._request = request;
+    this._failReady = failReady;
+    this.modelUrl = null; // the model= URL last fetched
+    this._modelPending = false;
+  }
+
+  // True while a model= or weights= download has not arrived: a run now would show the wrong model.
+  get pending() {
+    const w = this._store.state.weights;
+    return this._modelPending || Boolean(w && !w.bytes && !w.failed);
+  }
+
+  // The weights of random mode for a run, or null for the core's own random weights.
+  weightsFor() {
+    const w = this._store.state.weights;
+    return w && w.bytes ? { key: w.url, bytes: w.bytes, layout: w.layout, layer: w.layer } : null;
+  }
+
+  // Opens a model from a File (or Blob with a name): a whole model (gpt2, attn-only) becomes the
+  // model shown; a single attention layer (pytorch, llama) becomes the weights of random mode.
+  // Read with the File API, so it works from file:// too. A file that fails leaves everything as it was
+  // and says why. Resolves to {name, layout, kind}.
+  async openFile(file) {
+    const name = file.name || 'model.safetensors';
+    const store = this._store;
+    const engine = this._engine();
+    let opened;
+    try {
+      if (!engine) throw new Error('the core is still loading');
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      opened = engine.openFile(name, bytes);
+      if (opened.kind === 'weights') {
+        store.set({ weights: { url: name, layout: opened.layout, layer: 0, bytes, file: true } });
+        store.set({ settings: { ...store.state.settings, model: 'random', file: null }, errors: {} });
+      } else {
+        store.set({ settings: { ...store.state.settings, model: 'file', file: name, layer: null, switchedOff: [] }, errors: {} });
+      }
+    } catch (e) {
+      const message = `${name}: ${(e && e.message) || e}`;
+      store.set({ errors: { ...store.state.errors, model: message } });
+      throw new Error(message);
+    }
+    this._request('model');
+    return { name, layout: opened.layout, kind: opened.kind };
+  }
+
+  // model="…/x.safetensors": fetched once, then opened as a file would be.
+  async fetchModel(url) {
+    this.modelUrl = url;
+    this._modelPending = true;
+    const store = this._store;
+    const got = await fetchBytes(url, store.state.lang);
+    this._modelPending = false;
+    if (got.bytes) {
+      try {
+        await this.openFile(new File([got.bytes], url.split('?')[0].split('/').pop()));
+        store.set({ settings: { ...store.state.settings, modelUrl: url } });
+        return;
+      } catch {
+        // openFile has said why
+      }
+    } else store.set({ status: 'idle', errors: { ...store.state.errors, model: got.failure } });
+    this._failReady(new Error(messageOf(store.state.errors.model)));
+  }
+
+  // weights="…": the weights of random mode, fetched; a newer weights attribute wins.
+  async fetchWeights(spec) {
+    const store = this._store;
+    store.set({ status: 'loading-weights' });
+    const got = await fetchBytes(spec.url, store.state.lang);
+    const current = store.state.weights;
+    if (!current || current.url !== spec.url) return; // replaced meanwhile
+    if (got.failure) {
+      store.set({ weights: { ...current, failed: true }, status: 'idle', errors: { weights: got.failure } });
+      return;
+    }
+    store.set({ weights: { ...current, bytes: got.bytes } });
+    this._request(null);
+  }
+}

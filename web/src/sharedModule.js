@@ -1,0 +1,31 @@
+// What every <mha-demo> on a page shares: one WebAssembly module, the large-run worker script and
+// the trained model's bytes. widget.js says where each comes from (useModule) before any demo starts.
+let loadModule = null;
+let mhaPromise = null;
+let makeWorkerURL = null;
+let loadTrained = null;
+
+// createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
+// workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
+// trained: () -> Promise of the trained model's bytes (models/induction.safetensors).
+export function useModule(createMha, workerURL = null, trained = null) {
+  loadModule = createMha;
+  makeWorkerURL = workerURL;
+  loadTrained = trained;
+}
+
+export function sharedModule() {
+  if (!mhaPromise) mhaPromise = loadModule();
+  return mhaPromise;
+}
+
+// The trained model loads beside the core; a demo of random weights does not need it to start, so
+// this never rejects: it resolves to the bytes, or to the Error that says why there are none.
+export function trainedBytes() {
+  return loadTrained ? loadTrained().catch((e) => e) : Promise.resolve(new Error('this build has no trained model'));
+}
+
+// () -> the worker script's URL, or null where this build or this browser has no Web Workers.
+export function workerURLMaker() {
+  return makeWorkerURL && typeof Worker === 'function' ? makeWorkerURL : null;
+}
