@@ -94,6 +94,18 @@ TEST_CASE("the stage table describes every tensor of every kind of model") {
   }
 }
 
+TEST_CASE("each kind of model walks its stages, in the table's order") {
+  const auto walk = [](mha::Preset preset) {
+    std::string out;
+    for (mha::Stage s : mha::stages_of(preset)) out += std::string(out.empty() ? "" : " ") + mha::stage_name(s);
+    return out;
+  };
+  CHECK(walk(mha::Preset::single) == "tokenize embed project split attend concat output");
+  CHECK(walk(mha::Preset::attn_only) == "tokenize embed project split attend concat output residual logits predict");
+  CHECK(walk(mha::Preset::gpt2) ==
+        "tokenize embed ln_1 project split attend concat output residual ln_2 mlp mlp_residual ln_f logits predict");
+}
+
 TEST_CASE("raw scores are the scores before the mask: every entry finite, equal below the diagonal") {
   mha::Config c;
   c.d_model = 16, c.heads = 2, c.causal = true;

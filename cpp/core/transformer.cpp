@@ -197,19 +197,6 @@ PreparedModel prepare_model(const ModelWeights& w, const Config& c) {
   return p;
 }
 
-std::vector<Stage> stages_of(Preset preset) {
-  std::vector<Stage> out;
-  for (const StageSpec& spec : stage_table()) {
-    const Stage s = spec.stage;
-    const bool ln = s == Stage::ln_1 || s == Stage::ln_2 || s == Stage::ln_f;
-    const bool mlp = s == Stage::mlp || s == Stage::mlp_residual;
-    const bool model_only = s == Stage::residual || s == Stage::logits || s == Stage::predict;
-    if ((ln && !has_layer_norm(preset)) || (mlp && !has_mlp(preset)) || (model_only && !has_blocks(preset))) continue;
-    out.push_back(s);
-  }
-  return out;
-}
-
 size_t model_trace_size(const Config& c) {
   const std::vector<Stage> stages = stages_of(c.preset);
   size_t per_block = 0, model = 0;
