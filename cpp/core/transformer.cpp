@@ -218,7 +218,9 @@ void model_forward(Trace& trace, const std::vector<int32_t>& ids, const ModelWei
   for (int t = 0; t < T; ++t)
     if (ids[t] < 0 || ids[t] >= V)
       throw Error("token id " + to_string(ids[t]) + " at position " + to_string(t) + " is outside the vocabulary [0, " +
-                  to_string(V) + ")");
+                      to_string(V) + ")",
+                  "text", "token_outside_vocabulary",
+                  {{"id", to_string(ids[t])}, {"position", to_string(t)}, {"vocab", to_string(V)}});
   for (const auto& layer : off)
     if (layer.size() > static_cast<size_t>(c.heads)) throw Error("internal: head switches for more heads than the model has");
   if (off.size() > static_cast<size_t>(c.layers)) throw Error("internal: head switches for more layers than the model has");

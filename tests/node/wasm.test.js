@@ -359,3 +359,38 @@ test('errors about a setting or the text carry their field, a stable code and th
   assert.equal(e.code, null, 'a file error has no setting to point at');
   model.delete();
 });
+
+test('the errors of ids, loaded weights and a missing tokenizer carry codes the page says in Chinese', async () => {
+  const { localMessage } = await import('../../web/src/messages.js');
+  const caught = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      return e;
+    }
+    assert.fail('expected an MhaError');
+  };
+  const random = new mha.Model({ model: 'attn-only', layers: 2, dModel: 16, heads: 4, vocabSize: 20, maxPositions: 8 });
+  const loaded = new mha.Model();
+  loaded.loadModel(random.modelFile());
+  const gpt2 = new mha.Model({ model: 'gpt2', layers: 1, dModel: 8, heads: 2, vocabSize: 9, maxPositions: 4 });
+  const cases = [
+    [() => loaded.runIds([0, 20]), 'text', 'token_outside_vocabulary', { id: '20', position: '1', vocab: '20' }],
+    [() => loaded.configure({ dModel: 32 }), 'd_model', 'fixed_by_weights', { value: '16' }],
+    [() => loaded.configure({ model: 'gpt2' }), 'model', 'fixed_by_weights', { value: 'attn-only' }],
+    [() => gpt2.runText('hi'), 'text', 'needs_tokenizer', { model: 'gpt2' }],
+  ];
+  try {
+    for (const [fn, field, code, params] of cases) {
+      const e = caught(fn);
+      assert.ok(e instanceof mha.MhaError);
+      assert.deepEqual([e.field, e.code, e.params], [field, code, params], e.message);
+      const zh = localMessage(e, 'zh');
+      assert.notEqual(zh, e.message, `${code} has a Chinese sentence`);
+      assert.doesNotMatch(zh, /\{\w+\}/, `${code}: every placeholder filled`);
+      assert.equal(localMessage(e, 'en'), e.message, 'English is the core\'s own message');
+    }
+  } finally {
+    for (const x of [random, loaded, gpt2]) x.delete();
+  }
+});
