@@ -328,6 +328,9 @@ test('head analysis: the CLI (mha heads --json) and the module agree on every me
     assert.deepEqual(ours, cliJson);
     const labels = ours.layers.map((l) => l.heads.map((h) => h.label));
     assert.ok(labels[1].includes('induction'), `layer 1: ${labels[1]}`);
+    // The label thresholds come with the analysis, so the page shows them without a copy of its own.
+    assert.deepEqual(ours.labels.map((r) => [r.label, r.metric, r.at_least]), [['previous_token', 'previous_token', 0.5],
+      ['induction', 'induction', 0.5], ['self', 'self', 0.5], ['first_token', 'first_token', 0.5], ['broad', 'entropy', 0.9]]);
   } finally {
     trace.delete();
     model.delete();
