@@ -230,11 +230,26 @@ sleep 1
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-if [ "$rc" -ne 0 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
+if [ "$rc" -eq 130 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
   pass "Ctrl-C during train leaves nothing half-written (exit $rc)"
 else
   fail "Ctrl-C during train leaves nothing half-written" "exit code $rc"
 fi
+# ... nor during the final evaluation and the writes after the last step (one step, then about 3 s
+# of evaluation: the Ctrl-C lands there). A background job starts with SIGINT ignored, so a run that
+# gave its handler back too early would finish and write both files.
+"$MHA" train --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1500 --out interrupted.safetensors >stdout.txt 2>stderr.txt &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 130 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
+  pass "Ctrl-C during train's final evaluation leaves nothing (exit $rc)"
+else
+  fail "Ctrl-C during train's final evaluation leaves nothing" "exit code $rc"
+fi
+clean_up interrupted.safetensors; rm -f interrupted.loss.csv
 
 G="$DATA/tiny_gpt2.model.safetensors"
 W="$DATA/pytorch_mha.weights.safetensors"
