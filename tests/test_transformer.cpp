@@ -313,3 +313,23 @@ TEST_CASE("one trace refilled by models of other kinds, in turn, holds each run 
     CHECK(trace.get("logits").data == c.run_ids({0, 1}).get("logits").data);
   }
 }
+
+TEST_CASE("a second run of the same size into the same trace allocates nothing") {
+  for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
+    CAPTURE(mha::preset_name(preset));
+    const mha::Model model(blocks_config(preset));
+    mha::Trace trace;
+    const auto storage = [&] {  // where every tensor's values live, and the entries themselves
+      std::vector<const void*> at = {trace.entries().data(), trace.ids.data()};
+      for (const mha::TraceEntry& e : trace.entries()) at.push_back(e.tensor.data.data());
+      return at;
+    };
+    model.run_ids_into(trace, {1, 2, 3, 4, 5});
+    const std::vector<const void*> first = storage();
+    const std::vector<float> first_logits = trace.get("logits").data;
+    model.run_ids_into(trace, {9, 8, 7, 6, 5});  // other ids, the same T: new values in the same places
+    CHECK(storage() == first);
+    CHECK(trace.get("logits").data != first_logits);
+    CHECK(trace.get("logits").data == model.run_ids({9, 8, 7, 6, 5}).get("logits").data);
+  }
+}
