@@ -223,33 +223,30 @@ else
   fail "predict --ids with an explicit --layout attn-only" "exit code $rc"
 fi
 
-# Ctrl-C during training leaves no model, no loss curve and no *.partial
-"$MHA" train --steps 1000000 --d-model 16 --heads 2 --vocab 16 --out interrupted.safetensors >stdout.txt 2>stderr.txt &
-pid=$!
-sleep 1
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-if [ "$rc" -eq 130 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
-  pass "Ctrl-C during train leaves nothing half-written (exit $rc)"
-else
-  fail "Ctrl-C during train leaves nothing half-written" "exit code $rc"
-fi
-# ... nor during the final evaluation and the writes after the last step (one step, then about 3 s
-# of evaluation: the Ctrl-C lands there). A background job starts with SIGINT ignored, so a run that
-# gave its handler back too early would finish and write both files.
-"$MHA" train --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1500 --out interrupted.safetensors >stdout.txt 2>stderr.txt &
-pid=$!
-sleep 0.5
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-if [ "$rc" -eq 130 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
-  pass "Ctrl-C during train's final evaluation leaves nothing (exit $rc)"
-else
-  fail "Ctrl-C during train's final evaluation leaves nothing" "exit code $rc"
-fi
-clean_up interrupted.safetensors; rm -f interrupted.loss.csv
+# expect_interrupted NAME SECONDS TRAIN_FLAGS...: mha train, sent Ctrl-C after SECONDS, must exit 130
+# and leave no model, no loss curve and no *.partial. A background job starts with SIGINT ignored,
+# so a run that gave its handler back too early would finish and write both files.
+expect_interrupted() {
+  local name=$1 seconds=$2 pid
+  shift 2
+  "$MHA" train "$@" --out interrupted.safetensors >stdout.txt 2>stderr.txt &
+  pid=$!
+  sleep "$seconds"
+  kill -INT "$pid"
+  wait "$pid"
+  rc=$?
+  if [ "$rc" -eq 130 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
+    pass "$name (exit $rc)"
+  else
+    fail "$name" "exit code $rc"
+  fi
+  clean_up interrupted.safetensors
+  rm -f interrupted.loss.csv
+}
+expect_interrupted "Ctrl-C during train leaves nothing half-written" 1 --steps 1000000 --d-model 16 --heads 2 --vocab 16
+# One step, then about 3 s of evaluation: the Ctrl-C lands after the last step, before the writes.
+expect_interrupted "Ctrl-C during train's final evaluation leaves nothing" 0.5 \
+  --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1500
 
 G="$DATA/tiny_gpt2.model.safetensors"
 W="$DATA/pytorch_mha.weights.safetensors"

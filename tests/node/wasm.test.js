@@ -38,6 +38,16 @@ function assertBitIdentical(actual, expected, what) {
   }
 }
 
+// The error fn throws; a test failure when it throws none.
+function caught(fn) {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected an MhaError');
+}
+
 const configs = [
   { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1 },
   { text: "The animal didn't cross the street because it was too tired.", dModel: 64, heads: 4, kvHeads: 2, causal: true, seed: 7 },
@@ -339,14 +349,6 @@ test('head analysis: the CLI (mha heads --json) and the module agree on every me
 
 test('errors about a setting or the text carry their field, a stable code and the numbers in them', () => {
   const model = new mha.Model({ dModel: 16, heads: 2 });
-  const caught = (fn) => {
-    try {
-      fn();
-    } catch (e) {
-      return e;
-    }
-    assert.fail('expected an MhaError');
-  };
   let e = caught(() => model.configure({ dModel: 10, heads: 4 }));
   assert.ok(e instanceof mha.MhaError);
   assert.deepEqual([e.field, e.code, e.params], ['heads', 'd_model_not_divisible', { d_model: '10', heads: '4' }]);
@@ -365,14 +367,6 @@ test('errors about a setting or the text carry their field, a stable code and th
 
 test('the errors of ids, loaded weights and a missing tokenizer carry codes the page says in Chinese', async () => {
   const { localMessage } = await import('../../web/src/messages.js');
-  const caught = (fn) => {
-    try {
-      fn();
-    } catch (e) {
-      return e;
-    }
-    assert.fail('expected an MhaError');
-  };
   const random = new mha.Model({ model: 'attn-only', layers: 2, dModel: 16, heads: 4, vocabSize: 20, maxPositions: 8 });
   const loaded = new mha.Model();
   loaded.loadModel(random.modelFile());
