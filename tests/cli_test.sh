@@ -216,18 +216,37 @@ fi
 run heads --model small.safetensors --ids 0,1,2,3,1,2,3 --ablate 1.0
 if [ "$rc" -eq 0 ] && grep -q "label" stdout.txt && grep -q "similarity" stdout.txt; then pass "heads prints a table and similarity"; else fail "heads prints a table" "exit code $rc"; fi
 
-# Ctrl-C during training leaves no model, no loss curve and no *.partial
-"$MHA" train --steps 1000000 --d-model 16 --heads 2 --vocab 16 --out interrupted.safetensors >stdout.txt 2>stderr.txt &
-pid=$!
-sleep 1
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-if [ "$rc" -ne 0 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
-  pass "Ctrl-C during train leaves nothing half-written (exit $rc)"
+run predict --model "$DATA/tiny_attn_only.model.safetensors" --layout attn-only --ids 0,5,9,5 --top 2
+if [ "$rc" -eq 0 ] && grep -q "first choice right at" stdout.txt; then
+  pass "predict --ids with an explicit --layout attn-only"
 else
-  fail "Ctrl-C during train leaves nothing half-written" "exit code $rc"
+  fail "predict --ids with an explicit --layout attn-only" "exit code $rc"
 fi
+
+# expect_interrupted NAME SECONDS TRAIN_FLAGS...: mha train, sent Ctrl-C after SECONDS, must exit 130
+# and leave no model, no loss curve and no *.partial. A background job starts with SIGINT ignored,
+# so a run that gave its handler back too early would finish and write both files.
+expect_interrupted() {
+  local name=$1 seconds=$2 pid
+  shift 2
+  "$MHA" train "$@" --out interrupted.safetensors >stdout.txt 2>stderr.txt &
+  pid=$!
+  sleep "$seconds"
+  kill -INT "$pid"
+  wait "$pid"
+  rc=$?
+  if [ "$rc" -eq 130 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
+    pass "$name (exit $rc)"
+  else
+    fail "$name" "exit code $rc"
+  fi
+  clean_up interrupted.safetensors
+  rm -f interrupted.loss.csv
+}
+expect_interrupted "Ctrl-C during train leaves nothing half-written" 1 --steps 1000000 --d-model 16 --heads 2 --vocab 16
+# One step, then about 3 s of evaluation: the Ctrl-C lands after the last step, before the writes.
+expect_interrupted "Ctrl-C during train's final evaluation leaves nothing" 0.5 \
+  --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1500
 
 G="$DATA/tiny_gpt2.model.safetensors"
 W="$DATA/pytorch_mha.weights.safetensors"
@@ -239,17 +258,47 @@ expect_error "--ablate a head the model lacks" out.safetensors trace --model "$G
 expect_error "--text on GPT-2 without a tokenizer" out.safetensors trace --model "$G" --text "hi" --out out.safetensors
 expect_error "a single layer file as --model" out.safetensors trace --model "$W" --ids 1 --out out.safetensors
 expect_error "predict on a single layer" none.txt predict --text "hi"
-python3 - "$G" broken.safetensors <<'EOF'
+# edit_model SRC DST OP...: a copy of SRC's header edited, the data bytes left where they are.
+#   -NAME       drop the tensor        +NAME=OTHER   add NAME reading OTHER's bytes
+#   NAME:RxC    reshape NAME to R x C, reading the first R*C floats of its bytes
+edit_model() {
+  python3 - "$@" <<'EOF'
 import json, struct, sys
-data = open(sys.argv[1], "rb").read()
+src, dst, ops = sys.argv[1], sys.argv[2], sys.argv[3:]
+data = open(src, "rb").read()
 n = struct.unpack("<Q", data[:8])[0]
 header = json.loads(data[8:8 + n])
-del header["h.1.ln_2.weight"]  # a layer missing a tensor; the bytes stay where they are
+for op in ops:
+    if op.startswith("-"):
+        del header[op[1:]]
+    elif op.startswith("+"):
+        name, other = op[1:].split("=")
+        header[name] = dict(header[other])
+    else:
+        name, shape = op.split(":")
+        rows, cols = (int(v) for v in shape.split("x"))
+        begin = header[name]["data_offsets"][0]
+        header[name] = {"dtype": "F32", "shape": [rows, cols], "data_offsets": [begin, begin + 4 * rows * cols]}
 h = json.dumps(header).encode()
 h += b" " * (-(8 + len(h)) % 8)
-open(sys.argv[2], "wb").write(struct.pack("<Q", len(h)) + h + data[8 + n:])
+open(dst, "wb").write(struct.pack("<Q", len(h)) + h + data[8 + n:])
 EOF
+}
+A="$DATA/tiny_attn_only.model.safetensors"
+edit_model "$G" broken.safetensors -h.1.ln_2.weight
 expect_error "a model file missing a layer's tensor" out.safetensors trace --model broken.safetensors --ids 1 --out out.safetensors
+edit_model "$A" broken.safetensors -h.1.attn.c_attn.weight
+expect_error "layer 1 without c_attn.weight (not a 1-layer model)" out.safetensors trace --model broken.safetensors --ids 1 --out out.safetensors
+edit_model "$G" broken.safetensors +h.2.ln_1.weight=h.1.ln_1.weight
+expect_error "a stray h.2 tensor (not ignored)" out.safetensors trace --model broken.safetensors --ids 1 --out out.safetensors
+edit_model "$G" broken.safetensors -h.0.attn.c_attn.bias
+expect_error "a gpt2 file missing a bias (not zeros)" out.safetensors trace --model broken.safetensors --ids 1 --out out.safetensors
+edit_model "$A" broken.safetensors -h.0.attn.c_proj.bias
+expect_error "an attn-only file missing a bias (not zeros)" out.safetensors trace --model broken.safetensors --ids 1 --out out.safetensors
+edit_model "$G" broken.safetensors h.1.attn.c_proj.weight:32x32
+expect_error "layer 1 narrower than layer 0" out.safetensors trace --model broken.safetensors --ids 1 --out out.safetensors
+expect_error "--layout attn-only on a gpt2 file" out.safetensors trace --model "$G" --layout attn-only --ids 1 --out out.safetensors
+expect_error "predict --ids out of the vocabulary" none.txt predict --model "$A" --ids 1,500
 expect_error "train with --min-length over --max-length" out.safetensors train --min-length 9 --max-length 4 --steps 1 --out out.safetensors
 
 # ---------------------------------------------------------------------------------------------

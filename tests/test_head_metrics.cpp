@@ -1,9 +1,9 @@
 // Head metrics (head_metrics.h) on maps whose answer is known by hand, and the label table.
 #include <doctest/doctest.h>
 
-#include <vector>
-
+#include <map>
 #include <string>
+#include <vector>
 
 #include "error.h"
 #include "head_metrics.h"
@@ -115,6 +115,13 @@ TEST_CASE("labels follow the table, in its order") {
   CHECK(mha::head_label_rules().size() == 5);
 }
 
+TEST_CASE("the analysis JSON carries the label table, so the page reads the thresholds rather than copying them") {
+  const nlohmann::json json = mha::analysis_to_json({});
+  REQUIRE(json["labels"].size() == mha::head_label_rules().size());
+  CHECK(json["labels"][0] == nlohmann::json({{"label", "previous_token"}, {"metric", "previous_token"}, {"at_least", 0.5}}));
+  CHECK(json["labels"][4] == nlohmann::json({{"label", "broad"}, {"metric", "entropy"}, {"at_least", 0.9}}));
+}
+
 TEST_CASE("every metric matches the numpy reference on the reference traces, to 1e-5") {
   const std::string path = std::string(MHA_REFERENCE_DIR) + "/head_metrics.expected.json";
   std::vector<uint8_t> bytes;
@@ -124,6 +131,14 @@ TEST_CASE("every metric matches the numpy reference on the reference traces, to 
     FAIL("missing " << path << "; regenerate with: /usr/bin/python3 tests/reference/head_metrics.py");
   }
   const nlohmann::json expected = nlohmann::json::parse(bytes.begin(), bytes.end());
+  // Per case and layer, each head's label: its metrics against head_label_rules(), checked by hand
+  // (pytorch_causal head 1: first_token 0.596; tiny_attn_only: entropy 0.906 … 0.943 is broad, 0.831, 0.881 not).
+  const std::map<std::string, std::vector<std::vector<std::string>>> expected_labels = {
+      {"pytorch_causal", {{"mixed", "first_token", "mixed", "mixed", "mixed", "mixed", "mixed", "mixed"}}},
+      {"pytorch_mha", {{"mixed", "mixed", "mixed", "mixed"}}},
+      {"tiny_attn_only", {{"broad", "broad", "broad", "broad"}, {"broad", "broad", "mixed", "mixed"}}},
+      {"tiny_gpt2", {{"mixed", "mixed", "mixed", "mixed"}, {"mixed", "mixed", "mixed", "mixed"}}},
+  };
   REQUIRE(expected["format_version"] == "1");
   int compared = 0;
   for (const auto& [name, c] : expected["cases"].items()) {
@@ -139,11 +154,20 @@ TEST_CASE("every metric matches the numpy reference on the reference traces, to 
       const int H = static_cast<int>(weights.shape[1]), T = static_cast<int>(weights.shape[2]);
       const nlohmann::json ours = mha::analysis_to_json({mha::analyse_layer(weights.ptr(), H, T, ids, causal)})["layers"][0];
       const nlohmann::json& want = c["layers"][l];
+      for (int h = 0; h < H; ++h) {
+        CAPTURE(h);
+        // The thresholds read by hand off the reference metrics (head_metrics.py labels them the same way).
+        CHECK(ours["heads"][h]["label"] == expected_labels.at(name).at(l).at(static_cast<size_t>(h)));
+      }
       for (int h = 0; h < H; ++h)
         for (const auto& [metric, value] : want["heads"][h].items()) {
           CAPTURE(h);
           CAPTURE(metric);
           const nlohmann::json& got = ours["heads"][h][metric];
+          if (metric == "label") {  // in a file made after head_metrics.py learnt labels
+            CHECK(got == value);
+            continue;
+          }
           REQUIRE(got.is_null() == value.is_null());
           if (!value.is_null()) CHECK(got.get<double>() == doctest::Approx(value.get<double>()).epsilon(1e-5));
           ++compared;

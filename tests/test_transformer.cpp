@@ -2,6 +2,7 @@
 // reference models (tests/reference/make_model_reference.py), files round-trip, bad input is refused.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -91,6 +92,18 @@ TEST_CASE("the stage table describes every tensor of every kind of model") {
                          mha::Error);
     CHECK(mha::evaluate_shape("(1, T, 4·d_model)", {{"T", 2}, {"d_model", 8}}) == Shape{1, 2, 32});
   }
+}
+
+TEST_CASE("each kind of model walks its stages, in the table's order") {
+  const auto walk = [](mha::Preset preset) {
+    std::string out;
+    for (mha::Stage s : mha::stages_of(preset)) out += std::string(out.empty() ? "" : " ") + mha::stage_name(s);
+    return out;
+  };
+  CHECK(walk(mha::Preset::single) == "tokenize embed project split attend concat output");
+  CHECK(walk(mha::Preset::attn_only) == "tokenize embed project split attend concat output residual logits predict");
+  CHECK(walk(mha::Preset::gpt2) ==
+        "tokenize embed ln_1 project split attend concat output residual ln_2 mlp mlp_residual ln_f logits predict");
 }
 
 TEST_CASE("raw scores are the scores before the mask: every entry finite, equal below the diagonal") {
@@ -224,6 +237,63 @@ TEST_CASE("bad input to a model is one clear error") {
   }
 }
 
+// A copy of `good` without the tensors in `drop`, with `add` added and every name but lm_head under `prefix`
+// (Hugging Face nests the body under "transformer." and leaves lm_head at the top).
+static std::vector<uint8_t> edited_model(const std::vector<uint8_t>& good, const std::vector<std::string>& drop,
+                                  const std::vector<std::string>& add = {}, const std::string& prefix = "") {
+  const mha::SafetensorsFile file(good.data(), good.size());
+  mha::SafetensorsWriter out;
+  for (const std::string& name : file.names())
+    if (std::find(drop.begin(), drop.end(), name) == drop.end())
+      out.add(name == "lm_head.weight" ? name : prefix + name, file.read_float(name));
+  for (const std::string& name : add) out.add(prefix + name, mha::Tensor({16}));
+  out.set_metadata("heads", "4");
+  return out.bytes();
+}
+
+TEST_CASE("a broken model file is an error naming the tensor or block, never a shorter model") {
+  for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
+    CAPTURE(mha::preset_name(preset));
+    const mha::Config c = blocks_config(preset, 3);
+    const std::vector<uint8_t> good = mha::write_model(mha::Model(c).model_weights(), c);
+    const mha::WeightLayout layout = preset == mha::Preset::gpt2 ? mha::WeightLayout::gpt2 : mha::WeightLayout::attn_only;
+    const auto load_error = [&](const std::vector<uint8_t>& bytes) {
+      try {
+        mha::Model::from_model_file(bytes.data(), bytes.size(), layout, 0);
+      } catch (const mha::Error& e) {
+        return std::string(e.what());
+      }
+      return std::string("loaded");
+    };
+    for (const std::string prefix : {"", "transformer."}) {
+      CAPTURE(prefix);
+      const std::string h = prefix + "h.";
+      if (!prefix.empty()) CHECK(load_error(edited_model(good, {}, {}, prefix)) == "loaded");
+      SUBCASE("layer 1 without its c_attn.weight") {
+        CHECK(load_error(edited_model(good, {"h.1.attn.c_attn.weight"}, {}, prefix)) ==
+              "the file has no tensor '" + h + "1.attn.c_attn.weight'");
+      }
+      SUBCASE("blocks 0 and 2, no block 1") {
+        std::vector<std::string> block_1;
+        const mha::SafetensorsFile file(good.data(), good.size());
+        for (const std::string& name : file.names())
+          if (name.rfind("h.1.", 0) == 0) block_1.push_back(name);
+        CHECK(load_error(edited_model(good, block_1, {}, prefix)) ==
+              "the file has block 2 but no tensor of block 1 ('" + h + "1.…')");
+      }
+      SUBCASE("a stray tensor of a block past the last") {
+        CHECK(load_error(edited_model(good, {}, {"h.3.ln_1.weight"}, prefix)) == "the file has no tensor '" + h + "3.attn.c_attn.weight'");
+      }
+      SUBCASE("a missing bias is not a zero bias") {
+        CHECK(load_error(edited_model(good, {"h.2.attn.c_proj.bias"}, {}, prefix)) == "the file has no tensor '" + h + "2.attn.c_proj.bias'");
+        CHECK(load_error(edited_model(good, {"h.0.attn.c_attn.bias"}, {}, prefix)) == "the file has no tensor '" + h + "0.attn.c_attn.bias'");
+        if (preset == mha::Preset::gpt2)
+          CHECK(load_error(edited_model(good, {"h.1.mlp.c_fc.bias"}, {}, prefix)) == "the file has no tensor '" + h + "1.mlp.c_fc.bias'");
+      }
+    }
+  }
+}
+
 TEST_CASE("first-appearance ids: the start token, then 1, 2, 3 … for each new piece") {
   mha::Config c = blocks_config(mha::Preset::attn_only, 2, 16, 4, 8);
   const mha::Model model(c);
@@ -247,5 +317,25 @@ TEST_CASE("one trace refilled by models of other kinds, in turn, holds each run 
     c.run_ids_into(trace, {0, 1});
     CHECK(trace.entries().size() == mha::model_trace_size(c.config()));
     CHECK(trace.get("logits").data == c.run_ids({0, 1}).get("logits").data);
+  }
+}
+
+TEST_CASE("a second run of the same size into the same trace allocates nothing") {
+  for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
+    CAPTURE(mha::preset_name(preset));
+    const mha::Model model(blocks_config(preset));
+    mha::Trace trace;
+    const auto storage = [&] {  // where every tensor's values live, and the entries themselves
+      std::vector<const void*> at = {trace.entries().data(), trace.ids.data()};
+      for (const mha::TraceEntry& e : trace.entries()) at.push_back(e.tensor.data.data());
+      return at;
+    };
+    model.run_ids_into(trace, {1, 2, 3, 4, 5});
+    const std::vector<const void*> first = storage();
+    const std::vector<float> first_logits = trace.get("logits").data;
+    model.run_ids_into(trace, {9, 8, 7, 6, 5});  // other ids, the same T: new values in the same places
+    CHECK(storage() == first);
+    CHECK(trace.get("logits").data != first_logits);
+    CHECK(trace.get("logits").data == model.run_ids({9, 8, 7, 6, 5}).get("logits").data);
   }
 }

@@ -113,6 +113,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const mha_cli::Interrupted& e) {
+    std::fprintf(stderr, "mha: error: %s\n", e.what());
+    return 130;  // 128 + SIGINT, as a shell reports a program Ctrl-C stopped
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mha: error: %s\n", e.what());
     return 1;

@@ -21,6 +21,23 @@ namespace {
 std::atomic<bool> interrupted{false};
 extern "C" void on_interrupt(int) { interrupted = true; }
 
+// Ctrl-C only sets `interrupted` while this lives: from the first step until the model and its loss
+// curve are both in place, so an interrupted run leaves neither (nor a new model beside an old CSV).
+struct CatchInterrupt {
+  CatchInterrupt() : previous(std::signal(SIGINT, on_interrupt)) { interrupted = false; }
+  ~CatchInterrupt() { std::signal(SIGINT, previous); }
+  CatchInterrupt(const CatchInterrupt&) = delete;
+  CatchInterrupt& operator=(const CatchInterrupt&) = delete;
+  void (*previous)(int);
+};
+
+// Throws Interrupted when Ctrl-C came; `partials` are removed first.
+void stop_if_interrupted(int step, const std::vector<std::string>& partials = {}) {
+  if (!interrupted) return;
+  for (const std::string& p : partials) std::remove(p.c_str());
+  throw Interrupted("interrupted at step " + std::to_string(step) + ": nothing written");
+}
+
 struct TrainOptions {
   std::string preset = "attn-only", out, command;
   int layers = 2, heads = 4, d_model = 64, vocab = 64, steps = 1500, batch = 16, min_length = 4, max_length = 30;
@@ -60,8 +77,7 @@ void train(const TrainOptions& o) {
 
   std::string csv = "step,loss\n";
   const bool terminal = isatty(fileno(stderr));
-  interrupted = false;
-  const auto previous = std::signal(SIGINT, on_interrupt);
+  const CatchInterrupt catching;
   const auto start = std::chrono::steady_clock::now();
   const auto seconds_since_start = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -80,11 +96,10 @@ void train(const TrainOptions& o) {
     }
     if (terminal && (s % 10 == 0 || s == o.steps)) progress(s, o.steps, loss, seconds_since_start());
   }
-  std::signal(SIGINT, previous);
   const double seconds = seconds_since_start() - checking;
   if (terminal) std::fputc('\n', stderr);
-  if (interrupted)
-    throw mha::Error("interrupted at step " + std::to_string(training.trainer().steps_done()) + ": nothing written");
+  const int steps_done = training.trainer().steps_done();
+  stop_if_interrupted(steps_done);
 
   const std::vector<mha::InductionScores> scores =
       evaluate_induction(training.model(), task, mha::derive_seed(o.seed, 3000), o.eval_sequences);
@@ -117,8 +132,20 @@ void train(const TrainOptions& o) {
       training.trainer().weights(), training.recipe().config,
       {{"recipe", text}, {"seed", std::to_string(o.seed)}, {"command", o.command}, {"evaluation", summary},
        {"start_token", "0"}, {"tokenizer", "first-appearance"}});
-  mha::write_file_atomically(o.out, bytes);
-  mha::write_file_atomically(loss_csv_path(o.out), std::vector<uint8_t>(csv.begin(), csv.end()));
+  stop_if_interrupted(steps_done);
+  // Both files written beside their targets first, then both moved into place: a Ctrl-C up to the
+  // last check leaves nothing; after it the two renames finish together.
+  const std::string csv_path = loss_csv_path(o.out);
+  std::vector<std::string> partials = {mha::write_partial_file(o.out, bytes)};
+  try {
+    partials.push_back(mha::write_partial_file(csv_path, std::vector<uint8_t>(csv.begin(), csv.end())));
+  } catch (...) {
+    std::remove(partials[0].c_str());
+    throw;
+  }
+  stop_if_interrupted(steps_done, partials);
+  mha::move_into_place(partials[0], o.out);
+  mha::move_into_place(partials[1], csv_path);
   std::printf("wrote %s and %s\n", o.out.c_str(), loss_csv_path(o.out).c_str());
 }
 

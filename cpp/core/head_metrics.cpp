@@ -138,7 +138,10 @@ std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& c) {
 
 nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers) {
   const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  nlohmann::json out = {{"layers", nlohmann::json::array()}};
+  nlohmann::json labels = nlohmann::json::array();
+  for (const LabelRule& rule : head_label_rules())
+    labels.push_back({{"label", rule.id}, {"metric", rule.metric}, {"at_least", rule.threshold}});
+  nlohmann::json out = {{"labels", labels}, {"layers", nlohmann::json::array()}};
   for (const LayerAnalysis& layer : layers) {
     nlohmann::json heads = nlohmann::json::array();
     for (const HeadMetrics& m : layer.heads)

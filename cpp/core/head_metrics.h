@@ -54,7 +54,9 @@ LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::v
 // Every layer of a run (a single attention layer is one layer), from its weights and ids.
 std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& config);
 
-// {"layers": [{"heads": [{"entropy": …, …, "label": "…"}], "similarity": [[…]]}]}, null for nullopt.
+// {"labels": [{"label": "previous_token", "metric": "previous_token", "at_least": 0.5}, …],
+//  "layers": [{"heads": [{"entropy": …, …, "label": "…"}], "similarity": [[…]]}]}, null for nullopt.
+// "labels" is head_label_rules() in order (a head none reaches is "mixed"): the page shows it from here.
 nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers);
 
 }  // namespace mha

@@ -65,18 +65,22 @@ void Model::configure(const Config& config) {
   }
   // Loaded or trained weights: only what their shapes allow.
   using std::to_string;
-  const auto refuse = [](const std::string& what) {
-    throw Error(what + ": the loaded weights fix it; load another file or switch to random weights");
+  // field: the setting refused; value: what the weights fix it at (the page says it in either language).
+  const auto refuse = [](const std::string& what, const char* field, const std::string& value) {
+    throw Error(what + ": the loaded weights fix it; load another file or switch to random weights", field,
+                "fixed_by_weights", {{"value", value}});
   };
-  if (config.preset != now.preset) refuse(std::string("the model is ") + preset_name(now.preset));
-  if (config.d_model != now.d_model) refuse("d_model is " + to_string(now.d_model));
-  if (config.layers != now.layers) refuse("layers is " + to_string(now.layers));
+  if (config.preset != now.preset)
+    refuse(std::string("the model is ") + preset_name(now.preset), "model", preset_name(now.preset));
+  if (config.d_model != now.d_model) refuse("d_model is " + to_string(now.d_model), "d_model", to_string(now.d_model));
+  if (config.layers != now.layers) refuse("layers is " + to_string(now.layers), "layers", to_string(now.layers));
   if (config.kv_dim() != now.kv_dim())
-    refuse("key/value width is " + to_string(now.kv_dim()) + " (kv_heads · d_head)");
+    refuse("key/value width is " + to_string(now.kv_dim()) + " (kv_heads · d_head)", "kv_dim", to_string(now.kv_dim()));
   const bool table = !weights_.token_table.data.empty();
-  if (table && config.vocab_size != now.vocab_size) refuse("the vocabulary has " + to_string(now.vocab_size) + " ids");
+  if (table && config.vocab_size != now.vocab_size)
+    refuse("the vocabulary has " + to_string(now.vocab_size) + " ids", "vocab_size", to_string(now.vocab_size));
   if (has_blocks(now.preset) && config.max_positions != now.max_positions)
-    refuse("the model has " + to_string(now.max_positions) + " positions");
+    refuse("the model has " + to_string(now.max_positions) + " positions", "max_positions", to_string(now.max_positions));
   if (config.vocab_size != now.vocab_size && tokenizer_) tokenizer_ = default_tokenizer(config);
   config_ = config;
 }
@@ -144,7 +148,8 @@ Trace Model::run_input(const Tensor& x, KernelPath path) const {
 void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path, const HeadSwitches& off) const {
   if (!tokenizer_)
     throw Error(std::string("a ") + preset_name(config_.preset) +
-                " model reads text with its own tokenizer: give its tokenizer files, or token ids");
+                    " model reads text with its own tokenizer: give its tokenizer files, or token ids",
+                "text", "needs_tokenizer", {{"model", preset_name(config_.preset)}});
   Tokenized tokenized = tokenizer_->tokenize(text);
   run_ids_into(trace, tokenized.ids, path, off);
   trace.tokens = std::move(tokenized.tokens);

@@ -1,5 +1,7 @@
 #include "model_file.h"
 
+#include <set>
+
 #include "error.h"
 #include "layouts.h"
 
@@ -26,11 +28,28 @@ Tensor read_conv1d(const SafetensorsFile& f, const std::string& name, int64_t in
   return transposed(read_matrix(f, name, in, out));
 }
 
+// Every block the file names, found from all its h.N. tensors rather than by counting up to the first
+// gap: a file with block 1's c_attn deleted, or blocks 0 and 2 only, or a stray h.2.ln_1.weight, is
+// broken, and reading it as a shorter model would run something the file's author never trained.
 int count_layers(const SafetensorsFile& f, const std::string& root) {
-  int n = 0;
-  while (f.has(root + "h." + to_string(n) + ".attn.c_attn.weight")) ++n;
-  if (n == 0) throw Error("no blocks in the file: looked for '" + root + "h.0.attn.c_attn.weight'");
+  const std::string prefix = root + "h.";
+  std::set<int> blocks;
+  for (const std::string& name : f.names()) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    const size_t begin = prefix.size(), dot = name.find('.', begin);
+    const std::string index = name.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (dot == std::string::npos || index.empty() || index.size() > 6 ||
+        index.find_first_not_of("0123456789") != std::string::npos)
+      throw Error("tensor '" + name + "' is not named " + prefix + "{block}.…");
+    blocks.insert(std::stoi(index));
+  }
+  if (blocks.empty()) throw Error("no blocks in the file: looked for '" + prefix + "0.attn.c_attn.weight'");
+  const int n = *blocks.rbegin() + 1;
   if (n > kMaxLayers) throw Error("the file has " + to_string(n) + " blocks; at most " + to_string(kMaxLayers) + " are supported");
+  for (int i = 0; i < n; ++i)
+    if (!blocks.count(i))
+      throw Error("the file has block " + to_string(n - 1) + " but no tensor of block " + to_string(i) + " ('" + prefix +
+                  to_string(i) + ".…')");
   return n;
 }
 
@@ -79,21 +98,23 @@ LoadedModel read_model(const SafetensorsFile& f, Preset preset, int heads) {
     BlockWeights b;
     // c_attn (d, 3d) as (3d, d): rows q | k | v
     const Tensor qkv = read_conv1d(f, h + "attn.c_attn.weight", d, 3 * d);
-    const Tensor qkv_bias = read_vector_or_zeros(f, h + "attn.c_attn.bias", 3 * d);
+    // Biases are required: GPT-2's checkpoints and our own write_model always have them, so a
+    // missing one means a damaged file, not a zero bias.
+    const Tensor qkv_bias = read_vector(f, h + "attn.c_attn.bias", 3 * d);
     AttentionWeights& a = b.attention;
     a.w_q = rows_of(qkv, 0, d), a.w_k = rows_of(qkv, d, d), a.w_v = rows_of(qkv, 2 * d, d);
     a.b_q = slice(qkv_bias, 0, d), a.b_k = slice(qkv_bias, d, d), a.b_v = slice(qkv_bias, 2 * d, d);
     a.w_o = read_conv1d(f, h + "attn.c_proj.weight", d, d);
-    a.b_o = read_vector_or_zeros(f, h + "attn.c_proj.bias", d);
+    a.b_o = read_vector(f, h + "attn.c_proj.bias", d);
     if (has_layer_norm(preset)) {
       b.ln_1_weight = read_vector(f, h + "ln_1.weight", d), b.ln_1_bias = read_vector(f, h + "ln_1.bias", d);
       b.ln_2_weight = read_vector(f, h + "ln_2.weight", d), b.ln_2_bias = read_vector(f, h + "ln_2.bias", d);
     }
     if (has_mlp(preset)) {
       b.w_fc = read_conv1d(f, h + "mlp.c_fc.weight", d, 4 * d);
-      b.b_fc = read_vector_or_zeros(f, h + "mlp.c_fc.bias", 4 * d);
+      b.b_fc = read_vector(f, h + "mlp.c_fc.bias", 4 * d);
       b.w_proj = read_conv1d(f, h + "mlp.c_proj.weight", 4 * d, d);
-      b.b_proj = read_vector_or_zeros(f, h + "mlp.c_proj.bias", d);
+      b.b_proj = read_vector(f, h + "mlp.c_proj.bias", d);
     }
     w.blocks.push_back(std::move(b));
   }

@@ -4,7 +4,9 @@
 //               h.{i}.ln_2.*, h.{i}.mlp.c_fc.{weight (d, 4d), bias}, h.{i}.mlp.c_proj.{weight (4d, d), bias},
 //               ln_f.*; all under an optional "transformer." prefix. Conv1D weights are (in, out).
 //   attn-only:  wte, wpe, h.{i}.attn.* as above, and lm_head.weight (vocab, d) (nn.Linear: (out, in)).
-// Other tensors (Hugging Face's attn.bias mask buffers, heads of other tasks) are ignored.
+// Every block 0 … N−1 must be whole, biases included (a gap, a stray h.{N}. tensor or a missing bias is an
+// error, not a shorter model or a zero bias). Other tensors (Hugging Face's attn.bias mask buffers, heads of
+// other tasks) are ignored.
 #pragma once
 
 #include <cstdint>

@@ -217,23 +217,29 @@ std::vector<uint8_t> read_file(const std::string& path) {
   return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-void write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+std::string write_partial_file(const std::string& path, const std::vector<uint8_t>& bytes) {
   const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write '" + path + "': " + std::strerror(errno));
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::remove(partial.c_str());
-      throw Error("writing '" + path + "' failed (disk full?)");
-    }
+  std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot write '" + path + "': " + std::strerror(errno));
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    std::remove(partial.c_str());
+    throw Error("writing '" + path + "' failed (disk full?)");
   }
+  return partial;
+}
+
+void move_into_place(const std::string& partial, const std::string& path) {
   if (std::rename(partial.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     std::remove(partial.c_str());
     throw Error("cannot move the finished file into place at '" + path + "': " + why);
   }
+}
+
+void write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+  move_into_place(write_partial_file(path, bytes), path);
 }
 
 }  // namespace mha

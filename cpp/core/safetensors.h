@@ -58,8 +58,11 @@ class SafetensorsWriter {
 };
 
 // Whole-file helpers for the CLI and tests. write_file_atomically writes a temporary beside the
-// target and renames it, so a failure never leaves a half-written file.
+// target and renames it, so a failure never leaves a half-written file. Its two halves are there for
+// files that must appear together: write every PATH.partial first, then move each into place.
 std::vector<uint8_t> read_file(const std::string& path);
 void write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes);
+std::string write_partial_file(const std::string& path, const std::vector<uint8_t>& bytes);  // -> PATH.partial
+void move_into_place(const std::string& partial, const std::string& path);  // removes `partial` if it fails
 
 }  // namespace mha

@@ -8,21 +8,21 @@ namespace mha {
 
 const std::vector<StageSpec>& stage_table() {
   static const std::vector<StageSpec> table = {
-      {Stage::tokenize, "tokenize", "input", false},
-      {Stage::embed, "embed", "input", false},
-      {Stage::ln_1, "ln_1", "block", true},
-      {Stage::project, "project", "qkv", true},
-      {Stage::split, "split", "qkv", true},
-      {Stage::attend, "attend", "attend", true},
-      {Stage::concat, "concat", "output", true},
-      {Stage::output, "output", "output", true},
-      {Stage::residual, "residual", "block", true},
-      {Stage::ln_2, "ln_2", "block", true},
-      {Stage::mlp, "mlp", "block", true},
-      {Stage::mlp_residual, "mlp_residual", "block", true},
-      {Stage::ln_f, "ln_f", "head", false},
-      {Stage::logits, "logits", "head", false},
-      {Stage::predict, "predict", "head", false},
+      {Stage::tokenize, "tokenize", "input", false, every_model},
+      {Stage::embed, "embed", "input", false, every_model},
+      {Stage::ln_1, "ln_1", "block", true, has_layer_norm},
+      {Stage::project, "project", "qkv", true, every_model},
+      {Stage::split, "split", "qkv", true, every_model},
+      {Stage::attend, "attend", "attend", true, every_model},
+      {Stage::concat, "concat", "output", true, every_model},
+      {Stage::output, "output", "output", true, every_model},
+      {Stage::residual, "residual", "block", true, has_blocks},
+      {Stage::ln_2, "ln_2", "block", true, has_layer_norm},
+      {Stage::mlp, "mlp", "block", true, has_mlp},
+      {Stage::mlp_residual, "mlp_residual", "block", true, has_mlp},
+      {Stage::ln_f, "ln_f", "head", false, has_layer_norm},
+      {Stage::logits, "logits", "head", false, has_blocks},
+      {Stage::predict, "predict", "head", false, has_blocks},
   };
   return table;
 }
@@ -60,6 +60,13 @@ const std::vector<TensorSpec>& tensor_table() {
 const StageSpec& stage_spec(Stage stage) { return stage_table().at(static_cast<size_t>(stage)); }
 
 const char* stage_name(Stage stage) { return stage_spec(stage).id; }
+
+std::vector<Stage> stages_of(Preset preset) {
+  std::vector<Stage> out;
+  for (const StageSpec& spec : stage_table())
+    if (spec.walked_by(preset)) out.push_back(spec.stage);
+  return out;
+}
 
 int layer_of(const std::string& name) {
   if (name.rfind("layers.", 0) != 0) return -1;

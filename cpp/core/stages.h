@@ -1,7 +1,7 @@
 // The one table of stages and tensors. Every intermediate of a forward pass is declared here once,
 // with its stage, its shape and its formula; the trace, the CLI's `shapes` report, the WebAssembly
 // module (and through it the page) and the tests all read this table, so adding a stage means: a row
-// here, the kernel that fills it, one view and its strings.
+// here (saying which kinds of model walk it), the kernel that fills it, one view and its strings.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config.h"
 #include "tensor.h"
 
 namespace mha {
@@ -26,7 +27,10 @@ struct StageSpec {
   const char* id;      // "attend": the page's data-stage and the trace file's stage names
   const char* family;  // input | qkv | attend | output | block | head: the page colours stages by family
   bool per_layer;
+  bool (*walked_by)(Preset);  // which kinds of model have it: every_model, has_blocks, has_layer_norm, has_mlp
 };
+
+inline bool every_model(Preset) { return true; }
 
 struct TensorSpec {
   const char* name;     // the trace name; per-layer tensors are recorded as layers.{i}.{name}
@@ -39,6 +43,8 @@ struct TensorSpec {
 const std::vector<StageSpec>& stage_table();
 const std::vector<TensorSpec>& tensor_table();
 const StageSpec& stage_spec(Stage stage);
+// The stages a kind of model walks, in table order: the rows whose walked_by holds for it.
+std::vector<Stage> stages_of(Preset preset);
 const char* stage_name(Stage stage);
 // The spec of a trace name: "q" and "layers.3.q" both give q's row. Null for an unknown name.
 const TensorSpec* find_tensor_spec(const std::string& name);

@@ -1,5 +1,7 @@
 #include "trace.h"
 
+#include <algorithm>
+
 #include "error.h"
 
 namespace mha {
@@ -7,8 +9,10 @@ namespace mha {
 void Trace::restart(size_t capacity) {
   // Room for every entry of the last run plus every entry of this one: a run of another model
   // inserts its tensors before the old ones (finish() drops those), so that is the most there can be.
-  capacity_ = entries_.size() + capacity;
-  entries_.reserve(capacity_);  // a moved-from trace has lost its reservation
+  // The last run counts as at least this one's size, so the first run already leaves room for the
+  // second: a second run of the same model then moves nothing (it used to grow the entries here).
+  entries_.reserve(std::max(entries_.size(), capacity) + capacity);  // a moved-from trace has lost its reservation
+  capacity_ = entries_.capacity();
   cursor_ = 0;
   tokens.clear();
   ids.clear();

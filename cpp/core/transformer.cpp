@@ -197,19 +197,6 @@ PreparedModel prepare_model(const ModelWeights& w, const Config& c) {
   return p;
 }
 
-std::vector<Stage> stages_of(Preset preset) {
-  std::vector<Stage> out;
-  for (const StageSpec& spec : stage_table()) {
-    const Stage s = spec.stage;
-    const bool ln = s == Stage::ln_1 || s == Stage::ln_2 || s == Stage::ln_f;
-    const bool mlp = s == Stage::mlp || s == Stage::mlp_residual;
-    const bool model_only = s == Stage::residual || s == Stage::logits || s == Stage::predict;
-    if ((ln && !has_layer_norm(preset)) || (mlp && !has_mlp(preset)) || (model_only && !has_blocks(preset))) continue;
-    out.push_back(s);
-  }
-  return out;
-}
-
 size_t model_trace_size(const Config& c) {
   const std::vector<Stage> stages = stages_of(c.preset);
   size_t per_block = 0, model = 0;
@@ -231,7 +218,9 @@ void model_forward(Trace& trace, const std::vector<int32_t>& ids, const ModelWei
   for (int t = 0; t < T; ++t)
     if (ids[t] < 0 || ids[t] >= V)
       throw Error("token id " + to_string(ids[t]) + " at position " + to_string(t) + " is outside the vocabulary [0, " +
-                  to_string(V) + ")");
+                      to_string(V) + ")",
+                  "text", "token_outside_vocabulary",
+                  {{"id", to_string(ids[t])}, {"position", to_string(t)}, {"vocab", to_string(V)}});
   for (const auto& layer : off)
     if (layer.size() > static_cast<size_t>(c.heads)) throw Error("internal: head switches for more heads than the model has");
   if (off.size() > static_cast<size_t>(c.layers)) throw Error("internal: head switches for more layers than the model has");

@@ -77,9 +77,6 @@ void model_forward(Trace& trace, const std::vector<int32_t>& ids, const ModelWei
                    const PreparedModel& prepared, const Config& config, KernelPath path = KernelPath::simd,
                    const HeadSwitches& off = {});
 
-// The stages a kind of model walks, in order (a single layer: tokenize … output; GPT-2: all of them).
-std::vector<Stage> stages_of(Preset preset);
-
 // How many trace entries a run of this config makes (what Trace::restart reserves).
 size_t model_trace_size(const Config& config);
 

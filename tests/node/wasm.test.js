@@ -38,6 +38,16 @@ function assertBitIdentical(actual, expected, what) {
   }
 }
 
+// The error fn throws; a test failure when it throws none.
+function caught(fn) {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected an MhaError');
+}
+
 const configs = [
   { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1 },
   { text: "The animal didn't cross the street because it was too tired.", dModel: 64, heads: 4, kvHeads: 2, causal: true, seed: 7 },
@@ -328,6 +338,9 @@ test('head analysis: the CLI (mha heads --json) and the module agree on every me
     assert.deepEqual(ours, cliJson);
     const labels = ours.layers.map((l) => l.heads.map((h) => h.label));
     assert.ok(labels[1].includes('induction'), `layer 1: ${labels[1]}`);
+    // The label thresholds come with the analysis, so the page shows them without a copy of its own.
+    assert.deepEqual(ours.labels.map((r) => [r.label, r.metric, r.at_least]), [['previous_token', 'previous_token', 0.5],
+      ['induction', 'induction', 0.5], ['self', 'self', 0.5], ['first_token', 'first_token', 0.5], ['broad', 'entropy', 0.9]]);
   } finally {
     trace.delete();
     model.delete();
@@ -336,14 +349,6 @@ test('head analysis: the CLI (mha heads --json) and the module agree on every me
 
 test('errors about a setting or the text carry their field, a stable code and the numbers in them', () => {
   const model = new mha.Model({ dModel: 16, heads: 2 });
-  const caught = (fn) => {
-    try {
-      fn();
-    } catch (e) {
-      return e;
-    }
-    assert.fail('expected an MhaError');
-  };
   let e = caught(() => model.configure({ dModel: 10, heads: 4 }));
   assert.ok(e instanceof mha.MhaError);
   assert.deepEqual([e.field, e.code, e.params], ['heads', 'd_model_not_divisible', { d_model: '10', heads: '4' }]);
@@ -358,4 +363,31 @@ test('errors about a setting or the text carry their field, a stable code and th
   e = caught(() => model.loadWeights(new Uint8Array([1, 2, 3])));
   assert.equal(e.code, null, 'a file error has no setting to point at');
   model.delete();
+});
+
+test('the errors of ids, loaded weights and a missing tokenizer carry codes the page says in Chinese', async () => {
+  const { localMessage } = await import('../../web/src/messages.js');
+  const random = new mha.Model({ model: 'attn-only', layers: 2, dModel: 16, heads: 4, vocabSize: 20, maxPositions: 8 });
+  const loaded = new mha.Model();
+  loaded.loadModel(random.modelFile());
+  const gpt2 = new mha.Model({ model: 'gpt2', layers: 1, dModel: 8, heads: 2, vocabSize: 9, maxPositions: 4 });
+  const cases = [
+    [() => loaded.runIds([0, 20]), 'text', 'token_outside_vocabulary', { id: '20', position: '1', vocab: '20' }],
+    [() => loaded.configure({ dModel: 32 }), 'd_model', 'fixed_by_weights', { value: '16' }],
+    [() => loaded.configure({ model: 'gpt2' }), 'model', 'fixed_by_weights', { value: 'attn-only' }],
+    [() => gpt2.runText('hi'), 'text', 'needs_tokenizer', { model: 'gpt2' }],
+  ];
+  try {
+    for (const [fn, field, code, params] of cases) {
+      const e = caught(fn);
+      assert.ok(e instanceof mha.MhaError);
+      assert.deepEqual([e.field, e.code, e.params], [field, code, params], e.message);
+      const zh = localMessage(e, 'zh');
+      assert.notEqual(zh, e.message, `${code} has a Chinese sentence`);
+      assert.doesNotMatch(zh, /\{\w+\}/, `${code}: every placeholder filled`);
+      assert.equal(localMessage(e, 'en'), e.message, 'English is the core\'s own message');
+    }
+  } finally {
+    for (const x of [random, loaded, gpt2]) x.delete();
+  }
 });

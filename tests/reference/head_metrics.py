@@ -7,7 +7,9 @@ Run from the repository root:
 
 Reads the attention weights of committed reference traces and writes
 tests/reference/data/head_metrics.expected.json: for each case, the ids used and, per layer, every
-head's metrics and the head similarity matrix (null where no row qualifies).
+head's metrics, its label and the head similarity matrix (null where no row qualifies). The committed file
+predates the labels; the C++ test checks the labels against a hand-written list and compares "label"
+only when the file has it.
 """
 
 import json
@@ -89,11 +91,27 @@ def similarity(a, b, causal):
     return mean(out)
 
 
+# head_label_rules() in cpp/core/head_metrics.cpp, in its order: (label, metric, at least).
+LABEL_RULES = [
+    ("previous_token", "previous_token", 0.5),
+    ("induction", "induction", 0.5),
+    ("self", "self", 0.5),
+    ("first_token", "first_token", 0.5),
+    ("broad", "entropy", 0.9),
+]
+
+
+def with_label(m):
+    """m plus its label: the first rule whose metric reaches its threshold, else "mixed"."""
+    label = next((name for name, metric, at_least in LABEL_RULES if m[metric] is not None and m[metric] >= at_least), "mixed")
+    return dict(m, label=label)
+
+
 def analyse(weights, ids, causal):
     """weights: (heads, T, T)."""
     H = weights.shape[0]
     return {
-        "heads": [metrics(weights[h], ids, causal) for h in range(H)],
+        "heads": [with_label(metrics(weights[h], ids, causal)) for h in range(H)],
         "similarity": [[similarity(weights[h], weights[g], causal) for g in range(H)] for h in range(H)],
     }
 

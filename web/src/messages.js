@@ -6,7 +6,10 @@
 // How each setting is named in a sentence.
 const NAMES = {
   en: { d_model: 'd_model', heads: 'heads', kv_heads: 'kv_heads', seed: 'seed', vocab_size: 'vocab_size', layers: 'layers' },
-  zh: { d_model: 'd_model', heads: 'heads', kv_heads: 'kv_heads', seed: '种子', vocab_size: '词表大小', layers: '层数' },
+  zh: {
+    d_model: 'd_model', heads: 'heads', kv_heads: 'kv_heads', seed: '种子', vocab_size: '词表大小', layers: '层数',
+    model: '模型', kv_dim: 'K/V 宽度（kv_heads · d_head）', max_positions: '位置数',
+  },
 };
 
 const SENTENCES = {
@@ -14,6 +17,7 @@ const SENTENCES = {
     not_a_number: '{name} must be a number',
     not_whole: '{name} must be a whole number',
     out_of_range: '{name} must be between {min} and {max}, got {value}',
+    // The core's English says the rest (a code without a sentence here shows error.message).
   },
   zh: {
     not_a_number: '{name} 必须是数字',
@@ -28,6 +32,9 @@ const SENTENCES = {
     text_not_utf8: '文本不是有效的 UTF-8（位置 {offset}）',
     text_too_many_different: '文本里不同的 token 超过 {max} 种：这个模型的词表只有 {vocab} 个 id，分不开更多',
     too_many_positions: '{tokens} 个 token，但这个模型只有 {max} 个位置',
+    token_outside_vocabulary: '位置 {position} 的 token id {id} 超出了词表 [0, {vocab})',
+    fixed_by_weights: '{name} 由载入的权重决定（{value}）：请载入别的文件，或换回随机权重',
+    needs_tokenizer: '{model} 模型要用它自己的分词器读文本：请给出它的分词器文件，或直接给 token id',
   },
 };
 
@@ -43,7 +50,7 @@ export function localMessage(error, lang) {
 
 // The settings key whose control shows a core error; `changed` is the control the learner just
 // touched (d_model 10 with heads 4 is d_model's fault when d_model was changed, heads' otherwise).
-const KEY_OF_FIELD = { d_model: 'dModel', heads: 'heads', kv_heads: 'kvHeads', seed: 'seed', text: 'text' };
+const KEY_OF_FIELD = { model: 'model', d_model: 'dModel', heads: 'heads', kv_heads: 'kvHeads', seed: 'seed', text: 'text' };
 
 export function fieldFor(error, phase, changed) {
   if (phase === 'layer' || phase === 'switchedOff' || phase === 'model') return phase;

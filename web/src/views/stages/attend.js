@@ -1,4 +1,4 @@
-// Stage 5 picture: every head's T × T map side by side (weights or scores), the causal mask
+// The attend picture: every head's T × T map side by side (weights or scores), the causal mask
 // hatched, one head enlarged with numbers and row sums, then head_out and the worked example.
 // Every part is live: a new seed, the causal mask or another head selected is drawn into the DOM
 // already there (canvases repainted, numbers rewritten), with no node added and so no new layout.

@@ -1,4 +1,4 @@
-// Stage 6 picture: the concatenation, with a coloured band over each head's columns.
+// The concat picture: the concatenation, with a coloured band over each head's columns.
 import { h } from '../../dom.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { t } from '../../i18n.js';

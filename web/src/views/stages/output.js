@@ -1,4 +1,4 @@
-// Stage 7 picture: y after W_O, next to the concatenation it came from (bands gone: heads mixed).
+// The output picture: y after W_O, next to the concatenation it came from (bands gone: heads mixed).
 import { h } from '../../dom.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { t } from '../../i18n.js';
