@@ -4,6 +4,7 @@
 // Files load through bpe_files.h; the ids are the model's, so a GPT-2 checkpoint can read text.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -47,7 +48,8 @@ class BpeTokenizer : public Tokenizer {
   int32_t byte_ids_[256];
   std::unordered_map<uint64_t, Rank> ranks_;  // pair_key(first, second) -> its merge
   std::vector<std::string> id_text_;          // what tokenize shows for each id
-  // Words repeat ("the", " of"): their merged ids are kept, up to kCacheWords words.
+  // Words repeat ("the", " of"): their merged ids are kept, up to kCacheWords words. The cache makes
+  // tokenize unsafe to call from two threads at once; the CLI and the module each use one.
   static constexpr std::size_t kCacheWords = 1 << 14;
   mutable std::unordered_map<std::string, std::vector<int32_t>> cache_;
 };
