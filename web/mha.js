@@ -1,4 +1,4 @@
-// The JavaScript face of the attention core: createMha() -> {Model, MhaError}.
+// The JavaScript face of the attention core: createMha() -> {Model, Trainer, Gpt2Tokenizer, MhaError, …}.
 // Hides the raw Embind handles: failed calls throw MhaError with the core's own message, and every
 // array handed out is a copy that stays valid when WebAssembly memory grows.
 // Loads as a classic <script> after build/mha-core.js (so the page works from file://) or via require() in Node.
@@ -106,7 +106,15 @@
         if (typeof bytes === 'string') throw new MhaError(bytes);
         return bytes;
       }
+      // The tokenizer runText goes through: a Gpt2Tokenizer, for a GPT-2 model (which has none of its
+      // own). The model keeps it after tokenizer.delete(); loadModel starts it without one again.
+      setTokenizer(tokenizer) {
+        if (!(tokenizer instanceof Gpt2Tokenizer) || !tokenizer._raw) throw new MhaError('setTokenizer takes a Gpt2Tokenizer');
+        this._check(this._raw.setTokenizer(tokenizer._raw));
+        return this;
+      }
       get isSeeded() { return this._raw.isSeeded(); }
+
       loadWeights(bytes, layout = 'pytorch', layer = 0) {
         if (typeof layout !== 'string') throw new MhaError('layout must be "pytorch", "llama" or "gpt2"');
         if (!Number.isInteger(layer) || layer < 0) throw new MhaError('layer must be a whole number, 0 or more');
@@ -144,6 +152,36 @@
       }
       _check(error) {
         if (error) throw new MhaError(error, this._raw.lastErrorInfo());
+      }
+    }
+
+    // GPT-2's byte-level BPE tokenizer (cpp/core/bpe_tokenizer.h) from its files' bytes (Uint8Array or
+    // ArrayBuffer): new Gpt2Tokenizer(encoderJson, vocabBpe) (or vocab.json and merges.txt), or
+    // new Gpt2Tokenizer(tokenizerJson) for Hugging Face's single file. names: for error messages.
+    class Gpt2Tokenizer {
+      constructor(vocabOrTokenizerJson, merges, { vocabName = 'encoder.json', mergesName = 'vocab.bpe' } = {}) {
+        this._raw = new core.RawTokenizer();
+        const error = merges === undefined
+          ? this._raw.loadTokenizerJson(vocabOrTokenizerJson, 'tokenizer.json')
+          : this._raw.loadVocabAndMerges(vocabOrTokenizerJson, vocabName, merges, mergesName);
+        if (error) {
+          const info = this._raw.lastErrorInfo();
+          this._raw.delete();
+          this._raw = null;
+          throw new MhaError(error, info);
+        }
+      }
+      // {tokens: string[], ids: Int32Array}; a token holding part of a character shows its bytes as <0xE6>.
+      encode(text) {
+        if (typeof text !== 'string') throw new MhaError('text must be a string');
+        const out = this._raw.encode(text);
+        if (out === null) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
+        return out;
+      }
+      get vocabSize() { return this._raw.vocabSize(); }
+      delete() {
+        if (this._raw) this._raw.delete();
+        this._raw = null;
       }
     }
 
@@ -199,7 +237,7 @@
       return out.layout;
     };
 
-    return { Model, Trainer, MhaError, STAGES, stageTable, guessLayout, memoryBytes };
+    return { Model, Trainer, Gpt2Tokenizer, MhaError, STAGES, stageTable, guessLayout, memoryBytes };
   }
 
   createMha.MhaError = MhaError;

@@ -37,6 +37,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("loadModel", &ModelHandle::load_model)
       .function("useRandomWeights", &ModelHandle::use_random_weights)
       .function("modelFile", &ModelHandle::model_file)
+      .function("setTokenizer", &ModelHandle::set_tokenizer)
       .function("isSeeded", &ModelHandle::is_seeded)
       .function("runText", &ModelHandle::run_text, allow_raw_pointers())
       .function("runIds", &ModelHandle::run_ids, allow_raw_pointers())
@@ -45,6 +46,15 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("weight", &ModelHandle::weight)
       .function("lastError", &ModelHandle::last_error)
       .function("lastErrorInfo", &ModelHandle::last_error_info);
+
+  class_<mha_wasm::TokenizerHandle>("RawTokenizer")
+      .constructor<>()
+      .function("loadVocabAndMerges", &mha_wasm::TokenizerHandle::load_vocab_and_merges)
+      .function("loadTokenizerJson", &mha_wasm::TokenizerHandle::load_tokenizer_json)
+      .function("encode", &mha_wasm::TokenizerHandle::encode)
+      .function("vocabSize", &mha_wasm::TokenizerHandle::vocab_size)
+      .function("lastError", &mha_wasm::TokenizerHandle::last_error)
+      .function("lastErrorInfo", &mha_wasm::TokenizerHandle::last_error_info);
 
   class_<mha_wasm::TrainerHandle>("RawTrainer")
       .constructor<>()

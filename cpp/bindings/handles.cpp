@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "bpe_files.h"
 #include "error.h"
 #include "head_metrics.h"
 #include "layouts.h"
@@ -40,6 +41,11 @@ T ModelHandle::run_guarded(T failed, Body body) {
 }
 
 template <class T, class Body>
+T TokenizerHandle::run_guarded(T failed, Body body) {
+  return guarded(last_error_, failed, body, &last_error_info_);
+}
+
+template <class T, class Body>
 T TrainerHandle::run_guarded(T failed, Body body) {
   return guarded(last_error_, failed, body, &last_error_info_);
 }
@@ -57,7 +63,7 @@ const mha::TraceEntry* TraceHandle::find(const std::string& name) const {
 val TraceHandle::tokens() const { return string_array(trace_.tokens); }
 
 val TraceHandle::ids() const {
-  return val::global("Int32Array").new_(emscripten::typed_memory_view(trace_.ids.size(), trace_.ids.data()));
+  return int32_array(trace_.ids);
 }
 
 val TraceHandle::names() const { return string_array(trace_.names()); }
@@ -92,7 +98,40 @@ std::string TraceHandle::head_analysis() const {
   return mha::analysis_to_json(mha::analyse_trace(trace_, config_)).dump();
 }
 
+std::string TokenizerHandle::load_vocab_and_merges(const val& vocab, const std::string& vocab_name, const val& merges,
+                                                   const std::string& merges_name) {
+  run_guarded(false, [&] {
+    tokenizer_ = mha::bpe_from_vocab_and_merges(bytes_from_js(vocab), vocab_name, bytes_from_js(merges), merges_name);
+    return true;
+  });
+  return last_error_;
+}
+
+std::string TokenizerHandle::load_tokenizer_json(const val& json, const std::string& name) {
+  run_guarded(false, [&] {
+    tokenizer_ = mha::bpe_from_tokenizer_json(bytes_from_js(json), name);
+    return true;
+  });
+  return last_error_;
+}
+
+val TokenizerHandle::encode(const std::string& text) {
+  return run_guarded(val::null(), [&] {
+    if (!tokenizer_) throw mha::Error("no tokenizer loaded yet");
+    return tokenized_object(tokenizer_->tokenize(text));
+  });
+}
+
 ModelHandle::ModelHandle() : model_(mha::Config{}) {}
+
+std::string ModelHandle::set_tokenizer(const TokenizerHandle& tokenizer) {
+  run_guarded(false, [&] {
+    if (!tokenizer.tokenizer()) throw mha::Error("the tokenizer has no files loaded yet");
+    model_.set_tokenizer(tokenizer.tokenizer());
+    return true;
+  });
+  return last_error_;
+}
 
 std::string ModelHandle::configure(const val& options) {
   run_guarded(false, [&] {

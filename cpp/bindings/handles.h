@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bpe_tokenizer.h"
 #include "induction_task.h"
 #include "model.h"
 
@@ -43,6 +44,28 @@ class TraceHandle {
   std::weak_ptr<TracePool> pool_;  // the model's, if it is still alive
 };
 
+// GPT-2's tokenizer, loaded from its files' bytes (bpe_files.h): on its own, or given to a model.
+class TokenizerHandle {
+ public:
+  // encoder.json / vocab.json and vocab.bpe / merges.txt; the names are for error messages. "" or the error.
+  std::string load_vocab_and_merges(const emscripten::val& vocab, const std::string& vocab_name,
+                                    const emscripten::val& merges, const std::string& merges_name);
+  std::string load_tokenizer_json(const emscripten::val& json, const std::string& name);  // "" or the error
+  emscripten::val encode(const std::string& text);  // {tokens: string[], ids: Int32Array}, or null (last_error())
+  int vocab_size() const { return tokenizer_ ? tokenizer_->vocab_size() : 0; }
+  std::shared_ptr<const mha::BpeTokenizer> tokenizer() const { return tokenizer_; }
+  std::string last_error() const { return last_error_; }
+  emscripten::val last_error_info() const { return last_error_info_; }
+
+ private:
+  template <class T, class Body>
+  T run_guarded(T failed, Body body);
+
+  std::shared_ptr<const mha::BpeTokenizer> tokenizer_;
+  std::string last_error_;
+  emscripten::val last_error_info_ = emscripten::val::null();
+};
+
 class ModelHandle {
  public:
   ModelHandle();
@@ -53,6 +76,9 @@ class ModelHandle {
   std::string load_model(const emscripten::val& bytes, const std::string& layout, int heads);
   std::string use_random_weights(const emscripten::val& options);  // a new seeded model
   emscripten::val model_file() const;  // the weights as safetensors bytes (Uint8Array), models with blocks
+  // The tokenizer run_text goes through (shared, so the handle may be deleted after). A loaded model
+  // starts without one again. "" or the error (more ids than the model's vocabulary, none loaded).
+  std::string set_tokenizer(const TokenizerHandle& tokenizer);
   TraceHandle* run_text(const std::string& text, const emscripten::val& switched_off);
   TraceHandle* run_ids(const emscripten::val& ids, const emscripten::val& switched_off);
   TraceHandle* run_input(const emscripten::val& x, int T);

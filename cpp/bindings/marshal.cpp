@@ -105,9 +105,20 @@ val float32_array(const std::vector<float>& values) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
+val int32_array(const std::vector<int32_t>& values) {
+  return val::global("Int32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
 val string_array(const std::vector<std::string>& values) {
   val out = val::array();
   for (const auto& s : values) out.call<void>("push", s);
+  return out;
+}
+
+val tokenized_object(const mha::Tokenized& tokenized) {
+  val out = val::object();
+  out.set("tokens", string_array(tokenized.tokens));
+  out.set("ids", int32_array(tokenized.ids));
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "tensor.h"
+#include "tokenizer.h"
 #include "transformer.h"
 
 namespace mha_wasm {
@@ -24,7 +25,9 @@ emscripten::val config_to_object(const mha::Config& config);
 std::vector<uint8_t> bytes_from_js(const emscripten::val& array);  // Uint8Array or ArrayBuffer
 std::vector<float> floats_from_js(const emscripten::val& array);    // Float32Array or number[]
 emscripten::val float32_array(const std::vector<float>& values);   // a copy owned by JavaScript
+emscripten::val int32_array(const std::vector<int32_t>& values);   // a copy owned by JavaScript
 emscripten::val string_array(const std::vector<std::string>& values);
+emscripten::val tokenized_object(const mha::Tokenized& tokenized);  // {tokens: string[], ids: Int32Array}
 // [[layer, head], …] -> which heads are switched off; undefined/null: none.
 mha::HeadSwitches head_switches_from_js(const emscripten::val& pairs, const mha::Config& config);
 std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or number[]

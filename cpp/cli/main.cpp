@@ -5,6 +5,7 @@
 //   mha heads   ... [--json]                  what each head does, measured, per layer
 //   mha compare ACTUAL EXPECTED               every tensor of EXPECTED against ACTUAL, relative to its largest value
 //   mha train ... --out MODEL.safetensors     train a small model on the induction task
+//   mha tokenize --tokenizer DIR --text ...   GPT-2's tokens and ids of a text
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -18,6 +19,7 @@
 #include "predict_report.h"
 #include "run_options.h"
 #include "shapes_report.h"
+#include "tokenize_command.h"
 #include "train_command.h"
 
 namespace {
@@ -108,6 +110,7 @@ int main(int argc, char** argv) {
   std::string command_line = "mha";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   mha_cli::add_train_command(app, command_line);
+  mha_cli::add_tokenize_command(app);
 
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "../core/bpe_files.h"
 #include "../core/error.h"
 #include "../core/model_file.h"
 #include "../core/safetensors.h"
@@ -18,6 +19,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   auto* weights = cmd.add_option("--weights", o.weights_path, "safetensors file with one attention layer (default: random)");
   auto* model = cmd.add_option("--model", o.model_path, "safetensors file with a whole model (gpt2 or attn-only layout)");
   model->excludes(weights)->excludes(input);
+  cmd.add_option("--tokenizer", o.tokenizer_dir, "directory with GPT-2's tokenizer files (encoder.json + vocab.bpe, or "
+                                                 "vocab.json + merges.txt, or tokenizer.json): --text through GPT-2's ids")
+      ->excludes(ids)
+      ->excludes(input);
   cmd.add_option("--layout", o.layout, "names in the file (default: guessed from them)")
       ->check(CLI::IsMember({"pytorch", "llama", "gpt2", "attn-only"}));
   cmd.add_option("--layer", o.layer, "which layer of the --weights file to read")->check(CLI::NonNegativeNumber);
@@ -111,6 +116,7 @@ Run run(const RunOptions& o) {
   if (!o.has_text && o.ids.empty() && o.input_path.empty())
     throw mha::Error("give --text \"...\", --ids 0,3,17 or --input X.safetensors");
   mha::Model model = load_model(o);
+  if (!o.tokenizer_dir.empty()) model.set_tokenizer(mha::load_bpe_tokenizer(o.tokenizer_dir));
   const mha::HeadSwitches off = parse_switched_off(o.ablate, model.config());
   const mha::KernelPath path = o.scalar ? mha::KernelPath::scalar : mha::KernelPath::simd;
   mha::Trace trace;

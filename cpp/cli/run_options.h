@@ -13,6 +13,7 @@ namespace mha_cli {
 
 struct RunOptions {
   std::string text, ids, input_path, weights_path, model_path, layout, ablate;
+  std::string tokenizer_dir;  // GPT-2's tokenizer files, for --text on a gpt2 --model
   std::string preset = "single";
   int d_model = 512, heads = 8, kv_heads = 0, layer = 0, layers = 1, vocab_size = 8000, max_positions = 1024;
   uint64_t seed = 1;

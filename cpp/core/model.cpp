@@ -39,6 +39,15 @@ Model::Model(const Config& config) : config_(config) {
   prepare();
 }
 
+void Model::set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
+  if (tokenizer && tokenizer->vocab_size() > config_.vocab_size)
+    throw Error("the tokenizer has " + std::to_string(tokenizer->vocab_size()) + " ids but the model's vocabulary only " +
+                    std::to_string(config_.vocab_size) + ": they do not belong together",
+                "tokenizer", "tokenizer_vocab_mismatch",
+                {{"tokenizer", std::to_string(tokenizer->vocab_size())}, {"vocab", std::to_string(config_.vocab_size)}});
+  tokenizer_ = std::move(tokenizer);
+}
+
 void Model::prepare() {
   if (has_blocks(config_.preset)) {
     prepared_ = prepare_model(weights_, config_);

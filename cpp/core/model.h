@@ -40,8 +40,9 @@ class Model {
   void load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
 
   // The tokenizer --text goes through. Models with blocks start with: attn-only, first-appearance ids
-  // (tokenizer.h); gpt2, none (give one, or run ids).
-  void set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) { tokenizer_ = std::move(tokenizer); }
+  // (tokenizer.h); gpt2, none (give one, e.g. bpe_files.h's, or run ids). A tokenizer with more ids
+  // than the model's vocabulary is an mha::Error (field "tokenizer"), and the model keeps its own.
+  void set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer);
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
 
   // tokenize -> embed -> every stage. Throws mha::Error for bad text.

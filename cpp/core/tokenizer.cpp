@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "config.h"
 #include "error.h"
+#include "utf8.h"
 
 namespace mha {
 
@@ -23,52 +23,6 @@ bool in_any(char32_t cp, const Range (&ranges)[N]) {
   for (const Range& r : ranges)
     if (cp >= r.first && cp <= r.last) return true;
   return false;
-}
-
-// ---------------------------------------------------------------------------------------------
-// UTF-8 decoding. Strict (Unicode Table 3-7): the tokens are shown back to the learner and hashed
-// byte by byte, so a malformed or non-shortest form must be refused rather than passed through.
-
-struct CodePoint {
-  char32_t value;
-  std::size_t size;  // bytes it occupies in the text
-};
-
-[[noreturn]] void throw_bad_utf8(const std::string& what, std::size_t offset) {
-  throw Error("text is not valid UTF-8: " + what + " at offset " + std::to_string(offset), "text", "text_not_utf8",
-              {{"offset", std::to_string(offset)}});
-}
-
-std::string hex(unsigned value, int digits) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%0*X", digits, value);
-  return buf;
-}
-
-// Decodes the code point starting at `offset`; throws mha::Error naming that offset if it is malformed.
-CodePoint decode_at(const std::string& text, std::size_t offset) {
-  const auto lead = static_cast<unsigned char>(text[offset]);
-  if (lead < 0x80) return {lead, 1};
-  if (lead < 0xC0) throw_bad_utf8("unexpected continuation byte 0x" + hex(lead, 2), offset);
-
-  // 0xC0/0xC1 and 0xF5-0xF7 are decoded like any other lead so the checks below can name the
-  // actual problem (overlong, above U+10FFFF); 0xF8 and up never start a sequence at all.
-  if (lead >= 0xF8) throw_bad_utf8("invalid byte 0x" + hex(lead, 2), offset);
-  const std::size_t size = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-  char32_t value = lead & (0x7Fu >> size);  // the payload bits of the lead byte
-
-  for (std::size_t i = 1; i < size; ++i) {
-    if (offset + i >= text.size()) throw_bad_utf8("truncated sequence", offset);
-    const auto byte = static_cast<unsigned char>(text[offset + i]);
-    if ((byte & 0xC0u) != 0x80u) throw_bad_utf8("truncated sequence", offset);
-    value = (value << 6) | (byte & 0x3Fu);
-  }
-
-  static const char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (value < kSmallest[size]) throw_bad_utf8("overlong encoding", offset);
-  if (value >= 0xD800 && value <= 0xDFFF) throw_bad_utf8("surrogate U+" + hex(value, 4), offset);
-  if (value > 0x10FFFF) throw_bad_utf8("code point U+" + hex(value, 4) + " above U+10FFFF", offset);
-  return {value, size};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,7 +107,7 @@ std::vector<std::string> split(const std::string& text) {
   };
 
   for (std::size_t i = 0; i < text.size();) {
-    const CodePoint cp = decode_at(text, i);
+    const CodePoint cp = decode_utf8_at(text, i);
     const CharClass c = classify(cp.value);
 
     if (c == CharClass::Space) {
@@ -179,31 +133,32 @@ std::vector<std::string> split(const std::string& text) {
   return tokens;
 }
 
-void validate_utf8(const std::string& text) {
-  std::size_t i = 0;
-  while (i < text.size()) i += decode_at(text, i).size;
+}  // namespace
+
+void check_text(const std::string& text) {
+  // UTF-8 first, so a broken paste is reported as such whatever its length.
+  validate_utf8(text);
+  if (text.size() > static_cast<std::size_t>(kMaxTextBytes))
+    throw Error("text is " + std::to_string(text.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes), "text",
+                "text_too_long", {{"bytes", std::to_string(text.size())}, {"max", std::to_string(kMaxTextBytes)}});
 }
 
-}  // namespace
+void check_token_count(std::size_t tokens) {
+  if (tokens == 0) throw Error("text is empty: type at least one word or character", "text", "text_empty");
+  if (tokens > static_cast<std::size_t>(kMaxTextTokens))
+    throw Error("text has " + std::to_string(tokens) + " tokens; the maximum is " + std::to_string(kMaxTextTokens), "text",
+                "text_too_many_tokens", {{"tokens", std::to_string(tokens)}, {"max", std::to_string(kMaxTextTokens)}});
+}
 
 CharWordTokenizer::CharWordTokenizer(int vocab_size) : vocab_size_(vocab_size) {
   if (vocab_size < 1) throw Error("vocab_size must be at least 1, got " + std::to_string(vocab_size));
 }
 
 Tokenized CharWordTokenizer::tokenize(const std::string& text) const {
-  // UTF-8 first, so a broken paste is reported as such whatever its length.
-  validate_utf8(text);
-  if (text.size() > static_cast<std::size_t>(kMaxTextBytes))
-    throw Error("text is " + std::to_string(text.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes), "text",
-                "text_too_long", {{"bytes", std::to_string(text.size())}, {"max", std::to_string(kMaxTextBytes)}});
-
+  check_text(text);
   Tokenized out;
   out.tokens = split(text);
-  if (out.tokens.empty()) throw Error("text is empty: type at least one word or character", "text", "text_empty");
-  if (out.tokens.size() > static_cast<std::size_t>(kMaxTextTokens))
-    throw Error("text has " + std::to_string(out.tokens.size()) + " tokens; the maximum is " + std::to_string(kMaxTextTokens),
-                "text", "text_too_many_tokens",
-                {{"tokens", std::to_string(out.tokens.size())}, {"max", std::to_string(kMaxTextTokens)}});
+  check_token_count(out.tokens.size());
 
   out.ids.reserve(out.tokens.size());
   for (const std::string& token : out.tokens) out.ids.push_back(hashed_token_id(token, vocab_size_));

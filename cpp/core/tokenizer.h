@@ -1,6 +1,7 @@
 // Text -> tokens -> ids. Behind an interface so a real BPE tokenizer can join later.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -51,6 +52,11 @@ class FirstAppearanceTokenizer : public Tokenizer {
  private:
   int vocab_size_;
 };
+
+// The checks every tokenizer makes, so they all fail alike (field "text", codes text_not_utf8,
+// text_too_long, text_empty, text_too_many_tokens):
+void check_text(const std::string& text);     // valid UTF-8 of at most kMaxTextBytes
+void check_token_count(std::size_t tokens);  // at least one token, at most kMaxTextTokens
 
 // The id a token gets for a given vocabulary size (exposed for tests and documentation).
 int32_t hashed_token_id(const std::string& token, int vocab_size);
