@@ -91,10 +91,20 @@ test('the default page: the trained model at layer 1, heads labelled by the core
   // The similarity table shows the core's matrix; hovering a head's row marks its map.
   const sim = await page.evaluate(() => {
     const demo = document.querySelector('mha-demo');
-    const cells = [...demo.shadowRoot.querySelectorAll('.heads-panel .similarity td')].map((td) => td.textContent);
+    const cells = [...demo.shadowRoot.querySelectorAll('.heads-panel .similarity tbody td')].map((td) => td.textContent);
     return { cells, api: demo.state.result.heads.layers[1].similarity.flat().map((v) => v.toFixed(2)) };
   });
   assert.deepEqual(sim.cells, sim.api);
+  // The naming rules shown are the core's table, in its order.
+  const rules = await page.evaluate(() => {
+    const demo = document.querySelector('mha-demo');
+    return {
+      shown: [...demo.shadowRoot.querySelectorAll('.heads-panel [data-label-rule]')].map((li) => [li.dataset.labelRule, li.textContent]),
+      api: demo.state.result.heads.labels,
+    };
+  });
+  assert.deepEqual(rules.shown.map(([label]) => label), rules.api.map((r) => r.label));
+  rules.api.forEach((r, i) => assert.ok(rules.shown[i][1].includes(r.at_least.toFixed(2)), `rule ${i} shows its threshold: ${rules.shown[i][1]}`));
   await page.locator('.heads-table tbody tr[data-head="2"]').hover();
   assert.ok(await page.locator('[data-tensor="weights"] .head-tile[data-head="2"].highlight').count(), 'the hovered head\'s map is marked');
   fs.mkdirSync(SHOTS, { recursive: true });

@@ -370,7 +370,10 @@ test('the errors of ids, loaded weights and a missing tokenizer carry codes the 
   const random = new mha.Model({ model: 'attn-only', layers: 2, dModel: 16, heads: 4, vocabSize: 20, maxPositions: 8 });
   const loaded = new mha.Model();
   loaded.loadModel(random.modelFile());
-  const gpt2 = new mha.Model({ model: 'gpt2', layers: 1, dModel: 8, heads: 2, vocabSize: 9, maxPositions: 4 });
+  const gpt2 = new mha.Model(); // a GPT-2 file: no tokenizer of its own (random weights read by first appearance)
+  const randomGpt2 = new mha.Model({ model: 'gpt2', layers: 1, dModel: 8, heads: 2, vocabSize: 9, maxPositions: 4 });
+  gpt2.loadModel(randomGpt2.modelFile());
+  randomGpt2.delete();
   const cases = [
     [() => loaded.runIds([0, 20]), 'text', 'token_outside_vocabulary', { id: '20', position: '1', vocab: '20' }],
     [() => loaded.configure({ dModel: 32 }), 'd_model', 'fixed_by_weights', { value: '16' }],

@@ -33,6 +33,15 @@ function similarityTable(lang, H) {
 
 const fmt = (v) => (v === null || v === undefined ? null : v.toFixed(2));
 
+// How a head gets its name: the core's rules (head_metrics.cpp), the first that holds wins.
+function labelRules(lang, rules) {
+  return h('div', { class: 'label-rules' },
+    h('h4', {}, t(lang, 'heads.labelRules')),
+    h('ol', {}, rules.map((r) => h('li', { 'data-label-rule': r.label },
+      t(lang, 'heads.labelRule', { label: t(lang, `label.${r.label}`), metric: t(lang, `metric.${r.metric}`), at: r.at_least.toFixed(2) }))),
+    h('li', {}, t(lang, 'heads.labelElse', { label: t(lang, 'label.mixed') }))));
+}
+
 function analysisOf(state) {
   const { result } = state;
   return result.heads ? result.heads.layers[result.layer] : null;
@@ -106,7 +115,8 @@ export function headsPanel(state, actions) {
     h('div', { class: 'heads-more' },
       h('div', {}, h('h4', {}, t(lang, 'heads.similarity')), h('p', { class: 'hint' }, t(lang, 'heads.similarityHelp')), sim.table),
       h('details', { class: 'metric-formulas' }, h('summary', {}, t(lang, 'heads.formulas')),
-        h('dl', {}, ALL_METRICS.map((m) => [h('dt', {}, t(lang, `metric.${m}`)), h('dd', { html: t(lang, `metric.formula.${m}`) })])))));
+        h('dl', {}, ALL_METRICS.map((m) => [h('dt', {}, t(lang, `metric.${m}`)), h('dd', { html: t(lang, `metric.formula.${m}`) })])),
+        labelRules(lang, state.result.heads.labels))));
   return live(panel, (s) => {
     const analysis = analysisOf(s);
     if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H) return false;
