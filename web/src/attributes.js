@@ -14,6 +14,8 @@ export const MODEL_KINDS = {
 };
 export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
 export const isSized = (model) => MODEL_KINDS[model].sized;
+// "Turn on the causal mask" is said only where there is a control to turn it on.
+export const maskOffKey = (controls, model) => (controls === 'full' && MODEL_KINDS[model].causalChoice ? 'attend.maskOff' : 'attend.maskOffNoControl');
 export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
 export const DEFAULTS = { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: null, causal: false, seed: 1 };
 // The trained model reads only which tokens repeat: a sentence said twice shows its induction heads.
@@ -33,7 +35,7 @@ export const VIEW_ATTRS = ['stage', 'head', 'lang', 'show', 'controls'];
 export const WEIGHT_ATTRS = ['weights', 'layout', 'layer'];
 export const ALL_ATTRS = [...Object.keys(SETTING_ATTRS), ...VIEW_ATTRS, ...WEIGHT_ATTRS];
 // the attributes a permalink or an embed snippet carries, in this order
-export const PERMALINK_ATTRS = ['model', 'file', 'text', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'stage', 'head', 'show', 'lang'];
+export const PERMALINK_ATTRS = ['model', 'file', 'weights', 'layout', 'layer', 'text', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'stage', 'head', 'show', 'lang'];
 
 const WHOLE = /^\s*-?\d+\s*$/;
 
@@ -149,17 +151,22 @@ export function parseHeadList(raw, errors) {
 export const headListText = (pairs) => pairs.map(([l, hd]) => `${l}.${hd}`).join(',');
 
 // Attribute values for a state: only what differs from the defaults, in PERMALINK_ATTRS order.
-export function toAttributes({ settings, stage, head, show, lang }) {
+export function toAttributes({ settings, weights = null, stage, head, show, lang }) {
   const out = [];
   const push = (name, value) => out.push([name, value]);
   const trained = !isSized(settings.model);
   if (settings.model !== 'random') push('model', settings.modelUrl || settings.model);
   if (settings.model === 'file' && settings.file && !settings.modelUrl) push('file', settings.file);
+  if (weights && weights.url) {
+    push('weights', weights.url);
+    if (weights.layout !== 'pytorch') push('layout', weights.layout);
+    if (weights.layer) push('layer', String(weights.layer));
+  }
   push('text', settings.text);
   if (!trained) {
-    push('d-model', String(settings.dModel));
+    if (!weights) push('d-model', String(settings.dModel)); // a weights file sets d_model (and kv_heads)
     push('heads', String(settings.heads));
-    if (settings.kvHeads !== settings.heads) push('kv-heads', String(settings.kvHeads));
+    if (!weights && settings.kvHeads !== settings.heads) push('kv-heads', String(settings.kvHeads));
     if (settings.causal && MODEL_KINDS[settings.model].causalChoice) push('causal', '');
     if (settings.seed !== DEFAULTS.seed) push('seed', String(settings.seed));
   }

@@ -342,7 +342,7 @@ export class MhaDemo extends HTMLElement {
     }
     if (changed.has('fatal') && state.fatal) this._failReady(new Error(state.fatal));
     // A first run that fails settles ready too, rejected with the message the demo shows.
-    const firstError = !state.result && this._engine && Object.values(state.errors).find(Boolean);
+    const firstError = !state.result && Object.values(state.errors).find(Boolean);
     if (changed.has('errors') && firstError) this._failReady(new Error(messageOf(firstError)));
   }
 

@@ -6,9 +6,12 @@ export function defaultLang() {
   return nav.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
+// An entry may count: {plural: 'T', en: {one: '{T} token', other: '{T} tokens'}, zh: '…'} picks the
+// form for vars.T by the language's plural rules.
 export function t(lang, key, vars = {}) {
   const entry = STRINGS[key];
   if (!entry) return key;
-  const template = entry[lang] ?? entry.en;
+  let template = entry[lang] ?? entry.en;
+  if (typeof template === 'object') template = template[new Intl.PluralRules(lang).select(vars[entry.plural])] ?? template.other;
   return template.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }

@@ -17,7 +17,7 @@ const currentLang = () => (demo.state && demo.state.lang) || parse((n) => demo.g
 // The demo's state as attribute pairs (its attributes hold the last valid settings).
 function statePairs() {
   const p = parse((n) => demo.getAttribute(n));
-  return toAttributes({ settings: p.settings, stage: p.view.stage, head: p.view.head, show: p.view.show, lang: p.view.lang });
+  return toAttributes({ settings: p.settings, weights: p.weights, stage: p.view.stage, head: p.view.head, show: p.view.show, lang: p.view.lang });
 }
 
 // Writes only what differs: even an equal value written to <html lang> restyles and relays out the
@@ -89,11 +89,14 @@ function mountEmbedDialog() {
     const lang = currentLang();
     const pairs = statePairs();
     const here = location.href.split(/[?#]/)[0];
-    const dir = here.replace(/[^/]*$/, '');
+    // From disk, a file:/// address would work on this computer only: the snippets name the files to
+    // copy beside the article instead, and the intro says so.
+    const fromDisk = location.protocol === 'file:';
+    const dir = fromDisk ? '' : here.replace(/[^/]*$/, '');
     fields.link.value = `${here}?${toQuery(pairs)}`;
-    fields.element.value = elementSnippet(pairs, `${dir}build/mha-demo.js`);
+    fields.element.value = elementSnippet(pairs, fromDisk ? 'mha-demo.js' : `${dir}build/mha-demo.js`);
     fields.iframe.value = iframeSnippet(pairs, `${dir}embed.html`, t(lang, 'appTitle'));
-    for (const el of dialog.querySelectorAll('[data-i18n]')) el.textContent = t(lang, el.dataset.i18n);
+    for (const el of dialog.querySelectorAll('[data-i18n]')) el.textContent = t(lang, el.dataset.i18n === 'embedIntro' && fromDisk ? 'embedIntroFile' : el.dataset.i18n);
   }
   document.getElementById('embed-open').addEventListener('click', () => {
     fill();

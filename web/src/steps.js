@@ -1,8 +1,8 @@
 // The teaching steps as data: {id, title, text(ctx), formula(ctx), view, parts?, depends?, enter(),
 // exit()}, one per stage id of the core's table (cpp/core/stages.h). Which steps a demo walks, in
 // which order and in which family comes from the result (engine.js); a stage with no step of its own
-// here is shown by genericStep (its tensors as heatmaps). ctx = {lang, model (attributes.js MODEL_KINDS),
-// config, T, layer}.
+// here is shown by genericStep (its tensors as heatmaps). ctx = {lang, controls, model (attributes.js
+// MODEL_KINDS), config, T, layer}.
 //
 // The one update contract every view follows: view(state, actions) -> Node draws the step's body.
 // It is drawn again when the result, the language or a state key listed in the step's `depends`
@@ -12,7 +12,7 @@
 // too, is offered the new state in place first).
 import { t } from './i18n.js';
 import { grouped, escapeHtml } from './format.js';
-import { isSized } from './attributes.js';
+import { isSized, maskOffKey } from './attributes.js';
 import { hideTip } from './views/parts/tooltip.js';
 import { tokenizeView } from './views/stages/tokenize.js';
 import { embedView } from './views/stages/embed.js';
@@ -77,10 +77,10 @@ const STEPS = [
   },
   {
     id: 'attend',
-    text: ({ lang, model, config, layer }) =>
+    text: ({ lang, controls, model, config, layer }) =>
       hasBlocks(config) && learnt(model)
         ? t(lang, 'attend.textTrained', { l: layer, sqrt: sqrt(config.dHead) })
-        : t(lang, 'attend.text', { sqrt: sqrt(config.dHead), mask: `${t(lang, config.causal ? 'attend.maskOn' : 'attend.maskOff')} ` }),
+        : t(lang, 'attend.text', { sqrt: sqrt(config.dHead), mask: `${t(lang, config.causal ? 'attend.maskOn' : maskOffKey(controls, model))} ` }),
     formula: ({ config }) =>
       `scores${sub('h')} = Q${sub('h')}K${sub('g(h)')}<sup>T</sup> / √d${sub('head')}${config.causal ? ' + M &nbsp;(M<sub>ij</sub> = −∞ for j &gt; i)' : ''}<br>` +
       `weights${sub('h')} = softmax(scores${sub('h')}) row by row &nbsp;·&nbsp; head_out${sub('h')} = weights${sub('h')} · V${sub('g(h)')}` +

@@ -13,12 +13,14 @@ export const STRINGS = {
   dModel: { en: 'd_model', zh: 'd_model（宽度）' },
   heads: { en: 'heads', zh: 'heads（头数）' },
   kvHeads: { en: 'kv_heads', zh: 'kv_heads（K/V 头数）' },
+  kvNoteGqa: { en: 'grouped-query: {g} query heads share each K/V head', zh: '分组查询：每 {g} 个查询头共用一个 K/V 头' },
+  kvNoteMqa: { en: 'multi-query: all {g} query heads share one K/V head', zh: '多查询：{g} 个查询头共用一个 K/V 头' },
   causal: { en: 'causal mask', zh: '因果掩码' },
   seed: { en: 'seed', zh: '随机种子' },
   prev: { en: '← Prev', zh: '← 上一步' },
   next: { en: 'Next →', zh: '下一步 →' },
   pipelineLabel: { en: 'The stages and the shape after each', zh: '各个阶段及每步之后的形状' },
-  tokensShape: { en: '{T} tokens', zh: '{T} 个 token' },
+  tokensShape: { plural: 'T', en: { one: '{T} token', other: '{T} tokens' }, zh: '{T} 个 token' },
   stepOf: { en: 'Stage {i} of {n}', zh: '第 {i} 步 / 共 {n} 步' },
   stepOfLayer: { en: 'Layer {l} · stage {i} of {n}', zh: '第 {l} 层 · 第 {i} 步 / 共 {n} 步' },
   numberedTitle: { en: '{i} · {title}', zh: '{i} · {title}' },
@@ -65,7 +67,7 @@ export const STRINGS = {
   kvHead: { en: 'K/V head {g}', zh: 'K/V 头 {g}' },
   position: { en: 'position', zh: '位置' },
   id: { en: 'id', zh: 'id' },
-  T: { en: 'T = {T} tokens', zh: 'T = {T} 个 token' },
+  T: { plural: 'T', en: { one: 'T = {T} token', other: 'T = {T} tokens' }, zh: 'T = {T} 个 token' },
 
   // export, embedding, attribute errors
   exportFigure: { en: 'Download {name} as {format}', zh: '下载 {name} 为 {format} 文件' },
@@ -90,6 +92,10 @@ export const STRINGS = {
   embedIntro: {
     en: 'Both snippets show exactly what you see now. The link above is a permalink to it as well.',
     zh: '两段代码都会显示你现在看到的内容。地址栏里的链接也是它的永久链接。',
+  },
+  embedIntroFile: {
+    en: 'This page was opened from disk, so the snippets name files rather than addresses: copy web/build/mha-demo.js and mha-trained.js beside your article (and embed.html with its build/ folder for the iframe), or change the paths to where you publish them.',
+    zh: '本页是从磁盘打开的，所以代码里写的是文件名而不是网址：把 web/build/mha-demo.js 和 mha-trained.js 复制到文章旁边（iframe 还需要 embed.html 和它的 build/ 文件夹），或者把路径改成你发布它们的位置。',
   },
   embedElement: { en: 'A custom element (one script, works offline):', zh: '自定义元素（一个脚本，离线可用）：' },
   embedIframe: { en: 'An iframe (for platforms that strip scripts):', zh: 'iframe（适用于会删除脚本的平台）：' },
@@ -198,6 +204,10 @@ export const STRINGS = {
   'attend.maskOn': {
     en: 'The causal mask is on: a token may not look at later tokens, so scores above the diagonal are set to −∞ and their weights become 0.',
     zh: '因果掩码已开启：token 不能看到后面的 token，对角线以上的分数被设为 −∞，权重变为 0。',
+  },
+  'attend.maskOffNoControl': {
+    en: 'No mask: every token may look at every other, before and after it. A decoder such as GPT masks the later ones.',
+    zh: '没有掩码：每个 token 都能看到前后所有 token。GPT 这样的解码器会把后面的 token 遮住。',
   },
   'attend.maskOff': {
     en: 'No mask: every token may look at every other, before and after it (turn on “causal mask” to see a decoder’s view).',
@@ -350,9 +360,9 @@ export const STRINGS = {
     zh: '另一个很小的模型：d_model 4，2 个头，所以 d_head = 2，输入 {T} 个 token“{text}”（种子 {seed}{causal}）。下面是核心算出的头 0 的数值；请亲手算一个格子和一行。',
   },
   'worked.causal': { en: ', causal', zh: '，因果掩码' },
-  'worked.dot': { en: 'One score, spelled out (query 0 · key {k}):', zh: '一个分数的计算过程（查询 0 · 键 {k}）：' },
-  'worked.softmax': { en: 'Softmax of row 0, spelled out:', zh: '第 0 行的 softmax 过程：' },
-  'worked.out': { en: 'Output row 0 = Σ<sub>j</sub> w<sub>0j</sub> · V<sub>j</sub>:', zh: '输出第 0 行 = Σ<sub>j</sub> w<sub>0j</sub> · V<sub>j</sub>：' },
+  'worked.dot': { en: 'One score, spelled out (query {q} · key {k}):', zh: '一个分数的计算过程（查询 {q} · 键 {k}）：' },
+  'worked.softmax': { en: 'Softmax of row {r}, spelled out:', zh: '第 {r} 行的 softmax 过程：' },
+  'worked.out': { en: 'Output row {r} = Σ<sub>j</sub> w<sub>{r}j</sub> · V<sub>j</sub>:', zh: '输出第 {r} 行 = Σ<sub>j</sub> w<sub>{r}j</sub> · V<sub>j</sub>：' },
   'worked.note': {
     en: 'The exponentials and sums in these lines are worked out by the page only to show the arithmetic; every value in the grids comes from the core.',
     zh: '这几行中的指数和求和只是页面为了展示算式而算的；格子里的每个数都来自核心。',

@@ -30,6 +30,13 @@ function toNumber(raw) {
   return s === '' ? NaN : Number(s);
 }
 
+// One attention layer's weights that are loaded and shown, as {url, layout, layer} for the note; else null.
+function loadedWeights(state) {
+  const w = state.weights;
+  const shown = state.settings.model === 'random' && w && w.bytes && state.result && state.result.config.model === 'single';
+  return shown ? { url: w.url, layout: w.layout, layer: w.layer } : null;
+}
+
 // openFile(File): the element's; the picker and drag-and-drop both go through it.
 export function mountControls(root, store, runner, openFile = () => {}) {
   const labels = {};
@@ -43,8 +50,13 @@ export function mountControls(root, store, runner, openFile = () => {}) {
     return el;
   }
 
+  // kv_heads follows heads (ordinary multi-head attention, the same parameter count for any number
+  // of heads) until the learner sets it apart on purpose: grouped-query attention.
+  let kvChosen = store.state.settings.kvHeads !== store.state.settings.heads;
   function update(key, value) {
     const settings = { ...store.state.settings, [key]: value };
+    if (key === 'kvHeads') kvChosen = value !== settings.heads;
+    if (key === 'heads' && !kvChosen && Number.isInteger(value) && value > 0) settings.kvHeads = value;
     store.set({ settings });
     runner.request(key);
   }
@@ -72,6 +84,7 @@ export function mountControls(root, store, runner, openFile = () => {}) {
   const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons(examplesFor ? TRAINED_EXAMPLES : EXAMPLES));
 
   // Numbers.
+  const kvNote = h('span', { class: 'field-note', 'data-kv-note': '' });
   const numberFields = NUMBER_FIELDS.map((f) => {
     const input = h('input', {
       id: f.id, type: 'number', inputmode: 'numeric', min: f.min, max: f.max, step: 1,
@@ -92,9 +105,17 @@ export function mountControls(root, store, runner, openFile = () => {}) {
       labels[f.key],
       input,
       f.list ? h('datalist', { id: `${f.id}-list` }, f.list.map((v) => h('option', { value: String(v) }))) : null,
+      f.key === 'kvHeads' ? kvNote : null,
       errorSlot(f.key, f.id),
     );
   });
+  // Says when kv_heads no longer follows heads: grouped-query (or multi-query) attention.
+  function renderKvNote(state) {
+    const { heads, kvHeads } = state.settings;
+    const grouped = Number.isInteger(heads) && Number.isInteger(kvHeads) && kvHeads > 0 && kvHeads < heads && heads % kvHeads === 0;
+    if (kvNote.hidden !== !grouped) kvNote.hidden = !grouped;
+    if (grouped) setText(kvNote, t(state.lang, kvHeads === 1 ? 'kvNoteMqa' : 'kvNoteGqa', { g: heads / kvHeads }));
+  }
 
   const causal = h('input', { id: 'causal', type: 'checkbox', checked: store.state.settings.causal, 'aria-describedby': 'causal-error' });
   inputs.causal = causal;
@@ -149,9 +170,14 @@ export function mountControls(root, store, runner, openFile = () => {}) {
     if (layerSelect.options.length !== layers) layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => h('option', { value: String(l) })));
     [...layerSelect.options].forEach((o, l) => setText(o, t(state.lang, 'layerOption', { l })));
     if (state.result && layers > 1 && layerSelect.value !== String(state.result.layer)) layerSelect.value = String(state.result.layer);
-    trainedNote.hidden = !(config && config.model !== 'single');
-    const noteKey = { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
-    if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { name: state.settings.file, kind: config.model, layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
+    const weights = loadedWeights(state);
+    trainedNote.hidden = !(config && (config.model !== 'single' || weights));
+    const noteKey = weights ? 'weightsLoaded' : { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
+    if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { name: state.settings.file, kind: config.model, layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize, ...weights }));
+    // The file sets d_model: the field shows the file's, and cannot be typed into until it is gone.
+    const dModel = inputs.dModel;
+    if (dModel.readOnly !== Boolean(weights)) dModel.readOnly = Boolean(weights);
+    if (weights && dModel.value !== String(config.dModel)) dModel.value = String(config.dModel);
     if (modelSelect.value !== state.settings.model) modelSelect.value = state.settings.model;
     [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file })));
   }
@@ -178,18 +204,22 @@ export function mountControls(root, store, runner, openFile = () => {}) {
   }
   // Settings can also change from outside (an attribute, a permalink): show them in the inputs.
   function syncInputs(settings) {
+    if (Number.isInteger(settings.heads) && settings.kvHeads !== settings.heads) kvChosen = true;
     if (text.value !== settings.text) text.value = settings.text;
     for (const f of NUMBER_FIELDS) {
       const input = inputs[f.key];
+      if (f.key === 'dModel' && loadedWeights(store.state)) continue; // renderModel shows the file's
       if (!Object.is(toNumber(input.value), settings[f.key])) input.value = String(settings[f.key]);
     }
     causal.checked = settings.causal;
   }
   render(store.state);
   renderModel(store.state);
+  renderKvNote(store.state);
   store.subscribe((state, changed) => {
     if (changed.has('lang') || changed.has('errors')) render(state);
     if (changed.has('settings')) syncInputs(state.settings);
     if (changed.has('lang') || changed.has('settings') || changed.has('result')) renderModel(state);
+    if (changed.has('lang') || changed.has('settings')) renderKvNote(state);
   });
 }

@@ -37,14 +37,23 @@ export function mountPipeline(root, store, goTo) {
       }
     }
   }
+  // The current stage's button in the middle of the strip when the strip scrolls: after a stage
+  // change, and when a strip is first built (a demo opened at stage=attend shows attend, not tokenize).
+  // Sideways only: the page itself does not move.
+  function centreCurrent() {
+    const current = root.querySelector('[aria-current="step"]');
+    if (!current || root.scrollWidth <= root.clientWidth) return;
+    const b = current.getBoundingClientRect();
+    const r = root.getBoundingClientRect();
+    root.scrollLeft += b.left + b.width / 2 - (r.left + r.width / 2);
+  }
   render(store.state);
   store.subscribe((state, changed) => {
     if (changed.has('lang') || changed.has('result') || changed.has('stage')) {
+      const before = builtFor;
       render(state);
-      if (changed.has('stage')) {
-        const current = root.querySelector('[aria-current="step"]');
-        if (current && current.scrollIntoView && root.scrollWidth > root.clientWidth) current.scrollIntoView({ block: 'nearest', inline: 'center' });
-      }
+      if (changed.has('stage')) centreCurrent();
+      else if (builtFor !== before) requestAnimationFrame(centreCurrent);
     }
   });
 }

@@ -63,7 +63,7 @@ export function mountSections(root, store, actions, steps) {
     if (!same(s.textFrom, td)) {
       // A new result mostly leaves these texts as they were: only what differs is written, so an
       // unchanged paragraph is not laid out and its text shaped again.
-      const ctx = { lang: state.lang, model: state.settings.model, config: state.result.config, T: state.result.tokens.length, layer: state.result.layer };
+      const ctx = { lang: state.lang, controls: state.controls, model: state.settings.model, config: state.result.config, T: state.result.tokens.length, layer: state.result.layer };
       const perLayer = state.result.config.layers > 1 && state.result.tensors[`layers.${state.result.layer}.${firstTensor(s.step.id, state)}`];
       const where = { i: s.i + 1, n: sections.length, l: state.result.layer };
       const texts = [

@@ -13,6 +13,7 @@ import { tokenLabels } from '../../format.js';
 import { exportButtons, relabelExport, figureBase, plainText } from '../parts/exportButtons.js';
 import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
+import { maskOffKey } from '../../attributes.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
@@ -42,7 +43,7 @@ function attendBar(state, actions) {
   const button = (mode, key) =>
     h('button', { type: 'button', class: 'seg', 'aria-pressed': String(attendMode === mode), 'data-attend-mode': mode, onclick: () => actions.setAttendMode(mode) }, t(lang, key));
   const on = h('span', {}, t(lang, 'attend.maskOn'));
-  const off = h('span', {}, t(lang, 'attend.maskOff'));
+  const off = h('span', {}, t(lang, maskOffKey(state.controls, state.settings.model)));
   const show = (causal) => {
     for (const [el, shown] of [[on, causal], [off, !causal]]) {
       if (shown) el.removeAttribute('aria-hidden');
@@ -74,6 +75,10 @@ function headGrid(state, actions) {
   const maskedLabel = () => (cur.masked ? t(lang, 'maskedLegend') : null);
   const tiles = [];
   const maps = [];
+  // Grouped-query attention: the query heads that share a K/V head sit side by side, under one bar in
+  // that K/V head's colour (the split stage's colours), named in each tile.
+  const { heads, kvHeads } = state.result.config;
+  const group = heads / kvHeads;
   for (let hd = 0; hd < H; hd++) {
     // A canvas per head: T·T cells as DOM nodes made every change a large layout.
     const map = heatmap({
@@ -95,12 +100,14 @@ function headGrid(state, actions) {
         'button',
         {
           type: 'button',
-          class: 'head-tile',
+          class: `head-tile${group > 1 ? ' kv-grouped' : ''}`,
           'data-head': String(hd),
-          style: { '--head': headColor(hd) },
+          'data-kv-group': group > 1 ? String(Math.floor(hd / group)) : null,
+          style: { '--head': headColor(hd), '--kv': headColor(Math.floor(hd / group) * group) },
           onclick: () => actions.selectHead(hd),
         },
         h('span', { class: 'tile-head' }, t(lang, 'head', { h: hd })),
+        group > 1 ? h('span', { class: 'tile-kv' }, t(lang, 'kvHead', { g: Math.floor(hd / group) })) : null,
         map,
       ),
     );

@@ -4,7 +4,7 @@
 import { h, live } from '../../dom.js';
 import { heatmap, updateHeatmap } from '../parts/heatmap.js';
 import { maxAbs } from '../parts/colors.js';
-import { num } from '../../format.js';
+import { cellNum } from '../../format.js';
 import { t } from '../../i18n.js';
 import { WORKED } from '../../engine.js';
 
@@ -39,7 +39,8 @@ function grid(name, tensor, tokens, colLabels, opts) {
   return { map, node: h('div', { class: 'worked-grid', 'data-worked': name }, h('div', { class: 'worked-name', html: opts.title }), map) };
 }
 
-const f = (v) => num(v, 3);
+// The lines print numbers as the grids do, so a learner redoes them with the numbers on screen.
+const f = cellNum;
 const paren = (v) => (v < 0 ? `(${f(v)})` : f(v));
 
 // Everything the example shows for one worked run: the grids' data and the spelled-out lines.
@@ -56,25 +57,28 @@ function content(state) {
   const out = headRows(tensors.head_out);
   const masked = config.causal ? (r, c) => c > r : null;
 
-  // One score: query 0 against key 1 (or key 0 when the mask hides key 1 from query 0).
+  // The row spelled out: row 0 sees every key without a mask; with it, row 0 sees only itself (a
+  // softmax of one number, always [1, 0, 0]), so the last row, which sees them all, is shown.
+  const r = config.causal ? T - 1 : 0;
+  // One score: query r against another key (key 1, or key 0 under the mask).
   const kj = config.causal ? 0 : 1;
-  const terms = q[0].map((qv, i) => `${paren(qv)}·${paren(k[kj][i])}`).join(' + ');
-  const dot = `score<sub>0,${kj}</sub> = (q<sub>0</sub> · k<sub>${kj}</sub>) / √d<sub>head</sub> = (${terms}) / √${dh} = <strong>${f(scores[0][kj])}</strong>`;
+  const terms = q[r].map((qv, i) => `${paren(qv)}·${paren(k[kj][i])}`).join(' + ');
+  const dot = `score<sub>${r},${kj}</sub> = (q<sub>${r}</sub> · k<sub>${kj}</sub>) / √d<sub>head</sub> = (${terms}) / √${dh} = <strong>${f(scores[r][kj])}</strong>`;
 
-  // Softmax of row 0.
-  const row = scores[0];
+  // Softmax of row r.
+  const row = scores[r];
   const finite = row.filter((s) => Number.isFinite(s));
   const mx = Math.max(...finite);
   const exps = row.map((s) => (Number.isFinite(s) ? Math.exp(s - mx) : 0));
   const total = exps.reduce((a, b) => a + b, 0);
   const expLine = row
-    .map((s, j) => (Number.isFinite(s) ? `e<sup>${f(s)} − ${f(mx)}</sup> = ${f(exps[j])}` : `${t(lang, 'worked.maskedTerm')}`))
+    .map((s, j) => (Number.isFinite(s) ? `e<sup>${f(s)} − ${paren(mx)}</sup> = ${f(exps[j])}` : `${t(lang, 'worked.maskedTerm')}`))
     .join('; ');
-  const wLine = weights[0].map((w, j) => `w<sub>0,${j}</sub> = ${f(exps[j])} / ${f(total)} = <strong>${f(w)}</strong>`).join('; ');
-  const sumLine = `Σ<sub>j</sub> w<sub>0,j</sub> = ${weights[0].map(f).join(' + ')} = ${weights[0].reduce((a, b) => a + b, 0).toFixed(3)}`;
+  const wLine = weights[r].map((w, j) => `w<sub>${r},${j}</sub> = ${f(exps[j])} / ${f(total)} = <strong>${f(w)}</strong>`).join('; ');
+  const sumLine = `Σ<sub>j</sub> w<sub>${r},j</sub> = ${weights[r].map(f).join(' + ')} = ${f(weights[r].reduce((a, b) => a + b, 0))}`;
 
-  const outLine = out[0]
-    .map((o, i) => `${weights[0].map((w, j) => `${f(w)}·${paren(v[j][i])}`).join(' + ')} = <strong>${f(o)}</strong>`)
+  const outLine = out[r]
+    .map((o, i) => `${weights[r].map((w, j) => `${f(w)}·${paren(v[j][i])}`).join(' + ')} = <strong>${f(o)}</strong>`)
     .join('<br>');
 
   const diverging = (tensor) => ({ kind: 'diverging', max: maxAbs(tensor.data) });
@@ -84,13 +88,15 @@ function content(state) {
       k_heads: { tensor: tensors.k_heads, scale: diverging(tensors.k_heads) },
       v_heads: { tensor: tensors.v_heads, scale: diverging(tensors.v_heads) },
       scores: { tensor: tensors.scores, scale: diverging(tensors.scores), masked },
-      weights: { tensor: tensors.weights, scale: { kind: 'sequential', max: 1 }, masked, rowSums: (r) => `Σ = ${weights[r].reduce((a, b) => a + b, 0).toFixed(3)}` },
+      weights: { tensor: tensors.weights, scale: { kind: 'sequential', max: 1 }, masked, rowSums: (i) => `Σ = ${f(weights[i].reduce((a, b) => a + b, 0))}` },
       head_out: { tensor: tensors.head_out, scale: diverging(tensors.head_out) },
     },
     // [element key, property, value]
     texts: [
       ['intro', 'innerHTML', t(lang, 'worked.intro', { T, text: WORKED.text, seed: config.seed, causal: config.causal ? t(lang, 'worked.causal') : '' })],
-      ['dotTitle', 'textContent', t(lang, 'worked.dot', { k: kj })],
+      ['dotTitle', 'textContent', t(lang, 'worked.dot', { q: r, k: kj })],
+      ['softmaxTitle', 'textContent', t(lang, 'worked.softmax', { r })],
+      ['outTitle', 'innerHTML', t(lang, 'worked.out', { r })],
       ['dot', 'innerHTML', dot],
       ['exp', 'innerHTML', expLine],
       ['w', 'innerHTML', wLine],
@@ -122,7 +128,7 @@ export function workedView(state) {
   const grids = Object.entries(c.grids).map(([name, g]) =>
     grid(name, g.tensor, tokens, name === 'scores' || name === 'weights' ? tokens : dims, { ...g, title: TITLES[name] }));
   const p = (cls) => h('p', { class: cls });
-  const el = { intro: p('worked-intro'), dotTitle: p('worked-step-title'), dot: p('math'), exp: p('math'), w: p('math'), sum: p('math'), out: p('math') };
+  const el = { intro: p('worked-intro'), dotTitle: p('worked-step-title'), dot: p('math'), softmaxTitle: p('worked-step-title'), exp: p('math'), w: p('math'), sum: p('math'), outTitle: p('worked-step-title'), out: p('math') };
   const written = new Map();
   const write = (texts) => {
     for (const [key, prop, value] of texts) {
@@ -141,11 +147,11 @@ export function workedView(state) {
     h('div', { class: 'worked-steps' },
       el.dotTitle,
       el.dot,
-      h('p', { class: 'worked-step-title' }, t(lang, 'worked.softmax')),
+      el.softmaxTitle,
       el.exp,
       el.w,
       el.sum,
-      h('p', { class: 'worked-step-title', html: t(lang, 'worked.out') }),
+      el.outTitle,
       el.out,
       h('p', { class: 'hint' }, t(lang, 'worked.note')),
     ),
