@@ -147,3 +147,79 @@ test('an attention map\'s label names its head, shape and each row\'s strongest 
   assert.match(detail, /^head \d, weights heatmap, .*strongest per row: /, detail);
   suite.assertNoProblems();
 });
+
+test('focus never falls to <body>: Next at the last stage, the strip, a stage left with focus inside it', { timeout: 60_000 }, async () => {
+  await open();
+  const stages = await page.evaluate(async () => (await window.mhaPage.ready).stages);
+  await page.evaluate(() => window.mhaPage.goTo(window.mhaPage.demo.stages[0]));
+  await page.focus('#next');
+  for (let i = 1; i < stages.length; i++) {
+    await press('Enter');
+    assert.equal(await stage(), stages[i]);
+  }
+  assert.equal((await focused()).id, 'prev', 'Next disabled at the last stage: Prev has focus');
+  for (let i = stages.length - 2; i >= 0; i--) await press('Enter');
+  assert.equal(await stage(), stages[0]);
+  assert.equal((await focused()).id, 'next', 'Prev disabled at the first stage: Next has focus');
+  await page.focus(`[data-stage-button="${stages[2]}"]`);
+  const f = await press('Enter');
+  assert.equal(await stage(), stages[2]);
+  assert.equal(f.stageButton, stages[2], 'the strip\'s button keeps focus');
+  // A stage changed by → while a button inside the shown one has focus.
+  await page.focus(`section[data-stage="${stages[2]}"] [data-export-stage="csv"]`);
+  const g = await press('ArrowRight');
+  assert.equal(await stage(), stages[3]);
+  assert.equal(g.tag, 'H2', 'the new stage\'s title takes focus');
+  assert.equal(g.stage, stages[3]);
+  suite.assertNoProblems();
+});
+
+test('a skip link is the first tab stop, visible when focused, and goes to the current stage (both languages)', { timeout: 60_000 }, async () => {
+  for (const lang of ['en', 'zh']) {
+    await open(`?lang=${lang}&stage=split`);
+    const f = await press('Tab');
+    assert.equal(f.id, 'skip-link', JSON.stringify(f));
+    assert.equal(f.text, lang === 'en' ? 'Skip to the current stage' : '跳到当前步骤');
+    const box = await page.locator('#skip-link').boundingBox();
+    assert.ok(box && box.y >= 0 && box.height > 10, `visible: ${JSON.stringify(box)}`);
+    const g = await press('Enter');
+    assert.deepEqual([g.tag, g.stage], ['H2', 'split'], JSON.stringify(g));
+  }
+  suite.assertNoProblems();
+});
+
+test('keyboard only: skip link, the strip, every stage, every head map read aloud, focus never on <body>', { timeout: 180_000 }, async () => {
+  await open();
+  const stages = await page.evaluate(async () => (await window.mhaPage.ready).stages);
+  const H = await page.evaluate(() => window.mhaPage.state.result.tensors.weights.shape[1]);
+  const first = await press('Tab');
+  assert.equal(first.id, 'skip-link');
+  const title = await press('Enter');
+  assert.equal(title.tag, 'H2');
+  // Back to the pipeline strip, then its first button.
+  await tabTo((f) => f.stageButton, 'the pipeline strip', { back: true });
+  await tabTo((f) => f.stageButton === stages[0], `the strip's first stage`, { back: true });
+  for (let i = 0; i < stages.length; i++) {
+    if (i > 0) assert.equal((await press('Tab')).stageButton, stages[i], 'the strip in order');
+    await press('Enter');
+    assert.equal(await stage(), stages[i]);
+    if (stages[i] !== 'attend') continue;
+    // Into the attend stage: every head's map, a cell of each read from its live readout.
+    const read = new Map();
+    const back = (await focused()).stageButton;
+    while (read.size < H) {
+      const f = await tabTo((x) => x.map && x.head !== null && !read.has(x.head), `head map ${read.size}`);
+      const g = await press('ArrowDown');
+      assert.equal(await stage(), 'attend', '↓ on a head map');
+      const h = await press('ArrowRight');
+      assert.equal(await stage(), 'attend', '→ on a head map stays on the stage');
+      assert.equal(h.head, f.head);
+      assert.match(h.readout, /^row .* \(1\), column .* \(1\): \d\.\d+$/, `head ${f.head}: ${h.readout}`);
+      read.set(f.head, h.readout);
+      assert.ok(g);
+    }
+    assert.deepEqual([...read.keys()].sort((a, b) => a - b), [...Array(H).keys()]);
+    await tabTo((f) => f.stageButton === back, 'the strip again', { back: true });
+  }
+  suite.assertNoProblems();
+});

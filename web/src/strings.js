@@ -15,6 +15,7 @@ export const STRINGS = {
   kvHeads: { en: 'kv_heads', zh: 'kv_heads（K/V 头数）' },
   causal: { en: 'causal mask', zh: '因果掩码' },
   seed: { en: 'seed', zh: '随机种子' },
+  skipToStage: { en: 'Skip to the current stage', zh: '跳到当前步骤' },
   prev: { en: '← Prev', zh: '← 上一步' },
   next: { en: 'Next →', zh: '下一步 →' },
   pipelineLabel: { en: 'The stages and the shape after each', zh: '各个阶段及每步之后的形状' },
