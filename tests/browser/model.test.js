@@ -91,7 +91,7 @@ test('the default page: the trained model at layer 1, heads labelled by the core
   // The similarity table shows the core's matrix; hovering a head's row marks its map.
   const sim = await page.evaluate(() => {
     const demo = document.querySelector('mha-demo');
-    const cells = [...demo.shadowRoot.querySelectorAll('.heads-panel .similarity td')].map((td) => td.textContent);
+    const cells = [...demo.shadowRoot.querySelectorAll('.heads-panel .similarity tbody td')].map((td) => td.textContent);
     return { cells, api: demo.state.result.heads.layers[1].similarity.flat().map((v) => v.toFixed(2)) };
   });
   assert.deepEqual(sim.cells, sim.api);
