@@ -3,7 +3,7 @@
 //   events: stagechange {stage}, error {message, attribute},
 //           trainprogress {step, loss, stepsPerSecond, induction, phaseStep, heads: [{layer, head, previousToken, induction, label}]},
 //           trainend {step, loss, reason: 'paused' | 'done' | 'reset'}
-//   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev(),
+//   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev(), el.focusStage(),
 //        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state)
 // Learner edits (controls, stage, head, language) are written back to the attributes
 // (attributeSync.js); files and URLs of models are opened in modelSources.js.
@@ -133,6 +133,11 @@ export class MhaDemo extends HTMLElement {
 
   next() {
     this._step(1);
+  }
+
+  // Keyboard focus to the current stage's title (a page's "skip to the current stage" link).
+  focusStage() {
+    if (this._sections) this._sections.focusStage();
   }
 
   prev() {

@@ -30,5 +30,8 @@ export function tokenLabels(tokens) {
   return tokens.map((tok, i) => `${i} ${tok}`);
 }
 
+// A token as it is read aloud (a heatmap's cell, its description): the token, then its position.
+export const tokenName = (tokens, i) => `${tokens[i]} (${i})`;
+
 // Text to put inside HTML (or an attribute value) as it is.
 export const escapeHtml = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);

@@ -50,6 +50,7 @@ function onAttributes() {
   setText('app-title', title);
   setText('app-subtitle', t(lang, 'appSubtitle'));
   setText('embed-open', t(lang, 'embedButton'));
+  setText('skip-link', t(lang, 'skipToStage'));
   if (!urlPending) {
     urlPending = true;
     whenIdle(writeURL);
@@ -74,6 +75,11 @@ if (!isEmbed) {
     ev.preventDefault();
   });
   mountEmbedDialog();
+  // The stage is inside the demo's shadow root, which no #fragment reaches: the demo focuses it.
+  document.getElementById('skip-link').addEventListener('click', (ev) => {
+    ev.preventDefault();
+    demo.focusStage();
+  });
 }
 
 // "Embed / share": the <mha-demo> and iframe snippets for what is on screen, with copy buttons.

@@ -1,5 +1,6 @@
-// Prev/Next buttons and the ←/→ keys (ignored while typing in a field). The keys are heard on
-// keyRoot, the demo itself, so several demos on one page do not all step at once.
+// Prev/Next buttons and the ←/→ keys (ignored while typing in a field, and when a heatmap used them
+// to move its cursor: it prevents their default). The keys are heard on keyRoot, the demo itself,
+// so several demos on one page do not all step at once.
 import { t } from '../../i18n.js';
 import { stageIdsOf } from '../../stages.js';
 
@@ -32,8 +33,12 @@ export function mountNav(prev, next, store, goTo, keyRoot) {
     prev.textContent = t(state.lang, 'prev');
     next.textContent = t(state.lang, 'next');
     const i = ids().indexOf(state.stage);
+    const had = prev.getRootNode().activeElement;
     prev.disabled = i <= 0;
     next.disabled = i < 0 || i >= ids().length - 1;
+    // A button disabled while it has focus drops it to <body>: the other one takes it.
+    if (had === next && next.disabled) prev.focus();
+    else if (had === prev && prev.disabled) next.focus();
   }
   render(store.state);
   store.subscribe((state, changed) => {

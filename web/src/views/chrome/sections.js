@@ -39,7 +39,7 @@ export function mountSections(root, store, actions, steps) {
 
   const sections = steps.map((step, i) => {
     const kicker = h('p', { class: 'stage-kicker' });
-    const title = h('h2', { class: 'stage-title', id: `title-${step.id}` });
+    const title = h('h2', { class: 'stage-title', id: `title-${step.id}`, tabindex: '-1' }); // focusStage() and a stage change land here
     const exportLabel = h('span', { class: 'export-label' });
     const exports = h('div', { class: 'export stage-export' }, exportLabel, stageExport(step, 'csv', 'CSV'), stageExport(step, 'safetensors', 'safetensors'));
     const text = h('p', { class: 'stage-text' });
@@ -170,11 +170,19 @@ export function mountSections(root, store, actions, steps) {
           if (s.section.hidden !== hide) s.section.hidden = hide;
         }
         const prev = sections.find((s) => s.step.id === lastStage);
+        // Focus inside the section just hidden would fall to <body>: the new stage's title takes it.
+        const active = root.getRootNode().activeElement;
+        if (cur && prev && prev !== cur && active && prev.section.contains(active)) cur.title.focus();
         if (prev && prev !== cur) prev.step.exit(prev.section);
         if (cur && lastStage !== null) cur.step.enter(cur.section);
         lastStage = state.stage;
       }
       if ([...changed].some((k) => k !== 'stage' && watched.has(k))) schedulePrerender(state);
+    },
+    // The skip link's target: the current stage's title, focused (and so scrolled to).
+    focusStage() {
+      const cur = sections.find((s) => s.step.id === store.state.stage);
+      if (cur) cur.title.focus();
     },
     destroy() {
       cancelPrerender();

@@ -4,7 +4,7 @@
 // the causal mask): its canvas is repainted, no node is added, so nothing is laid out again.
 // The parts: heatmapFrame.js (labels, bands, tooltip), mapCanvas.js, numberGrid.js, legend.js.
 import { repaint, repaintResized } from './canvasRegistry.js';
-import { fillRowLabels, mapLabel, rowHeightOf } from './heatmapFrame.js';
+import { fillRowLabels, mapLabel, rowHeightOf, setAttr } from './heatmapFrame.js';
 import { canvasMap } from './mapCanvas.js';
 import { fillNumbers, numberGrid, regrid } from './numberGrid.js';
 export { legend, updateLegend } from './legend.js';
@@ -14,7 +14,10 @@ const drawn = new WeakMap(); // heatmap node -> its options, which updateHeatmap
 
 // opts: {tensor, data, rows, cols, offset, rowStride, colStride, index(r,c) -> number[],
 //        rowLabels, colLabels, scale, masked(r,c), numbers, bands {size, count}, rowHeight,
-//        square, rowSums(r) -> string (numbers only), describe(r,c) -> string, sumLabel}
+//        square, rowSums(r) -> string (numbers only), describe(r,c) -> string, sumLabel,
+//        lang, title (its name read aloud, before the tensor's), rowName(r) / colName(c) (a row
+//        or column read aloud; the labels or the index by default), strongest (attention weights:
+//        the label names each row's largest entry)}
 export function heatmap(opts) {
   const o = { offset: 0, colStride: 1, ...opts };
   if (o.rowStride === undefined) o.rowStride = o.cols * o.colStride;
@@ -39,10 +42,10 @@ export function updateHeatmap(node, patch) {
       if (o.square) o.canvas.style.aspectRatio = `${o.cols} / ${o.rows}`; // unchanged for T × T: no new layout
       else o.canvas.style.height = `${o.rows * rowHeightOf(o)}px`;
       if (o.rowLabelCol) fillRowLabels(o.rowLabelCol, o.rowLabelEls, o.rowLabels, rowHeightOf(o), { titled: true });
-      o.canvas.setAttribute('aria-label', mapLabel(o));
     }
   }
   if (o.numbered) fillNumbers(o);
+  else setAttr(o.canvas, 'aria-label', mapLabel(o)); // its summary follows the values
   if (resized) repaintResized(o.canvas); // drawn once, at the size the new rows give it
   else repaint(o.canvas);
 }

@@ -4,6 +4,7 @@ import { h, setText } from '../../dom.js';
 import { num } from '../../format.js';
 import { headColor } from './colors.js';
 import { showTip, hideTip } from './tooltip.js';
+import { t } from '../../i18n.js';
 
 export const rowHeightOf = (o) => o.rowHeight || rowHeightFor(o.rows);
 
@@ -28,7 +29,35 @@ export function setAttr(el, name, value) {
   if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
 
-export const mapLabel = (o) => `${o.tensor} heatmap, ${o.rows} × ${o.cols}`;
+// How a row or column is named to a listener: its label, else its index.
+const rowName = (o, r) => (o.rowName ? o.rowName(r) : o.rowLabels ? o.rowLabels[r] : String(r));
+const colName = (o, c) => (o.colName ? o.colName(c) : o.colLabels ? o.colLabels[c] : String(c));
+const STRONGEST_ROWS = 8; // a description read aloud stays short
+
+// The map's accessible name: what it is and its shape, and for attention weights (o.strongest) the
+// column each of the first rows looks at most, the picture's story in words.
+export function mapLabel(o) {
+  const name = o.title ? `${o.title}, ${o.tensor}` : o.tensor;
+  const parts = [t(o.lang, 'map.label', { name, rows: o.rows, cols: o.cols })];
+  if (o.strongest) {
+    const top = [];
+    for (let r = 0; r < Math.min(o.rows, STRONGEST_ROWS); r++) {
+      let best = -1;
+      for (let c = 0; c < o.cols; c++) if (!(o.masked && o.masked(r, c)) && (best < 0 || o.value(r, c) > o.value(r, best))) best = c;
+      if (best >= 0) top.push(`${rowName(o, r)}→${colName(o, best)} ${num(o.value(r, best), 2)}`);
+    }
+    const more = o.rows > STRONGEST_ROWS ? t(o.lang, 'map.more', { n: o.rows - STRONGEST_ROWS }) : '';
+    parts.push(t(o.lang, 'map.strongest', { list: top.join(', ') + more }));
+  }
+  parts.push(t(o.lang, 'map.keys'));
+  return parts.join('; ');
+}
+
+// What the keyboard cursor says of a cell (mapKeys.js).
+export function cellReadout(o, r, c) {
+  const value = o.masked && o.masked(r, c) ? t(o.lang, 'masked') : num(o.value(r, c));
+  return t(o.lang, 'map.cell', { row: rowName(o, r), col: colName(o, c), value });
+}
 
 function tipLines(o, r, c) {
   const v = o.value(r, c);

@@ -4,6 +4,7 @@ import { h } from '../../dom.js';
 import { lutOf, lutIndex, MASKED_LIGHT, MASKED_DARK } from './colors.js';
 import { observeCanvas } from './canvasRegistry.js';
 import { bandBar, mapLabel, rowHeightOf, rowLabelColumn, tipsOn } from './heatmapFrame.js';
+import { keysOn } from './mapKeys.js';
 
 export function canvasMap(o) {
   const rowHeight = rowHeightOf(o);
@@ -19,12 +20,20 @@ export function canvasMap(o) {
     const r = Math.floor((y / rect.height) * o.rows);
     return r < 0 || c < 0 || r >= o.rows || c >= o.cols ? null : [r, c];
   });
+  // The ring as fractions of the plot, which is the canvas's box: right whatever T and the width.
+  const [ring, readout] = keysOn(canvas, o, (el, r, c) => {
+    el.style.left = `${(100 * c) / o.cols}%`;
+    el.style.top = `${(100 * r) / o.rows}%`;
+    el.style.width = `${100 / o.cols}%`;
+    el.style.height = `${100 / o.rows}%`;
+  });
 
   return h(
     'div',
     { class: 'hm hm-canvas-wrap' },
     o.bands ? h('div', { class: 'hm-row' }, o.rowLabels ? h('div', { class: 'hm-rowlabels hm-spacer' }, o.rowLabels.map(() => null)) : null, bandBar(o)) : null,
-    h('div', { class: 'hm-row' }, rowLabelColumn(o, rowHeight), h('div', { class: 'hm-plot' }, canvas)),
+    h('div', { class: 'hm-row' }, rowLabelColumn(o, rowHeight), h('div', { class: 'hm-plot' }, canvas, ring)),
+    readout,
   );
 }
 

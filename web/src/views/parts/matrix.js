@@ -23,6 +23,7 @@ export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption
     cols: width,
     index: (r, c) => [0, r, c],
     rowLabels: tokenLabels(result.tokens),
+    lang,
     describe: (r, c) => `“${result.tokens[r]}” · ${bands ? `${t(lang, 'head', { h: Math.floor(c / bands.size) })} · ` : ''}dim ${c}`,
     scale: cur.scale,
     bands,

@@ -4,7 +4,8 @@ import { h, setText } from '../../dom.js';
 import { cellNum } from '../../format.js';
 import { lutIndex, inkFor } from './colors.js';
 import { observeCanvas } from './canvasRegistry.js';
-import { resizeChildren, setAttr, setStyle, tipsOn } from './heatmapFrame.js';
+import { mapLabel, resizeChildren, setAttr, setStyle, tipsOn } from './heatmapFrame.js';
+import { keysOn } from './mapKeys.js';
 import { hatchPattern, lut32Of, rowsHeld, sharedCanvas, showTop } from './mapCanvas.js';
 
 // A grid with numbers (the enlarged head, the worked example): token labels, column labels and row
@@ -36,9 +37,15 @@ export function numberGrid(o) {
     if (r < 0 || c < 0 || r >= o.rows || c >= o.cols || x - c * pitchX > pitchX - CELL_GAP || y - r * pitchY > pitchY - CELL_GAP) return null;
     return [r, c];
   });
+  // The ring is one more item of the grid, in the cell's grid area, over the canvas.
+  const [ring, readout] = keysOn(canvas, o, (el, r, c) => {
+    setStyle(el, 'gridRow', String(o.gridTop + r));
+    setStyle(el, 'gridColumn', String(o.gridLeft + c));
+  });
+  o.grid.append(ring);
   fillNumbers(o);
-  // It scrolls sideways in a narrow column: focusable, so a keyboard can scroll it too.
-  return h('div', { class: 'hm hm-numbers', tabindex: '0' }, o.grid);
+  // It scrolls sideways in a narrow column; the canvas is focusable, so a keyboard scrolls it too.
+  return h('div', { class: 'hm hm-numbers' }, o.grid, readout);
 }
 
 // A numbers grid's template and labels for its rows, columns and labels (built, or another T): a
@@ -50,6 +57,8 @@ export function regrid(o) {
   const top = o.colLabels ? 2 : 1; // the grid row of the first data row
   const left = o.rowLabels ? 2 : 1; // the grid column of the first data column
   const { grid, canvas } = o;
+  o.gridTop = top;
+  o.gridLeft = left;
   setStyle(grid, 'gridTemplateColumns', `${o.rowLabels ? 'max-content ' : ''}repeat(${o.cols}, minmax(3.2em, 1fr))${hasSums ? ' max-content' : ''}`);
   setStyle(grid, 'gridTemplateRows', `${o.colLabels ? 'auto ' : ''}repeat(${o.rows}, ${CELL_H}px)`);
   const at = (el, row, col) => {
@@ -104,7 +113,7 @@ export function fillNumbers(o) {
     if (sum) setText(sum.el, o.rowSums(r));
     rows.push(`${o.rowLabels ? `${o.rowLabels[r]}: ` : ''}${cells.join(', ')}${sum ? ` (${sum.el.textContent})` : ''}`);
   }
-  o.canvas.setAttribute('aria-label', `${o.tensor}, ${o.rows} × ${o.cols}: ${rows.join('; ')}`);
+  o.canvas.setAttribute('aria-label', `${mapLabel(o)}: ${rows.join('; ')}`);
 }
 
 // Cells as pixels (ImageData, like paint(): fills by hand are cheaper than a path per cell),

@@ -6,7 +6,7 @@ import { h, live } from '../../dom.js';
 import { heatmap, legend, rowHeightFor, fillRowLabels, updateHeatmap, updateLegend } from './heatmap.js';
 import { tensorCard, setCardShape } from './tensorCard.js';
 import { maxAbs, headColor } from './colors.js';
-import { tokenLabels } from '../../format.js';
+import { tokenLabels, tokenName } from '../../format.js';
 import { t } from '../../i18n.js';
 import { modelOf } from './structure.js';
 
@@ -31,6 +31,10 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
       cols: d,
       index: (r, c) => [0, hd, r, c],
       describe: (r, c) => `“${cur.tokens[r]}” · ${tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd })} · dim ${c}`,
+      lang,
+      title: tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd }),
+      rowName: (r) => tokenName(cur.tokens, r),
+      colName: (c) => `dim ${c}`,
       scale: cur.scale,
       rowHeight,
     });

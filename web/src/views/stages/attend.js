@@ -9,7 +9,7 @@ import { headTiles } from '../parts/tiles.js';
 import { maxAbs, headColor } from '../parts/colors.js';
 import { workedView } from './worked.js';
 import { t } from '../../i18n.js';
-import { tokenLabels } from '../../format.js';
+import { tokenLabels, tokenName } from '../../format.js';
 import { exportButtons, relabelExport, figureBase, plainText } from '../parts/exportButtons.js';
 import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
@@ -93,24 +93,24 @@ function headGrid(state, actions) {
       masked: cur.masked,
       maskedNote: t(lang, 'maskedNote'),
       square: true,
+      lang,
+      title: t(lang, 'head', { h: hd }),
+      rowName: (r) => tokenName(tokens(), r),
+      colName: (c) => tokenName(tokens(), c),
+      strongest: name === 'weights',
     });
     maps.push(map);
-    tiles.push(
-      h(
-        'button',
-        {
-          type: 'button',
-          class: `head-tile${group > 1 ? ' kv-grouped' : ''}`,
-          'data-head': String(hd),
-          'data-kv-group': group > 1 ? String(Math.floor(hd / group)) : null,
-          style: { '--head': headColor(hd), '--kv': headColor(Math.floor(hd / group) * group) },
-          onclick: () => actions.selectHead(hd),
-        },
-        h('span', { class: 'tile-head' }, t(lang, 'head', { h: hd })),
-        group > 1 ? h('span', { class: 'tile-kv' }, t(lang, 'kvHead', { g: Math.floor(hd / group) })) : null,
-        map,
-      ),
-    );
+    // The tile is not a button: a button may not hold the map, which takes the keyboard itself.
+    // Its title is the button; a click anywhere on the tile selects the head too.
+    const pick = h('button', { type: 'button', class: 'tile-head', 'aria-pressed': 'false' }, t(lang, 'head', { h: hd }));
+    const g = Math.floor(hd / group);
+    tiles.push(h('div', {
+      class: `head-tile${group > 1 ? ' kv-grouped' : ''}`,
+      'data-head': String(hd),
+      'data-kv-group': group > 1 ? String(g) : null,
+      style: { '--head': headColor(hd), '--kv': headColor(g * group) },
+      onclick: () => actions.selectHead(hd),
+    }, pick, group > 1 ? h('span', { class: 'tile-kv' }, t(lang, 'kvHead', { g })) : null, map));
   }
   let selected = -1;
   const select = (hd) => {
@@ -118,11 +118,10 @@ function headGrid(state, actions) {
     for (const i of [selected, hd]) {
       if (!tiles[i]) continue;
       tiles[i].classList.toggle('selected', i === hd);
-      tiles[i].setAttribute('aria-pressed', String(i === hd));
+      tiles[i].firstChild.setAttribute('aria-pressed', String(i === hd));
     }
     selected = hd;
   };
-  for (const tile of tiles) tile.setAttribute('aria-pressed', 'false');
   select(state.head);
   const key = legend(cur.scale, { maskedLabel: maskedLabel() });
   const figure = {
@@ -204,6 +203,11 @@ function headDetail(state) {
     describe: (r, c) => t(lang, 'attend.queryKey', { q: `${r} “${tokens()[r]}”`, k: `${c} “${tokens()[c]}”` }),
     rowLabels: tokenLabels(tokens()),
     colLabels: numbers ? tokens() : null,
+    lang,
+    title: t(lang, 'head', { h: cur.hd }),
+    rowName: (r) => tokenName(tokens(), r),
+    colName: (c) => tokenName(tokens(), c),
+    strongest: name === 'weights',
     scale: cur.scale,
     masked: cur.masked,
     maskedNote: t(lang, 'maskedNote'),
@@ -255,7 +259,7 @@ function headDetail(state) {
       relabelExport(exports, lang, exportName());
     }
     const n = T();
-    const patch = { data: cur.tensor.data, offset: hd * n * n, scale: cur.scale, masked: cur.masked };
+    const patch = { data: cur.tensor.data, offset: hd * n * n, scale: cur.scale, masked: cur.masked, title: t(lang, 'head', { h: hd }) };
     if (tokens().join('\n') !== shown) {
       shown = tokens().join('\n');
       setText(shape, `(${n} × ${n})`);

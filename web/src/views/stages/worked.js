@@ -30,6 +30,8 @@ function grid(name, tensor, tokens, colLabels, opts) {
     index: (r, c) => [0, HEAD, r, c],
     rowLabels: tokens,
     colLabels,
+    lang: opts.lang,
+    strongest: name === 'weights',
     scale: opts.scale,
     masked: opts.masked,
     numbers: true,
@@ -126,7 +128,7 @@ export function workedView(state) {
   const dims = Array.from({ length: config.dHead }, (_, i) => `d${i}`);
   const c = content(state);
   const grids = Object.entries(c.grids).map(([name, g]) =>
-    grid(name, g.tensor, tokens, name === 'scores' || name === 'weights' ? tokens : dims, { ...g, title: TITLES[name] }));
+    grid(name, g.tensor, tokens, name === 'scores' || name === 'weights' ? tokens : dims, { ...g, title: TITLES[name], lang }));
   const p = (cls) => h('p', { class: cls });
   const el = { intro: p('worked-intro'), dotTitle: p('worked-step-title'), dot: p('math'), softmaxTitle: p('worked-step-title'), exp: p('math'), w: p('math'), sum: p('math'), outTitle: p('worked-step-title'), out: p('math') };
   const written = new Map();
