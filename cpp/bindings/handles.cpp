@@ -237,10 +237,7 @@ val ModelHandle::weight(const std::string& name) const {
 
 std::string TrainerHandle::start(const val& options) {
   run_guarded(false, [&] {
-    mha::InductionRecipe r;
-    r.config.preset = mha::Preset::attn_only;
-    r.config.layers = 2, r.config.heads = 4, r.config.d_model = 64, r.config.vocab_size = 64, r.config.causal = true;
-    r.config.max_positions = 61;
+    mha::InductionRecipe r = mha::induction_recipe();
     r.config = config_from_options(options, r.config);
     const auto number = [&](const char* key, double fallback) {
       const val v = options[key];
@@ -248,11 +245,11 @@ std::string TrainerHandle::start(const val& options) {
       if (!v.isNumber()) throw mha::Error(std::string(key) + " must be a number");
       return v.as<double>();
     };
-    r.batch = static_cast<int>(number("batch", 16));
-    r.adam.lr = static_cast<float>(number("lr", 3e-3));
-    r.init_std = static_cast<float>(number("initStd", 0.1));
-    r.task.min_length = static_cast<int>(number("minLength", 4));
-    r.task.max_length = static_cast<int>(number("maxLength", 30));
+    r.batch = static_cast<int>(number("batch", r.batch));
+    r.adam.lr = static_cast<float>(number("lr", r.adam.lr));
+    r.init_std = static_cast<float>(number("initStd", r.init_std));
+    r.task.min_length = static_cast<int>(number("minLength", r.task.min_length));
+    r.task.max_length = static_cast<int>(number("maxLength", r.task.max_length));
     training_ = std::make_unique<mha::InductionTraining>(r);
     return true;
   });
@@ -277,7 +274,8 @@ val TrainerHandle::model_file() const {
   if (!training_) return val(std::string("start the training first"));
   std::string error;
   std::vector<uint8_t> bytes = guarded(error, std::vector<uint8_t>{}, [&] {
-    return mha::write_model(training_->trainer().weights(), training_->recipe().config);
+    const mha::InductionTraining& t = *training_;
+    return mha::write_model(t.trainer().weights(), t.recipe().config, mha::training_metadata(t.recipe(), t.trainer().steps_done()));
   });
   if (!error.empty()) return val(error);
   return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -38,13 +39,13 @@ void stop_if_interrupted(int step, const std::vector<std::string>& partials = {}
   throw Interrupted("interrupted at step " + std::to_string(step) + ": nothing written");
 }
 
+// The options write straight into the recipe, so its defaults (core/induction_task.h) are the CLI's.
 struct TrainOptions {
-  std::string preset = "attn-only", out, command;
-  int layers = 2, heads = 4, d_model = 64, vocab = 64, steps = 1500, batch = 16, min_length = 4, max_length = 30;
+  mha::InductionRecipe recipe = mha::induction_recipe();
+  std::string preset = mha::preset_name(recipe.config.preset), out, command;
+  int steps = 1500;
   int eval_sequences = 20;
   int phase_every = 0;  // 0: do not look for the phase change
-  uint64_t seed = 1;
-  float lr = 3e-3f, init_std = 0.1f;
 };
 
 std::string loss_csv_path(const std::string& out) {
@@ -63,15 +64,9 @@ void progress(int step, int steps, float loss, double seconds) {
 }
 
 void train(const TrainOptions& o) {
-  mha::InductionRecipe recipe;
-  mha::Config& c = recipe.config;
-  c.preset = mha::parse_preset(o.preset.c_str());
-  if (!mha::has_blocks(c.preset)) throw mha::Error("--preset must be attn-only or gpt2");
-  c.layers = o.layers, c.heads = o.heads, c.d_model = o.d_model, c.vocab_size = o.vocab, c.seed = o.seed;
-  recipe.task.min_length = o.min_length, recipe.task.max_length = o.max_length;
-  recipe.batch = o.batch;
-  recipe.adam.lr = o.lr;
-  recipe.init_std = o.init_std;
+  mha::InductionRecipe recipe = o.recipe;
+  recipe.config.preset = mha::parse_preset(o.preset.c_str());
+  if (!mha::has_blocks(recipe.config.preset)) throw mha::Error("--preset must be attn-only or gpt2");
   mha::InductionTraining training(recipe);
   const mha::InductionTask& task = training.recipe().task;
 
@@ -102,7 +97,7 @@ void train(const TrainOptions& o) {
   stop_if_interrupted(steps_done);
 
   const std::vector<mha::InductionScores> scores =
-      evaluate_induction(training.model(), task, mha::derive_seed(o.seed, 3000), o.eval_sequences);
+      evaluate_induction(training.model(), task, mha::derive_seed(o.recipe.config.seed, 3000), o.eval_sequences);
   double min_accuracy = 1, min_previous = 1, min_induction = 1;
   for (const auto& s : scores) {
     min_accuracy = std::min(min_accuracy, s.accuracy);
@@ -113,7 +108,7 @@ void train(const TrainOptions& o) {
   std::snprintf(summary, sizeof summary,
                 "over L = %d…%d on fresh sequences, the worst L: accuracy on the repeat %.3f, layer-0 previous-token "
                 "head %.3f, last-layer induction head %.3f",
-                o.min_length, o.max_length, min_accuracy, min_previous, min_induction);
+                task.min_length, task.max_length, min_accuracy, min_previous, min_induction);
   std::printf("trained %d steps in %.1f s (%.0f steps/s), final loss %.3f\n%s\n", o.steps, seconds, o.steps / seconds,
               loss, summary);
   if (o.phase_every > 0) {
@@ -121,17 +116,10 @@ void train(const TrainOptions& o) {
     else std::printf("phase change (induction score ≥ 0.7, checked every %d steps): not reached\n", o.phase_every);
   }
 
-  char text[512];
-  std::snprintf(text, sizeof text,
-                "induction task [0, s1..sL, s1..sL], s uniform in 1..%d, L uniform in %d..%d per batch; batch %d; "
-                "%d steps; AdamW lr %g betas (0.9, 0.999) eps 1e-8, no weight decay; init uniform with std %g "
-                "(projections into the residual stream std/sqrt(2·layers)); seed %llu",
-                o.vocab - 1, o.min_length, o.max_length, o.batch, o.steps, o.lr, o.init_std,
-                static_cast<unsigned long long>(o.seed));
-  const std::vector<uint8_t> bytes = mha::write_model(
-      training.trainer().weights(), training.recipe().config,
-      {{"recipe", text}, {"seed", std::to_string(o.seed)}, {"command", o.command}, {"evaluation", summary},
-       {"start_token", "0"}, {"tokenizer", "first-appearance"}});
+  std::map<std::string, std::string> metadata = mha::training_metadata(training.recipe(), steps_done);
+  metadata["command"] = o.command;
+  metadata["evaluation"] = summary;
+  const std::vector<uint8_t> bytes = mha::write_model(training.trainer().weights(), training.recipe().config, metadata);
   stop_if_interrupted(steps_done);
   // Both files written beside their targets first, then both moved into place: a Ctrl-C up to the
   // last check leaves nothing; after it the two renames finish together.
@@ -155,18 +143,18 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand("train", "train a small model on the induction task and write it");
   cmd->add_option("--preset", o->preset, "attn-only or gpt2")->check(CLI::IsMember({"attn-only", "gpt2"}));
-  cmd->add_option("--layers", o->layers, "blocks");
-  cmd->add_option("--heads", o->heads, "attention heads per block");
-  cmd->add_option("--d-model", o->d_model, "model width");
-  cmd->add_option("--vocab", o->vocab, "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens")
+  cmd->add_option("--layers", o->recipe.config.layers, "blocks");
+  cmd->add_option("--heads", o->recipe.config.heads, "attention heads per block");
+  cmd->add_option("--d-model", o->recipe.config.d_model, "model width");
+  cmd->add_option("--vocab", o->recipe.config.vocab_size, "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens")
       ->check(CLI::Range(3, 1 << 20));
   cmd->add_option("--steps", o->steps, "optimiser steps")->check(CLI::Range(1, 10000000));
-  cmd->add_option("--batch", o->batch, "sequences per step")->check(CLI::Range(1, 4096));
-  cmd->add_option("--lr", o->lr, "AdamW learning rate")->check(CLI::PositiveNumber);
-  cmd->add_option("--init-std", o->init_std, "spread of the initial weights")->check(CLI::PositiveNumber);
-  cmd->add_option("--min-length", o->min_length, "shortest repeated part L");
-  cmd->add_option("--max-length", o->max_length, "longest repeated part L");
-  cmd->add_option("--seed", o->seed, "seed of the initial weights and the data");
+  cmd->add_option("--batch", o->recipe.batch, "sequences per step")->check(CLI::Range(1, 4096));
+  cmd->add_option("--lr", o->recipe.adam.lr, "AdamW learning rate")->check(CLI::PositiveNumber);
+  cmd->add_option("--init-std", o->recipe.init_std, "spread of the initial weights")->check(CLI::PositiveNumber);
+  cmd->add_option("--min-length", o->recipe.task.min_length, "shortest repeated part L");
+  cmd->add_option("--max-length", o->recipe.task.max_length, "longest repeated part L");
+  cmd->add_option("--seed", o->recipe.config.seed, "seed of the initial weights and the data");
   cmd->add_option("--phase-every", o->phase_every, "check the induction score every N steps and report the phase change (0: no)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--eval-sequences", o->eval_sequences, "fresh sequences per L for the final check")->check(CLI::Range(1, 100000));

@@ -1,6 +1,7 @@
 #include "induction_task.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "error.h"
 
@@ -103,6 +104,27 @@ InductionRecipe checked(InductionRecipe r) {
   return r;
 }
 }  // namespace
+
+InductionRecipe induction_recipe() {
+  InductionRecipe r;
+  Config& c = r.config;
+  c.preset = Preset::attn_only;
+  c.layers = 2, c.heads = 4, c.d_model = 64, c.vocab_size = 64, c.causal = true;
+  c.max_positions = 2 * r.task.max_length + 1;
+  return r;
+}
+
+std::map<std::string, std::string> training_metadata(const InductionRecipe& r, int steps) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "induction task [0, s1..sL, s1..sL], s uniform in 1..%d, L uniform in %d..%d per batch; batch %d; "
+                "%d steps; AdamW lr %g betas (%g, %g) eps %g, weight decay %g; init uniform with std %g "
+                "(projections into the residual stream std/sqrt(2·layers)); seed %llu",
+                r.config.vocab_size - 1, r.task.min_length, r.task.max_length, r.batch, steps, r.adam.lr, r.adam.beta1,
+                r.adam.beta2, r.adam.eps, r.adam.weight_decay, r.init_std, static_cast<unsigned long long>(r.config.seed));
+  return {{"recipe", text}, {"seed", std::to_string(r.config.seed)}, {"steps", std::to_string(steps)},
+          {"start_token", "0"}, {"tokenizer", "first-appearance"}};
+}
 
 InductionTraining::InductionTraining(InductionRecipe recipe)
     : recipe_(checked(std::move(recipe))),

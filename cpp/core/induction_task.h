@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "adam.h"
@@ -57,6 +59,14 @@ struct InductionRecipe {
   AdamSettings adam;
   float init_std = 0.1f;
 };
+
+// The recipe `mha train`, the page's trainer and the benchmarks start from: an attn-only model of 2
+// layers, 4 heads, d_model 64, vocabulary 64, and the fields' defaults above. One home for them all.
+InductionRecipe induction_recipe();
+
+// What a trained model's file says about how it was made (its __metadata__): the recipe in words,
+// the seed, the steps, and that it reads text by first appearance after the start token 0.
+std::map<std::string, std::string> training_metadata(const InductionRecipe& recipe, int steps);
 
 class InductionTraining {
  public:

@@ -313,6 +313,9 @@ test('training in WASM gives the same bits as `mha train` natively: every loss a
     const names = Object.keys(native.tensors);
     assert.ok(names.length >= 9);
     for (const name of names) assertBitIdentical(ours.tensors[name].data, native.tensors[name].data, name);
+    // A model trained in the page says how it was made, in the same words as `mha train`'s.
+    for (const key of ['recipe', 'seed', 'steps', 'tokenizer', 'start_token', 'heads']) assert.equal(ours.metadata[key], native.metadata[key], key);
+    assert.match(ours.metadata.recipe, /batch 4; 25 steps; AdamW lr 0\.01/);
     const score = trainer.inductionScore(1);
     assert.ok(score >= 0 && score <= 1);
     const trace = trainer.runIds([0, 1, 2, 1, 2]);
