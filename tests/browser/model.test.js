@@ -201,6 +201,13 @@ test('training in the page: induction heads form within 90 s, events carry the n
   await page.waitForFunction(() => window.__ends.length === 1, null, { timeout: WAIT });
   assert.equal(await page.evaluate(() => window.__ends[0].reason), 'paused');
   const paused = await page.evaluate(() => document.querySelector('mha-demo').training.step);
+  // Each head's map in the panel carries its numbers, as the last report gave them.
+  const panelHeads = await page.evaluate(() => {
+    const root = document.querySelector('mha-demo').shadowRoot;
+    const lastReport = window.__progress[window.__progress.length - 1];
+    return lastReport.heads.map((hd) => [root.querySelector(`[data-train-head="${hd.layer}.${hd.head}"] .train-head-metrics`).textContent, hd.previousToken, hd.induction]);
+  });
+  for (const [text, p, i] of panelHeads) assert.equal(text, `previous ${p.toFixed(2)} · induction ${i === null ? '—' : i.toFixed(2)}`);
   await page.evaluate(() => window.mhaPage.goTo('predict'));
   await page.waitForTimeout(400);
   assert.equal(await page.evaluate(() => document.querySelector('mha-demo').training.step), paused, 'paused means paused');

@@ -324,6 +324,7 @@ export const STRINGS = {
   'train.pause': { en: 'Pause', zh: '暂停' },
   'train.reset': { en: 'Reset (new seed)', zh: '重置（新种子）' },
   'train.download': { en: 'Download weights', zh: '下载权重' },
+  'train.headMetrics': { en: 'previous {p} · induction {i}', zh: '前一个 {p} · 归纳 {i}' },
   'train.size': { en: 'size', zh: '大小' },
   'train.size.standard': { en: 'as shipped: d_model 64, 4 heads', zh: '与发布的一致：d_model 64，4 个头' },
   'train.size.small': { en: 'small, for phones: d_model 32, 2 heads', zh: '小，适合手机：d_model 32，2 个头' },

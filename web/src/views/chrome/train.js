@@ -110,9 +110,10 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) 
         for (let hd = 0; hd < H; hd++) {
           const canvas = h('canvas', { class: 'train-map', width: 1, height: 1, role: 'img' });
           const label = h('span', { class: 'head-label' });
+          const metrics = h('span', { class: 'train-head-metrics' });
           group.append(h('figure', { class: 'train-head', style: { '--head': headColor(hd) }, 'data-train-head': `${l}.${hd}` },
-            h('figcaption', {}, h('span', { class: 'train-head-name' }, t(L(), 'head', { h: hd })), label), canvas));
-          row.push({ canvas, label });
+            h('figcaption', {}, h('span', { class: 'train-head-name' }, t(L(), 'head', { h: hd })), label), canvas, metrics));
+          row.push({ canvas, label, metrics });
         }
         maps.append(group);
         mapCells.push(row);
@@ -120,8 +121,10 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) 
     }
     for (let l = 0; l < layers; l++)
       for (let hd = 0; hd < H; hd++) {
-        const { canvas, label } = mapCells[l][hd];
+        const { canvas, label, metrics } = mapCells[l][hd];
         const m = probe.heads.layers[l].heads[hd];
+        const two = (v) => (v === null || v === undefined ? t(L(), 'none') : v.toFixed(2));
+        setText(metrics, t(L(), 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
         drawMap(canvas, probe.weights[l], hd * probe.T * probe.T, probe.T);
         canvas.setAttribute('aria-label', t(L(), 'train.mapLabel', { l, h: hd, label: t(L(), `label.${m.label}`) }));
         label.className = `head-label label-${m.label}`;
