@@ -330,6 +330,12 @@ if [ "$rc" -eq 0 ] && [ -s g.trace.safetensors ]; then
 else
   fail "trace --model --tokenizer --text" "exit code $rc"
 fi
+run predict --model g.safetensors --tokenizer "$TOK" --text "Hello world" --top 3
+if [ "$rc" -eq 0 ] && grep -q "Hello" stdout.txt && ! grep -q "#[0-9]" stdout.txt; then
+  pass "predict with GPT-2's tokenizer names every candidate from its vocabulary"
+else
+  fail "predict --tokenizer names candidates" "exit code $rc, $(head -3 stdout.txt)"
+fi
 run shapes --preset gpt2 --layers 1 --d-model 8 --heads 2 --vocab-size 50257 --tokenizer "$TOK" --text "Hello world"
 if [ "$rc" -eq 0 ] && grep -qF "[15496, 995]" stdout.txt; then pass "shapes --tokenizer shows GPT-2's ids"; else fail "shapes --tokenizer" "exit code $rc"; fi
 

@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   predict_cmd->add_option("--top", top, "candidates per position")->check(CLI::Range(1, 100));
   predict_cmd->callback([&] {
     const mha_cli::Run r = mha_cli::run(o);
-    std::fputs(mha_cli::predict_report(r.trace, top).c_str(), stdout);
+    std::fputs(mha_cli::predict_report(r.trace, top, r.model.tokenizer()).c_str(), stdout);
   });
 
   bool json = false;

@@ -4,10 +4,12 @@
 
 #include <string>
 
+#include "../core/tokenizer.h"
 #include "../core/trace.h"
 
 namespace mha_cli {
 
-std::string predict_report(const mha::Trace& trace, int top);
+// tokenizer (may be null): names predicted ids that are not in the text, where it has a vocabulary.
+std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenizer* tokenizer = nullptr);
 
 }  // namespace mha_cli

@@ -44,6 +44,7 @@ class Model {
   // than the model's vocabulary is an mha::Error (field "tokenizer"), and the model keeps its own.
   void set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer);
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
+  const Tokenizer* tokenizer() const { return tokenizer_.get(); }
 
   // tokenize -> embed -> every stage. Throws mha::Error for bad text.
   Trace run_text(const std::string& text, KernelPath path = KernelPath::simd, const HeadSwitches& off = {}) const;

@@ -20,6 +20,9 @@ class Tokenizer {
   // Throws mha::Error for invalid UTF-8, empty text, or text over kMaxTextBytes / kMaxTextTokens.
   virtual Tokenized tokenize(const std::string& text) const = 0;
   virtual int vocab_size() const = 0;
+  // The text an id stands for without a text to read it from (a predicted token), where the
+  // tokenizer has a vocabulary; "" where ids are hashes or first appearances.
+  virtual std::string token_text(int32_t) const { return {}; }
 };
 
 // A teaching tokenizer that needs no vocabulary file:
