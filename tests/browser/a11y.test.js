@@ -34,17 +34,24 @@ async function violations() {
   }, TAGS);
 }
 
-for (const [model, query] of [['trained', 'model=trained'], ['random', 'model=random&d-model=64&heads=4&kv-heads=2&causal'], ['blocks', 'model=blocks&d-model=32&heads=4']]) {
+// index.html?query, each stage `keep` accepts in turn: "[stage] violation" for each found.
+async function stageViolations(query, keep = () => true) {
+  await page.goto(`${server.url}?${query}`);
+  await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
+  const stages = (await page.evaluate(async () => (await window.mhaPage.ready).stages)).filter(keep);
+  const found = [];
+  for (const stage of stages) {
+    await page.evaluate((s) => window.mhaPage.goTo(s), stage);
+    for (const v of await violations()) found.push(`[${stage}] ${v}`);
+  }
+  return found;
+}
+
+const MODELS = [['trained', 'model=trained'], ['random', 'model=random&d-model=64&heads=4&kv-heads=2&causal'], ['blocks', 'model=blocks&d-model=32&heads=4']];
+for (const [model, query] of MODELS) {
   for (const lang of ['en', 'zh']) {
     test(`index.html, ${model} model, ${lang}: no axe violations on any stage`, { timeout: 120_000 }, async () => {
-      await page.goto(`${server.url}?${query}&lang=${lang}`);
-      await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
-      const stages = await page.evaluate(async () => (await window.mhaPage.ready).stages);
-      const found = [];
-      for (const stage of stages) {
-        await page.evaluate((s) => window.mhaPage.goTo(s), stage);
-        for (const v of await violations()) found.push(`[${stage}] ${v}`);
-      }
+      const found = await stageViolations(`${query}&lang=${lang}`);
       assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
       suite.assertNoProblems();
     });
@@ -53,6 +60,28 @@ for (const [model, query] of [['trained', 'model=trained'], ['random', 'model=ra
 
 for (const [name, url] of [['the article', 'examples/article.html'], ['the iframe form', 'embed.html?model=random&text=我是秦始皇&stage=attend'], ['the iframe form, trained', 'embed.html']]) {
   test(`${name}: no axe violations`, { timeout: 60_000 }, async () => {
+    await page.goto(`${server.url}${url}`);
+    const found = await violations();
+    assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
+    suite.assertNoProblems();
+  });
+}
+
+// The same in the reader's dark scheme (prefers-color-scheme: dark): the stages with the most
+// colour (head tiles, bands, the heads panel, the prediction), the article and the iframe form.
+const DARK_STAGES = ['tokenize', 'split', 'attend', 'concat', 'mlp', 'predict'];
+for (const [model, query] of MODELS) {
+  test(`dark: index.html, ${model} model: no axe violations`, { timeout: 120_000 }, async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const found = await stageViolations(query, (stage) => DARK_STAGES.includes(stage));
+    assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
+    suite.assertNoProblems();
+  });
+}
+
+for (const [name, url] of [['the article', 'examples/article.html'], ['the iframe form', 'embed.html?model=random&text=我是秦始皇&stage=attend']]) {
+  test(`dark: ${name}: no axe violations`, { timeout: 60_000 }, async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(`${server.url}${url}`);
     const found = await violations();
     assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);

@@ -8,6 +8,7 @@
 // Learner edits (controls, stage, head, language) are written back to the attributes
 // (attributeSync.js); files and URLs of models are opened in modelSources.js.
 import css from './widget.css';
+import { headColorCss } from './views/parts/colors.js';
 import { h, clear } from './dom.js';
 import { createStore } from './store.js';
 import { initialState } from './demoState.js';
@@ -63,7 +64,7 @@ export class MhaDemo extends HTMLElement {
     super();
     this._shadow = this.attachShadow({ mode: 'open' });
     const style = document.createElement('style');
-    style.textContent = css;
+    style.textContent = css + headColorCss();
     this._frame = h('div', { class: 'mha', part: 'frame' });
     this._shadow.append(style, this._frame);
     this._store = createStore(initialState());

@@ -3,7 +3,7 @@
 // spec: {name, shape, caption, note, panels: [{label, color, rows, cols, value(r,c), masked(r,c),
 //        rowNotes(r)}], rowLabels, colLabels, square, numbers, scale, bands: {size, count, label(i), color(i)},
 //        maskedLabel, footer}
-import { lutOf, lutIndex, inkFor, headColor, MASKED_LIGHT } from '../views/parts/colors.js';
+import { lutOf, lutIndex, inkFor, headHex, MASKED_LIGHT } from '../views/parts/colors.js';
 import { num, cellNum, shapeText } from '../format.js';
 
 export const PNG_SCALE = 4; // 4 × 96 CSS dpi = 384 dpi
@@ -81,7 +81,7 @@ export function layoutFigure(spec) {
       const { size, count, label, color } = spec.bands;
       for (let i = 0; i < count; i++) {
         const bx = px + i * size * cw;
-        rect(bx + 0.5, py, size * cw - 1, bandH - 3, headColor(color ? color(i) : i));
+        rect(bx + 0.5, py, size * cw - 1, bandH - 3, headHex(color ? color(i) : i));
         const s = label ? label(i) : String(i);
         if (measure(s, 10, MONO) < size * cw - 2) text(bx + (size * cw) / 2, py + 10, s, { size: 10, fill: '#fff', anchor: 'middle', font: MONO });
       }

@@ -77,7 +77,25 @@ export function maxAbs(data, from = 0, to = data.length) {
   return m;
 }
 
-const HEAD_COLORS = ['#3869c8', '#a35a1f', '#237c54', '#bc3f76', '#785ac5', '#826b19', '#1f778c', '#ba4736'];
+// The heads' colours, for text on the panel and as bands behind --on-accent text: on white (light)
+// and on the dark panel (dark, widget.css). Chosen by search so that every pair stays apart, CIEDE2000
+// ≥ 10, for normal vision and under simulated protanopia, deuteranopia and tritanopia (Machado 2009),
+// each at ≥ 4.7:1 against its panel (tests/browser/colors.test.js measures both).
+export const HEAD_COLORS = ['#0338fc', '#b5000b', '#0a6f39', '#7c355a', '#137bac', '#e6004a', '#0c4c9a', '#ba4d6f'];
+const HEAD_COLORS_DARK = ['#868dfe', '#f66d09', '#78a269', '#ca8398', '#3ee2c9', '#edca01', '#e3b9fa', '#afd48f'];
+
+// On the page: a custom property, so the head follows the colour scheme.
 export function headColor(h) {
+  return `var(--head-${h % HEAD_COLORS.length})`;
+}
+
+// In an exported figure (always light): the colour itself.
+export function headHex(h) {
   return HEAD_COLORS[h % HEAD_COLORS.length];
+}
+
+// The custom properties headColor names, for the shadow root's stylesheet.
+export function headColorCss() {
+  const props = (list) => list.map((c, i) => `--head-${i}: ${c};`).join(' ');
+  return `:host { ${props(HEAD_COLORS)} }\n@media (prefers-color-scheme: dark) { :host { ${props(HEAD_COLORS_DARK)} } }\n`;
 }

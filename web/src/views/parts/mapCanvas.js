@@ -39,7 +39,14 @@ export function canvasMap(o) {
 
 // Pixels are written as 32-bit words (little-endian RGBA: every browser's byte order), one per cell.
 const rgba = (r, g, b) => ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
-const GAP_COLOR = '#fff'; // between cells wide enough to show it
+// Between cells wide enough to show it: the panel's colour (widget.css --panel), read once per
+// colour scheme, so a dark page has dark gaps.
+const DARK = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+const gapColors = {};
+function gapColor(canvas) {
+  const scheme = DARK && DARK.matches ? 'dark' : 'light';
+  return (gapColors[scheme] ??= getComputedStyle(canvas).getPropertyValue('--panel').trim() || '#fff');
+}
 const BAND_COLOR = 'rgb(40, 44, 56)'; // between head bands
 const HATCH_DARK = rgba(...MASKED_DARK);
 const HATCH_LIGHT = rgba(...MASKED_LIGHT);
@@ -157,7 +164,7 @@ function paint(canvas, o, W, H) {
     ctx.fillStyle = hatchPattern(ctx);
     for (const [r, first, end] of runs) ctx.fillRect(x0(first), y0(r), x0(end) - x0(first), y0(r + 1) - y0(r));
   }
-  ctx.fillStyle = GAP_COLOR;
+  ctx.fillStyle = gapColor(canvas);
   if (colW >= 8) for (let c = 1; c < cols; c++) if (!(o.bands && c % o.bands.size === 0)) ctx.fillRect(x0(c), 0, 1, H);
   if (rowH >= 8) for (let r = 1; r < rows; r++) ctx.fillRect(0, y0(r), W, 1);
   if (o.bands) {

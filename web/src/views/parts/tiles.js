@@ -5,14 +5,14 @@
 import { h, live } from '../../dom.js';
 import { heatmap, legend, rowHeightFor, fillRowLabels, updateHeatmap, updateLegend } from './heatmap.js';
 import { tensorCard, setCardShape } from './tensorCard.js';
-import { maxAbs, headColor } from './colors.js';
+import { maxAbs, headColor, headHex } from './colors.js';
 import { tokenLabels, tokenName } from '../../format.js';
 import { t } from '../../i18n.js';
 import { modelOf } from './structure.js';
 
 const tilesKey = (state) => JSON.stringify([state.lang, modelOf(state.result)]);
 
-export function headTiles(state, name, { caption, tileLabel, colorOf = headColor, sub } = {}) {
+export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd, sub } = {}) {
   const { result, lang } = state;
   const tensor = result.tensors[name];
   const [, H, T0, d] = tensor.shape;
@@ -42,7 +42,7 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
     tiles.push(
       h(
         'div',
-        { class: 'tile', style: { '--head': colorOf(hd) } },
+        { class: 'tile', style: { '--head': headColor(headOf(hd)) } },
         h('div', { class: 'tile-head' }, tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd })),
         sub ? h('div', { class: 'tile-sub' }, sub(hd)) : null,
         map,
@@ -63,7 +63,7 @@ export function headTiles(state, name, { caption, tileLabel, colorOf = headColor
     make: () => ({
       panels: Array.from({ length: H }, (_, hd) => ({
         label: tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd }),
-        color: colorOf(hd),
+        color: headHex(headOf(hd)),
         rows: T(),
         cols: d,
         value: (r, c) => cur.tensor.data[(hd * T() + r) * d + c],

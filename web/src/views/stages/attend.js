@@ -6,7 +6,7 @@ import { h, live, setText } from '../../dom.js';
 import { heatmap, legend, updateHeatmap, updateLegend } from '../parts/heatmap.js';
 import { tensorCard, setCardShape } from '../parts/tensorCard.js';
 import { headTiles } from '../parts/tiles.js';
-import { maxAbs, headColor } from '../parts/colors.js';
+import { maxAbs, headColor, headHex } from '../parts/colors.js';
 import { workedView } from './worked.js';
 import { t } from '../../i18n.js';
 import { tokenLabels, tokenName } from '../../format.js';
@@ -131,7 +131,7 @@ function headGrid(state, actions) {
     make: () => ({
       panels: Array.from({ length: H }, (_, hd) => ({
         label: t(lang, 'head', { h: hd }),
-        color: headColor(hd),
+        color: headHex(hd),
         rows: T(),
         cols: T(),
         value: (r, c) => cur.tensor.data[(hd * T() + r) * T() + c],
@@ -225,7 +225,7 @@ function headDetail(state) {
     note: `${t(lang, 'head', { h: cur.hd })} · (${T()} × ${T()}) · ${t(lang, 'attend.figureNote')}`,
     panels: [{
       label: t(lang, 'head', { h: cur.hd }),
-      color: headColor(cur.hd),
+      color: headHex(cur.hd),
       rows: T(),
       cols: T(),
       value: at,

@@ -64,12 +64,12 @@ export function splitView(state) {
       : null;
 
   const kvLabel = (g) => (kv < heads ? t(lang, 'kvHead', { g }) : t(lang, 'head', { h: g }));
-  const kvColor = (g) => headColor(g * group);
+  const kvHead = (g) => g * group; // a K/V head wears the colour of the first query head it serves
   const kvSub = kv < heads ? (g) => `→ Q ${servedBy(g, group)}` : undefined;
   const cards = [
     headTiles(state, 'q_heads', { caption: t(lang, 'cap.q_heads', { h: heads, dh }) }),
-    headTiles(state, 'k_heads', { caption: t(lang, 'cap.k_heads', { kv }), tileLabel: kvLabel, sub: kvSub, colorOf: kvColor }),
-    headTiles(state, 'v_heads', { caption: t(lang, 'cap.v_heads', { kv }), tileLabel: kvLabel, sub: kvSub, colorOf: kvColor }),
+    headTiles(state, 'k_heads', { caption: t(lang, 'cap.k_heads', { kv }), tileLabel: kvLabel, sub: kvSub, headOf: kvHead }),
+    headTiles(state, 'v_heads', { caption: t(lang, 'cap.v_heads', { kv }), tileLabel: kvLabel, sub: kvSub, headOf: kvHead }),
   ];
   const view = h(
     'div',
