@@ -26,7 +26,7 @@ void validate_config(const Config& c) {
                     ": each key/value head must serve the same number of query heads",
                 "kv_heads", "heads_not_divisible", {{"heads", to_string(c.heads)}, {"kv_heads", to_string(c.kv_heads)}});
   if (!(c.rope_base >= 0) || c.rope_base > 1e30)  // also refuses NaN
-    throw Error("RoPE's base must be a positive number, got " + to_string(c.rope_base), "rope_base", "out_of_range");
+    throw Error("RoPE's base must be a positive number, got " + to_string(c.rope_base));
   if (c.rope_base > 0 && c.preset != Preset::single)
     throw Error(std::string("rotary position embeddings come with one llama-layout layer, not a ") +
                 preset_name(c.preset) + " model");
