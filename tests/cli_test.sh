@@ -157,6 +157,35 @@ for entry in "${cases[@]}"; do
 done
 trace_and_compare "trace --scalar + compare llama_gqa" llama_gqa --layout llama --causal --heads 8 --scalar
 
+# RoPE: llama layers show the rope stage; the file's rope_theta (llama_mqa_layer0: 500000) or --rope-base
+run shapes --weights "$DATA/llama_gqa.weights.safetensors" --layout llama --causal --heads 8 --input "$DATA/llama_gqa.input.safetensors"
+missing=""
+for s in "5 rope" "q_rot                    (1, 8, 6, 4)" "k_rot                    (1, 2, 6, 4)" "RoPE base 10000"; do
+  grep -qF "$s" stdout.txt || missing="$missing '$s'"
+done
+if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then pass "shapes of llama weights shows the rope stage, q_rot and k_rot"; else fail "shapes shows rope" "exit $rc, missing:$missing"; fi
+run shapes --weights "$DATA/pytorch_mha.weights.safetensors" --heads 4 --input "$DATA/pytorch_mha.input.safetensors"
+if [ "$rc" -eq 0 ] && grep -q "^4 split" stdout.txt && ! grep -qE "rope|RoPE|q_rot" stdout.txt; then pass "shapes of pytorch weights has no rope stage"; else fail "pytorch weights have no rope" "exit $rc"; fi
+trace_and_compare "trace --rope-base 500000 (the file's own) + compare llama_mqa_layer0" llama_mqa_layer0 --layout llama --heads 6 --rope-base 500000
+run trace --weights "$DATA/llama_mqa_layer0.weights.safetensors" --layout llama --heads 6 --rope-base 10000 \
+  --input "$DATA/llama_mqa_layer0.input.safetensors" --out rope10k.safetensors
+run compare rope10k.safetensors "$DATA/llama_mqa_layer0.expected.safetensors" --tolerance 1e-4
+if [ "$rc" -eq 1 ] && grep -q '^q_rot .*FAIL' stdout.txt && grep -q '^q_heads .* ok' stdout.txt; then
+  pass "--rope-base 10000 overrides the file's 500000: q_rot differs, q_heads does not"
+else
+  fail "--rope-base overrides the file's rope_theta" "compare exit $rc"
+fi
+clean_up rope10k.safetensors
+expect_error "--rope-base with pytorch weights" out.safetensors \
+  trace --weights "$DATA/pytorch_mha.weights.safetensors" --heads 4 --rope-base 10000 --input "$DATA/pytorch_mha.input.safetensors" --out out.safetensors
+expect_error "--rope-base with gpt2 weights" out.safetensors \
+  shapes --weights "$DATA/gpt2_layer1.weights.safetensors" --layout gpt2 --layer 1 --causal --heads 4 --rope-base 10000 --input "$DATA/gpt2_layer1.input.safetensors"
+expect_error "--rope-base on random weights" out.safetensors shapes --text "hi" --rope-base 10000
+expect_error "llama weights read as 32 heads: d_head 1 has no pairs to turn" out.safetensors \
+  shapes --weights "$DATA/llama_gqa.weights.safetensors" --layout llama --heads 32 --input "$DATA/llama_gqa.input.safetensors"
+expect_usage_error "--rope-base 0" out.safetensors \
+  trace --weights "$DATA/llama_gqa.weights.safetensors" --layout llama --heads 8 --rope-base 0 --input "$DATA/llama_gqa.input.safetensors" --out out.safetensors
+
 run compare pytorch_mha.trace.safetensors "$DATA/pytorch_large.expected.safetensors" --tolerance 1e-4
 if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && ! crash_text stdout.txt stderr.txt; then
   pass "compare against another case's expected fails (exit $rc)"

@@ -16,6 +16,7 @@ namespace {
 
 const char* const kCases[] = {"pytorch_mha", "pytorch_causal", "pytorch_large",
                               "gpt2_layer1", "llama_gqa",      "llama_mqa_layer0"};
+// Every case has these; the llama cases add q_rot and k_rot (RoPE), and every tensor a file has is compared.
 const char* const kStageTensors[] = {"q",      "k",       "v",        "q_heads", "k_heads", "v_heads",
                                      "scores", "weights", "head_out", "concat",  "y"};
 
@@ -52,11 +53,18 @@ TEST_CASE("every stage matches PyTorch on every reference case and kernel path")
     CHECK(model.config().d_model == std::stoi(meta.at("d_model")));
     CHECK(model.config().kv_heads_or_heads() == std::stoi(meta.at("kv_heads")));
 
+    const bool llama = meta.at("layout") == "llama";
+    CHECK(expected.has("q_rot") == llama);
+    CHECK(expected.has("k_rot") == llama);
+    for (const char* tensor : kStageTensors) CHECK(expected.has(tensor));
+    if (llama) CHECK(model.config().rope_base == doctest::Approx(std::stod(meta.at("rope_theta"))));
+
     for (mha::KernelPath path : {mha::KernelPath::simd, mha::KernelPath::scalar}) {
       CAPTURE(mha::kernel_path_name(path));
       const mha::Trace trace = model.run_input(input.read_float("x"), path);
-      for (const char* tensor : kStageTensors)
-        mha_test::check_close(trace.get(tensor), expected.read_float(tensor), 1e-5, tensor);
+      CHECK(trace.has("q_rot") == llama);
+      for (const std::string& tensor : expected.names())
+        mha_test::check_close(trace.get(tensor), expected.read_float(tensor), 1e-5, tensor.c_str());
     }
   }
 }

@@ -95,12 +95,16 @@ TEST_CASE("the stage table describes every tensor of every kind of model") {
 }
 
 TEST_CASE("each kind of model walks its stages, in the table's order") {
-  const auto walk = [](mha::Preset preset) {
+  const auto walk = [](mha::Preset preset, double rope_base = 0) {
+    mha::Config c;
+    c.preset = preset;
+    c.rope_base = rope_base;
     std::string out;
-    for (mha::Stage s : mha::stages_of(preset)) out += std::string(out.empty() ? "" : " ") + mha::stage_name(s);
+    for (mha::Stage s : mha::stages_of(c)) out += std::string(out.empty() ? "" : " ") + mha::stage_name(s);
     return out;
   };
   CHECK(walk(mha::Preset::single) == "tokenize embed project split attend concat output");
+  CHECK(walk(mha::Preset::single, 10000) == "tokenize embed project split rope attend concat output");
   CHECK(walk(mha::Preset::attn_only) == "tokenize embed project split attend concat output residual logits predict");
   CHECK(walk(mha::Preset::gpt2) ==
         "tokenize embed ln_1 project split attend concat output residual ln_2 mlp mlp_residual ln_f logits predict");

@@ -40,6 +40,13 @@ double whole_number(const val& options, const char* key, double current, double 
   return d;
 }
 
+// The ids of the stages a model walks, in table order.
+val stage_ids(const mha::Config& c) {
+  val ids = val::array();
+  for (mha::Stage s : mha::stages_of(c)) ids.call<void>("push", std::string(mha::stage_name(s)));
+  return ids;
+}
+
 }  // namespace
 
 mha::Config config_from_options(const val& options, const mha::Config& base) {
@@ -84,6 +91,8 @@ val config_to_object(const mha::Config& c) {
   o.set("maxPositions", c.max_positions);
   o.set("layerNorm", mha::has_layer_norm(c.preset));
   o.set("mlp", mha::has_mlp(c.preset));
+  o.set("ropeBase", c.rope_base);
+  o.set("stages", stage_ids(c));  // what this model walks: loaded llama weights add rope
   return o;
 }
 
@@ -176,11 +185,11 @@ val stage_table_object() {
     o.set("formula", std::string(t.formula));
     tensors.call<void>("push", o);
   }
-  val presets = val::object();  // which stages each kind of model walks
+  val presets = val::object();  // which stages each kind of model walks with seeded weights
   for (mha::Preset p : {mha::Preset::single, mha::Preset::attn_only, mha::Preset::gpt2}) {
-    val ids = val::array();
-    for (mha::Stage s : mha::stages_of(p)) ids.call<void>("push", std::string(mha::stage_name(s)));
-    presets.set(mha::preset_name(p), ids);
+    mha::Config c;
+    c.preset = p;
+    presets.set(mha::preset_name(p), stage_ids(c));
   }
   val out = val::object();
   out.set("stages", stages);

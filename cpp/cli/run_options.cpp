@@ -35,6 +35,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--heads", o.heads, "attention heads; d_model must be divisible by it (a --model file may say it)")
       ->each([&o](const std::string&) { o.heads_given = true; });
   cmd.add_option("--kv-heads", o.kv_heads, "key/value heads (grouped-query); default: heads");
+  cmd.add_option("--rope-base", o.rope_base, "RoPE's base θ for --layout llama (default: the file's rope_theta, else 10000)")
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--seed", o.seed, "seed of the random weights and embeddings");
   cmd.add_option("--vocab-size", o.vocab_size, "vocabulary size for token ids (random weights)");
   cmd.add_option("--max-positions", o.max_positions, "positions of a random attn-only or gpt2 model");
@@ -86,7 +88,10 @@ mha::HeadSwitches parse_switched_off(const std::string& list, const mha::Config&
 namespace {
 
 mha::Model load_model(const RunOptions& o) {
+  if (o.rope_base > 0 && (o.weights_path.empty() || o.layout != "llama"))
+    throw mha::Error("--rope-base goes with --weights and --layout llama: only Llama's layers turn q and k by position");
   mha::Config config;
+  config.rope_base = o.rope_base;
   config.preset = mha::parse_preset(o.preset.c_str());
   config.layers = o.layers;
   config.d_model = o.d_model;

@@ -17,6 +17,7 @@ struct RunOptions {
   std::string preset = "single";
   int d_model = 512, heads = 8, kv_heads = 0, layer = 0, layers = 1, vocab_size = 8000, max_positions = 1024;
   uint64_t seed = 1;
+  double rope_base = 0;  // --rope-base: 0 = the --weights file's rope_theta, else 10000 (llama only)
   bool causal = false, scalar = false;
   bool has_text = false;   // --text "" is a given, empty text: the tokenizer says so
   bool heads_given = false;

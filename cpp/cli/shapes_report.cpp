@@ -1,6 +1,7 @@
 #include "shapes_report.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "../core/stages.h"
@@ -23,6 +24,7 @@ std::string model_line(const mha::Config& c) {
   out += "d_model " + to_string(c.d_model) + ", heads " + to_string(c.heads) + ", d_head " + to_string(c.d_head()) +
          ", kv_heads " + to_string(c.kv_heads_or_heads());
   if (mha::has_blocks(c.preset)) out += ", vocab " + to_string(c.vocab_size);
+  if (c.rope_base > 0) out += ", RoPE base " + nlohmann::json(c.rope_base).dump();
   return out + (c.causal ? ", causal mask" : ", no mask") + "\n\n";
 }
 

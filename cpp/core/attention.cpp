@@ -5,6 +5,7 @@
 #include <string>
 
 #include "error.h"
+#include "rope.h"
 
 namespace mha {
 
@@ -13,17 +14,26 @@ namespace {
 using LinearFn = void (*)(float*, const float*, const float*, const float*, int, int, int);
 using AttendHeadFn = void (*)(float*, float*, float*, const float*, const float*, const float*, int, int, float, bool);
 using ScoresFn = void (*)(float*, const float*, const float*, int, int, float, bool);
+using RopeFn = void (*)(float*, const float*, const float*, const float*, int, int);
 
 struct KernelSet {
   LinearFn linear;
   AttendHeadFn attend_head;
   ScoresFn scores;
+  RopeFn rope;
 };
 
 KernelSet kernel_set(KernelPath path) {
   using namespace kernels;
-  if (path == KernelPath::scalar) return {linear_forward_scalar, attend_head_forward_scalar, scores_forward_scalar};
-  return {linear_forward_simd, attend_head_forward_simd, scores_forward_simd};
+  if (path == KernelPath::scalar)
+    return {linear_forward_scalar, attend_head_forward_scalar, scores_forward_scalar, rope_forward_scalar};
+  return {linear_forward_simd, attend_head_forward_simd, scores_forward_simd, rope_forward_simd};
+}
+
+// Every head of (1, n_heads, T, D) turned by position with the RoPE tables.
+void rope_heads(Tensor& out, const Tensor& heads, const RopeTables& tables, RopeFn rope, int T, int n_heads, int D) {
+  for (int h = 0; h < n_heads; ++h)
+    rope(out.ptr() + h * T * D, heads.ptr() + h * T * D, tables.cos.data(), tables.sin.data(), T, D);
 }
 
 // (1, T, n_heads·D) -> (1, n_heads, T, D): head h takes columns h·D … (h+1)·D-1 of every row.
@@ -115,6 +125,18 @@ const Tensor& attention_forward(Trace& trace, const Tensor& x, const AttentionWe
   split_heads(k_heads, k, T, kv_heads, D);
   split_heads(v_heads, v, T, kv_heads, D);
 
+  // rope (llama weights): scores then see q and k turned by their positions
+  const Tensor* q_att = &q_heads;
+  const Tensor* k_att = &k_heads;
+  if (walks(c, Stage::rope)) {
+    const RopeTables& tables = rope_tables(T, D, c.rope_base);
+    Tensor& q_rot = trace.slot(Stage::rope, layer, "q_rot", {1, heads, T, D});
+    Tensor& k_rot = trace.slot(Stage::rope, layer, "k_rot", {1, kv_heads, T, D});
+    rope_heads(q_rot, q_heads, tables, ks.rope, T, heads, D);
+    rope_heads(k_rot, k_heads, tables, ks.rope, T, kv_heads, D);
+    q_att = &q_rot, k_att = &k_rot;
+  }
+
   // attend, each head on its own
   Tensor& raw_scores = trace.slot(Stage::attend, layer, "raw_scores", {1, heads, T, T});
   Tensor& scores = trace.slot(Stage::attend, layer, "scores", {1, heads, T, T});
@@ -124,11 +146,11 @@ const Tensor& attention_forward(Trace& trace, const Tensor& x, const AttentionWe
   for (int h = 0; h < heads; ++h) {
     const int g = h / group;
     const size_t tt = static_cast<size_t>(h) * T * T;
-    ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, head_out.ptr() + h * T * D, q_heads.ptr() + h * T * D,
-                   k_heads.ptr() + g * T * D, v_heads.ptr() + g * T * D, T, D, scale, c.causal);
+    ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, head_out.ptr() + h * T * D, q_att->ptr() + h * T * D,
+                   k_att->ptr() + g * T * D, v_heads.ptr() + g * T * D, T, D, scale, c.causal);
     // What the mask hides: the future scores, computed like the rest (unmasked, scores are the same).
     if (c.causal)
-      ks.scores(raw_scores.ptr() + tt, q_heads.ptr() + h * T * D, k_heads.ptr() + g * T * D, T, D, scale, false);
+      ks.scores(raw_scores.ptr() + tt, q_att->ptr() + h * T * D, k_att->ptr() + g * T * D, T, D, scale, false);
     else
       std::copy_n(scores.ptr() + tt, static_cast<size_t>(T) * T, raw_scores.ptr() + tt);
     if (switched_off && (*switched_off)[h]) std::fill_n(head_out.ptr() + h * T * D, static_cast<size_t>(T) * D, 0.0f);

@@ -1,5 +1,5 @@
 // The attention stages of one layer on an input x, recorded into a trace (shapes: stages.h):
-//   project  q, k, v;  split  q_heads, k_heads, v_heads;  attend  raw_scores, scores, weights,
+//   project  q, k, v;  split  q_heads, k_heads, v_heads;  rope (llama weights)  q_rot, k_rot;  attend  raw_scores, scores, weights,
 //   head_out;  concat  concat;  output  y
 #pragma once
 

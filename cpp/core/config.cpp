@@ -25,6 +25,15 @@ void validate_config(const Config& c) {
     throw Error("heads " + to_string(c.heads) + " is not divisible by kv_heads " + to_string(c.kv_heads) +
                     ": each key/value head must serve the same number of query heads",
                 "kv_heads", "heads_not_divisible", {{"heads", to_string(c.heads)}, {"kv_heads", to_string(c.kv_heads)}});
+  if (!(c.rope_base >= 0) || c.rope_base > 1e30)  // also refuses NaN
+    throw Error("RoPE's base must be a positive number, got " + to_string(c.rope_base));
+  if (c.rope_base > 0 && c.preset != Preset::single)
+    throw Error(std::string("rotary position embeddings come with one llama-layout layer, not a ") +
+                preset_name(c.preset) + " model");
+  if (c.rope_base > 0 && c.d_head() % 2 != 0)
+    throw Error("RoPE turns pairs of dimensions, so d_head must be even; d_model " + to_string(c.d_model) + " / heads " +
+                    to_string(c.heads) + " = " + to_string(c.d_head()),
+                "heads", "rope_odd_d_head", {{"d_head", to_string(c.d_head())}});
   if (c.vocab_size < 1) throw Error("vocab_size must be at least 1, got " + to_string(c.vocab_size));
   if (c.preset == Preset::single && c.layers != 1)
     throw Error("a single attention layer has 1 layer, got " + to_string(c.layers));

@@ -13,6 +13,7 @@ constexpr int kMaxTextBytes = 4096;   // UTF-8 bytes of text given to the tokeni
 constexpr int kMaxTextTokens = 512;   // tokens the tokenizer may produce
 constexpr int kMaxLayers = 48;
 constexpr int kMaxVocab = 1 << 20;    // rows of a token table (GPT-2: 50,257)
+constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file does not say
 
 // One description, three kinds of model:
 enum class Preset {
@@ -37,6 +38,9 @@ struct Config {
   uint64_t seed = 1;      // random weights and embeddings
   int vocab_size = 8000;  // ids are in [0, vocab_size)
   int max_positions = 1024;  // rows of the learned position table (models with blocks)
+  // Rotary position embeddings (rope.h): 0 = none; > 0 = their base θ. Not a free setting: it comes
+  // with llama-layout weights (Model::from_safetensors), so a single layer only; d_head must be even.
+  double rope_base = 0;
 
   int d_head() const { return d_model / heads; }
   int kv_heads_or_heads() const { return kv_heads == 0 ? heads : kv_heads; }

@@ -1,4 +1,4 @@
-// The four kernels of attention, each twice: a plain scalar oracle and an xsimd version.
+// The kernels of attention, each twice: a plain scalar oracle and an xsimd version.
 // Signatures follow llm.c: outputs first, then inputs, then sizes. Every matrix is row-major and
 // contiguous. The xsimd versions are tested against the scalar ones on every size, tails included.
 #pragma once
@@ -25,6 +25,12 @@ void softmax_forward_simd(float* weights, const float* scores, int T, bool causa
 // out (T, D) = weights (T, T) · v (T, D); causal rows stop at the diagonal
 void weighted_sum_forward_scalar(float* out, const float* weights, const float* v, int T, int D, bool causal);
 void weighted_sum_forward_simd(float* out, const float* weights, const float* v, int T, int D, bool causal);
+
+// x (T, D) turned pair by pair by rope.h's tables (row t: position t, columns i < D/2); D is even.
+// With c = cos[t, i], s = sin[t, i], h = D/2: out[t, i] = x[t, i]·c − x[t, i+h]·s and
+// out[t, i+h] = x[t, i+h]·c + x[t, i]·s (transformers' q·cos + rotate_half(q)·sin).
+void rope_forward_scalar(float* out, const float* x, const float* cos, const float* sin, int T, int D);
+void rope_forward_simd(float* out, const float* x, const float* cos, const float* sin, int T, int D);
 
 // One head: the three above in turn, scores and weights kept. The SIMD version runs them one block
 // of query rows at a time so the (T, T) matrices are used while they are in cache.

@@ -59,6 +59,16 @@ void weighted_sum_forward_scalar(float* out, const float* weights, const float* 
   }
 }
 
+void rope_forward_scalar(float* out, const float* x, const float* cos, const float* sin, int T, int D) {
+  const int h = D / 2;
+  for (int t = 0; t < T; ++t)
+    for (int i = 0; i < h; ++i) {
+      const double c = cos[t * h + i], s = sin[t * h + i], a = x[t * D + i], b = x[t * D + i + h];
+      out[t * D + i] = static_cast<float>(a * c - b * s);
+      out[t * D + i + h] = static_cast<float>(b * c + a * s);
+    }
+}
+
 void attend_head_forward_scalar(float* scores, float* weights, float* out, const float* q, const float* k,
                                 const float* v, int T, int D, float scale, bool causal) {
   scores_forward_scalar(scores, q, k, T, D, scale, causal);

@@ -114,6 +114,29 @@ void weighted_sum_forward_simd(float* out, const float* weights, const float* v,
   weighted_sum_rows(out, weights, v_packed, T, D, causal, 0, T);
 }
 
+// In float32 as transformers computes it: each product rounded, then the sum. The tail runs the same
+// operations one float at a time, so every entry has the same bits whatever the SIMD width.
+void rope_forward_simd(float* out, const float* x, const float* cos, const float* sin, int T, int D) {
+  const int h = D / 2;
+  for (int t = 0; t < T; ++t) {
+    const float *a = x + static_cast<size_t>(t) * D, *b = a + h;
+    const float *c = cos + static_cast<size_t>(t) * h, *s = sin + static_cast<size_t>(t) * h;
+    float *lo = out + static_cast<size_t>(t) * D, *hi = lo + h;
+    int i = 0;
+    for (; i + kWidth <= h; i += kWidth) {
+      const Batch av = Batch::load_unaligned(a + i), bv = Batch::load_unaligned(b + i);
+      const Batch cv = Batch::load_unaligned(c + i), sv = Batch::load_unaligned(s + i);
+      (av * cv - bv * sv).store_unaligned(lo + i);
+      (bv * cv + av * sv).store_unaligned(hi + i);
+    }
+    for (; i < h; ++i) {
+      const float ac = a[i] * c[i], bs = b[i] * s[i], bc = b[i] * c[i], as = a[i] * s[i];
+      lo[i] = ac - bs;
+      hi[i] = bc + as;
+    }
+  }
+}
+
 // The three steps one block of query rows at a time: the block's scores are still in cache for its
 // softmax, and its weights for P·V, instead of each (T, T) matrix going out to memory and back
 // twice. Every entry is computed as the three kernels above compute it, so the bits are the same.

@@ -1,5 +1,6 @@
 #include "layouts.h"
 
+#include <cmath>
 #include <vector>
 
 #include "error.h"
@@ -84,6 +85,22 @@ void load_pytorch(const SafetensorsFile& f, int layer, LoadedWeights& out) {
   out.d_model = static_cast<int>(d);
 }
 
+// Hugging Face keeps rope_theta in config.json; a file made for us may carry it in __metadata__.
+double rope_base_of(const SafetensorsFile& f) {
+  const auto it = f.metadata().find("rope_theta");
+  if (it == f.metadata().end()) return kDefaultRopeBase;
+  size_t used = 0;
+  double base = 0;
+  try {
+    base = std::stod(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != it->second.size() || !(base > 0) || !std::isfinite(base))
+    throw Error("__metadata__ rope_theta is '" + it->second + "'; expected a positive number such as 10000");
+  return base;
+}
+
 void load_llama(const SafetensorsFile& f, int layer, LoadedWeights& out) {
   const std::string l = to_string(layer);
   const std::string p = find_prefix(f, {"", "self_attn.", "model.layers." + l + ".self_attn.",
@@ -102,6 +119,7 @@ void load_llama(const SafetensorsFile& f, int layer, LoadedWeights& out) {
   a.b_v = read_vector_or_zeros(f, p + "v_proj.bias", kv);
   a.b_o = read_vector_or_zeros(f, p + "o_proj.bias", d);
   out.d_model = static_cast<int>(d);
+  out.rope_base = rope_base_of(f);
 }
 
 void load_gpt2(const SafetensorsFile& f, int layer, LoadedWeights& out) {

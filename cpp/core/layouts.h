@@ -21,6 +21,7 @@ const char* layout_name(WeightLayout layout);
 struct LoadedWeights {
   int d_model = 0;         // read off the projection shapes
   int kv_heads = 0;        // read off K's rows for llama; = heads otherwise
+  double rope_base = 0;    // llama: __metadata__'s rope_theta, else kDefaultRopeBase; other layouts: 0 (no RoPE)
   AttentionWeights attention;
   Tensor token_table;      // (vocab, d_model) when the file has one (GPT-2's wte), else empty
   Tensor position_table;   // (n_positions, d_model) when the file has one (GPT-2's wpe), else empty

@@ -27,6 +27,7 @@ std::shared_ptr<const Tokenizer> seeded_tokenizer(const Config& c) {
 }  // namespace
 
 Model::Model(const Config& config) : config_(config) {
+  config_.rope_base = 0;  // RoPE comes with llama weights; seeded ones have none (a base from the last file stays there)
   validate_config(config_);
   if (has_blocks(config_.preset)) {
     weights_ = random_model_weights(config_, kRandomModelInitStd);
@@ -57,7 +58,9 @@ void Model::prepare() {
   }
 }
 
-void Model::configure(const Config& config) {
+void Model::configure(const Config& asked) {
+  Config config = asked;
+  config.rope_base = config_.rope_base;  // the weights', not a setting (config.h)
   validate_config(config);
   const Config& now = config_;
   if (seeded_) {
@@ -96,6 +99,9 @@ void Model::configure(const Config& config) {
 
 Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer) {
   const SafetensorsFile file(bytes, size);
+  if (base.rope_base > 0 && layout != WeightLayout::llama)
+    throw Error(std::string("a RoPE base goes with llama-layout weights; ") + layout_name(layout) +
+                " attention has no rotary position embeddings");
   LoadedWeights loaded = load_weights_layer(file, layout, layer, base.heads, base.kv_heads);
   Model m;
   m.config_ = base;
@@ -103,6 +109,7 @@ Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t s
   m.config_.layers = 1;
   m.config_.d_model = loaded.d_model;
   m.config_.kv_heads = loaded.kv_heads;
+  m.config_.rope_base = base.rope_base > 0 ? base.rope_base : loaded.rope_base;
   if (!loaded.token_table.data.empty()) m.config_.vocab_size = static_cast<int>(loaded.token_table.shape[0]);
   validate_config(m.config_);
   m.weights_.blocks.resize(1);
@@ -133,7 +140,9 @@ Model Model::from_weights(const Config& config, ModelWeights weights) {
 }
 
 void Model::load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer) {
-  *this = from_safetensors(config_, bytes, size, layout, layer);  // assigned only once it has succeeded
+  Config base = config_;
+  base.rope_base = 0;  // the new file's own base, not the last file's
+  *this = from_safetensors(base, bytes, size, layout, layer);  // assigned only once it has succeeded
 }
 
 Trace Model::run_text(const std::string& text, KernelPath path, const HeadSwitches& off) const {

@@ -22,7 +22,8 @@ class Model {
   explicit Model(const Config& config);
 
   // One attention layer read from safetensors bytes. d_model (and kv_heads, when `base` leaves it 0)
-  // come from the file; heads, causal, seed from `base`. A token/position table in the file is used for text.
+  // come from the file; heads, causal, seed from `base`. Llama weights bring RoPE: base.rope_base when
+  // > 0 (an error for other layouts), else the file's rope_theta, else kDefaultRopeBase. A token/position table in the file is used for text.
   static Model from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
   // A whole model (layout gpt2 or attn_only); heads from `heads` or, when 0, the file's __metadata__.
   static Model from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads);

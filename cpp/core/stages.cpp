@@ -6,23 +6,35 @@
 
 namespace mha {
 
+namespace {
+
+bool every_model(const Config&) { return true; }
+bool blocks(const Config& c) { return has_blocks(c.preset); }
+bool layer_norm(const Config& c) { return has_layer_norm(c.preset); }
+bool mlp(const Config& c) { return has_mlp(c.preset); }
+// Rotary position embeddings: a single layer whose llama-layout weights brought a base (config.h).
+bool rotary(const Config& c) { return c.preset == Preset::single && c.rope_base > 0; }
+
+}  // namespace
+
 const std::vector<StageSpec>& stage_table() {
   static const std::vector<StageSpec> table = {
       {Stage::tokenize, "tokenize", "input", false, every_model},
       {Stage::embed, "embed", "input", false, every_model},
-      {Stage::ln_1, "ln_1", "block", true, has_layer_norm},
+      {Stage::ln_1, "ln_1", "block", true, layer_norm},
       {Stage::project, "project", "qkv", true, every_model},
       {Stage::split, "split", "qkv", true, every_model},
+      {Stage::rope, "rope", "qkv", true, rotary},
       {Stage::attend, "attend", "attend", true, every_model},
       {Stage::concat, "concat", "output", true, every_model},
       {Stage::output, "output", "output", true, every_model},
-      {Stage::residual, "residual", "block", true, has_blocks},
-      {Stage::ln_2, "ln_2", "block", true, has_layer_norm},
-      {Stage::mlp, "mlp", "block", true, has_mlp},
-      {Stage::mlp_residual, "mlp_residual", "block", true, has_mlp},
-      {Stage::ln_f, "ln_f", "head", false, has_layer_norm},
-      {Stage::logits, "logits", "head", false, has_blocks},
-      {Stage::predict, "predict", "head", false, has_blocks},
+      {Stage::residual, "residual", "block", true, blocks},
+      {Stage::ln_2, "ln_2", "block", true, layer_norm},
+      {Stage::mlp, "mlp", "block", true, mlp},
+      {Stage::mlp_residual, "mlp_residual", "block", true, mlp},
+      {Stage::ln_f, "ln_f", "head", false, layer_norm},
+      {Stage::logits, "logits", "head", false, blocks},
+      {Stage::predict, "predict", "head", false, blocks},
   };
   return table;
 }
@@ -39,6 +51,10 @@ const std::vector<TensorSpec>& tensor_table() {
       {"q_heads", Stage::split, "(1, heads, T, d_head)", "q cut into heads"},
       {"k_heads", Stage::split, "(1, kv_heads, T, d_head)", "k cut into key/value heads"},
       {"v_heads", Stage::split, "(1, kv_heads, T, d_head)", "v cut into key/value heads"},
+      {"q_rot", Stage::rope, "(1, heads, T, d_head)",
+       "q_heads turned by position t: dims i and i + d_head/2 by the angle t·base^(−2i/d_head)"},
+      {"k_rot", Stage::rope, "(1, kv_heads, T, d_head)",
+       "k_heads turned the same way; the scores use q_rot · k_rot, which sees positions only through their distance"},
       {"raw_scores", Stage::attend, "(1, heads, T, T)", "Q·Kᵀ / √d_head, before the mask"},
       {"scores", Stage::attend, "(1, heads, T, T)", "raw_scores + mask (−∞ above the diagonal when causal)"},
       {"weights", Stage::attend, "(1, heads, T, T)", "softmax(scores), each row sums to 1"},
@@ -61,12 +77,14 @@ const StageSpec& stage_spec(Stage stage) { return stage_table().at(static_cast<s
 
 const char* stage_name(Stage stage) { return stage_spec(stage).id; }
 
-std::vector<Stage> stages_of(Preset preset) {
+std::vector<Stage> stages_of(const Config& config) {
   std::vector<Stage> out;
   for (const StageSpec& spec : stage_table())
-    if (spec.walked_by(preset)) out.push_back(spec.stage);
+    if (spec.walked_by(config)) out.push_back(spec.stage);
   return out;
 }
+
+bool walks(const Config& config, Stage stage) { return stage_spec(stage).walked_by(config); }
 
 int layer_of(const std::string& name) {
   if (name.rfind("layers.", 0) != 0) return -1;

@@ -17,7 +17,7 @@ namespace mha {
 // In the order a learner walks them. Stages marked per_layer repeat for every block.
 enum class Stage {
   tokenize, embed,                                              // text -> ids -> x
-  ln_1, project, split, attend, concat, output, residual,       // each block: attention
+  ln_1, project, split, rope, attend, concat, output, residual, // each block: attention
   ln_2, mlp, mlp_residual,                                      // each block: MLP (GPT-2)
   ln_f, logits, predict,                                        // after the last block
 };
@@ -27,10 +27,8 @@ struct StageSpec {
   const char* id;      // "attend": the page's data-stage and the trace file's stage names
   const char* family;  // input | qkv | attend | output | block | head: the page colours stages by family
   bool per_layer;
-  bool (*walked_by)(Preset);  // which kinds of model have it: every_model, has_blocks, has_layer_norm, has_mlp
+  bool (*walked_by)(const Config&);  // which models have it: by their preset (config.h) or, for rope, their weights
 };
-
-inline bool every_model(Preset) { return true; }
 
 struct TensorSpec {
   const char* name;     // the trace name; per-layer tensors are recorded as layers.{i}.{name}
@@ -43,8 +41,9 @@ struct TensorSpec {
 const std::vector<StageSpec>& stage_table();
 const std::vector<TensorSpec>& tensor_table();
 const StageSpec& stage_spec(Stage stage);
-// The stages a kind of model walks, in table order: the rows whose walked_by holds for it.
-std::vector<Stage> stages_of(Preset preset);
+// The stages a model walks, in table order: the rows whose walked_by holds for its config.
+std::vector<Stage> stages_of(const Config& config);
+bool walks(const Config& config, Stage stage);
 const char* stage_name(Stage stage);
 // The spec of a trace name: "q" and "layers.3.q" both give q's row. Null for an unknown name.
 const TensorSpec* find_tensor_spec(const std::string& name);

@@ -29,6 +29,7 @@ std::vector<uint8_t> trace_to_safetensors(const Trace& trace, const AttentionWei
   out.set_metadata("heads", std::to_string(c.heads));
   out.set_metadata("kv_heads", std::to_string(c.kv_heads_or_heads()));
   out.set_metadata("causal", c.causal ? "true" : "false");
+  if (c.rope_base > 0) out.set_metadata("rope_theta", nlohmann::json(c.rope_base).dump());
   out.set_metadata("seed", std::to_string(c.seed));
   out.set_metadata("vocab_size", std::to_string(c.vocab_size));
   out.set_metadata("tokens", nlohmann::json(trace.tokens).dump());

@@ -198,7 +198,7 @@ PreparedModel prepare_model(const ModelWeights& w, const Config& c) {
 }
 
 size_t model_trace_size(const Config& c) {
-  const std::vector<Stage> stages = stages_of(c.preset);
+  const std::vector<Stage> stages = stages_of(c);
   size_t per_block = 0, model = 0;
   for (const TensorSpec& spec : tensor_table())
     if (std::find(stages.begin(), stages.end(), spec.stage) != stages.end())

@@ -93,6 +93,32 @@ test('weights that fail to load: ready rejects with one message, no stray text; 
   suite.assertNoProblems();
 });
 
+test('Llama weights add the rope stage between split and attend, with its text, formula and q_rot/k_rot; other weights do not', { timeout: TEST_TIMEOUT }, async () => {
+  const copy = path.join(ROOT, 'web', 'build', 'test-llama.safetensors');
+  fs.copyFileSync(path.join(ROOT, 'tests', 'reference', 'data', 'llama_mqa_layer0.weights.safetensors'), copy);
+  const stagesShown = () => demo(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('section[data-stage]')].map((s) => s.dataset.stage));
+  try {
+    await open(`${server.url}?model=random&weights=build/test-llama.safetensors&layout=llama&heads=6&kv-heads=1&stage=rope&lang=zh`);
+    const stages = await stagesShown();
+    assert.deepEqual(stages.slice(stages.indexOf('split'), stages.indexOf('split') + 3), ['split', 'rope', 'attend']);
+    const seen = await demo(() => {
+      const section = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="rope"]');
+      const q = section.querySelector('[data-tensor="q_rot"]');
+      return { text: section.textContent, shape: q.dataset.shape, tiles: q.querySelectorAll('.tile').length, kTiles: section.querySelectorAll('[data-tensor="k_rot"] .tile').length };
+    });
+    assert.match(seen.text, /按位置旋转 Q 和 K/);
+    assert.match(seen.text, /500000/, 'the base from the file');
+    assert.equal(seen.shape, '1,6,5,4');
+    assert.equal(seen.tiles, 6);
+    assert.equal(seen.kTiles, 1, 'multi-query: one K/V head');
+    await open(`${server.url}?model=random&d-model=24&heads=6`);
+    assert.ok(!(await stagesShown()).includes('rope'), 'random weights have no RoPE');
+  } finally {
+    fs.rmSync(copy, { force: true });
+  }
+  suite.assertNoProblems();
+});
+
 test('grouped-query heads are grouped at the attend stage too', { timeout: TEST_TIMEOUT }, async () => {
   await open(`${server.url}?model=random&d-model=64&heads=4&kv-heads=2&stage=attend`);
   const tiles = await demo(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('section[data-stage="attend"] [data-tensor="weights"] .head-tile')]

@@ -159,7 +159,8 @@ test('loaded weights match PyTorch in WASM too (every layout)', () => {
     assert.equal(model.config.kvHeads, Number(meta.kv_heads), `${name} kv_heads`);
     const T = Number(meta.seq);
     const trace = model.runInput(input.tensors.x.data, T);
-    for (const tensor of ['q', 'k', 'v', 'scores', 'weights', 'head_out', 'concat', 'y']) {
+    assert.equal(trace.has('q_rot'), meta.layout === 'llama', `${name}: rope stage`);
+    for (const tensor of Object.keys(expected.tensors)) { // every one, with q_rot and k_rot for llama
       const actual = trace.data(tensor);
       const reference = expected.tensors[tensor].data;
       let maxError = 0;
@@ -177,6 +178,30 @@ test('loaded weights match PyTorch in WASM too (every layout)', () => {
     trace.delete();
     model.delete();
   }
+});
+
+test('llama weights: RoPE gives the same bits natively and in WASM over 300 positions, and leaves with the weights', () => {
+  const weights = path.join(referenceDir, 'llama_mqa_layer0.weights.safetensors');
+  const text = '我是秦始皇，统一六国，书同文，车同轨。'.repeat(16);
+  const native = nativeTrace(['--weights', weights, '--layout', 'llama', '--heads', '6', '--seed', '5', '--text', text]);
+  assert.equal(native.metadata.rope_theta, '500000.0');
+  const model = new mha.Model({ heads: 6, dModel: 6, seed: 5 });
+  model.loadWeights(fs.readFileSync(weights), 'llama', 0);
+  assert.equal(model.config.ropeBase, 500000);
+  assert.deepEqual(model.config.stages, ['tokenize', 'embed', 'project', 'split', 'rope', 'attend', 'concat', 'output']);
+  const trace = model.runText(text);
+  assert.ok(trace.shape('q_rot')[2] >= 300, 'a long text');
+  assert.equal(trace.stage('k_rot'), 'rope');
+  for (const name of trace.names()) assertBitIdentical(trace.data(name), native.tensors[name].data, name);
+  trace.delete();
+  // A change of heads the pairs allow keeps RoPE; an odd d_head is refused; random weights have none.
+  model.configure({ heads: 12, kvHeads: 2, causal: true });
+  assert.equal(model.config.ropeBase, 500000);
+  assert.throws(() => model.configure({ heads: 8 }), (e) => e instanceof mha.MhaError && /d_head must be even/.test(e.message));
+  model.useRandomWeights({ heads: 6, dModel: 24 });
+  assert.equal(model.config.ropeBase, 0);
+  assert.ok(!model.config.stages.includes('rope'));
+  model.delete();
 });
 
 test('errors arrive as MhaError with the CLI message, and the model stays usable', () => {
@@ -213,7 +238,8 @@ test('errors arrive as MhaError with the CLI message, and the model stays usable
   assert.throws(() => new mha.Model({ heads: 0 }), /heads must be between 1/);
 
   assert.deepEqual(model.config, { dModel: 16, heads: 2, kvHeads: 2, dHead: 8, causal: false, seed: 3, vocabSize: 8000,
-    model: 'single', layers: 1, maxPositions: 1024, layerNorm: false, mlp: false });
+    model: 'single', layers: 1, maxPositions: 1024, layerNorm: false, mlp: false, ropeBase: 0,
+    stages: ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output'] });
   const after = model.runText('still works');
   assert.deepEqual(after.data('y'), y);
   after.delete();

@@ -3,7 +3,10 @@
 
 Run from the repository root:
 
-    /usr/bin/python3 tests/reference/make_reference.py
+    /usr/bin/python3 tests/reference/make_reference.py [case ...]
+
+With case names, only those cases are written (the llama cases got RoPE after
+the others were made; the others stay as they were).
 
 Needs PyTorch (Debian's python3-torch) and numpy; nothing else.  Writes, for
 every case, three safetensors files into tests/reference/data/:
@@ -101,34 +104,70 @@ def read_safetensors(path):
 # shared attention core (operates on already-projected q, k, v)
 # --------------------------------------------------------------------------
 
-def attention_core(q, k, v, heads, kv_heads, causal):
+def rotate_half(x):
+    """transformers' rotate_half: (x1, x2) -> (-x2, x1), halves of the last dim."""
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def llama_rope(T, dh, base):
+    """cos, sin (1, T, dh) as transformers' LlamaRotaryEmbedding makes them
+    (default rope_type, attention_scaling 1), all in float32."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, dh, 2, dtype=torch.int64).float() / dh))
+    position_ids = torch.arange(T)[None, :]
+    inv_freq_expanded = inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+    position_ids_expanded = position_ids[:, None, :].float()
+    freqs = (inv_freq_expanded.float() @ position_ids_expanded.float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos(), emb.sin()
+
+
+def apply_rotary_pos_emb(q, k, cos, sin):
+    """transformers' apply_rotary_pos_emb: q, k (1, heads, T, dh)."""
+    cos = cos.unsqueeze(1)
+    sin = sin.unsqueeze(1)
+    return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+
+
+def attention_core(q, k, v, heads, kv_heads, causal, rope_theta=None):
     """q: (1,T,heads*dh); k, v: (1,T,kv_heads*dh). Returns dict of intermediates
-    (without the output projection)."""
+    (without the output projection). rope_theta: turn q and k after the split
+    (Llama), adding q_rot and k_rot."""
     B, T, d_model = q.shape
     dh = d_model // heads
     q_heads = q.view(B, T, heads, dh).transpose(1, 2).contiguous()
     k_heads = k.view(B, T, kv_heads, dh).transpose(1, 2).contiguous()
     v_heads = v.view(B, T, kv_heads, dh).transpose(1, 2).contiguous()
+    q_att, k_att = q_heads, k_heads
+    if rope_theta is not None:
+        cos, sin = llama_rope(T, dh, rope_theta)
+        q_att, k_att = apply_rotary_pos_emb(q_heads, k_heads, cos, sin)
     group = heads // kv_heads
     # Hugging Face repeat_kv: kv head g serves query heads g*group .. (g+1)*group-1
-    k_rep = k_heads.repeat_interleave(group, dim=1)
+    k_rep = k_att.repeat_interleave(group, dim=1)
     v_rep = v_heads.repeat_interleave(group, dim=1)
-    scores = torch.matmul(q_heads, k_rep.transpose(-2, -1)) / math.sqrt(dh)
+    scores = torch.matmul(q_att, k_rep.transpose(-2, -1)) / math.sqrt(dh)
     if causal:
         future = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
         scores = scores.masked_fill(future, float("-inf"))
     weights = torch.softmax(scores, dim=-1)
     head_out = torch.matmul(weights, v_rep)
     concat = head_out.transpose(1, 2).contiguous().view(B, T, d_model)
-    return {
+    out = {
         "q": q, "k": k, "v": v,
         "q_heads": q_heads, "k_heads": k_heads, "v_heads": v_heads,
         "scores": scores, "weights": weights, "head_out": head_out,
         "concat": concat,
     }
+    if rope_theta is not None:
+        out["q_rot"], out["k_rot"] = q_att.contiguous(), k_att.contiguous()
+    return out
 
 
-EXPECTED_ORDER = ["q", "k", "v", "q_heads", "k_heads", "v_heads",
+# The order tensors are stored in; a case stores those its trace has (q_rot and
+# k_rot: the llama cases).
+EXPECTED_ORDER = ["q", "k", "v", "q_heads", "k_heads", "v_heads", "q_rot", "k_rot",
                   "scores", "weights", "head_out", "concat", "y"]
 
 
@@ -221,7 +260,9 @@ def case_gpt2(name, seed, d, heads, T, vocab=50, n_ctx=16, layer=1, n_layers=2):
 
 
 def case_llama(name, seed, d, heads, kv_heads, T, causal, prefix_fmt=None,
-               n_layers=1, layer=0):
+               n_layers=1, layer=0, file_rope_theta=None):
+    """file_rope_theta: written to the weights file's __metadata__ as rope_theta;
+    None leaves it out, so the loader's default (10000) applies."""
     torch.manual_seed(seed)
     dh = d // heads
     kvd = kv_heads * dh
@@ -243,10 +284,13 @@ def case_llama(name, seed, d, heads, kv_heads, T, causal, prefix_fmt=None,
         q = F.linear(x, wq)
         k = F.linear(x, wk)
         v = F.linear(x, wv)
-        tr = attention_core(q, k, v, heads, kv_heads, causal)
+        theta = float(file_rope_theta) if file_rope_theta else 10000.0
+        tr = attention_core(q, k, v, heads, kv_heads, causal, rope_theta=theta)
         tr["y"] = F.linear(tr["concat"], wo)
+    weights_meta = {"rope_theta": file_rope_theta} if file_rope_theta else {}
     return dict(layout="llama", layer=str(layer), heads=heads, kv_heads=kv_heads,
-                d_model=d, seq=T, causal=causal, weights=weights, x=x, trace=tr)
+                d_model=d, seq=T, causal=causal, weights=weights, x=x, trace=tr,
+                weights_meta=weights_meta, rope_theta=theta)
 
 
 CASES = [
@@ -261,7 +305,8 @@ CASES = [
     ("llama_mqa_layer0", lambda n: case_llama(n, 106, d=24, heads=6, kv_heads=1, T=5,
                                               causal=False,
                                               prefix_fmt="model.layers.%d.self_attn.",
-                                              n_layers=2, layer=0)),
+                                              n_layers=2, layer=0,
+                                              file_rope_theta="500000")),
 ]
 
 
@@ -274,18 +319,28 @@ def verify(name, c):
     _, inp = read_safetensors(os.path.join(OUT_DIR, name + ".input.safetensors"))
     _, wts = read_safetensors(os.path.join(OUT_DIR, name + ".weights.safetensors"))
     assert meta["case"] == name and meta["format_version"] == FORMAT_VERSION
-    assert set(exp) == set(EXPECTED_ORDER), sorted(exp)
+    assert list(exp) == [n for n in EXPECTED_ORDER if n in c["trace"]], list(exp)
+    assert ("q_rot" in exp) == (c["layout"] == "llama"), name
     assert list(inp) == ["x"]
     assert [n for n, _ in c["weights"]] == list(wts)
     H, KV, D, T = c["heads"], c["kv_heads"], c["d_model"], c["seq"]
     dh = D // H
     shapes = {"q": (1, T, D), "k": (1, T, KV * dh), "v": (1, T, KV * dh),
               "q_heads": (1, H, T, dh), "k_heads": (1, KV, T, dh),
-              "v_heads": (1, KV, T, dh), "scores": (1, H, T, T),
+              "v_heads": (1, KV, T, dh), "q_rot": (1, H, T, dh),
+              "k_rot": (1, KV, T, dh), "scores": (1, H, T, T),
               "weights": (1, H, T, T), "head_out": (1, H, T, dh),
               "concat": (1, T, D), "y": (1, T, D)}
     for n, s in shapes.items():
-        assert exp[n].shape == s, (name, n, exp[n].shape, s)
+        if n in exp:
+            assert exp[n].shape == s, (name, n, exp[n].shape, s)
+    if "q_rot" in exp:
+        # A rotation keeps each pair's length, and position 0 is not turned.
+        for a, b in (("q_heads", "q_rot"), ("k_heads", "k_rot")):
+            h = dh // 2
+            norm = lambda x: np.hypot(x[..., :h], x[..., h:])
+            assert np.allclose(norm(exp[a]), norm(exp[b]), rtol=1e-5, atol=1e-6), (name, b)
+            assert np.array_equal(exp[a][:, :, 0], exp[b][:, :, 0]), (name, b)
     scores, w = exp["scores"], exp["weights"]
     upper = np.triu(np.ones((T, T), dtype=bool), 1)
     if c["causal"]:
@@ -310,7 +365,13 @@ def verify(name, c):
 def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     torch.set_num_threads(1)
+    chosen = sys.argv[1:]
+    unknown = set(chosen) - {n for n, _ in CASES}
+    if unknown:
+        sys.exit("unknown case(s): %s" % ", ".join(sorted(unknown)))
     for name, fn in CASES:
+        if chosen and name not in chosen:
+            continue
         c = fn(name)
         meta = {
             "case": name,
@@ -325,14 +386,17 @@ def main():
             "torch_version": torch.__version__,
             "command": COMMAND,
         }
+        if "rope_theta" in c:
+            meta["rope_theta"] = repr(c["rope_theta"])
         write_safetensors(os.path.join(OUT_DIR, name + ".weights.safetensors"),
-                          c["weights"], {"case": name, "layout": c["layout"],
-                                         "format_version": FORMAT_VERSION})
+                          c["weights"], dict({"case": name, "layout": c["layout"],
+                                              "format_version": FORMAT_VERSION},
+                                             **c.get("weights_meta", {})))
         write_safetensors(os.path.join(OUT_DIR, name + ".input.safetensors"),
                           [("x", c["x"])], {"case": name,
                                             "format_version": FORMAT_VERSION})
         write_safetensors(os.path.join(OUT_DIR, name + ".expected.safetensors"),
-                          [(n, c["trace"][n]) for n in EXPECTED_ORDER], meta)
+                          [(n, c["trace"][n]) for n in EXPECTED_ORDER if n in c["trace"]], meta)
         row_err = verify(name, c)
         tr = c["trace"]
         print("%-17s x%s q%s k%s scores%s y%s  max|rowsum-1|=%.3g" % (

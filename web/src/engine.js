@@ -11,8 +11,8 @@ const RANDOM_BLOCKS_VOCAB = 513;
 
 // A run as plain data. In a model of blocks the shown layer's tensors also appear under their
 // single-layer names (layers.1.weights as weights), so one attention view serves every layer.
-//   stages: [{id, family, tensors: [{name, shape, formula}]}] this kind of model walks, from the
-//           core's stage table
+//   stages: [{id, family, tensors: [{name, shape, formula}]}] this model walks (config.stages, from
+//           the core's stage table: loaded Llama weights add rope)
 //   heads:  the core's head analysis, {layers: [{heads: [{…metrics, label}], similarity}]}
 function snapshot(trace, config, text, layer, table) {
   const tensors = {};
@@ -31,7 +31,7 @@ function snapshot(trace, config, text, layer, table) {
     ids: Array.from(trace.ids()),
     config: { ...config },
     layer,
-    stages: table.stagesOf[config.model].map((id) => ({ id, family: family[id], tensors: tensorsOf[id] || [] })),
+    stages: config.stages.map((id) => ({ id, family: family[id], tensors: tensorsOf[id] || [] })),
     heads: trace.headAnalysis(),
     tensors,
   };

@@ -34,6 +34,7 @@ const SENTENCES = {
     too_many_positions: '{tokens} 个 token，但这个模型只有 {max} 个位置',
     token_outside_vocabulary: '位置 {position} 的 token id {id} 超出了词表 [0, {vocab})',
     fixed_by_weights: '{name} 由载入的权重决定（{value}）：请载入别的文件，或换回随机权重',
+    rope_odd_d_head: 'RoPE 把每个头的维度两两配对来旋转，所以 d_head 必须是偶数，当前为 {d_head}',
     needs_tokenizer: '{model} 模型要用它自己的分词器读文本：请给出它的分词器文件，或直接给 token id',
   },
 };

@@ -18,6 +18,7 @@ import { tokenizeView } from './views/stages/tokenize.js';
 import { embedView } from './views/stages/embed.js';
 import { projectView } from './views/stages/project.js';
 import { splitView } from './views/stages/split.js';
+import { ropeView } from './views/stages/rope.js';
 import { attendView, attendParts } from './views/stages/attend.js';
 import { concatView } from './views/stages/concat.js';
 import { outputView } from './views/stages/output.js';
@@ -74,6 +75,14 @@ const STEPS = [
     formula: ({ config }) =>
       `Q${sub('h')} = Q[:, :, h·d${sub('head')} : (h+1)·d${sub('head')}] &nbsp;→&nbsp; reshape (1, T, ${config.heads}, ${config.dHead}) → transpose (1, ${config.heads}, T, ${config.dHead})`,
     view: splitView,
+  },
+  {
+    id: 'rope',
+    text: ({ lang, config }) => t(lang, 'rope.text', { base: config.ropeBase, half: config.dHead / 2 }),
+    formula: ({ config }) =>
+      `q${sub('rot')}[t] = q[t]·cos(tθ) + rotate_half(q[t])·sin(tθ) &nbsp;·&nbsp; rotate_half(x${sub('1')} | x${sub('2')}) = (−x${sub('2')} | x${sub('1')})<br>` +
+      `θ${sub('i')} = ${config.ropeBase}<sup>−2i/${config.dHead}</sup>, i = 0 … ${config.dHead / 2 - 1} &nbsp;·&nbsp; the same for k: q${sub('rot')}[t]·k${sub('rot')}[s] depends on t − s`,
+    view: ropeView,
   },
   {
     id: 'attend',

@@ -124,6 +124,8 @@ export const STRINGS = {
   'embed.short': { en: 'embed', zh: '嵌入' },
   'project.short': { en: 'project', zh: '投影' },
   'split.short': { en: 'split', zh: '切分' },
+  'rope.title': { en: 'Turn Q and K by position (RoPE)', zh: '按位置旋转 Q 和 K（RoPE）' },
+  'rope.short': { en: 'rope', zh: '旋转' },
   'attend.short': { en: 'attend', zh: '注意力' },
   'concat.short': { en: 'concat', zh: '拼接' },
   'output.short': { en: 'output', zh: '输出' },
@@ -184,6 +186,10 @@ export const STRINGS = {
   'split.text': {
     en: 'The {d} columns of Q are cut into {h} consecutive blocks. Head i receives only its own block of d_head columns — the heads <strong>split</strong> d_model, they do not each get a copy. K and V are cut the same way into kv_heads = {kv} blocks.',
     zh: 'Q 的 {d} 列被切成 {h} 段连续的块，第 i 个头只拿到自己那一块 d_head 列——多头是把 d_model <strong>切开</strong>，而不是每个头复制一份。K 和 V 也按同样方式切成 kv_heads = {kv} 块。',
+  },
+  'rope.text': {
+    en: 'Llama adds no position vector to x. Instead, in every head, dimension i and dimension i + {half} form a pair, and at position t the pair is turned by the angle t·θ<sub>i</sub> (base {base}): fast turns for the first pairs, slow ones for the last. K is turned the same way, so a score q·k sees where two tokens sit only through their distance. Position 0 is not turned; V is never turned.',
+    zh: 'Llama 不给 x 加位置向量，而是在每个头里把第 i 维和第 i + {half} 维配成一对，在位置 t 把这一对旋转 t·θ<sub>i</sub> 的角度（底数 {base}）：前面的维度对转得快，后面的转得慢。K 也这样旋转，所以分数 q·k 只通过两个 token 之间的距离看到它们的位置。位置 0 不旋转；V 从不旋转。',
   },
   'split.dhead': { en: 'd_head = d_model / heads = {d} / {h} = {dh}', zh: 'd_head = d_model / heads = {d} / {h} = {dh}' },
   'split.params': {
@@ -343,6 +349,8 @@ export const STRINGS = {
   'cap.v': { en: 'values V', zh: '值 V' },
   'cap.q_heads': { en: 'Q split into {h} heads of (T × {dh})', zh: 'Q 切成 {h} 个头，每个 (T × {dh})' },
   'cap.k_heads': { en: 'K split into {kv} K/V heads', zh: 'K 切成 {kv} 个 K/V 头' },
+  'cap.q_rot': { en: 'Q of {h} heads (T × {dh}), turned by position', zh: '{h} 个头的 Q（T × {dh}），按位置旋转后' },
+  'cap.k_rot': { en: 'K of {kv} K/V heads, turned the same way', zh: '{kv} 个 K/V 头的 K，同样旋转后' },
   'cap.v_heads': { en: 'V split into {kv} K/V heads', zh: 'V 切成 {kv} 个 K/V 头' },
   'cap.scores': { en: 'scores = Q·Kᵀ / √d_head, one T × T map per head', zh: '分数 = Q·Kᵀ / √d_head，每个头一张 T × T 图' },
   'cap.weights': { en: 'weights = softmax(scores), one T × T map per head', zh: '权重 = softmax(分数)，每个头一张 T × T 图' },
