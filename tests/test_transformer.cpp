@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "model_builder.h"
 #include "model_file.h"
 #include "safetensors.h"
 #include "stages.h"
@@ -177,6 +178,54 @@ TEST_CASE("a model file round-trips through write_model and read_model") {
       ++i;
     });
     CHECK(i == original.size());
+  }
+}
+
+TEST_CASE("a model built from its header and then its tensors in pieces is read_model's model") {
+  const mha::Config c = blocks_config(mha::Preset::gpt2);
+  const std::vector<uint8_t> plain = mha::write_model(mha::Model(c).model_weights(), c);
+  // Hugging Face's checkpoints carry attn.bias mask buffers the model never reads.
+  const mha::SafetensorsFile plain_file(plain.data(), plain.size());
+  mha::SafetensorsWriter with_mask;
+  for (const std::string& name : plain_file.names()) with_mask.add(name, plain_file.read_float(name));
+  with_mask.add("h.0.attn.bias", mha::Tensor({1, 1, 24, 24}));
+  with_mask.set_metadata("heads", "4");
+  const std::vector<uint8_t> bytes = with_mask.bytes();
+  const mha::SafetensorsFile file(bytes.data(), bytes.size());
+
+  // Only the header in hand, as the page has it after its first read.
+  const mha::SafetensorsHeader header(bytes.data(), file.data_begin(), bytes.size());
+  mha::ModelBuilder builder(header, mha::Preset::gpt2, 0);
+  size_t sum = 0, last_begin = 0;
+  for (const mha::TensorRead& r : builder.needed()) {
+    CHECK(r.name != "h.0.attn.bias");
+    CHECK(r.begin >= last_begin);  // file order
+    last_begin = r.begin, sum += r.end - r.begin;
+  }
+  CHECK(builder.needed().size() == plain_file.names().size());
+  CHECK(builder.needed_bytes() == sum);
+  CHECK_THROWS_WITH_AS(builder.add("h.0.attn.bias", bytes.data(), 4), doctest::Contains("does not use a tensor 'h.0.attn.bias'"), mha::Error);
+  SUBCASE("pieces of 12 bytes give the same weights") {
+    for (const mha::TensorRead& r : builder.needed())
+      for (size_t at = r.begin; at < r.end; at += 12) builder.add(r.name, bytes.data() + at, std::min<size_t>(12, r.end - at));
+    const mha::LoadedModel built = builder.finish();
+    const mha::LoadedModel read = mha::read_model(file, mha::Preset::gpt2, 0);
+    CHECK(built.config.layers == read.config.layers);
+    std::vector<const mha::Tensor*> expected;
+    mha::for_each_parameter(read.weights, mha::Preset::gpt2, [&](const std::string&, const mha::Tensor& t) { expected.push_back(&t); });
+    size_t i = 0;
+    mha::for_each_parameter(built.weights, mha::Preset::gpt2, [&](const std::string& name, const mha::Tensor& t) {
+      CAPTURE(name);
+      CHECK(t.shape == expected[i]->shape);
+      CHECK(t.data == expected[i]->data);
+      ++i;
+    });
+  }
+  SUBCASE("a tensor not given, or given past its end, is an error") {
+    const mha::TensorRead& first = builder.needed().front();
+    CHECK_THROWS_WITH_AS(builder.add(first.name, bytes.data(), first.end - first.begin + 4), doctest::Contains("do not fit"), mha::Error);
+    CHECK_THROWS_WITH_AS(builder.add(first.name, bytes.data(), 3), doctest::Contains("in whole values"), mha::Error);
+    CHECK_THROWS_WITH_AS(builder.finish(), doctest::Contains("is incomplete: 0 of its"), mha::Error);
   }
 }
 

@@ -155,6 +155,50 @@
       }
     }
 
+    // A whole model read a tensor at a time (cpp/core/model_builder.h), for files too large to hold:
+    // web/src/modelReader.mjs drives it from a Blob. header: at least the file's first 8 + N bytes;
+    // fileSize: the whole file's; layout: 'gpt2' | 'attn-only' | '' (guessed); heads: 0 = the file's.
+    // The header is checked at once (a missing or misshapen tensor is an MhaError here).
+    class ModelBuilder {
+      constructor(header, fileSize, { layout = '', heads = 0 } = {}) {
+        if (typeof layout !== 'string') throw new MhaError('layout must be "gpt2" or "attn-only"');
+        if (!Number.isInteger(heads) || heads < 0) throw new MhaError('heads must be a whole number');
+        this._raw = new core.RawModelBuilder();
+        try {
+          this._check(this._raw.begin(header, fileSize, layout, heads));
+        } catch (e) {
+          this.delete();
+          throw e;
+        }
+      }
+      // [{name, dtype, begin, end}]: the tensors to read, in file order, as byte offsets in the file.
+      get needed() { return this._raw.needed(); }
+      // The model's settings as they will be: {model, layers, dModel, heads, vocabSize, …}.
+      get config() { return this._raw.config(); }
+      // The next bytes (Uint8Array) of tensor `name`; a tensor may come in pieces, in order.
+      add(name, bytes) {
+        this._check(this._raw.add(name, bytes));
+        return this;
+      }
+      // The built Model (yours to delete), once every needed tensor has come.
+      finish() {
+        const model = new Model({ dModel: 8, heads: 1 });
+        const error = this._raw.finish(model._raw);
+        if (error) {
+          model.delete();
+          this._check(error);
+        }
+        return model;
+      }
+      delete() {
+        if (this._raw) this._raw.delete();
+        this._raw = null;
+      }
+      _check(error) {
+        if (error) throw new MhaError(error, this._raw.lastErrorInfo());
+      }
+    }
+
     // GPT-2's byte-level BPE tokenizer (cpp/core/bpe_tokenizer.h) from its files' bytes (Uint8Array or
     // ArrayBuffer): new Gpt2Tokenizer(encoderJson, vocabBpe) (or vocab.json and merges.txt), or
     // new Gpt2Tokenizer(tokenizerJson) for Hugging Face's single file. names: for error messages.
@@ -231,13 +275,14 @@
     const memoryBytes = () => core.memoryBytes();
 
     // The layout a safetensors file's tensor names imply: 'gpt2', 'attn-only', 'llama' or 'pytorch'.
-    const guessLayout = (bytes) => {
-      const out = core.guessLayout(bytes);
+    // bytes: the whole file, or its first 8 + N bytes with fileSize the whole file's.
+    const guessLayout = (bytes, fileSize = -1) => {
+      const out = core.guessLayout(bytes, fileSize);
       if (out.error !== undefined) throw new MhaError(out.error);
       return out.layout;
     };
 
-    return { Model, Trainer, Gpt2Tokenizer, MhaError, STAGES, stageTable, guessLayout, memoryBytes };
+    return { Model, ModelBuilder, Trainer, Gpt2Tokenizer, MhaError, STAGES, stageTable, guessLayout, memoryBytes };
   }
 
   createMha.MhaError = MhaError;

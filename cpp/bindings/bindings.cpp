@@ -47,6 +47,16 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("lastError", &ModelHandle::last_error)
       .function("lastErrorInfo", &ModelHandle::last_error_info);
 
+  class_<mha_wasm::ModelBuilderHandle>("RawModelBuilder")
+      .constructor<>()
+      .function("begin", &mha_wasm::ModelBuilderHandle::begin)
+      .function("needed", &mha_wasm::ModelBuilderHandle::needed)
+      .function("config", &mha_wasm::ModelBuilderHandle::config)
+      .function("add", &mha_wasm::ModelBuilderHandle::add)
+      .function("finish", &mha_wasm::ModelBuilderHandle::finish)
+      .function("lastError", &mha_wasm::ModelBuilderHandle::last_error)
+      .function("lastErrorInfo", &mha_wasm::ModelBuilderHandle::last_error_info);
+
   class_<mha_wasm::TokenizerHandle>("RawTokenizer")
       .constructor<>()
       .function("loadVocabAndMerges", &mha_wasm::TokenizerHandle::load_vocab_and_merges)

@@ -7,6 +7,7 @@
 #include "head_metrics.h"
 #include "layouts.h"
 #include "marshal.h"
+#include "model_builder.h"
 #include "model_file.h"
 #include "safetensors.h"
 
@@ -42,6 +43,11 @@ T ModelHandle::run_guarded(T failed, Body body) {
 
 template <class T, class Body>
 T TokenizerHandle::run_guarded(T failed, Body body) {
+  return guarded(last_error_, failed, body, &last_error_info_);
+}
+
+template <class T, class Body>
+T ModelBuilderHandle::run_guarded(T failed, Body body) {
   return guarded(last_error_, failed, body, &last_error_info_);
 }
 
@@ -160,11 +166,60 @@ mha::Trace ModelHandle::take_trace() {
 std::string ModelHandle::load_model(const val& bytes, const std::string& layout, int heads) {
   run_guarded(false, [&] {
     const std::vector<uint8_t> data = bytes_from_js(bytes);
-    const std::string chosen =
-        layout.empty() ? mha::guess_layout(mha::SafetensorsFile(data.data(), data.size())) : layout;
-    if (chosen == "pytorch" || chosen == "llama")
-      throw mha::Error("the file holds one " + chosen + " attention layer, not a whole model: load it as weights");
-    model_ = mha::Model::from_model_file(data.data(), data.size(), mha::parse_layout(chosen), heads);
+    const mha::SafetensorsFile file(data.data(), data.size());
+    mha::LoadedModel loaded = mha::read_model(file, mha::whole_model_preset(file, layout), heads);
+    model_ = mha::Model::from_weights(loaded.config, std::move(loaded.weights));
+    return true;
+  });
+  return last_error_;
+}
+
+std::string ModelBuilderHandle::begin(const val& header, double file_size, const std::string& layout, int heads) {
+  run_guarded(false, [&] {
+    if (!(file_size >= 0) || file_size > 9007199254740991.0) throw mha::Error("the file size must be a whole number of bytes");
+    const std::vector<uint8_t> prefix = bytes_from_js(header);
+    const mha::SafetensorsHeader parsed(prefix.data(), prefix.size(), static_cast<size_t>(file_size));
+    builder_.reset();
+    builder_ = std::make_unique<mha::ModelBuilder>(parsed, mha::whole_model_preset(parsed, layout), heads);
+    return true;
+  });
+  return last_error_;
+}
+
+val ModelBuilderHandle::needed() const {
+  val out = val::array();
+  if (!builder_) return out;
+  for (const mha::TensorRead& r : builder_->needed()) {
+    val t = val::object();
+    t.set("name", r.name);
+    t.set("dtype", r.dtype);
+    t.set("begin", static_cast<double>(r.begin));
+    t.set("end", static_cast<double>(r.end));
+    out.call<void>("push", t);
+  }
+  return out;
+}
+
+val ModelBuilderHandle::config() const {
+  return builder_ ? config_to_object(builder_->config()) : val::null();
+}
+
+std::string ModelBuilderHandle::add(const std::string& name, const val& bytes) {
+  run_guarded(false, [&] {
+    if (!builder_) throw mha::Error("begin the model first");
+    const std::vector<uint8_t> piece = bytes_from_js(bytes);
+    builder_->add(name, piece.data(), piece.size());
+    return true;
+  });
+  return last_error_;
+}
+
+std::string ModelBuilderHandle::finish(ModelHandle& into) {
+  run_guarded(false, [&] {
+    if (!builder_) throw mha::Error("begin the model first");
+    mha::LoadedModel loaded = builder_->finish();
+    builder_.reset();
+    into.replace(mha::Model::from_weights(loaded.config, std::move(loaded.weights)));
     return true;
   });
   return last_error_;

@@ -12,6 +12,7 @@
 #include "bpe_tokenizer.h"
 #include "induction_task.h"
 #include "model.h"
+#include "model_builder.h"
 
 namespace mha_wasm {
 
@@ -83,6 +84,7 @@ class ModelHandle {
   TraceHandle* run_ids(const emscripten::val& ids, const emscripten::val& switched_off);
   TraceHandle* run_input(const emscripten::val& x, int T);
   bool is_seeded() const { return model_.is_seeded(); }
+  void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
   emscripten::val config() const;
   emscripten::val weight(const std::string& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
   std::string last_error() const { return last_error_; }
@@ -97,6 +99,29 @@ class ModelHandle {
   std::string last_error_;
   emscripten::val last_error_info_ = emscripten::val::null();
   std::shared_ptr<TracePool> pool_ = std::make_shared<TracePool>();
+};
+
+// A whole model read a tensor at a time (core/model_builder.h): begin with the file's first 8 + N
+// bytes, add every needed tensor's bytes (in pieces, in order), finish into a ModelHandle, whose model
+// is replaced only then. Each piece is copied once into the model's weights and dropped.
+class ModelBuilderHandle {
+ public:
+  // header: at least the file's first 8 + N bytes; layout "gpt2" | "attn-only" | "" (guessed); heads 0 = the file's.
+  std::string begin(const emscripten::val& header, double file_size, const std::string& layout, int heads);
+  emscripten::val needed() const;  // [{name, dtype, begin, end}] in file order, offsets in the whole file
+  emscripten::val config() const;  // the model's config as it will be, or null before begin
+  std::string add(const std::string& name, const emscripten::val& bytes);  // "" or the error
+  std::string finish(ModelHandle& into);  // "" or the error
+  std::string last_error() const { return last_error_; }
+  emscripten::val last_error_info() const { return last_error_info_; }
+
+ private:
+  template <class T, class Body>
+  T run_guarded(T failed, Body body);
+
+  std::unique_ptr<mha::ModelBuilder> builder_;
+  std::string last_error_;
+  emscripten::val last_error_info_ = emscripten::val::null();
 };
 
 // A training run of the induction task (core/induction_task.h), stepped from JavaScript (a Web

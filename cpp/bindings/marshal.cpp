@@ -198,11 +198,12 @@ val stage_table_object() {
   return out;
 }
 
-val guess_layout_object(const val& bytes) {
+val guess_layout_object(const val& bytes, double file_size) {
   val out = val::object();
   try {
     const std::vector<uint8_t> data = bytes_from_js(bytes);
-    out.set("layout", mha::guess_layout(mha::SafetensorsFile(data.data(), data.size())));
+    const size_t size = file_size < 0 ? data.size() : static_cast<size_t>(file_size);
+    out.set("layout", mha::guess_layout(mha::SafetensorsHeader(data.data(), data.size(), size)));
   } catch (const std::exception& e) {
     out.set("error", std::string(e.what()));
   }

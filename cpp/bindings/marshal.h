@@ -35,7 +35,8 @@ std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or 
 emscripten::val stage_table_object();
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.
 emscripten::val error_info(const std::exception& e);
-// {layout} that a safetensors file's names imply (model_file.h guess_layout), or {error}.
-emscripten::val guess_layout_object(const emscripten::val& bytes);
+// {layout} that a safetensors file's names imply (model_file.h guess_layout), or {error}. bytes: the
+// whole file, or its first 8 + N bytes with file_size the whole file's (-1: bytes is the whole file).
+emscripten::val guess_layout_object(const emscripten::val& bytes, double file_size);
 
 }  // namespace mha_wasm

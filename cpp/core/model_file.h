@@ -26,11 +26,16 @@ struct LoadedModel {
 
 // `preset` is attn_only or gpt2. heads: 0 = take __metadata__'s "heads" (an error when it has none).
 // Throws mha::Error naming the missing or misshapen tensor, or the inconsistent layer.
+// A ModelBuilder (model_builder.h) fed from the bytes in hand.
 LoadedModel read_model(const SafetensorsFile& file, Preset preset, int heads);
+
+// The preset a whole model is read as: `layout` "gpt2" | "attn-only", or "" to guess it from the names.
+// A single pytorch / llama layer is an mha::Error saying to load it as weights.
+Preset whole_model_preset(const SafetensorsHeader& file, const std::string& layout);
 
 // The layout a file's names imply: gpt2 (has ln_f / ln_1), attn-only (has lm_head.weight and no LayerNorm),
 // llama (q_proj), pytorch (in_proj_weight); mha::Error when none fits.
-std::string guess_layout(const SafetensorsFile& file);
+std::string guess_layout(const SafetensorsHeader& file);
 
 // The model in the layout of its preset, with heads, layers and `metadata` in __metadata__.
 std::vector<uint8_t> write_model(const ModelWeights& weights, const Config& config,

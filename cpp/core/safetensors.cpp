@@ -85,14 +85,18 @@ SafetensorsEntry parse_entry(const std::string& name, const json& j, size_t data
 
 }  // namespace
 
-SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size) {
+SafetensorsHeader::SafetensorsHeader(const uint8_t* bytes, size_t prefix_size, size_t size) {
   if (size < 8) throw Error("safetensors file is " + std::to_string(size) + " bytes: too short for its 8-byte header length");
+  if (prefix_size < 8) throw Error("safetensors header: got " + std::to_string(prefix_size) + " bytes of the file, not its first 8");
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | bytes[i];
   if (header_len > size - 8)
     throw Error("safetensors header length " + std::to_string(header_len) + " runs past the end of the " +
                 std::to_string(size) + "-byte file (is the file truncated?)");
   if (header_len > kMaxHeaderBytes) throw Error("safetensors header length " + std::to_string(header_len) + " is over 100 MB");
+  if (prefix_size < 8 + header_len)
+    throw Error("safetensors header: got " + std::to_string(prefix_size) + " bytes of the file, not its first " +
+                std::to_string(8 + header_len));
 
   const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
   json header;
@@ -103,8 +107,8 @@ SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size) {
   }
   if (!header.is_object()) throw Error("safetensors header is JSON but not an object");
 
-  data_ = bytes + 8 + header_len;
-  const size_t data_size = size - 8 - static_cast<size_t>(header_len);
+  data_begin_ = 8 + static_cast<size_t>(header_len);
+  const size_t data_size = size - data_begin_;
   for (const auto& [name, value] : header.items()) {
     if (name == "__metadata__") {
       if (!value.is_object()) throw Error("safetensors header: __metadata__ is not an object");
@@ -118,37 +122,53 @@ SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size) {
   }
 }
 
-const SafetensorsEntry& SafetensorsFile::entry(const std::string& name) const {
+const SafetensorsEntry& SafetensorsHeader::entry(const std::string& name) const {
   auto it = entries_.find(name);
   if (it == entries_.end()) throw Error("safetensors file has no tensor named '" + name + "'");
   return it->second;
 }
 
-std::vector<std::string> SafetensorsFile::names() const {
+std::vector<std::string> SafetensorsHeader::names() const {
   std::vector<std::string> out;
   for (const auto& kv : entries_) out.push_back(kv.first);
   return out;
 }
 
+FloatDtype float_dtype(const std::string& dtype, const std::string& name) {
+  if (dtype == "F32") return FloatDtype::f32;
+  if (dtype == "F16") return FloatDtype::f16;
+  if (dtype == "BF16") return FloatDtype::bf16;
+  throw Error("tensor '" + name + "' has dtype " + dtype + "; expected F32, F16 or BF16");
+}
+
+size_t float_dtype_size(FloatDtype dtype) { return dtype == FloatDtype::f32 ? 4 : 2; }
+
+float to_float32(const uint8_t* src, FloatDtype dtype) {
+  float f;
+  if (dtype == FloatDtype::f32) {
+    std::memcpy(&f, src, 4);
+    return f;
+  }
+  const uint16_t h = static_cast<uint16_t>(src[0] | (src[1] << 8));
+  if (dtype == FloatDtype::f16) return half_to_float(h);
+  const uint32_t bits = static_cast<uint32_t>(h) << 16;  // BF16 is float32's top half
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size)
+    : SafetensorsHeader(bytes, size, size), data_(bytes + data_begin()) {}
+
 Tensor SafetensorsFile::read_float(const std::string& name) const {
   const SafetensorsEntry& e = entry(name);
   // The dtype is checked before allocating: an unknown dtype's byte count was never checked.
-  if (e.dtype != "F32" && e.dtype != "F16" && e.dtype != "BF16")
-    throw Error("tensor '" + name + "' has dtype " + e.dtype + "; expected F32, F16 or BF16");
+  const FloatDtype dtype = float_dtype(e.dtype, name);
   Tensor t(e.shape);
   const uint8_t* src = data_ + e.begin;
-  if (e.dtype == "F32") {
+  if (dtype == FloatDtype::f32) {
     if (t.numel() != 0) std::memcpy(t.ptr(), src, t.numel() * 4);
   } else {
-    for (size_t i = 0; i < t.numel(); ++i) {
-      const uint16_t h = static_cast<uint16_t>(src[2 * i] | (src[2 * i + 1] << 8));
-      if (e.dtype == "F16") {
-        t.data[i] = half_to_float(h);
-      } else {
-        const uint32_t bits = static_cast<uint32_t>(h) << 16;
-        std::memcpy(&t.data[i], &bits, 4);
-      }
-    }
+    for (size_t i = 0; i < t.numel(); ++i) t.data[i] = to_float32(src + 2 * i, dtype);
   }
   return t;
 }

@@ -20,24 +20,44 @@ struct SafetensorsEntry {
   size_t end = 0;
 };
 
-class SafetensorsFile {
+// The header alone: what a reader needs to fetch tensors one by one (model_builder.h) without the
+// whole file in memory. `prefix` holds at least the file's first 8 + N bytes; `file_size` is the whole
+// file's, so every tensor's data_offsets are checked against the data section it will be read from.
+class SafetensorsHeader {
  public:
-  // Copies nothing: `bytes` must outlive this object. Throws mha::Error if the file is malformed.
-  SafetensorsFile(const uint8_t* bytes, size_t size);
+  SafetensorsHeader(const uint8_t* prefix, size_t prefix_size, size_t file_size);  // throws mha::Error
 
   bool has(const std::string& name) const { return entries_.count(name) != 0; }
   const SafetensorsEntry& entry(const std::string& name) const;  // throws if missing
   std::vector<std::string> names() const;
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  size_t data_begin() const { return data_begin_; }  // 8 + N: where the data section starts in the file
 
+ private:
+  size_t data_begin_ = 0;
+  std::map<std::string, SafetensorsEntry> entries_;
+  std::map<std::string, std::string> metadata_;
+};
+
+// F32, F16 and BF16 to float32, exactly; other dtypes are an error naming `name`.
+enum class FloatDtype { f32, f16, bf16 };
+FloatDtype float_dtype(const std::string& dtype, const std::string& name);
+size_t float_dtype_size(FloatDtype dtype);
+float to_float32(const uint8_t* src, FloatDtype dtype);  // one little-endian value
+
+// A whole file in memory: its header and its data.
+class SafetensorsFile : public SafetensorsHeader {
+ public:
+  // Copies nothing: `bytes` must outlive this object. Throws mha::Error if the file is malformed.
+  SafetensorsFile(const uint8_t* bytes, size_t size);
+
+  const uint8_t* data_of(const std::string& name) const { return data_ + entry(name).begin; }
   // F32, F16 and BF16 convert exactly to float32; other dtypes are an error naming the tensor.
   Tensor read_float(const std::string& name) const;
   std::vector<int64_t> read_int(const std::string& name) const;  // I64 or I32
 
  private:
   const uint8_t* data_ = nullptr;  // start of the data section
-  std::map<std::string, SafetensorsEntry> entries_;
-  std::map<std::string, std::string> metadata_;
 };
 
 class SafetensorsWriter {

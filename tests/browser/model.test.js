@@ -228,7 +228,8 @@ test('open your own model: a whole model file, a single PyTorch layer, and a bad
   await page.waitForFunction(() => document.querySelector('mha-demo').state.result.config.model === 'attn-only', null, { timeout: WAIT });
   let s = await shown();
   assert.equal(s.config.layers, 2);
-  assert.match(await page.locator('.trained-note').textContent(), /induction\.safetensors: attn-only, 2 layers/);
+  await page.waitForFunction(() => /^induction\.safetensors · attn-only · 2 layers · vocabulary \d+ · d_model \d+/.test(document.querySelector('mha-demo').shadowRoot.querySelector('#status').textContent), null, { timeout: WAIT });
+  assert.equal(await page.locator('.opening').isHidden(), true, 'no progress once it is open');
   await page.waitForFunction(() => /model=file.*file=induction\.safetensors/.test(location.search), null, { timeout: WAIT });
 
   // A bad file: one message, and the model shown stays as it was.
@@ -246,6 +247,61 @@ test('open your own model: a whole model file, a single PyTorch layer, and a bad
   await page.waitForFunction(() => document.querySelector('mha-demo').state.result.config.model === 'single' && document.querySelector('mha-demo').state.result.config.dModel === 24, null, { timeout: WAIT });
   s = await shown();
   assert.deepEqual(s.stages, ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output']);
+  assert.match(await page.locator('#status').textContent(), /^pytorch_mha\.weights\.safetensors · pytorch, layer 0 · /, 'a single layer names its layout');
+  suite.assertNoProblems();
+});
+
+test('opening a file shows its progress; Cancel keeps the old model; a bad file says why and the page stays usable', { timeout: TEST_TIMEOUT }, async () => {
+  await open(server.url);
+  const copy = path.join(ROOT, 'web', 'build', 'test-open.safetensors');
+  fs.copyFileSync(path.join(ROOT, 'models', 'induction.safetensors'), copy);
+  try {
+    // A file whose every read waits 150 ms: slow enough to watch and to cancel.
+    await page.evaluate(async () => {
+      const real = await (await fetch('build/test-open.safetensors')).blob();
+      window.__slowFile = (name) => ({
+        name,
+        size: real.size,
+        slice: (begin, end) => ({ arrayBuffer: () => new Promise((resolve) => setTimeout(() => resolve(real.slice(begin, end).arrayBuffer()), 150)) }),
+      });
+    });
+    const before = await page.evaluate(() => ({ text: document.querySelector('mha-demo').state.result.text, model: document.querySelector('mha-demo').state.settings.model }));
+    await page.evaluate(() => {
+      window.__opened = document.querySelector('mha-demo').openFile(window.__slowFile('slow.safetensors')).then(() => 'opened', (e) => e.name);
+    });
+    await page.waitForFunction(() => {
+      const o = document.querySelector('mha-demo').state.opening;
+      return o && o.read > 0 && o.read < o.total;
+    }, null, { timeout: WAIT });
+    const progress = await page.evaluate(() => {
+      const root = document.querySelector('mha-demo').shadowRoot;
+      const bar = root.querySelector('.opening progress');
+      return { value: bar.value, max: bar.max, text: root.querySelector('.opening-text').textContent, total: document.querySelector('mha-demo').state.opening.total };
+    });
+    assert.ok(progress.value > 0 && progress.value < progress.max, 'the bar has moved and is not full');
+    assert.equal(progress.max, progress.total);
+    assert.match(progress.text, /^Reading slow\.safetensors: [\d.]+ of [\d.]+ MB$/);
+    await page.locator('.opening-cancel').click();
+    assert.equal(await page.evaluate(() => window.__opened), 'AbortError');
+    assert.equal(await page.locator('.opening').isHidden(), true);
+    await page.waitForTimeout(300);
+    assert.deepEqual(await page.evaluate(() => ({ text: document.querySelector('mha-demo').state.result.text, model: document.querySelector('mha-demo').state.settings.model })), before, 'the old model stays');
+    assert.equal(await page.evaluate(() => Object.keys(document.querySelector('mha-demo').state.errors).length), 0, 'cancelling is not an error');
+
+    // A bad file: its message, the old model, and the page still runs.
+    await page.locator('#model-file').setInputFiles({ name: 'bad.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model at all') });
+    await page.waitForFunction(() => document.querySelector('mha-demo').state.errors.model, null, { timeout: WAIT });
+    assert.match(await page.evaluate(() => document.querySelector('mha-demo').state.errors.model), /^bad\.safetensors: safetensors header length \d+ runs past the end/);
+    assert.equal(await page.evaluate(() => document.querySelector('mha-demo').state.settings.model), before.model);
+    await page.locator('#text').fill('the cat sat . the cat sat');
+    await page.waitForFunction(() => document.querySelector('mha-demo').state.result.text === 'the cat sat . the cat sat', null, { timeout: WAIT });
+
+    // And the same slow file, left to finish, is shown.
+    assert.equal(await page.evaluate(() => document.querySelector('mha-demo').openFile(window.__slowFile('slow.safetensors')).then(() => 'opened')), 'opened');
+    await page.waitForFunction(() => document.querySelector('mha-demo').state.settings.file === 'slow.safetensors' && document.querySelector('mha-demo').state.result.config.model === 'attn-only', null, { timeout: WAIT });
+  } finally {
+    fs.rmSync(copy, { force: true });
+  }
   suite.assertNoProblems();
 });
 

@@ -79,12 +79,12 @@ test('weights that fail to load: ready rejects with one message, no stray text; 
     await open(`${server.url}?model=random&weights=build/test-layer.safetensors&heads=4`);
     const seen = await demo(() => {
       const root = document.querySelector('mha-demo').shadowRoot;
-      return { dModel: root.querySelector('#d-model').value, readOnly: root.querySelector('#d-model').readOnly, note: root.querySelector('.trained-note').textContent, config: document.querySelector('mha-demo').state.result.config.dModel };
+      return { dModel: root.querySelector('#d-model').value, readOnly: root.querySelector('#d-model').readOnly, status: root.querySelector('#status').textContent, config: document.querySelector('mha-demo').state.result.config.dModel };
     });
     assert.equal(seen.config, 24);
     assert.equal(seen.dModel, '24', 'the d_model field shows the file\'s');
     assert.ok(seen.readOnly, 'and cannot be typed into while the file sets it');
-    assert.match(seen.note, /test-layer\.safetensors/);
+    assert.match(seen.status, /test-layer\.safetensors · pytorch, layer 0 · /);
     await page.waitForFunction(() => new URLSearchParams(location.search).get('weights') === 'build/test-layer.safetensors', null, { timeout: WAIT });
     assert.equal(new URL(page.url()).searchParams.get('d-model'), null, 'the permalink does not claim a d_model the file overrides');
   } finally {

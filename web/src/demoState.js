@@ -21,6 +21,7 @@ export function initialState() {
     worked: null, // the worked example's tiny run
     controls: 'full', // 'full' | 'minimal' | 'none'
     weights: null, // one attention layer's weights: {url, layout, layer, bytes, failed?, file?}
+    opening: null, // a file being opened (modelSources.js): {name, read, total} in bytes, else null
   };
 }
 

@@ -123,6 +123,16 @@ export class MhaDemo extends HTMLElement {
     return this._sources.openFile(file);
   }
 
+  // Bytes of WebAssembly memory this demo's core holds (its peak: it never shrinks); 0 before it loads.
+  get memoryBytes() {
+    return this._engine ? this._engine.mha.memoryBytes() : 0;
+  }
+
+  // Stops a file that is still opening (the Cancel button); the model shown stays.
+  cancelOpen() {
+    this._sources.cancelOpen();
+  }
+
   get training() {
     return this._training ? this._training.state : null;
   }
@@ -231,7 +241,7 @@ export class MhaDemo extends HTMLElement {
       const top = h('div', { class: 'top' });
       if (mode === 'full') {
         const controls = h('div', { id: 'controls', class: 'controls' });
-        mountControls(controls, store, this._runner, (file) => this.openFile(file).catch(() => {}));
+        mountControls(controls, store, this._runner, (file) => this.openFile(file).catch(() => {}), () => this.cancelOpen());
         top.append(h('div', { class: 'topbar' }, controls), h('div', { class: 'statusbar' }, status), pipeline);
       } else {
         const lang = h('button', { id: 'lang', type: 'button', class: 'lang', onclick: () => store.set({ lang: store.state.lang === 'en' ? 'zh' : 'en' }) });

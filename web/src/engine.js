@@ -3,6 +3,7 @@
 // worked example. Every trace is turned into plain copied arrays at once (the trace is deleted
 // before returning).
 import { MODEL_KINDS } from './attributes.js';
+import { readHeader, readModel } from './modelReader.mjs';
 
 export const WORKED = { text: '我爱猫', dModel: 4, heads: 2, kvHeads: 2, seed: 3 };
 // Random blocks number a text's tokens by first appearance: up to this many − 1 different tokens
@@ -37,6 +38,9 @@ function snapshot(trace, config, text, layer, table) {
   };
 }
 
+// One attention layer of random weights for these settings.
+const singleOptions = (s) => ({ model: 'single', layers: 1, dModel: s.dModel, heads: s.heads, kvHeads: s.kvHeads, causal: s.causal, seed: s.seed });
+
 export class Engine {
   // trained: the bytes of the model the page opens on (models/induction.safetensors), or null and
   // the reason it is missing.
@@ -44,7 +48,7 @@ export class Engine {
     this.mha = mha;
     this.trained = trained;
     this.missing = missing;
-    this.file = null; // {name, bytes, layout}: a whole model the learner opened
+    this.file = null; // {name, layout, model}: a whole model the learner opened, built once (openFile)
     this.model = null;
     this.tiny = null;
     this.modelKey = null; // what this.model was last built from
@@ -61,7 +65,7 @@ export class Engine {
     if (settings.model === 'trained') return this._runTrained(settings);
     if (settings.model === 'file') return this._runFile(settings);
     if (settings.model === 'blocks') return this._runRandomBlocks(settings);
-    const options = { model: 'single', layers: 1, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, causal: settings.causal, seed: settings.seed };
+    const options = singleOptions(settings);
     const key = JSON.stringify([options, weights && [weights.key, weights.layout, weights.layer]]);
     if (key !== this.modelKey) {
       this.modelKey = null;
@@ -113,58 +117,61 @@ export class Engine {
     return this._runBlocks(settings);
   }
 
-  // A whole model the learner opened (openFile): kept here, loaded again after another model ran.
+  // A whole model the learner opened (openFile): built once and kept beside this.model.
   _runFile(settings) {
-    const file = this.file;
-    if (!file) {
+    if (!this.file) {
       const name = settings.file ? ` '${settings.file}'` : '';
       throw Object.assign(new this.mha.MhaError(`open the model file${name} again: a page may not read a file from your disk by itself`), { phase: 'model' });
     }
-    if (this.modelKey !== `file:${file.name}`) {
-      if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
-      this.model.loadModel(file.bytes, { layout: file.layout });
-      this.modelKey = `file:${file.name}`;
-    }
-    return this._runBlocks(settings);
+    return this._runBlocks(settings, this.file.model);
   }
 
-  // A file's bytes as a model: whole models (gpt2, attn-only) are loaded here, once, and checked;
-  // a single attention layer (pytorch, llama) goes the way of weights from a URL. Throws MhaError
-  // and leaves the model shown as it was. Returns {layout, kind: 'model' | 'weights', config}.
-  openFile(name, bytes) {
-    const layout = this.mha.guessLayout(bytes);
-    if (layout === 'pytorch' || layout === 'llama') return { layout, kind: 'weights' };
-    const probe = new this.mha.Model({ dModel: 8, heads: 1 });
-    try {
-      probe.loadModel(bytes, { layout });
-      this.file = { name, bytes, layout };
-      return { layout, kind: 'model', config: probe.config };
-    } finally {
-      probe.delete();
+  // A File (or any Blob with a name) as a model, checked before anything changes: a whole model
+  // (gpt2, attn-only) is built here tensor by tensor (modelReader.mjs: progress, cancel) and
+  // replaces the opened one; one attention layer (pytorch, llama) is read whole and tried with
+  // these settings, then goes the way of weights from a URL. Throws MhaError (or an AbortError)
+  // and leaves every model as it was. -> {layout, kind: 'model' | 'weights', config, bytes?}.
+  async openFile(name, blob, settings, { signal = null, onProgress } = {}) {
+    const header = await readHeader(blob);
+    const layout = this.mha.guessLayout(header, blob.size);
+    if (layout === 'pytorch' || layout === 'llama') {
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      if (signal && signal.aborted) throw Object.assign(new Error('opening the file was cancelled'), { name: 'AbortError' });
+      const probe = new this.mha.Model({ ...singleOptions(settings), dModel: settings.heads });
+      try {
+        probe.loadWeights(bytes, layout, 0);
+        return { layout, kind: 'weights', config: probe.config, bytes };
+      } finally {
+        probe.delete();
+      }
     }
+    const model = await readModel(this.mha, blob, { layout, header, signal, onProgress });
+    if (this.file) this.file.model.delete();
+    this.file = { name, layout, model };
+    return { layout, kind: 'model', config: model.config };
   }
 
-  _runBlocks(settings) {
-    const layers = this.model.config.layers;
+  _runBlocks(settings, model = this.model) {
+    const layers = model.config.layers;
     const layer = settings.layer === null || settings.layer === undefined ? layers - 1 : settings.layer;
     if (layer >= layers) {
       const e = new this.mha.MhaError(`layer ${layer} does not exist: the model has ${layers} layers, 0 to ${layers - 1}`);
       e.phase = 'layer';
       throw e;
     }
-    return this._snapshot(settings, layer);
+    return this._snapshot(settings, layer, model);
   }
 
-  _snapshot(settings, layer) {
+  _snapshot(settings, layer, model = this.model) {
     let trace;
     try {
-      trace = this.model.runText(settings.text, { switchedOff: settings.switchedOff });
+      trace = model.runText(settings.text, { switchedOff: settings.switchedOff });
     } catch (e) {
       if (this.isMhaError(e)) e.phase = /head|switchedOff/.test(e.message) ? 'switchedOff' : 'text';
       throw e;
     }
     try {
-      return snapshot(trace, this.model.config, settings.text, layer, this.mha.stageTable);
+      return snapshot(trace, model.config, settings.text, layer, this.mha.stageTable);
     } finally {
       trace.delete();
     }

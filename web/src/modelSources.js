@@ -15,6 +15,7 @@ export class ModelSources {
     this._failReady = failReady;
     this.modelUrl = null; // the model= URL last fetched
     this._modelPending = false;
+    this._opening = null; // the AbortController of the file being opened
   }
 
   // True while a model= or weights= download has not arrived: a run now would show the wrong model.
@@ -31,30 +32,52 @@ export class ModelSources {
 
   // Opens a model from a File (or Blob with a name): a whole model (gpt2, attn-only) becomes the
   // model shown; a single attention layer (pytorch, llama) becomes the weights of random mode.
-  // Read with the File API, so it works from file:// too. A file that fails leaves everything as it was
-  // and says why. Resolves to {name, layout, kind}.
+  // Read with the File API a tensor at a time (engine.openFile), so it works from file:// too and
+  // never holds the whole file; store.opening shows the progress. A newer file, cancelOpen() or a
+  // bad file leaves the model shown as it was (a bad one says why). Resolves to {name, layout, kind};
+  // rejects with the message, or an AbortError when cancelled.
   async openFile(file) {
     const name = file.name || 'model.safetensors';
     const store = this._store;
     const engine = this._engine();
+    this.cancelOpen();
+    const controller = new AbortController();
+    this._opening = controller;
+    const onProgress = (read, total) => {
+      if (this._opening === controller) store.set({ opening: { name, read, total } });
+    };
     let opened;
     try {
       if (!engine) throw new Error('the core is still loading');
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      opened = engine.openFile(name, bytes);
+      onProgress(0, file.size);
+      opened = await engine.openFile(name, file, store.state.settings, { signal: controller.signal, onProgress });
       if (opened.kind === 'weights') {
-        store.set({ weights: { url: name, layout: opened.layout, layer: 0, bytes, file: true } });
+        store.set({ weights: { url: name, layout: opened.layout, layer: 0, bytes: opened.bytes, file: true } });
         store.set({ settings: { ...store.state.settings, model: 'random', file: null }, errors: {} });
       } else {
         store.set({ settings: { ...store.state.settings, model: 'file', file: name, layer: null, switchedOff: [] }, errors: {} });
       }
     } catch (e) {
+      if (e && e.name === 'AbortError') throw e;
       const message = `${name}: ${(e && e.message) || e}`;
       store.set({ errors: { ...store.state.errors, model: message } });
       throw new Error(message);
+    } finally {
+      if (this._opening === controller) {
+        this._opening = null;
+        store.set({ opening: null });
+      }
     }
     this._request('model');
     return { name, layout: opened.layout, kind: opened.kind };
+  }
+
+  // Stops a file that is still opening; the model shown stays.
+  cancelOpen() {
+    if (!this._opening) return;
+    this._opening.abort();
+    this._opening = null;
+    this._store.set({ opening: null });
   }
 
   // model="…/x.safetensors": fetched once, then opened as a file would be.

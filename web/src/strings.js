@@ -32,9 +32,14 @@ export const STRINGS = {
   modelFile: { en: 'file: {name}', zh: '文件：{name}' },
   openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
   fileNote: {
-    en: 'Opened {name}: {kind}, {layers} layers · {h} heads · d_model {d} · vocabulary {v}. Drop another .safetensors file on the demo to open it.',
-    zh: '已打开 {name}：{kind}，{layers} 层 · {h} 个头 · d_model {d} · 词表 {v}。把另一个 .safetensors 文件拖到演示上即可打开。',
+    en: 'Drop another .safetensors file on the demo to open it.',
+    zh: '把另一个 .safetensors 文件拖到演示上即可打开。',
   },
+  opening: { en: 'Reading {name}: {read} of {total} MB', zh: '正在读取 {name}：{read} / {total} MB' },
+  cancel: { en: 'Cancel', zh: '取消' },
+  // The status line's start when the model comes from a file: what was opened, as what.
+  readyFile: { en: '{name} · {layout} · {layers} layers · vocabulary {v} · ', zh: '{name} · {layout} · {layers} 层 · 词表 {v} · ' },
+  readyWeights: { en: '{name} · {layout}, layer {layer} · ', zh: '{name} · {layout}，第 {layer} 层 · ' },
   blocksNote: {
     en: '{layers} GPT-2-style blocks of random weights: each has LayerNorm before attention and before a GELU MLP, and adds both to the residual stream. Walk past the attend stage to see them. Untrained, so its predictions are noise; tokens are numbered in order of first appearance.',
     zh: '{layers} 个随机权重的 GPT-2 式的块：每块在注意力和 GELU MLP 之前各做一次 LayerNorm，并把两者的输出加回残差流。走过注意力那一步就能看到它们。模型未经训练，预测只是噪声；token 按首次出现的顺序编号。',
@@ -92,7 +97,6 @@ export const STRINGS = {
     en: 'Browsers do not let a page opened from file:// fetch other files; serve the folder over http (for example npm start) to use weights.',
     zh: '浏览器不允许以 file:// 打开的页面读取其他文件；要使用权重，请通过 http 提供页面（例如 npm start）。',
   },
-  weightsLoaded: { en: 'weights: {url} ({layout}, layer {layer})', zh: '权重：{url}（{layout}，第 {layer} 层）' },
 
   embedButton: { en: 'Embed / share', zh: '嵌入 / 分享' },
   embedTitle: { en: 'Put this demo in your article', zh: '把这个演示放进你的文章' },

@@ -5,6 +5,7 @@ import { h, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage } from '../../messages.js';
 import { MODELS, MODEL_KINDS, isSized } from '../../attributes.js';
+import { mountOpening } from './opening.js';
 
 export const EXAMPLES = [
   '我是秦始皇',
@@ -37,8 +38,9 @@ function loadedWeights(state) {
   return shown ? { url: w.url, layout: w.layout, layer: w.layer } : null;
 }
 
-// openFile(File): the element's; the picker and drag-and-drop both go through it.
-export function mountControls(root, store, runner, openFile = () => {}) {
+// openFile(File): the element's; the picker and drag-and-drop both go through it. cancelOpen():
+// stops a file still opening.
+export function mountControls(root, store, runner, openFile = () => {}, cancelOpen = () => {}) {
   const labels = {};
   const errors = {};
   const inputs = {};
@@ -138,7 +140,7 @@ export function mountControls(root, store, runner, openFile = () => {}) {
   modelSelect.addEventListener('change', () => update('model', modelSelect.value));
   labels.model = h('span', { class: 'field-label' });
   const fileOption = modelSelect.querySelector('option[value="file"]');
-  const modelField = h('div', { class: 'field field-model' }, h('label', { for: 'model' }, labels.model), h('div', { class: 'model-row' }, modelSelect, pick, picker));
+  const modelField = h('div', { class: 'field field-model' }, h('label', { for: 'model' }, labels.model), h('div', { class: 'model-row' }, modelSelect, pick, picker), mountOpening(store, cancelOpen));
   const layerSelect = h('select', { id: 'view-layer', 'aria-describedby': 'view-layer-error' });
   layerSelect.addEventListener('change', () => update('layer', Number(layerSelect.value)));
   labels.layer = h('span', { class: 'field-label' });
@@ -171,9 +173,10 @@ export function mountControls(root, store, runner, openFile = () => {}) {
     [...layerSelect.options].forEach((o, l) => setText(o, t(state.lang, 'layerOption', { l })));
     if (state.result && layers > 1 && layerSelect.value !== String(state.result.layer)) layerSelect.value = String(state.result.layer);
     const weights = loadedWeights(state);
-    trainedNote.hidden = !(config && (config.model !== 'single' || weights));
-    const noteKey = weights ? 'weightsLoaded' : { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
-    if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { name: state.settings.file, kind: config.model, layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize, ...weights }));
+    // What a file holds is named on the status line (status.js); the note says what else to know.
+    trainedNote.hidden = !(config && config.model !== 'single');
+    const noteKey = { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
+    if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
     // The file sets d_model: the field shows the file's, and cannot be typed into until it is gone.
     const dModel = inputs.dModel;
     if (dModel.readOnly !== Boolean(weights)) dModel.readOnly = Boolean(weights);

@@ -5,6 +5,16 @@ import { setText } from '../../dom.js';
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
+// What the model shown was opened from: a whole model's file (name, layout, layers, vocabulary), or
+// one attention layer's weights (name, layout, layer); '' for a model the page made itself.
+function fromFile(state) {
+  const c = state.result.config;
+  const w = state.weights;
+  if (state.settings.model === 'file' && c.model !== 'single') return t(state.lang, 'readyFile', { name: state.settings.file, layout: c.model, layers: c.layers, v: c.vocabSize });
+  if (state.settings.model === 'random' && c.model === 'single' && w && w.bytes) return t(state.lang, 'readyWeights', { name: w.url, layout: w.layout, layer: w.layer });
+  return '';
+}
+
 export function mountStatus(statusEl, bannerEl, store, progressEl = null) {
   const progressText = progressEl && progressEl.querySelector('.progress-text');
   let ticker = null;
@@ -35,7 +45,7 @@ export function mountStatus(statusEl, bannerEl, store, progressEl = null) {
     else if (Object.keys(state.errors).length > 0) setText(statusEl, t(L, 'staleNote'));
     else if (state.result) {
       const c = state.result.config;
-      setText(statusEl, t(L, 'ready', { d: c.dModel, h: c.heads, dh: c.dHead, kv: c.kvHeads, causal: c.causal ? t(L, 'causalOn') : '', ms: state.lastMs.toFixed(1) }));
+      setText(statusEl, fromFile(state) + t(L, 'ready', { d: c.dModel, h: c.heads, dh: c.dHead, kv: c.kvHeads, causal: c.causal ? t(L, 'causalOn') : '', ms: state.lastMs.toFixed(1) }));
     }
     statusEl.classList.toggle('busy', state.status !== 'idle');
     statusEl.classList.toggle('stale', Object.keys(state.errors).length > 0);
@@ -59,6 +69,6 @@ export function mountStatus(statusEl, bannerEl, store, progressEl = null) {
   }
   render(store.state);
   store.subscribe((state, changed) => {
-    if (['status', 'errors', 'result', 'lang', 'fatal', 'computingSince'].some((k) => changed.has(k))) render(state);
+    if (['status', 'errors', 'result', 'lang', 'fatal', 'computingSince', 'weights'].some((k) => changed.has(k))) render(state);
   });
 }

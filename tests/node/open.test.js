@@ -1,0 +1,97 @@
+// Opening a model the way the page does (web/src/modelReader.mjs over a Blob): a GPT-2-small-sized
+// file made here in a temp dir is read header first, then only the tensors the model needs (not
+// Hugging Face's attn.bias masks), and the model runs 32 tokens through all 12 layers. Needs
+// web/build/mha-core.js.
+'use strict';
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const createMha = require('../../web/mha.js');
+const { GPT2_SMALL, writeGpt2File } = require('../../scripts/gpt2-file.js');
+
+let mha;
+let reader;
+let tmp;
+
+before(async () => {
+  mha = await createMha();
+  reader = await import('../../web/src/modelReader.mjs');
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-open-'));
+});
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+// The blob, counting every byte read through it.
+function counting(blob) {
+  const count = { bytes: 0, reads: 0 };
+  const wrap = (b) => ({
+    size: b.size,
+    slice: (begin, end) => {
+      const part = b.slice(begin, end);
+      return { size: part.size, slice: part.slice.bind(part), arrayBuffer: async () => {
+        const buffer = await part.arrayBuffer();
+        count.bytes += buffer.byteLength;
+        count.reads += 1;
+        return buffer;
+      } };
+    },
+  });
+  return { blob: wrap(blob), count };
+}
+
+test('a GPT-2-small-sized file: only the header and the needed tensors are read, and 32 tokens run', async () => {
+  const file = path.join(tmp, 'gpt2-small.safetensors');
+  const made = writeGpt2File(file, GPT2_SMALL);
+  try {
+    const { blob, count } = counting(await fs.openAsBlob(file));
+    const progress = [];
+    const model = await reader.readModel(mha, blob, { onProgress: (read, total) => progress.push([read, total]) });
+    try {
+      const masks = Object.entries(made.tensors).filter(([name]) => name.endsWith('.attn.bias'));
+      assert.equal(masks.length, 12);
+      const maskBytes = masks.reduce((sum, [, t]) => sum + (t.end - t.begin), 0);
+      assert.equal(count.bytes, made.size - maskBytes, 'read: the header and every tensor but the masks');
+      assert.ok(count.bytes < made.size);
+      const [read, total] = progress.at(-1);
+      assert.equal(read, count.bytes);
+      assert.equal(total, count.bytes);
+      assert.ok(progress.every(([r], i) => i === 0 || r > progress[i - 1][0]), 'progress only grows');
+
+      const c = model.config;
+      assert.deepEqual([c.model, c.layers, c.dModel, c.heads, c.vocabSize], ['gpt2', 12, 768, 12, 50257]);
+      const ids = Array.from({ length: 32 }, (_, i) => (i * 1571) % 50257);
+      const trace = model.runIds(ids);
+      try {
+        assert.deepEqual(Array.from(trace.shape('logits')), [1, 32, 50257]);
+        assert.ok(trace.names().includes('layers.11.y'));
+        assert.ok(trace.data('logits').every(Number.isFinite));
+      } finally {
+        trace.delete();
+      }
+    } finally {
+      model.delete();
+    }
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+});
+
+test('a bad file is one MhaError before any tensor is read; a cancelled read stops between pieces', async () => {
+  const file = path.join(tmp, 'small.safetensors');
+  const sizes = { layers: 2, dModel: 16, vocab: 40, positions: 8, heads: 5 }; // 5 does not divide 16
+  const made = writeGpt2File(file, sizes);
+  const { blob, count } = counting(await fs.openAsBlob(file));
+  await assert.rejects(reader.readModel(mha, blob), (e) => e instanceof mha.MhaError && /not divisible by heads 5/.test(e.message));
+  assert.equal(count.bytes, made.headerBytes, 'only the header was read');
+
+  const controller = new AbortController();
+  const aborted = reader.readModel(mha, blob, { heads: 4, signal: controller.signal, onProgress: () => controller.abort() });
+  await assert.rejects(aborted, (e) => e.name === 'AbortError');
+
+  const truncated = new Blob([fs.readFileSync(file).subarray(0, made.size - 4)]);
+  await assert.rejects(reader.readModel(mha, truncated, { heads: 4 }), /is the file truncated\?/);
+  const model = await reader.readModel(mha, await fs.openAsBlob(file), { heads: 4 });
+  assert.equal(model.config.layers, 2);
+  model.delete();
+});
