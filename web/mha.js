@@ -223,6 +223,8 @@
         return out;
       }
       get vocabSize() { return this._raw.vocabSize(); }
+      // The text of one id, as encode() shows tokens ('' outside the vocabulary): names a predicted token.
+      tokenText(id) { return this._raw.tokenText(id); }
       delete() {
         if (this._raw) this._raw.delete();
         this._raw = null;

@@ -63,6 +63,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("loadTokenizerJson", &mha_wasm::TokenizerHandle::load_tokenizer_json)
       .function("encode", &mha_wasm::TokenizerHandle::encode)
       .function("vocabSize", &mha_wasm::TokenizerHandle::vocab_size)
+      .function("tokenText", &mha_wasm::TokenizerHandle::token_text)
       .function("lastError", &mha_wasm::TokenizerHandle::last_error)
       .function("lastErrorInfo", &mha_wasm::TokenizerHandle::last_error_info);
 

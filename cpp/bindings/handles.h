@@ -54,6 +54,7 @@ class TokenizerHandle {
   std::string load_tokenizer_json(const emscripten::val& json, const std::string& name);  // "" or the error
   emscripten::val encode(const std::string& text);  // {tokens: string[], ids: Int32Array}, or null (last_error())
   int vocab_size() const { return tokenizer_ ? tokenizer_->vocab_size() : 0; }
+  std::string token_text(int id) const { return tokenizer_ ? tokenizer_->token_text(id) : std::string(); }
   std::shared_ptr<const mha::BpeTokenizer> tokenizer() const { return tokenizer_; }
   std::string last_error() const { return last_error_; }
   emscripten::val last_error_info() const { return last_error_info_; }

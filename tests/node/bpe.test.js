@@ -104,6 +104,7 @@ test('a GPT-2 model reads text once given the tokenizer', () => {
     model.setTokenizer(tokenizer);
     const trace = model.runText('Hello world');
     assert.deepEqual(Array.from(trace.ids()), [15496, 995]);
+    assert.deepEqual([15496, 995, 50257].map((id) => tokenizer.tokenText(id)), ['Hello', ' world', ''], 'an id\'s text, as encode shows it');
     assert.deepEqual(trace.tokens(), ['Hello', ' world']);
     trace.delete();
     const small = new mha.Model({ model: 'gpt2', layers: 1, dModel: 8, heads: 2, vocabSize: 100 });

@@ -118,7 +118,8 @@ export class MhaDemo extends HTMLElement {
     if (this._training) this._training.reset(seed);
   }
 
-  // Opens a model from a File (or Blob with a name); see modelSources.js. Resolves to {name, layout, kind}.
+  // Opens a model from a File (or Blob with a name), or from several: a checkpoint with GPT-2's tokenizer
+  // files beside it; see modelSources.js. Resolves to {name, layout, kind, tokenizer}.
   openFile(file) {
     return this._sources.openFile(file);
   }
@@ -263,10 +264,10 @@ export class MhaDemo extends HTMLElement {
     // A model file dropped anywhere on the demo opens like the picker's.
     this._frame.addEventListener('dragover', (ev) => ev.preventDefault());
     this._frame.addEventListener('drop', (ev) => {
-      const file = ev.dataTransfer && ev.dataTransfer.files[0];
-      if (!file) return;
+      const files = ev.dataTransfer && ev.dataTransfer.files;
+      if (!files || !files.length) return;
       ev.preventDefault();
-      this.openFile(file).catch(() => {});
+      this.openFile(files).catch(() => {});
     });
     if (mode === 'full' && this._workerURL) this._mountTraining(store);
     this._problems = problems;

@@ -4,6 +4,7 @@
 // before returning).
 import { MODEL_KINDS } from './attributes.js';
 import { readHeader, readModel } from './modelReader.mjs';
+import { topIds } from './format.js';
 
 export const WORKED = { text: '我爱猫', dModel: 4, heads: 2, kvHeads: 2, seed: 3 };
 // Random blocks number a text's tokens by first appearance: up to this many − 1 different tokens
@@ -36,6 +37,17 @@ function snapshot(trace, config, text, layer, table) {
     heads: trace.headAnalysis(),
     tensors,
   };
+}
+
+// For a model opened with its tokenizer: the text of each id among the five likeliest at every
+// position, so the prediction can name tokens that are not in the sentence. {id: text}.
+function predictedTexts(result, tokenizer) {
+  const probs = result.tensors.probs;
+  if (!probs) return {};
+  const [, T, V] = probs.shape;
+  const out = {};
+  for (let i = 0; i < T; i++) for (const id of topIds(probs.data.subarray(i * V, (i + 1) * V), 5)) out[id] = tokenizer.tokenText(id);
+  return out;
 }
 
 // One attention layer of random weights for these settings.
@@ -123,7 +135,7 @@ export class Engine {
       const name = settings.file ? ` '${settings.file}'` : '';
       throw Object.assign(new this.mha.MhaError(`open the model file${name} again: a page may not read a file from your disk by itself`), { phase: 'model' });
     }
-    return this._runBlocks(settings, this.file.model);
+    return this._runBlocks(settings, this.file.model, this.file.tokenizer);
   }
 
   // A File (or any Blob with a name) as a model, checked before anything changes: a whole model
@@ -131,9 +143,13 @@ export class Engine {
   // replaces the opened one; one attention layer (pytorch, llama) is read whole and tried with
   // these settings, then goes the way of weights from a URL. Throws MhaError (or an AbortError)
   // and leaves every model as it was. -> {layout, kind: 'model' | 'weights', config, bytes?}.
-  async openFile(name, blob, settings, { signal = null, onProgress } = {}) {
+  // tokenizerFiles: null or {json} | {vocab, merges} (Files, tokenizerFiles.js): GPT-2's tokenizer,
+  // given to the model so that it reads text.
+  async openFile(name, blob, settings, { signal = null, onProgress, tokenizerFiles = null } = {}) {
     const header = await readHeader(blob);
     const layout = this.mha.guessLayout(header, blob.size);
+    if (tokenizerFiles && (layout === 'pytorch' || layout === 'llama'))
+      throw new this.mha.MhaError(`a tokenizer goes with a whole model; ${name} holds one ${layout} attention layer`);
     if (layout === 'pytorch' || layout === 'llama') {
       const bytes = new Uint8Array(await blob.arrayBuffer());
       if (signal && signal.aborted) throw Object.assign(new Error('opening the file was cancelled'), { name: 'AbortError' });
@@ -145,13 +161,31 @@ export class Engine {
         probe.delete();
       }
     }
-    const model = await readModel(this.mha, blob, { layout, header, signal, onProgress });
-    if (this.file) this.file.model.delete();
-    this.file = { name, layout, model };
-    return { layout, kind: 'model', config: model.config };
+    const tokenizer = tokenizerFiles ? await this._tokenizerFrom(tokenizerFiles) : null;
+    let model;
+    try {
+      model = await readModel(this.mha, blob, { layout, header, signal, onProgress });
+      if (tokenizer) model.setTokenizer(tokenizer);
+    } catch (e) {
+      if (model) model.delete();
+      if (tokenizer) tokenizer.delete();
+      throw e;
+    }
+    if (this.file) {
+      this.file.model.delete();
+      if (this.file.tokenizer) this.file.tokenizer.delete();
+    }
+    this.file = { name, layout, model, tokenizer };
+    return { layout, kind: 'model', config: model.config, tokenizer: Boolean(tokenizer) };
   }
 
-  _runBlocks(settings, model = this.model) {
+  async _tokenizerFrom({ json, vocab, merges }) {
+    const bytes = async (file) => new Uint8Array(await file.arrayBuffer());
+    if (json) return new this.mha.Gpt2Tokenizer(await bytes(json));
+    return new this.mha.Gpt2Tokenizer(await bytes(vocab), await bytes(merges), { vocabName: vocab.name, mergesName: merges.name });
+  }
+
+  _runBlocks(settings, model = this.model, tokenizer = null) {
     const layers = model.config.layers;
     const layer = settings.layer === null || settings.layer === undefined ? layers - 1 : settings.layer;
     if (layer >= layers) {
@@ -159,10 +193,10 @@ export class Engine {
       e.phase = 'layer';
       throw e;
     }
-    return this._snapshot(settings, layer, model);
+    return this._snapshot(settings, layer, model, tokenizer);
   }
 
-  _snapshot(settings, layer, model = this.model) {
+  _snapshot(settings, layer, model = this.model, tokenizer = null) {
     let trace;
     try {
       trace = model.runText(settings.text, { switchedOff: settings.switchedOff });
@@ -171,7 +205,9 @@ export class Engine {
       throw e;
     }
     try {
-      return snapshot(trace, model.config, settings.text, layer, this.mha.stageTable);
+      const result = snapshot(trace, model.config, settings.text, layer, this.mha.stageTable);
+      if (tokenizer) result.vocabText = predictedTexts(result, tokenizer);
+      return result;
     } finally {
       trace.delete();
     }

@@ -35,3 +35,17 @@ export const tokenName = (tokens, i) => `${tokens[i]} (${i})`;
 
 // Text to put inside HTML (or an attribute value) as it is.
 export const escapeHtml = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+// The k largest entries' indices of one row of probabilities, largest first (ties: the lower index):
+// one pass with a small sorted list, so a GPT-2 row of 50,257 is not sorted whole.
+export function topIds(p, k) {
+  const top = [];
+  for (let i = 0; i < p.length; i++) {
+    if (top.length === k && p[i] <= p[top[k - 1]]) continue;
+    let at = top.length === k ? k - 1 : top.length;
+    while (at > 0 && p[top[at - 1]] < p[i]) at--;
+    top.splice(at, 0, i);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}

@@ -3,6 +3,7 @@
 // store change and a run request; while bytes are on their way the runner waits (pending).
 import { fetchBytes } from './fetchBytes.js';
 import { messageOf } from './messages.js';
+import { sortFiles } from './tokenizerFiles.js';
 
 export class ModelSources {
   // store: the demo's store. engine: () -> the Engine once the core has loaded, null before.
@@ -34,11 +35,22 @@ export class ModelSources {
   // model shown; a single attention layer (pytorch, llama) becomes the weights of random mode.
   // Read with the File API a tensor at a time (engine.openFile), so it works from file:// too and
   // never holds the whole file; store.opening shows the progress. A newer file, cancelOpen() or a
-  // bad file leaves the model shown as it was (a bad one says why). Resolves to {name, layout, kind};
-  // rejects with the message, or an AbortError when cancelled.
-  async openFile(file) {
-    const name = file.name || 'model.safetensors';
+  // bad file leaves the model shown as it was (a bad one says why). Several files at once: the
+  // .safetensors one and GPT-2's tokenizer files beside it (tokenizerFiles.js), so a GPT-2 model reads
+  // text. Resolves to {name, layout, kind, tokenizer}; rejects with the message, or an AbortError
+  // when cancelled.
+  async openFile(fileOrFiles) {
+    const list = fileOrFiles.length === undefined ? [fileOrFiles] : [...fileOrFiles]; // one Blob-like, or a FileList / array
+    const { model: file, tokenizer: tokenizerFiles, missing } = sortFiles(list);
     const store = this._store;
+    if (!file || missing) {
+      const message = !file
+        ? `${list.map((f) => f.name).join(', ')}: open the model's .safetensors file together with these`
+        : `${file.name}: the tokenizer needs ${missing} too`;
+      store.set({ errors: { ...store.state.errors, model: message } });
+      throw new Error(message);
+    }
+    const name = file.name || 'model.safetensors';
     const engine = this._engine();
     this.cancelOpen();
     const controller = new AbortController();
@@ -50,7 +62,7 @@ export class ModelSources {
     try {
       if (!engine) throw new Error('the core is still loading');
       onProgress(0, file.size);
-      opened = await engine.openFile(name, file, store.state.settings, { signal: controller.signal, onProgress });
+      opened = await engine.openFile(name, file, store.state.settings, { signal: controller.signal, onProgress, tokenizerFiles });
       if (opened.kind === 'weights') {
         store.set({ weights: { url: name, layout: opened.layout, layer: 0, bytes: opened.bytes, file: true } });
         store.set({ settings: { ...store.state.settings, model: 'random', file: null }, errors: {} });
@@ -69,7 +81,7 @@ export class ModelSources {
       }
     }
     this._request('model');
-    return { name, layout: opened.layout, kind: opened.kind };
+    return { name, layout: opened.layout, kind: opened.kind, tokenizer: Boolean(opened.tokenizer) };
   }
 
   // Stops a file that is still opening; the model shown stays.

@@ -32,8 +32,8 @@ export const STRINGS = {
   modelFile: { en: 'file: {name}', zh: '文件：{name}' },
   openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
   fileNote: {
-    en: 'Drop another .safetensors file on the demo to open it.',
-    zh: '把另一个 .safetensors 文件拖到演示上即可打开。',
+    en: 'Drop another .safetensors file on the demo to open it. A GPT-2 checkpoint reads text with its tokenizer: open or drop its files with it (encoder.json and vocab.bpe, vocab.json and merges.txt, or tokenizer.json).',
+    zh: '把另一个 .safetensors 文件拖到演示上即可打开。GPT-2 检查点要用它的分词器读文本：把分词器文件（encoder.json 和 vocab.bpe、vocab.json 和 merges.txt，或 tokenizer.json）和它一起打开或拖进来。',
   },
   opening: { en: 'Reading {name}: {read} of {total} MB', zh: '正在读取 {name}：{read} / {total} MB' },
   cancel: { en: 'Cancel', zh: '取消' },

@@ -130,9 +130,9 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
   // The model, and for a model of several layers the layer whose attention is shown.
   const modelSelect = h('select', { id: 'model' }, MODELS.map((m) => h('option', { value: m })));
   // The visible button opens it; the input itself stays out of the tab order.
-  const picker = h('input', { type: 'file', id: 'model-file', accept: '.safetensors', class: 'visually-hidden', tabindex: '-1' });
+  const picker = h('input', { type: 'file', id: 'model-file', accept: '.safetensors,.json,.bpe,.txt', multiple: true, class: 'visually-hidden', tabindex: '-1' });
   picker.addEventListener('change', () => {
-    if (picker.files[0]) openFile(picker.files[0]);
+    if (picker.files.length) openFile([...picker.files]);
     picker.value = '';
   });
   const pick = h('button', { type: 'button', class: 'open-file', onclick: () => picker.click() });

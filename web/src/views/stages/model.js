@@ -5,6 +5,7 @@ import { t } from '../../i18n.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { liveView } from '../parts/structure.js';
 import { STRINGS } from '../../strings.js';
+import { topIds } from '../../format.js';
 
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
 const tensorsOf = (result, stageId) => Object.keys(result.tensors).filter((n) => !n.startsWith('layers.') && result.tensors[n].stage === stageId);
@@ -26,12 +27,14 @@ export function stageTensorsView(stageId) {
   };
 }
 
-// The text an id had in this run (first occurrence), else #id: the trained model's ids only mean
-// "the n-th different token".
+// The text an id had in this run (first occurrence), else its vocabulary entry (a model opened
+// with its tokenizer: result.vocabText), else #id: the trained model's ids only mean "the n-th
+// different token".
 function namer(result) {
   const text = new Map();
   result.ids.forEach((id, i) => text.has(id) || text.set(id, result.tokens[i]));
-  return (id) => (text.has(id) ? text.get(id) : `#${id}`);
+  const known = result.vocabText || {};
+  return (id) => (text.has(id) ? text.get(id) : known[id] || `#${id}`);
 }
 
 // The five likeliest next tokens at every position, with their probabilities; ✓ where the first
@@ -45,7 +48,7 @@ export function predictView(state) {
   const rows = [];
   for (let i = 0; i < T; i++) {
     const p = probs.data.subarray(i * V, (i + 1) * V);
-    const top = Array.from(p.keys()).sort((a, b) => p[b] - p[a] || a - b).slice(0, 5);
+    const top = topIds(p, 5);
     const next = i + 1 < T ? result.ids[i + 1] : null;
     const ok = next !== null && top[0] === next;
     right += ok;
