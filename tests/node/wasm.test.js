@@ -342,6 +342,14 @@ test('training in WASM gives the same bits as `mha train` natively: every loss a
     // A model trained in the page says how it was made, in the same words as `mha train`'s.
     for (const key of ['recipe', 'seed', 'steps', 'tokenizer', 'start_token', 'heads']) assert.equal(ours.metadata[key], native.metadata[key], key);
     assert.match(ours.metadata.recipe, /batch 4; 25 steps; AdamW lr 0\.01/);
+    // …and opens again as a model that reads text (by first appearance, as the shipped one).
+    const reopened = new mha.Model();
+    reopened.loadModel(trainer.modelFile());
+    const again = reopened.runText('a b a b');
+    assert.deepEqual(Array.from(again.ids()), [0, 1, 2, 1, 2]);
+    assert.equal(reopened.config.layers, 2);
+    again.delete();
+    reopened.delete();
     const score = trainer.inductionScore(1);
     assert.ok(score >= 0 && score <= 1);
     const trace = trainer.runIds([0, 1, 2, 1, 2]);
