@@ -23,6 +23,9 @@ packages=(
   "doctest-dev:native test suite"
   "libbenchmark-dev:native benchmarks (npm run bench:native)"
 )
+if [ "$profile" = "bench" ]; then
+  packages+=("libopenblas0-pthread:PyTorch's BLAS in the native comparison (Debian's default is reference BLAS, ~10x slower)")
+fi
 if [ "$profile" = "test" ]; then
   packages+=("chromium:browser tests" "fonts-wqy-zenhei:CJK glyphs in headless Chromium")
 fi
