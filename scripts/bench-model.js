@@ -19,7 +19,7 @@ const { describeMachine, loadAverage } = require('./bench/machine.js');
 const { summary, maxRelError, timeRounds, median } = require('./bench/stats.js');
 const { table } = require('./bench/table.js');
 const { loadOurs, ROOT } = require('./bench/ours.js');
-const { loadOrt, ortInfo, torchMissing, gpt2Graph, createSession } = require('./bench/ort.js');
+const { loadOrt, ortInfo, torchMissing, gpt2Graph, createSession, ONNX_DIR } = require('./bench/ort.js');
 
 const T = 128;
 const HEADS = 12;
@@ -167,9 +167,13 @@ async function main() {
   for (const line of describeMachine(ROOT)) console.log(line);
   console.log(`workload  GPT-2-small-shaped model, 12 layers, d_model 768, 12 heads, vocab 50257, T ${T} ids to the logits; float32, batch 1, one thread; random weights`);
   const why = torchMissing();
-  if (why && !(fs.existsSync(path.join(ROOT, 'build', 'onnx', 'gpt2-small.onnx')) && !opts.native)) {
-    console.error(`bench-model: ${why}`);
-    process.exit(1);
+  if (why) {
+    if (!['gpt2-small.onnx', 'gpt2-small.safetensors'].every((f) => fs.existsSync(path.join(ONNX_DIR, f)))) {
+      console.error(`bench-model: ${why}`);
+      process.exit(1);
+    }
+    if (opts.native) console.log(`native    skipped: PyTorch is the native peer, and ${why}`);
+    opts.native = false;
   }
   const files = gpt2Graph(console.log);
   console.log(`runs      WebAssembly: ${opts.warmup} warm-up + ${opts.rounds} rounds, ours and ort alternating (order reversed each round); native: ${opts.nativeRounds} rounds of one process each`);
