@@ -6,12 +6,15 @@
 //   tfjs      TensorFlow.js ops on tfjs-backend-wasm, one thread, W stored transposed so the
 //             projections run on XNNPACK (see scripts/bench/tfjs.js)
 //   tfjs-tB   the same with tf.matMul(x, W, false, true): the backend's scalar matMul loop
+//   ort       onnxruntime-web's wasm backend, one thread, SIMD, on the graph torch.onnx exports from
+//             nn.MultiheadAttention with these weights (scripts/bench/ort.js; needs python3-torch once
+//             per graph, and bench/node_modules: bash scripts/setup.sh bench)
 //   js        plain JavaScript loops on Float32Array (scripts/bench/plainjs.js)
 // at S (T 8, d 64, 4 heads), M (T 128, d 768, 12 heads), L (T 512, d 768, 12 heads), with and
-// without the causal mask. All four run the same random weights (non-zero biases), loaded into our
+// without the causal mask. All five run the same random weights (non-zero biases), loaded into our
 // module as safetensors and read back with model.weight(); outputs are checked against ours.
 //
-//   node scripts/bench.js [--quick] [--sizes S,M,L] [--impls ours,tfjs,tfjs-tB,js] [--runs N] [--warmup N] [--cold]
+//   node scripts/bench.js [--quick] [--sizes S,M,L] [--impls ours,tfjs,tfjs-tB,ort,js] [--runs N] [--warmup N] [--cold]
 'use strict';
 
 const path = require('node:path');
@@ -26,13 +29,17 @@ const { PlainAttention } = require('./bench/plainjs.js');
 const { table } = require('./bench/table.js');
 const { loadOurs, oursHeapBytes, heapBytesOf, heapMethod, OurAttention, ROOT } = require('./bench/ours.js');
 const { loadTfjs, tfjsInfo, tfjsHeapBytes, TfjsAttention } = require('./bench/tfjs.js');
+const { loadOrt, ortInfo, torchMissing, mhaGraph, OrtAttention } = require('./bench/ort.js');
 
 const SIZES = {
   S: { T: 8, dModel: 64, heads: 4 },
   M: { T: 128, dModel: 768, heads: 12 },
   L: { T: 512, dModel: 768, heads: 12 },
 };
-const IMPLS = ['ours', 'tfjs', 'tfjs-tB', 'js'];
+const IMPLS = ['ours', 'tfjs', 'tfjs-tB', 'ort', 'js'];
+// The seeds of the timed cells' weights and input (and of the pre-warm: one ONNX graph per cell).
+const WEIGHT_SEED = 1;
+const INPUT_SEED = 2;
 const TOLERANCE = 1e-4;
 // At L, a cell whose warm-up runs take longer than this gets fewer runs (said under the table):
 // plain JS takes seconds per run there, and 25 of them at each mask would take minutes.
@@ -86,6 +93,7 @@ function implsFor(size, opts) {
   return IMPLS.filter((i) => {
     if (i === 'tfjs-tB' && size === 'L') return false; // 2+ s per run on the scalar path: opt in with --impls
     if (i === 'js' && size === 'L' && opts.quick) return false;
+    if (i === 'ort' && opts.skipOrt) return false; // said at the top, with why
     return true;
   });
 }
@@ -116,8 +124,9 @@ async function freshHeapBytes(bytes, cfg, x) {
   return heapBytesOf(mha, opts);
 }
 
-function build(impl, w, bytes, cfg) {
+async function build(impl, w, bytes, cfg) {
   switch (impl) {
+    case 'ort': return OrtAttention.create(mhaGraph(`s${WEIGHT_SEED}`, bytes, cfg, console.log), cfg);
     case 'ours': return new OurAttention(bytes, cfg);
     case 'tfjs': return new TfjsAttention(w, { ...cfg, transposeB: false });
     case 'tfjs-tB': return new TfjsAttention(w, { ...cfg, transposeB: true });
@@ -141,24 +150,24 @@ function weightsFromOurs(ours) {
 const PREWARM_MS = 150;
 const PREWARM_CALLS = 100;
 const PREWARM_MAX_MS = 3000;
-function prewarm(impls) {
+async function prewarm(impls) {
   const calls = [];
   for (const impl of impls) {
     let n = 0;
     for (const causal of [false, true]) {
       const cfg = { ...SIZES.S, causal };
-      const bytes = pytorchSafetensors(randomWeights(cfg.dModel, 3), cfg.dModel);
-      const x = randomInput(cfg.T, cfg.dModel, 4);
+      const bytes = pytorchSafetensors(randomWeights(cfg.dModel, WEIGHT_SEED), cfg.dModel);
+      const x = randomInput(cfg.T, cfg.dModel, INPUT_SEED);
       const ours = new OurAttention(bytes, cfg);
-      const m = impl === 'ours' ? ours : build(impl, weightsFromOurs(ours), bytes, cfg);
+      const m = impl === 'ours' ? ours : await build(impl, weightsFromOurs(ours), bytes, cfg);
       const t0 = performance.now();
       for (let i = 0; ; ++i) {
         const t = performance.now() - t0;
         if ((t >= PREWARM_MS && i >= PREWARM_CALLS) || t >= PREWARM_MAX_MS) break;
-        m.forward(x, cfg.T);
+        await m.forward(x, cfg.T);
         ++n;
       }
-      if (m !== ours && m.delete) m.delete();
+      if (m !== ours && m.delete) await m.delete();
       ours.delete();
     }
     calls.push(`${impl} ${n} calls`);
@@ -167,8 +176,9 @@ function prewarm(impls) {
 }
 
 // The check before any timing: at S, both masks, y and the attention weights of tfjs (both ways)
-// and plain JS against our module.
-function checkS(impls) {
+// and plain JS against our module. onnxruntime runs its graphs' own weights: it is checked in each
+// cell, y and the attention weights, on the first call.
+async function checkS(impls) {
   const cfgBase = SIZES.S;
   const worst = {};
   for (const causal of [false, true]) {
@@ -179,8 +189,8 @@ function checkS(impls) {
     const w = weightsFromOurs(ours);
     const ref = ours.forward(x, cfg.T, true);
     ours.delete();
-    for (const impl of impls.filter((i) => i !== 'ours')) {
-      const m = build(impl, w, bytes, cfg);
+    for (const impl of impls.filter((i) => i !== 'ours' && i !== 'ort')) {
+      const m = await build(impl, w, bytes, cfg);
       const out = m.forward(x, cfg.T, true);
       if (m.delete) m.delete();
       const err = Math.max(maxRelError(out.y, ref.y), maxRelError(out.weights, ref.weights));
@@ -203,19 +213,34 @@ async function main() {
   const wanted = new Set(opts.sizes.flatMap((s) => implsFor(s, opts)));
   await loadOurs();
   if (wanted.has('tfjs') || wanted.has('tfjs-tB')) await loadTfjs();
+  let ortSkipped = '';
+  if (wanted.has('ort')) {
+    try {
+      const why = torchMissing();
+      if (why) throw new Error(why);
+      loadOrt();
+    } catch (e) {
+      if (opts.impls) throw e; // asked for by name: no quiet fallback
+      ortSkipped = e.message;
+      wanted.delete('ort');
+      opts.skipOrt = true;
+    }
+  }
 
   for (const line of describeMachine(ROOT)) console.log(line);
   if (wanted.has('tfjs') || wanted.has('tfjs-tB')) {
     const t = await tfjsInfo();
     console.log(`tfjs      @tensorflow/tfjs-core ${t.version} + tfjs-backend-wasm (${t.backend}, ${t.binary}, ${t.threads} thread) from node_modules`);
   }
+  if (wanted.has('ort')) console.log(`ort       ${ortInfo()}; graphs from torch.onnx (opset 14) in build/onnx/`);
+  if (ortSkipped) console.log(`ort       skipped: ${ortSkipped}`);
   console.log(`workload  one MHA forward, float32, batch 1, single thread, bias on every projection, weights (1, heads, T, T) kept; GFLOP = (8·T·d² + 4·T²·d)/1e9, also for causal`);
   if (!opts.cold) {
-    const ms = prewarm([...wanted]);
+    const ms = await prewarm([...wanted]);
     console.log(`pre-warm  untimed, S causal and not, ≥ ${PREWARM_MS} ms and ≥ ${PREWARM_CALLS} calls each: ${ms}; so V8 has tiered the wasm (Liftoff → TurboFan) and the JS up; --cold skips it`);
   }
   console.log(`runs      median of ${opts.runs} after ${opts.warmup} warm-up runs${opts.quick ? ' (--quick)' : ''}; 1st = the first (cold) call of the cell; ×ours = median / ours' median`);
-  checkS([...wanted]);
+  await checkS([...wanted]);
   console.log('');
 
   const rows = [];
@@ -226,14 +251,14 @@ async function main() {
     for (const causal of [false, true]) {
       const cfg = { ...SIZES[size], causal };
       const flops = gflop(cfg);
-      const bytes = pytorchSafetensors(randomWeights(cfg.dModel, 1), cfg.dModel);
-      const x = randomInput(cfg.T, cfg.dModel, 2);
+      const bytes = pytorchSafetensors(randomWeights(cfg.dModel, WEIGHT_SEED), cfg.dModel);
+      const x = randomInput(cfg.T, cfg.dModel, INPUT_SEED);
       const ours = new OurAttention(bytes, cfg);
       const w = weightsFromOurs(ours);
       let ref = null;
       let oursMedian = NaN;
       for (const impl of impls) {
-        const m = impl === 'ours' ? ours : build(impl, w, bytes, cfg);
+        const m = impl === 'ours' ? ours : await build(impl, w, bytes, cfg);
         // Only at L (plain JS; tfjs-tB when asked for): fewer runs when one takes seconds.
         const slow = size !== 'L' ? null : {
           ms: SLOW_RUN_MS,
@@ -243,15 +268,16 @@ async function main() {
             return { warmup: 1, runs, reduced: runs < p.runs || p.warmup > 1, runMs: ms };
           },
         };
-        const r = timeCalls(() => m.forward(x, cfg.T), { warmup: opts.warmup, runs: opts.runs }, slow);
+        const r = await timeCalls(() => m.forward(x, cfg.T, impl === 'ort'), { warmup: opts.warmup, runs: opts.runs }, slow);
         const s = summary(r.times);
         if (impl === 'ours') {
-          ref = r.first.y;
+          ref = ours.forward(x, cfg.T, true);
           oursMedian = s.median;
         }
         let err = '';
         if (impl !== 'ours' && ref) {
-          const e = maxRelError(r.first.y, ref);
+          let e = maxRelError(r.first.y, ref.y);
+          if (impl === 'ort') e = Math.max(e, maxRelError(r.first.weights, ref.weights)); // its own graph's weights
           err = e.toExponential(1);
           if (!(e <= TOLERANCE)) {
             err += ' MISMATCH';
@@ -278,10 +304,11 @@ async function main() {
           max: fmtMs(s.max),
           gflops: (flops / (s.median / 1000)).toFixed(2),
           ratio: impl === 'ours' ? '1' : fmtRatio(s.median / oursMedian),
+          oursOver: impl === 'ort' ? fmtRatio(oursMedian / s.median) : '',
           err,
           heap,
         });
-        if (impl !== 'ours' && m.delete) m.delete();
+        if (impl !== 'ours' && m.delete) await m.delete();
       }
       ours.delete();
     }
@@ -301,6 +328,7 @@ async function main() {
     { key: 'max', title: 'max ms' },
     { key: 'gflops', title: 'GFLOP/s' },
     { key: 'ratio', title: '×ours' },
+    { key: 'oursOver', title: 'ours÷ort' },
     { key: 'heap', title: 'heap MiB' },
     { key: 'err', title: 'y err', left: true },
   ]));
@@ -309,10 +337,11 @@ async function main() {
   console.log(`heap MiB  ours: WebAssembly memory (${heapMethod()}) of a fresh module instance after loading the weights and one run at that size (memory only grows: the peak);`);
   if (wanted.has('tfjs') || wanted.has('tfjs-tB')) console.log("          † tfjs: the backend's whole wasm heap at the end of the cell (one instance for the whole run: the peak so far).");
   console.log(`          The instance of ours that ran every cell holds ${MiB(oursHeapBytes())} MiB at the end.`);
-  console.log(`y err     max |y − y_ours| / max |y_ours| of the cell's first call (tolerance ${TOLERANCE}).`);
+  console.log(`y err     max |y − y_ours| / max |y_ours| of the cell's first call (tolerance ${TOLERANCE}); for ort also the attention weights'.`);
+  if (wanted.has('ort')) console.log('ours÷ort  ours\' median / onnxruntime-web\'s: the issue asks for ≤ 0.25 at S and ≤ 0.7 at M and L.');
   const skipped = [];
   for (const size of opts.sizes) {
-    const off = IMPLS.filter((i) => !implsFor(size, opts).includes(i));
+    const off = IMPLS.filter((i) => !implsFor(size, opts).includes(i) && !(i === 'ort' && opts.skipOrt));
     if (off.length) skipped.push(`${off.join(', ')} at ${size}`);
   }
   if (skipped.length) {

@@ -4,6 +4,8 @@
 # checked in about a second and left alone.
 #   scripts/setup.sh start   what npm start needs: compilers, Emscripten, header libraries
 #   scripts/setup.sh test    all of that, plus Chromium for the browser tests
+#   scripts/setup.sh bench   what start needs, plus the benchmarks' peers: onnxruntime-web into
+#                            bench/node_modules (bench/package.json; npm test never installs it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-test}
@@ -21,6 +23,9 @@ packages=(
   "doctest-dev:native test suite"
   "libbenchmark-dev:native benchmarks (npm run bench:native)"
 )
+if [ "$profile" = "bench" ]; then
+  packages+=("libopenblas0-pthread:PyTorch's BLAS in the native comparison (Debian's default is reference BLAS, ~10x slower)")
+fi
 if [ "$profile" = "test" ]; then
   packages+=("chromium:browser tests" "fonts-wqy-zenhei:CJK glyphs in headless Chromium")
 fi
@@ -53,4 +58,12 @@ fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm packages"
   npm ci --no-audit --no-fund
+fi
+
+# Benchmark-only peers, in their own folder and lock file.
+if [ "$profile" = "bench" ]; then
+  if [ ! -f bench/node_modules/.package-lock.json ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then
+    echo "setup: installing the benchmarks' npm packages into bench/node_modules"
+    npm ci --prefix bench --no-audit --no-fund
+  fi
 fi

@@ -4,9 +4,14 @@
 //   M  T=128, d_model=768, heads=12     a GPT-2 small layer
 //   L  T=512, d_model=768, heads=12
 // FLOPs of one forward: 8·T·d² (four projections) + 4·T²·d (Q·Kᵀ and P·V), as in the issue.
+// And model/gpt2-small: a GPT-2-small-shaped model (12 layers, d_model 768, 12 heads, vocab 50257),
+// T 128 ids to the logits (npm run bench:model), with the weights of $MHA_BENCH_MODEL (a GPT-2-layout
+// safetensors file, as cpp/bench/export_onnx.py writes) or, without it, random ones of that shape.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -15,7 +20,10 @@
 #include "gemm.h"
 #include "kernels.h"
 #include "model.h"
+#include "model_file.h"
 #include "random.h"
+#include "safetensors.h"
+#include "transformer.h"
 
 namespace {
 
@@ -112,7 +120,38 @@ void forward(benchmark::State& state, Size size, bool causal, mha::KernelPath pa
       benchmark::Counter(forward_flops(size) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// 2·T·(every matrix's size) + the attention products, 4·T²·d per layer (counted full, as above).
+void gpt2_small(benchmark::State& state) {
+  constexpr int T = 128;
+  mha::Config c;
+  c.preset = mha::Preset::gpt2;
+  c.layers = 12, c.d_model = 768, c.heads = 12, c.vocab_size = 50257, c.max_positions = 1024, c.causal = true;
+  mha::ModelWeights w;
+  const char* file = std::getenv("MHA_BENCH_MODEL");
+  if (file && *file) {
+    const std::vector<uint8_t> bytes = mha::read_file(file);
+    mha::LoadedModel loaded = mha::read_model(mha::SafetensorsFile(bytes.data(), bytes.size()), mha::Preset::gpt2, 12);
+    c = loaded.config;
+    w = std::move(loaded.weights);
+  } else {
+    w = mha::random_model_weights(c, 0.02f);
+  }
+  state.SetLabel(file && *file ? file : "random weights ($MHA_BENCH_MODEL unset)");
+  const mha::PreparedModel prepared = mha::prepare_model(w, c);
+  std::vector<int32_t> ids(T);
+  for (int t = 0; t < T; ++t) ids[t] = (t * 7919 + 13) % c.vocab_size;  // as scripts/bench-model.js
+  mha::Trace trace;
+  mha::model_forward(trace, ids, w, prepared, c);  // untimed: the trace's buffers are allocated once
+  for (auto _ : state) {
+    mha::model_forward(trace, ids, w, prepared, c);
+    benchmark::DoNotOptimize(trace.get("logits").data.data());
+  }
+  const double d = c.d_model, matrices = c.layers * 12.0 * d * d + c.vocab_size * d;
+  rate(state, "GFLOP/s", (2.0 * T * matrices + c.layers * 4.0 * T * T * d) * 1e-9);
+}
+
 void register_all() {
+  benchmark::RegisterBenchmark("model/gpt2-small/T128", gpt2_small)->Unit(benchmark::kMillisecond)->MinTime(2.0);
   for (const Size& s : kSizes) {
     for (bool causal : {false, true}) {
       const std::string name = std::string("forward/") + s.name + (causal ? "/causal" : "/full");
