@@ -202,3 +202,18 @@ TEST_CASE("the shipped model's heads specialise, on sequences it never saw, also
     }
   }
 }
+
+TEST_CASE("a GPT-2-layout model trained here reads text by first appearance, as its file says; without that word it needs GPT-2's tokenizer") {
+  mha::InductionRecipe r = mha::induction_recipe();
+  r.config.preset = mha::Preset::gpt2;
+  r.config.layers = 1, r.config.d_model = 16, r.config.heads = 2, r.config.vocab_size = 20;
+  r.task.max_length = 6;
+  const mha::InductionTraining training(r);
+  const mha::InductionRecipe& used = training.recipe();
+  const std::vector<uint8_t> said = mha::write_model(training.trainer().weights(), used.config, mha::training_metadata(used, 0));
+  const mha::Model reads = mha::Model::from_model_file(said.data(), said.size(), mha::WeightLayout::gpt2, 0);
+  CHECK(reads.run_text("a b a").ids == std::vector<int32_t>{0, 1, 2, 1});
+  const std::vector<uint8_t> silent = mha::write_model(training.trainer().weights(), used.config);
+  const mha::Model needs = mha::Model::from_model_file(silent.data(), silent.size(), mha::WeightLayout::gpt2, 0);
+  CHECK_THROWS_WITH_AS(needs.run_text("a b a"), doctest::Contains("its own tokenizer"), mha::Error);
+}

@@ -168,7 +168,7 @@ std::string ModelHandle::load_model(const val& bytes, const std::string& layout,
     const std::vector<uint8_t> data = bytes_from_js(bytes);
     const mha::SafetensorsFile file(data.data(), data.size());
     mha::LoadedModel loaded = mha::read_model(file, mha::whole_model_preset(file, layout), heads);
-    model_ = mha::Model::from_weights(loaded.config, std::move(loaded.weights));
+    model_ = mha::Model::from_loaded(std::move(loaded));
     return true;
   });
   return last_error_;
@@ -219,7 +219,7 @@ std::string ModelBuilderHandle::finish(ModelHandle& into) {
     if (!builder_) throw mha::Error("begin the model first");
     mha::LoadedModel loaded = builder_->finish();
     builder_.reset();
-    into.replace(mha::Model::from_weights(loaded.config, std::move(loaded.weights)));
+    into.replace(mha::Model::from_loaded(std::move(loaded)));
     return true;
   });
   return last_error_;

@@ -126,7 +126,13 @@ Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout lay
     throw Error(std::string("a whole model is read in the gpt2 or attn-only layout, not ") + layout_name(layout));
   const SafetensorsFile file(bytes, size);
   LoadedModel loaded = read_model(file, layout == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only, heads);
-  return from_weights(loaded.config, std::move(loaded.weights));
+  return from_loaded(std::move(loaded));
+}
+
+Model Model::from_loaded(LoadedModel loaded) {
+  Model m = from_weights(loaded.config, std::move(loaded.weights));
+  if (loaded.first_appearance) m.tokenizer_ = std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size);
+  return m;
 }
 
 Model Model::from_weights(const Config& config, ModelWeights weights) {

@@ -14,6 +14,8 @@
 
 namespace mha {
 
+struct LoadedModel;  // model_file.h
+
 constexpr float kRandomModelInitStd = 0.02f;  // GPT-2's, for random models with blocks
 
 class Model {
@@ -29,6 +31,8 @@ class Model {
   static Model from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads);
   // A model from weights in hand (a trainer's).
   static Model from_weights(const Config& config, ModelWeights weights);
+  // A model read from a file (read_model, ModelBuilder): its weights, and its tokenizer when the file names one.
+  static Model from_loaded(LoadedModel loaded);
 
   // Takes a new config; throws mha::Error for a bad one and leaves the model unchanged. Seeded
   // weights are kept when they would be drawn the same (same d_model, key/value width and seed:

@@ -97,6 +97,8 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads)
   c.max_positions = static_cast<int>(std::min<int64_t>(wpe[0], kMaxSeq + int64_t{1}));
   c.layers = count_layers(f, root);
   c.heads = heads_from(f, heads);
+  const auto tokenizer = f.metadata().find("tokenizer");
+  model_.first_appearance = tokenizer != f.metadata().end() && tokenizer->second == "first-appearance";
   validate_config(c);  // before any tensor: heads that do not divide d_model, too many positions
 
   // Every check first, then the allocation: a broken file costs no memory. Conv1D weights are

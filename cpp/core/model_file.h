@@ -22,6 +22,9 @@ namespace mha {
 struct LoadedModel {
   Config config;  // preset, layers, d_model, heads, vocab, positions read off the file; causal
   ModelWeights weights;
+  // The file says it was trained on ids numbered by first appearance (__metadata__ tokenizer, as
+  // `mha train` writes it): it reads text so, whatever its layout.
+  bool first_appearance = false;
 };
 
 // `preset` is attn_only or gpt2. heads: 0 = take __metadata__'s "heads" (an error when it has none).

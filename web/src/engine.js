@@ -81,8 +81,9 @@ export class Engine {
     const key = JSON.stringify([options, weights && [weights.key, weights.layout, weights.layer]]);
     if (key !== this.modelKey) {
       this.modelKey = null;
-      // With weights, d_model only has to divide by heads until the file replaces it.
-      const base = weights ? { ...options, dModel: options.heads } : options;
+      // With weights, d_model only has to divide by heads until the file replaces it, and kv_heads
+      // is the file's (a Llama file's K may be narrower: grouped-query).
+      const base = weights ? { ...options, dModel: options.heads, kvHeads: 0 } : options;
       let phase = 'config';
       try {
         if (!this.model) this.model = new this.mha.Model(base);
@@ -153,7 +154,7 @@ export class Engine {
     if (layout === 'pytorch' || layout === 'llama') {
       const bytes = new Uint8Array(await blob.arrayBuffer());
       if (signal && signal.aborted) throw Object.assign(new Error('opening the file was cancelled'), { name: 'AbortError' });
-      const probe = new this.mha.Model({ ...singleOptions(settings), dModel: settings.heads });
+      const probe = new this.mha.Model({ ...singleOptions(settings), dModel: settings.heads, kvHeads: 0 }); // the file sets both
       try {
         probe.loadWeights(bytes, layout, 0);
         return { layout, kind: 'weights', config: probe.config, bytes };

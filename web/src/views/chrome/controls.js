@@ -31,6 +31,9 @@ function toNumber(raw) {
   return s === '' ? NaN : Number(s);
 }
 
+// What a weights file decides, not the learner.
+const FILE_SETS = ['dModel', 'kvHeads'];
+
 // One attention layer's weights that are loaded and shown, as {url, layout, layer} for the note; else null.
 function loadedWeights(state) {
   const w = state.weights;
@@ -177,10 +180,13 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     trainedNote.hidden = !(config && config.model !== 'single');
     const noteKey = { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
     if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
-    // The file sets d_model: the field shows the file's, and cannot be typed into until it is gone.
-    const dModel = inputs.dModel;
-    if (dModel.readOnly !== Boolean(weights)) dModel.readOnly = Boolean(weights);
-    if (weights && dModel.value !== String(config.dModel)) dModel.value = String(config.dModel);
+    // The file sets d_model and kv_heads: the fields show the file's, and cannot be typed into until
+    // it is gone.
+    for (const key of FILE_SETS) {
+      const input = inputs[key];
+      if (input.readOnly !== Boolean(weights)) input.readOnly = Boolean(weights);
+      if (weights && input.value !== String(config[key])) input.value = String(config[key]);
+    }
     if (modelSelect.value !== state.settings.model) modelSelect.value = state.settings.model;
     [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file })));
   }
@@ -211,7 +217,7 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     if (text.value !== settings.text) text.value = settings.text;
     for (const f of NUMBER_FIELDS) {
       const input = inputs[f.key];
-      if (f.key === 'dModel' && loadedWeights(store.state)) continue; // renderModel shows the file's
+      if (FILE_SETS.includes(f.key) && loadedWeights(store.state)) continue; // renderModel shows the file's
       if (!Object.is(toNumber(input.value), settings[f.key])) input.value = String(settings[f.key]);
     }
     causal.checked = settings.causal;
