@@ -73,6 +73,13 @@ test('weights that fail to load: ready rejects with one message, no stray text; 
   assert.doesNotMatch(text, /\bnull\b|Loading the WebAssembly core/);
   suite.problems.length = 0;
 
+  // From file://, where browsers refuse fetch: the demo says so, instead of showing random weights as if they were the file's.
+  await page.goto(`${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=random&weights=build/test-layer.safetensors`);
+  const fromDisk = await demo(() => document.querySelector('mha-demo').ready.then(() => 'resolved', (e) => e.message));
+  assert.match(fromDisk, /test-layer\.safetensors/);
+  assert.match(fromDisk, /file:\/\/|http/, `the message says why: ${fromDisk}`);
+  suite.problems.length = 0;
+
   const copy = path.join(ROOT, 'web', 'build', 'test-layer.safetensors');
   fs.copyFileSync(path.join(ROOT, 'tests', 'reference', 'data', 'pytorch_mha.weights.safetensors'), copy);
   try {
