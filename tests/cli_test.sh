@@ -160,7 +160,7 @@ trace_and_compare "trace --scalar + compare llama_gqa" llama_gqa --layout llama 
 # RoPE: llama layers show the rope stage; the file's rope_theta (llama_mqa_layer0: 500000) or --rope-base
 run shapes --weights "$DATA/llama_gqa.weights.safetensors" --layout llama --causal --heads 8 --input "$DATA/llama_gqa.input.safetensors"
 missing=""
-for s in "5 rope" "q_rot                    (1, 8, 6, 4)" "k_rot                    (1, 2, 6, 4)" "RoPE base 10000"; do
+for s in "5 rope" "q_rot                    (1, 8, 6, 4)" "k_rot                    (1, 2, 6, 4)" "RoPE base 10000,"; do
   grep -qF "$s" stdout.txt || missing="$missing '$s'"
 done
 if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then pass "shapes of llama weights shows the rope stage, q_rot and k_rot"; else fail "shapes shows rope" "exit $rc, missing:$missing"; fi

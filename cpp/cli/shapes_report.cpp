@@ -1,7 +1,6 @@
 #include "shapes_report.h"
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "../core/stages.h"
@@ -24,7 +23,11 @@ std::string model_line(const mha::Config& c) {
   out += "d_model " + to_string(c.d_model) + ", heads " + to_string(c.heads) + ", d_head " + to_string(c.d_head()) +
          ", kv_heads " + to_string(c.kv_heads_or_heads());
   if (mha::has_blocks(c.preset)) out += ", vocab " + to_string(c.vocab_size);
-  if (c.rope_base > 0) out += ", RoPE base " + nlohmann::json(c.rope_base).dump();
+  if (c.rope_base > 0) {
+    char base[32];
+    std::snprintf(base, sizeof base, "%.10g", static_cast<double>(c.rope_base));  // 10000, not 10000.0
+    out += ", RoPE base " + std::string(base);
+  }
   return out + (c.causal ? ", causal mask" : ", no mask") + "\n\n";
 }
 
