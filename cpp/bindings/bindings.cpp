@@ -8,12 +8,26 @@
 namespace {
 // Bytes of WebAssembly memory the module holds now: its peak so far, since memory never shrinks.
 double memory_bytes() { return static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0; }
+
+// Embind registers a method on the class its member pointer names: LastError's accessors are
+// registered on each handle through these.
+template <class Handle>
+std::string last_error_of(const Handle& handle) {
+  return handle.last_error();
+}
+template <class Handle>
+emscripten::val last_error_info_of(const Handle& handle) {
+  return handle.last_error_info();
+}
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha) {
   using namespace emscripten;
   using mha_wasm::ModelHandle;
   using mha_wasm::TraceHandle;
+  using mha_wasm::ModelBuilderHandle;
+  using mha_wasm::TokenizerHandle;
+  using mha_wasm::TrainerHandle;
 
   class_<TraceHandle>("Trace")
       .function("tokens", &TraceHandle::tokens)
@@ -44,8 +58,8 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("runInput", &ModelHandle::run_input, allow_raw_pointers())
       .function("config", &ModelHandle::config)
       .function("weight", &ModelHandle::weight)
-      .function("lastError", &ModelHandle::last_error)
-      .function("lastErrorInfo", &ModelHandle::last_error_info);
+      .function("lastError", &last_error_of<ModelHandle>)
+      .function("lastErrorInfo", &last_error_info_of<ModelHandle>);
 
   class_<mha_wasm::ModelBuilderHandle>("RawModelBuilder")
       .constructor<>()
@@ -54,8 +68,8 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("config", &mha_wasm::ModelBuilderHandle::config)
       .function("add", &mha_wasm::ModelBuilderHandle::add)
       .function("finish", &mha_wasm::ModelBuilderHandle::finish)
-      .function("lastError", &mha_wasm::ModelBuilderHandle::last_error)
-      .function("lastErrorInfo", &mha_wasm::ModelBuilderHandle::last_error_info);
+      .function("lastError", &last_error_of<ModelBuilderHandle>)
+      .function("lastErrorInfo", &last_error_info_of<ModelBuilderHandle>);
 
   class_<mha_wasm::TokenizerHandle>("RawTokenizer")
       .constructor<>()
@@ -64,8 +78,8 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("encode", &mha_wasm::TokenizerHandle::encode)
       .function("vocabSize", &mha_wasm::TokenizerHandle::vocab_size)
       .function("tokenText", &mha_wasm::TokenizerHandle::token_text)
-      .function("lastError", &mha_wasm::TokenizerHandle::last_error)
-      .function("lastErrorInfo", &mha_wasm::TokenizerHandle::last_error_info);
+      .function("lastError", &last_error_of<TokenizerHandle>)
+      .function("lastErrorInfo", &last_error_info_of<TokenizerHandle>);
 
   class_<mha_wasm::TrainerHandle>("RawTrainer")
       .constructor<>()
@@ -75,6 +89,6 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("inductionScore", &mha_wasm::TrainerHandle::induction_score)
       .function("modelFile", &mha_wasm::TrainerHandle::model_file)
       .function("runIds", &mha_wasm::TrainerHandle::run_ids, allow_raw_pointers())
-      .function("lastError", &mha_wasm::TrainerHandle::last_error)
-      .function("lastErrorInfo", &mha_wasm::TrainerHandle::last_error_info);
+      .function("lastError", &last_error_of<TrainerHandle>)
+      .function("lastErrorInfo", &last_error_info_of<TrainerHandle>);
 }

@@ -37,22 +37,7 @@ T guarded(std::string& last_error, T failed, Body body, val* info = nullptr) {
 }  // namespace
 
 template <class T, class Body>
-T ModelHandle::run_guarded(T failed, Body body) {
-  return guarded(last_error_, failed, body, &last_error_info_);
-}
-
-template <class T, class Body>
-T TokenizerHandle::run_guarded(T failed, Body body) {
-  return guarded(last_error_, failed, body, &last_error_info_);
-}
-
-template <class T, class Body>
-T ModelBuilderHandle::run_guarded(T failed, Body body) {
-  return guarded(last_error_, failed, body, &last_error_info_);
-}
-
-template <class T, class Body>
-T TrainerHandle::run_guarded(T failed, Body body) {
+T LastError::run_guarded(T failed, Body body) {
   return guarded(last_error_, failed, body, &last_error_info_);
 }
 

@@ -16,6 +16,20 @@
 
 namespace mha_wasm {
 
+// What every handle keeps of its last failed call, for web/mha.js to throw as MhaError.
+class LastError {
+ public:
+  std::string last_error() const { return last_error_; }
+  emscripten::val last_error_info() const { return last_error_info_; }  // {message, field?, code?, params}
+
+ protected:
+  template <class T, class Body>
+  T run_guarded(T failed, Body body);  // body(), or `failed` with the error kept (handles.cpp)
+
+  std::string last_error_;
+  emscripten::val last_error_info_ = emscripten::val::null();
+};
+
 // Traces JavaScript has deleted, kept for the model's next run to refill: re-running allocates nothing.
 using TracePool = std::vector<mha::Trace>;
 
@@ -46,7 +60,7 @@ class TraceHandle {
 };
 
 // GPT-2's tokenizer, loaded from its files' bytes (bpe_files.h): on its own, or given to a model.
-class TokenizerHandle {
+class TokenizerHandle : public LastError {
  public:
   // encoder.json / vocab.json and vocab.bpe / merges.txt; the names are for error messages. "" or the error.
   std::string load_vocab_and_merges(const emscripten::val& vocab, const std::string& vocab_name,
@@ -56,19 +70,12 @@ class TokenizerHandle {
   int vocab_size() const { return tokenizer_ ? tokenizer_->vocab_size() : 0; }
   std::string token_text(int id) const { return tokenizer_ ? tokenizer_->token_text(id) : std::string(); }
   std::shared_ptr<const mha::BpeTokenizer> tokenizer() const { return tokenizer_; }
-  std::string last_error() const { return last_error_; }
-  emscripten::val last_error_info() const { return last_error_info_; }
 
  private:
-  template <class T, class Body>
-  T run_guarded(T failed, Body body);
-
   std::shared_ptr<const mha::BpeTokenizer> tokenizer_;
-  std::string last_error_;
-  emscripten::val last_error_info_ = emscripten::val::null();
 };
 
-class ModelHandle {
+class ModelHandle : public LastError {
  public:
   ModelHandle();
 
@@ -88,24 +95,17 @@ class ModelHandle {
   void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
   emscripten::val config() const;
   emscripten::val weight(const std::string& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
-  std::string last_error() const { return last_error_; }
-  emscripten::val last_error_info() const { return last_error_info_; }  // {message, field?, code?, params}
 
  private:
   mha::Trace take_trace();  // a recycled trace, or a new one
-  template <class T, class Body>
-  T run_guarded(T failed, Body body);  // body(), or `failed` with the error kept (handles.cpp)
-
   mha::Model model_;
-  std::string last_error_;
-  emscripten::val last_error_info_ = emscripten::val::null();
   std::shared_ptr<TracePool> pool_ = std::make_shared<TracePool>();
 };
 
 // A whole model read a tensor at a time (core/model_builder.h): begin with the file's first 8 + N
 // bytes, add every needed tensor's bytes (in pieces, in order), finish into a ModelHandle, whose model
 // is replaced only then. Each piece is copied once into the model's weights and dropped.
-class ModelBuilderHandle {
+class ModelBuilderHandle : public LastError {
  public:
   // header: at least the file's first 8 + N bytes; layout "gpt2" | "attn-only" | "" (guessed); heads 0 = the file's.
   std::string begin(const emscripten::val& header, double file_size, const std::string& layout, int heads);
@@ -113,21 +113,14 @@ class ModelBuilderHandle {
   emscripten::val config() const;  // the model's config as it will be, or null before begin
   std::string add(const std::string& name, const emscripten::val& bytes);  // "" or the error
   std::string finish(ModelHandle& into);  // "" or the error
-  std::string last_error() const { return last_error_; }
-  emscripten::val last_error_info() const { return last_error_info_; }
 
  private:
-  template <class T, class Body>
-  T run_guarded(T failed, Body body);
-
   std::unique_ptr<mha::ModelBuilder> builder_;
-  std::string last_error_;
-  emscripten::val last_error_info_ = emscripten::val::null();
 };
 
 // A training run of the induction task (core/induction_task.h), stepped from JavaScript (a Web
 // Worker in the page): the same bits as `mha train` natively for the same recipe.
-class TrainerHandle {
+class TrainerHandle : public LastError {
  public:
   // options: {model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd,
   // minLength, maxLength}; missing keys take `mha train`'s defaults. "" or the error.
@@ -137,16 +130,9 @@ class TrainerHandle {
   double induction_score(int sequences) const;  // the phase-change check (InductionTraining)
   emscripten::val model_file() const;  // the weights as safetensors bytes, or the error as a string
   TraceHandle* run_ids(const emscripten::val& ids);
-  std::string last_error() const { return last_error_; }
-  emscripten::val last_error_info() const { return last_error_info_; }
 
  private:
-  template <class T, class Body>
-  T run_guarded(T failed, Body body);
-
   std::unique_ptr<mha::InductionTraining> training_;
-  std::string last_error_;
-  emscripten::val last_error_info_ = emscripten::val::null();
 };
 
 }  // namespace mha_wasm
