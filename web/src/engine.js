@@ -16,6 +16,7 @@ const RANDOM_BLOCKS_VOCAB = 513;
 //   stages: [{id, family, tensors: [{name, shape, formula}]}] this model walks (config.stages, from
 //           the core's stage table: loaded Llama weights add rope)
 //   heads:  the core's head analysis, {layers: [{heads: [{…metrics, label}], similarity}]}
+//   candidates: a model that predicts: the five likeliest next ids at every position, best first
 function snapshot(trace, config, text, layer, table) {
   const tensors = {};
   const prefix = `layers.${layer}.`;
@@ -36,17 +37,21 @@ function snapshot(trace, config, text, layer, table) {
     stages: config.stages.map((id) => ({ id, family: family[id], tensors: tensorsOf[id] || [] })),
     heads: trace.headAnalysis(),
     tensors,
+    candidates: tensors.probs ? candidatesOf(tensors.probs) : null,
   };
+}
+
+// Once per run, here: a GPT-2 row is 50,257 probabilities.
+function candidatesOf(probs) {
+  const [, T, V] = probs.shape;
+  return Array.from({ length: T }, (_, i) => topIds(probs.data.subarray(i * V, (i + 1) * V), 5));
 }
 
 // For a model opened with its tokenizer: the text of each id among the five likeliest at every
 // position, so the prediction can name tokens that are not in the sentence. {id: text}.
 function predictedTexts(result, tokenizer) {
-  const probs = result.tensors.probs;
-  if (!probs) return {};
-  const [, T, V] = probs.shape;
   const out = {};
-  for (let i = 0; i < T; i++) for (const id of topIds(probs.data.subarray(i * V, (i + 1) * V), 5)) out[id] = tokenizer.tokenText(id);
+  for (const row of result.candidates || []) for (const id of row) out[id] = tokenizer.tokenText(id);
   return out;
 }
 

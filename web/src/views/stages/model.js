@@ -5,7 +5,6 @@ import { t } from '../../i18n.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { liveView } from '../parts/structure.js';
 import { STRINGS } from '../../strings.js';
-import { topIds } from '../../format.js';
 
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
 const tensorsOf = (result, stageId) => Object.keys(result.tensors).filter((n) => !n.startsWith('layers.') && result.tensors[n].stage === stageId);
@@ -48,7 +47,7 @@ export function predictView(state) {
   const rows = [];
   for (let i = 0; i < T; i++) {
     const p = probs.data.subarray(i * V, (i + 1) * V);
-    const top = topIds(p, 5);
+    const top = result.candidates[i];
     const next = i + 1 < T ? result.ids[i + 1] : null;
     const ok = next !== null && top[0] === next;
     right += ok;
