@@ -281,6 +281,39 @@ TEST_CASE("refilling a trace gives the same tensors as a fresh one, whatever ran
   check_same(reused, big.run_text("短"));
 }
 
+TEST_CASE("the heads split out of q, k, v and the raw scores are made only when read, and then are right") {
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    const mha::Model model(make_config(64, 4, 2, causal));  // grouped: 2 key/value heads
+    const mha::Trace trace = model.run_text("made when read");
+    for (const char* name : {"q_heads", "k_heads", "v_heads", "raw_scores", "head_out"}) {
+      CAPTURE(name);
+      REQUIRE(trace.find(name) != nullptr);
+      CHECK(trace.find(name)->pending);  // a reader of y alone never pays for them
+    }
+    CHECK_FALSE(trace.find("weights")->pending);
+    const Tensor& q = trace.get("q");
+    const Tensor& q_heads = trace.get("q_heads");
+    CHECK_FALSE(trace.find("q_heads")->pending);
+    const int T = static_cast<int>(q.shape[1]), D = 16, H = 4;
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < T; ++t)
+        for (int i = 0; i < D; ++i) CHECK(q_heads.data[(h * T + t) * D + i] == q.data[(t * H + h) * D + i]);
+    // raw_scores: the scores before the mask, the same for every entry the mask keeps
+    const Tensor &raw = trace.get("raw_scores"), &scores = trace.get("scores");
+    for (size_t i = 0; i < raw.data.size(); ++i) {
+      const size_t row = i / T % T, col = i % T;
+      if (!causal || col <= row) CHECK(raw.data[i] == scores.data[i]);
+      else CHECK(std::isfinite(raw.data[i]));
+    }
+    // head_out: each head's columns of the concat
+    const Tensor &head_out = trace.get("head_out"), &concat = trace.get("concat");
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < T; ++t)
+        for (int i = 0; i < D; ++i) CHECK(head_out.data[(h * T + t) * D + i] == concat.data[(t * H + h) * D + i]);
+  }
+}
+
 TEST_CASE("configure gives what a fresh model of the new config gives, drawing weights only when they change") {
   const std::string text = "我是秦始皇 configure";
   mha::Model model(make_config(64, 4, 0, false, 7));

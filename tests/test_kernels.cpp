@@ -119,6 +119,54 @@ TEST_CASE("attend_head: SIMD gives the three SIMD kernels' bits in any row block
   }
 }
 
+// The heads as attention_forward reads them: head h of a (T, n·D) q, k and v (rows n·D apart),
+// written into its columns of a (T, n·D) concat. Odd widths reach every packing tail.
+TEST_CASE("attend_head_strided: a head read out of q, k, v in place equals the contiguous head, bit for bit") {
+  for (bool causal : {false, true}) {
+    for (int T : {1, 5, 9, 130}) {
+      for (int D : {3, kWidth + 1, 16}) {
+        const int n = 3, ld = n * D;
+        CAPTURE(causal);
+        CAPTURE(T);
+        CAPTURE(D);
+        const Tensor q = random_tensor({T, ld}, 17, 2.0f), k = random_tensor({T, ld}, 18, 2.0f), v = random_tensor({T, ld}, 19);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+        for (int h = 0; h < n; ++h) {
+          Tensor qh({T, D}), kh({T, D}), vh({T, D});
+          for (int t = 0; t < T; ++t)
+            for (int i = 0; i < D; ++i) {
+              qh.data[t * D + i] = q.data[t * ld + h * D + i];
+              kh.data[t * D + i] = k.data[t * ld + h * D + i];
+              vh.data[t * D + i] = v.data[t * ld + h * D + i];
+            }
+          Tensor s({T, T}), p({T, T}), o({T, D});
+          mha::kernels::attend_head_forward_simd(s.ptr(), p.ptr(), o.ptr(), qh.ptr(), kh.ptr(), vh.ptr(), T, D, scale, causal);
+          for (auto attend : {mha::kernels::attend_head_forward_strided_simd, mha::kernels::attend_head_forward_strided_scalar}) {
+            Tensor s2({T, T}), p2({T, T}), concat({T, ld});
+            attend(s2.ptr(), p2.ptr(), concat.ptr() + h * D, ld, q.ptr() + h * D, ld, k.ptr() + h * D, ld, v.ptr() + h * D,
+                   ld, T, D, scale, causal);
+            Tensor o2({T, D});
+            for (int t = 0; t < T; ++t)
+              for (int i = 0; i < D; ++i) o2.data[t * D + i] = concat.data[t * ld + h * D + i];
+            if (attend == mha::kernels::attend_head_forward_strided_simd) {
+              CHECK(s2.data == s.data);
+              CHECK(p2.data == p.data);
+              CHECK(o2.data == o.data);
+            } else {
+              check_close(s2, s, 1e-6, "scores");
+              check_close(p2, p, 1e-5, "weights");
+              check_close(o2, o, 1e-5, "head_out");
+            }
+            for (int t = 0; t < T; ++t)  // the other heads' columns are left alone
+              for (int c = 0; c < ld; ++c)
+                if (c / D != h) CHECK(concat.data[t * ld + c] == 0.0f);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("softmax rows sum to 1, masked entries are exactly 0, large magnitudes stay finite") {
   for (auto softmax : {mha::kernels::softmax_forward_simd, mha::kernels::softmax_forward_scalar}) {
     for (float magnitude : {1.0f, 100.0f, 1e4f, 1e38f}) {

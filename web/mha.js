@@ -55,7 +55,17 @@
       }
       stage(name) { return this._need(name, this._raw.stage(name)); }
       shape(name) { return this._need(name, this._raw.shape(name)); }
-      data(name) { return this._need(name, this._raw.data(name)); }
+      // The tensor's values as a new Float32Array, or copied into `into` (a Float32Array of exactly
+      // that many values, returned): a caller reading every run saves allocating one each time.
+      data(name, into) {
+        if (into === undefined) return this._need(name, this._raw.data(name));
+        const view = this._need(name, this._raw.view(name));
+        if (!(into instanceof Float32Array) || into.length !== view.length) {
+          throw new MhaError(`data('${name}', into): into must be a Float32Array of ${view.length} values`);
+        }
+        into.set(view);
+        return into;
+      }
       has(name) { return this._raw.stage(name) !== null; }
       // Names of the tensors of one stage, in order: trace.tensorsOf('attend') -> ['scores', 'weights', 'head_out'].
       tensorsOf(stage) { return this.names().filter((n) => this._raw.stage(n) === stage); }
@@ -130,10 +140,14 @@
       runIds(ids, { switchedOff } = {}) {
         return this._trace(this._raw.runIds(ids, switchedOff));
       }
-      // x: Float32Array (or number[]) of T × d_model values, row by row.
-      runInput(x, T) {
+      // x: Float32Array (or number[]) of T × d_model values, row by row. into: a Trace of this
+      // model's to refill in place and return (its storage reused: nothing is allocated for the same T).
+      runInput(x, T, { into } = {}) {
         if (!Number.isInteger(T)) throw new MhaError('T must be a whole number');
-        return this._trace(this._raw.runInput(x, T));
+        if (into === undefined) return this._trace(this._raw.runInput(x, T));
+        if (!(into instanceof Trace) || !into._raw) throw new MhaError('into must be a Trace that has not been deleted');
+        this._check(this._raw.refillInput(into._raw, x, T));
+        return into;
       }
       get config() { return this._raw.config(); }
       // A weight as {shape, data}: w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o (y = x·Wᵀ + b).

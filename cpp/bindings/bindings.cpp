@@ -37,6 +37,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("layer", &TraceHandle::layer)
       .function("shape", &TraceHandle::shape)
       .function("data", &TraceHandle::data)
+      .function("view", &TraceHandle::view)
       .function("config", &TraceHandle::config)
       .function("headAnalysis", &TraceHandle::head_analysis);
 
@@ -56,6 +57,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("runText", &ModelHandle::run_text, allow_raw_pointers())
       .function("runIds", &ModelHandle::run_ids, allow_raw_pointers())
       .function("runInput", &ModelHandle::run_input, allow_raw_pointers())
+      .function("refillInput", &ModelHandle::refill_input)
       .function("config", &ModelHandle::config)
       .function("weight", &ModelHandle::weight)
       .function("lastError", &last_error_of<ModelHandle>)

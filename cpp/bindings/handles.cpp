@@ -45,11 +45,7 @@ TraceHandle::~TraceHandle() {
   if (auto pool = pool_.lock(); pool && pool->size() < 2) pool->push_back(std::move(trace_));
 }
 
-const mha::TraceEntry* TraceHandle::find(const std::string& name) const {
-  for (const auto& e : trace_.entries())
-    if (e.name == name) return &e;
-  return nullptr;
-}
+const mha::TraceEntry* TraceHandle::find(const std::string& name) const { return trace_.find(name); }
 
 val TraceHandle::tokens() const { return string_array(trace_.tokens); }
 
@@ -78,8 +74,13 @@ val TraceHandle::shape(const std::string& name) const {
 }
 
 val TraceHandle::data(const std::string& name) const {
-  const mha::TraceEntry* e = find(name);
+  const mha::TraceEntry* e = trace_.find_made(name);
   return e ? float32_array(e->tensor.data) : val::null();
+}
+
+val TraceHandle::view(const std::string& name) const {
+  const mha::TraceEntry* e = trace_.find_made(name);
+  return e ? val(emscripten::typed_memory_view(e->tensor.data.size(), e->tensor.data.data())) : val::null();
 }
 
 val TraceHandle::config() const { return config_to_object(config_); }
@@ -246,17 +247,35 @@ TraceHandle* ModelHandle::run_ids(const val& ids, const val& switched_off) {
   });
 }
 
+namespace {
+// x's values for a single layer of width d: T × d of them.
+mha::Tensor input_tensor(const val& x, int T, int d) {
+  std::vector<float> values = floats_from_js(x);
+  if (T < 1 || values.size() != static_cast<size_t>(T) * d)
+    throw mha::Error("x has " + std::to_string(values.size()) + " values; expected T × d_model = " + std::to_string(T) +
+                     " × " + std::to_string(d));
+  return mha::Tensor({1, T, d}, std::move(values));
+}
+}  // namespace
+
 TraceHandle* ModelHandle::run_input(const val& x, int T) {
   return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
-    std::vector<float> values = floats_from_js(x);
-    const int d = model_.config().d_model;
-    if (T < 1 || values.size() != static_cast<size_t>(T) * d)
-      throw mha::Error("x has " + std::to_string(values.size()) + " values; expected T × d_model = " +
-                       std::to_string(T) + " × " + std::to_string(d));
+    mha::Tensor input = input_tensor(x, T, model_.config().d_model);
     mha::Trace trace = take_trace();
-    model_.run_input_into(trace, mha::Tensor({1, T, d}, std::move(values)));
+    model_.run_input_into(trace, std::move(input));  // x's values moved, not copied
     return new TraceHandle(std::move(trace), model_.config(), pool_);
   });
+}
+
+std::string ModelHandle::refill_input(TraceHandle& into, const val& x, int T) {
+  run_guarded(false, [&] {
+    mha::Tensor input = input_tensor(x, T, model_.config().d_model);
+    mha::Trace trace = into.take();
+    model_.run_input_into(trace, std::move(input));
+    into.refill(std::move(trace), model_.config());
+    return true;
+  });
+  return last_error_;
 }
 
 val ModelHandle::config() const { return config_to_object(model_.config()); }

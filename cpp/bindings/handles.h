@@ -48,7 +48,12 @@ class TraceHandle {
   emscripten::val layer(const std::string& name) const;  // the block index, -1 model-level, or null
   emscripten::val shape(const std::string& name) const;  // number[], or null
   emscripten::val data(const std::string& name) const;   // a Float32Array copy that outlives memory growth, or null
+  // A Float32Array over the tensor in WebAssembly memory, or null: valid only until the module's
+  // memory next grows or the trace is deleted, so for copying out of at once (Trace.data(name, into)).
+  emscripten::val view(const std::string& name) const;
   emscripten::val config() const;
+  void refill(mha::Trace trace, const mha::Config& config) { trace_ = std::move(trace), config_ = config; }
+  mha::Trace take() { return std::move(trace_); }
   // head_metrics.h's analysis of every layer as JSON text, or "" when the run had no tokens.
   std::string head_analysis() const;
 
@@ -91,6 +96,9 @@ class ModelHandle : public LastError {
   TraceHandle* run_text(const std::string& text, const emscripten::val& switched_off);
   TraceHandle* run_ids(const emscripten::val& ids, const emscripten::val& switched_off);
   TraceHandle* run_input(const emscripten::val& x, int T);
+  // The same refilling `into` in place (its storage reused, nothing allocated for the same sizes):
+  // "" or the error, after which into's tensors are unspecified.
+  std::string refill_input(TraceHandle& into, const emscripten::val& x, int T);
   bool is_seeded() const { return model_.is_seeded(); }
   void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
   emscripten::val config() const;

@@ -103,15 +103,21 @@ std::vector<uint8_t> bytes_from_js(const val& array) {
   return emscripten::convertJSArrayToNumberVector<uint8_t>(view);
 }
 
+// The constructor, looked up once: every run copies its result out through it.
+const val& float32_array_class() {
+  static const val constructor = val::global("Float32Array");
+  return constructor;
+}
+
 std::vector<float> floats_from_js(const val& array) {
-  if (!array.instanceof(val::global("Float32Array")) && !val::global("Array").call<bool>("isArray", array))
+  if (!array.instanceof(float32_array_class()) && !val::global("Array").call<bool>("isArray", array))
     throw mha::Error("x must be a Float32Array or an array of numbers");
   return emscripten::convertJSArrayToNumberVector<float>(array);
 }
 
 val float32_array(const std::vector<float>& values) {
   // new Float32Array(view) copies out of the WASM heap, so the result survives memory growth.
-  return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
+  return float32_array_class().new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
 val int32_array(const std::vector<int32_t>& values) {

@@ -6,13 +6,14 @@
 
 #include "error.h"
 #include "rope.h"
+#include "trace.h"
 
 namespace mha {
 
 namespace {
 
 using LinearFn = void (*)(float*, const float*, const float*, const float*, int, int, int);
-using AttendHeadFn = void (*)(float*, float*, float*, const float*, const float*, const float*, int, int, float, bool);
+using AttendHeadFn = decltype(&kernels::attend_head_forward_strided_simd);
 using ScoresFn = void (*)(float*, const float*, const float*, int, int, float, bool);
 using RopeFn = void (*)(float*, const float*, const float*, const float*, int, int);
 
@@ -26,8 +27,8 @@ struct KernelSet {
 KernelSet kernel_set(KernelPath path) {
   using namespace kernels;
   if (path == KernelPath::scalar)
-    return {linear_forward_scalar, attend_head_forward_scalar, scores_forward_scalar, rope_forward_scalar};
-  return {linear_forward_simd, attend_head_forward_simd, scores_forward_simd, rope_forward_simd};
+    return {linear_forward_scalar, attend_head_forward_strided_scalar, scores_forward_scalar, rope_forward_scalar};
+  return {linear_forward_simd, attend_head_forward_strided_simd, scores_forward_simd, rope_forward_simd};
 }
 
 // Every head of (1, n_heads, T, D) turned by position with the RoPE tables.
@@ -38,36 +39,54 @@ void rope_heads(Tensor& out, const Tensor& heads, const RopeTables& tables, Rope
 
 // (1, T, n_heads·D) -> (1, n_heads, T, D): head h takes columns h·D … (h+1)·D-1 of every row.
 // The heads split d_model, they do not copy it.
-void split_heads(Tensor& out, const Tensor& m, int T, int n_heads, int D) {
+void split_heads(float* out, const float* m, int T, int n_heads, int D) {
   for (int h = 0; h < n_heads; ++h)
-    for (int t = 0; t < T; ++t)
-      std::copy_n(m.ptr() + (t * n_heads + h) * D, D, out.ptr() + (h * T + t) * D);
+    for (int t = 0; t < T; ++t) std::copy_n(m + (t * n_heads + h) * D, D, out + (h * T + t) * D);
 }
 
-// (1, n_heads, T, D) -> (1, T, n_heads·D): the inverse of split_heads.
-void concat_heads(Tensor& out, const Tensor& heads, int T, int n_heads, int D) {
-  for (int h = 0; h < n_heads; ++h)
-    for (int t = 0; t < T; ++t)
-      std::copy_n(heads.ptr() + (h * T + t) * D, D, out.ptr() + (t * n_heads + h) * D);
+// The deferred tensors of the split and attend stages (trace.h's Deferred).
+// q_heads, k_heads, v_heads out of q, k, v, and head_out out of the concat the heads were written into.
+void fill_split(const Trace& trace, Tensor& out, const Deferred& how) {
+  split_heads(out.ptr(), trace.at(how.from[0]).ptr(), how.T, how.n, how.D);
 }
 
-// Q, K, V from one packed (d_model, d_model + 2·kv) matrix. When the panel width divides the
-// widths, each product writes straight into its tensor; otherwise through one fused buffer.
+// raw_scores without a mask: the scores themselves.
+void fill_copy(const Trace& trace, Tensor& out, const Deferred& how) {
+  const Tensor& from = trace.at(how.from[0]);
+  std::copy(from.data.begin(), from.data.end(), out.data.begin());
+}
+
+// raw_scores under the causal mask: what the mask hides, the future scores, computed like the rest
+// from the heads' q and k (from[0], from[1]: (1, n, T, D) and (1, kv_heads, T, D)).
+void fill_unmasked_scores(const Trace& trace, Tensor& out, const Deferred& how) {
+  const Tensor &q = trace.at(how.from[0]), &k = trace.at(how.from[1]);
+  const ScoresFn scores = kernel_set(static_cast<KernelPath>(how.variant)).scores;
+  const size_t TT = static_cast<size_t>(how.T) * how.T, TD = static_cast<size_t>(how.T) * how.D;
+  for (int h = 0; h < how.n; ++h)
+    scores(out.ptr() + h * TT, q.ptr() + h * TD, k.ptr() + (h / how.group) * TD, how.T, how.D, how.scale, false);
+}
+
+// Q, K, V from one packed (d_model, d_model + 2·kv) matrix, x packed once for all three. When the
+// panel width divides the widths, each product writes straight into its tensor; otherwise through
+// one fused buffer.
 void project_qkv(Tensor& q, Tensor& k, Tensor& v, const Tensor& x, const PreparedWeights& p, int T) {
   const int d = static_cast<int>(x.shape[2]), dq = static_cast<int>(q.shape[2]), dk = static_cast<int>(k.shape[2]);
+  thread_local PackedLhs x_packed;
+  pack_lhs_into(x_packed, x.ptr(), d, T, d);
   const int panel = gemm_panel_width();
   if (dq % panel == 0 && dk % panel == 0) {
     int col = 0;
     for (Tensor* t : {&q, &k, &v}) {
       const int width = static_cast<int>(t->shape[2]);
-      gemm_forward_columns(t->ptr(), width, x.ptr(), d, p.qkv, p.qkv_bias.data() + col, T, 1.0f, Triangle::none, col,
-                           col + width);
+      gemm_forward_packed(t->ptr(), width, x_packed, p.qkv, p.qkv_bias.data() + col, 1.0f, Triangle::none, col,
+                          col + width);
       col += width;
     }
     return;
   }
-  std::vector<float> fused(static_cast<size_t>(T) * p.qkv.n);
-  gemm_forward(fused.data(), p.qkv.n, x.ptr(), d, p.qkv, p.qkv_bias.data(), T, 1.0f, Triangle::none);
+  thread_local std::vector<float> fused;
+  fused.resize(static_cast<size_t>(T) * p.qkv.n);
+  gemm_forward_packed(fused.data(), p.qkv.n, x_packed, p.qkv, p.qkv_bias.data(), 1.0f, Triangle::none, 0, p.qkv.n);
   for (int t = 0; t < T; ++t) {
     const float* row = fused.data() + static_cast<size_t>(t) * p.qkv.n;
     std::copy_n(row, dq, q.ptr() + t * dq);
@@ -117,47 +136,53 @@ const Tensor& attention_forward(Trace& trace, const Tensor& x, const AttentionWe
     ks.linear(v.ptr(), x.ptr(), w.w_v.ptr(), w.b_v.ptr(), T, d, kv_heads * D);
   }
 
-  // split heads: (1, T, n·D) -> (1, n, T, D)
-  Tensor& q_heads = trace.slot(Stage::split, layer, "q_heads", {1, heads, T, D});
-  Tensor& k_heads = trace.slot(Stage::split, layer, "k_heads", {1, kv_heads, T, D});
-  Tensor& v_heads = trace.slot(Stage::split, layer, "v_heads", {1, kv_heads, T, D});
-  split_heads(q_heads, q, T, heads, D);
-  split_heads(k_heads, k, T, kv_heads, D);
-  split_heads(v_heads, v, T, kv_heads, D);
+  // split heads: (1, T, n·D) -> (1, n, T, D). Attend reads each head where it lies in q, k and v, so
+  // the split copies are made only when read (RoPE reads q's and k's).
+  const size_t q_at = trace.last_index() - 2, k_at = q_at + 1, v_at = q_at + 2;
+  const auto split_of = [&](size_t from, int n) { return Deferred{fill_split, {from, 0}, n, T, D}; };
+  trace.defer(Stage::split, layer, "q_heads", {1, heads, T, D}, split_of(q_at, heads));
+  const size_t q_heads_at = trace.last_index();
+  trace.defer(Stage::split, layer, "k_heads", {1, kv_heads, T, D}, split_of(k_at, kv_heads));
+  const size_t k_heads_at = trace.last_index();
+  trace.defer(Stage::split, layer, "v_heads", {1, kv_heads, T, D}, split_of(v_at, kv_heads));
 
-  // rope (llama weights): scores then see q and k turned by their positions
-  const Tensor* q_att = &q_heads;
-  const Tensor* k_att = &k_heads;
-  if (walks(c, Stage::rope)) {
+  // What attend reads: head h's q at q_base + h·q_step, its rows q_ld apart (k likewise, by group)
+  const float *q_base = q.ptr(), *k_base = k.ptr();
+  int q_step = D, q_ld = heads * D, k_step = D, k_ld = kv_heads * D;
+  size_t q_att_at = q_heads_at, k_att_at = k_heads_at;
+  if (walks(c, Stage::rope)) {  // llama weights: scores then see q and k turned by their positions
     const RopeTables& tables = rope_tables(T, D, c.rope_base);
     Tensor& q_rot = trace.slot(Stage::rope, layer, "q_rot", {1, heads, T, D});
     Tensor& k_rot = trace.slot(Stage::rope, layer, "k_rot", {1, kv_heads, T, D});
-    rope_heads(q_rot, q_heads, tables, ks.rope, T, heads, D);
-    rope_heads(k_rot, k_heads, tables, ks.rope, T, kv_heads, D);
-    q_att = &q_rot, k_att = &k_rot;
+    k_att_at = trace.last_index(), q_att_at = k_att_at - 1;
+    rope_heads(q_rot, trace.at(q_heads_at), tables, ks.rope, T, heads, D);
+    rope_heads(k_rot, trace.at(k_heads_at), tables, ks.rope, T, kv_heads, D);
+    q_base = q_rot.ptr(), k_base = k_rot.ptr();
+    q_step = k_step = T * D, q_ld = k_ld = D;
   }
 
-  // attend, each head on its own
-  Tensor& raw_scores = trace.slot(Stage::attend, layer, "raw_scores", {1, heads, T, T});
+  // attend, each head on its own, written into its columns of the concat
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const size_t scores_at = trace.last_index() + 2;  // after raw_scores
+  // What the mask hides: the future scores, computed like the rest when read. Unmasked, the scores.
+  trace.defer(Stage::attend, layer, "raw_scores", {1, heads, T, T},
+              c.causal ? Deferred{fill_unmasked_scores, {q_att_at, k_att_at}, heads, T, D, group, static_cast<int>(path), scale}
+                       : Deferred{fill_copy, {scores_at, 0}});
   Tensor& scores = trace.slot(Stage::attend, layer, "scores", {1, heads, T, T});
   Tensor& weights = trace.slot(Stage::attend, layer, "weights", {1, heads, T, T});
-  Tensor& head_out = trace.slot(Stage::attend, layer, "head_out", {1, heads, T, D});
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const size_t concat_at = trace.last_index() + 2;
+  trace.defer(Stage::attend, layer, "head_out", {1, heads, T, D}, split_of(concat_at, heads));
+  Tensor& concat = trace.slot(Stage::concat, layer, "concat", {1, T, d});
   for (int h = 0; h < heads; ++h) {
     const int g = h / group;
     const size_t tt = static_cast<size_t>(h) * T * T;
-    ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, head_out.ptr() + h * T * D, q_att->ptr() + h * T * D,
-                   k_att->ptr() + g * T * D, v_heads.ptr() + g * T * D, T, D, scale, c.causal);
-    // What the mask hides: the future scores, computed like the rest (unmasked, scores are the same).
-    if (c.causal)
-      ks.scores(raw_scores.ptr() + tt, q_att->ptr() + h * T * D, k_att->ptr() + g * T * D, T, D, scale, false);
-    else
-      std::copy_n(scores.ptr() + tt, static_cast<size_t>(T) * T, raw_scores.ptr() + tt);
-    if (switched_off && (*switched_off)[h]) std::fill_n(head_out.ptr() + h * T * D, static_cast<size_t>(T) * D, 0.0f);
+    float* out = concat.ptr() + h * D;
+    ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, out, d, q_base + static_cast<size_t>(h) * q_step, q_ld,
+                   k_base + static_cast<size_t>(g) * k_step, k_ld, v.ptr() + g * D, kv_heads * D, T, D, scale, c.causal);
+    if (switched_off && (*switched_off)[h])  // switched off: the head's output is zero in the concat
+      for (int t = 0; t < T; ++t) std::fill_n(out + static_cast<size_t>(t) * d, D, 0.0f);
   }
 
-  Tensor& concat = trace.slot(Stage::concat, layer, "concat", {1, T, d});
-  concat_heads(concat, head_out, T, heads, D);
   Tensor& y = trace.slot(Stage::output, layer, "y", {1, T, d});
   if (path == KernelPath::simd)
     gemm_forward(y.ptr(), d, concat.ptr(), d, prepared->out, w.b_o.ptr(), T, 1.0f, Triangle::none);

@@ -53,8 +53,10 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
   }
   if (last) {
     alignas(64) float bias_row[kPanel] = {};
-    if (bias) std::memcpy(bias_row, bias, sizeof(float) * valid_cols);
-    const Batch s(scale), bias0 = Batch::load_aligned(bias_row), bias1 = Batch::load_aligned(bias_row + kWidth);
+    const float* b = bias;
+    if (bias && valid_cols < kPanel) b = static_cast<const float*>(std::memcpy(bias_row, bias, sizeof(float) * valid_cols));
+    const Batch s(scale);
+    const Batch bias0 = b ? Batch::load_unaligned(b) : Batch(0.0f), bias1 = b ? Batch::load_unaligned(b + kWidth) : Batch(0.0f);
     for (int r = 0; r < R; ++r) {
       if (scale != 1.0f) acc[r][0] *= s, acc[r][1] *= s;
       if (bias) acc[r][0] += bias0, acc[r][1] += bias1;
@@ -73,26 +75,42 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
   }
 }
 
-// Packs rows [0, m) × k [k0, k1) of a into tiles of kRows rows, k-major within a tile, zero rows
-// past m. Kept between calls (one per thread), so a steady stream of products allocates nothing.
-const float* pack_a(const float* a, int lda, int m, int k0, int k1) {
-  thread_local std::vector<float> buffer;
-  const int kb = k1 - k0, tiles = (m + kRows - 1) / kRows;
-  buffer.resize(static_cast<size_t>(tiles) * kRows * kb);
-  for (int t = 0; t < tiles; ++t) {
-    float* tile = buffer.data() + static_cast<size_t>(t) * kRows * kb;
-    for (int r = 0; r < kRows; ++r) {
-      const int row = t * kRows + r;
-      if (row >= m) {
-        for (int k = 0; k < kb; ++k) tile[k * kRows + r] = 0.0f;
-        continue;
-      }
-      const float* src = a + static_cast<size_t>(row) * lda + k0;
-      for (int k = 0; k < kb; ++k) tile[k * kRows + r] = src[k];
-    }
-  }
-  return buffer.data();
+// At 4 lanes (SSE4.1, SIMD128): dst[j·dst_stride + r] = src[r][k + j] for r, j < 4, through a 4 × 4
+// transpose in registers (a null src[r] reads as zeros).
+[[maybe_unused]] void transpose4(const float* const src[4], int k, float* dst, size_t dst_stride) {
+  using Pairs = xsimd::batch<double>;  // two floats as one lane, to interleave pairs
+  const auto lo = [](Batch x, Batch y) {
+    return xsimd::bitwise_cast<Batch>(xsimd::zip_lo(xsimd::bitwise_cast<Pairs>(x), xsimd::bitwise_cast<Pairs>(y)));
+  };
+  const auto hi = [](Batch x, Batch y) {
+    return xsimd::bitwise_cast<Batch>(xsimd::zip_hi(xsimd::bitwise_cast<Pairs>(x), xsimd::bitwise_cast<Pairs>(y)));
+  };
+  Batch row[4];
+  for (int r = 0; r < 4; ++r) row[r] = src[r] ? Batch::load_unaligned(src[r] + k) : Batch(0.0f);
+  const Batch a01 = xsimd::zip_lo(row[0], row[1]), a23 = xsimd::zip_lo(row[2], row[3]);  // k, k+1
+  const Batch b01 = xsimd::zip_hi(row[0], row[1]), b23 = xsimd::zip_hi(row[2], row[3]);  // k+2, k+3
+  lo(a01, a23).store_unaligned(dst);
+  hi(a01, a23).store_unaligned(dst + dst_stride);
+  lo(b01, b23).store_unaligned(dst + 2 * dst_stride);
+  hi(b01, b23).store_unaligned(dst + 3 * dst_stride);
 }
+
+// Rows [0, m) × k [k0, k1) of a into tiles of kRows rows, k-major within a tile, zero rows past m.
+void pack_a_block(float* dst, const float* a, int lda, int m, int k0, int k1) {
+  const int kb = k1 - k0, tiles = (m + kRows - 1) / kRows;
+  for (int t = 0; t < tiles; ++t) {
+    float* tile = dst + static_cast<size_t>(t) * kRows * kb;
+    const float* src[kRows];
+    for (int r = 0; r < kRows; ++r) src[r] = t * kRows + r < m ? a + static_cast<size_t>(t * kRows + r) * lda + k0 : nullptr;
+    int k = 0;
+    if constexpr (kRows == 4 && kWidth == 4)
+      for (; k + 4 <= kb; k += 4) transpose4(src, k, tile + k * 4, 4);
+    for (; k < kb; ++k)
+      for (int r = 0; r < kRows; ++r) tile[k * kRows + r] = src[r] ? src[r][k] : 0.0f;
+  }
+}
+
+size_t tiled_rows(int m) { return static_cast<size_t>((m + kRows - 1) / kRows) * kRows; }
 
 using TileFn = void (*)(float*, int, const float*, const float*, int, int, int, bool, bool, float, const float*);
 constexpr TileFn kTiles[7] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<3>, micro_tile<4>, micro_tile<5>, micro_tile<6>};
@@ -103,16 +121,40 @@ int gemm_panel_width() { return kPanel; }
 
 int gemm_tile_rows() { return kRows; }
 
-// b becomes a zero (k, n) matrix in panels of kPanel columns.
+// b sized for a (k, n) matrix in panels of kPanel columns, the padding past n zero (pack_columns
+// writes every other lane).
 static void reset_packed(PackedMatrix& b, int k, int n) {
   b.k = k;
   b.n = n;
-  b.data.assign(static_cast<size_t>((n + kPanel - 1) / kPanel) * kPanel * k, 0.0f);
+  const int panels = (n + kPanel - 1) / kPanel;
+  b.data.resize(static_cast<size_t>(panels) * kPanel * k);
+  if (n % kPanel == 0) return;
+  float* last = b.data.data() + static_cast<size_t>(panels - 1) * kPanel * k;
+  for (int kk = 0; kk < k; ++kk) std::fill(last + kk * kPanel + n % kPanel, last + (kk + 1) * kPanel, 0.0f);
 }
 
 // Columns first … first + n - 1 of b: B[kk][first + c] = src[kk·k_stride + c·n_stride].
 static void pack_columns(PackedMatrix& b, int first, const float* src, int n, size_t k_stride, size_t n_stride) {
-  for (int c = 0; c < n; ++c) {
+  int c = 0;
+  if (n_stride == 1 && first % kPanel == 0) {  // B's rows lie in src: a panel's row is one copy
+    for (; c + kPanel <= n; c += kPanel) {
+      float* panel = b.data.data() + static_cast<size_t>((first + c) / kPanel) * kPanel * b.k;
+      for (int kk = 0; kk < b.k; ++kk) std::copy_n(src + kk * k_stride + c, kPanel, panel + static_cast<size_t>(kk) * kPanel);
+    }
+  } else if constexpr (kWidth == 4) {
+    if (k_stride == 1 && first % 4 == 0)  // B's columns lie in src (Kᵀ, Wᵀ): 4 × 4 transposes
+      for (; c + 4 <= n; c += 4) {
+        const int col = first + c;
+        float* lane = b.data.data() + static_cast<size_t>(col / kPanel) * kPanel * b.k + col % kPanel;
+        const float* columns[4] = {src + c * n_stride, src + (c + 1) * n_stride, src + (c + 2) * n_stride,
+                                   src + (c + 3) * n_stride};
+        int kk = 0;
+        for (; kk + 4 <= b.k; kk += 4) transpose4(columns, kk, lane + static_cast<size_t>(kk) * kPanel, kPanel);
+        for (; kk < b.k; ++kk)
+          for (int j = 0; j < 4; ++j) lane[static_cast<size_t>(kk) * kPanel + j] = columns[j][kk];
+      }
+  }
+  for (; c < n; ++c) {
     const int col = first + c;
     float* lane = b.data.data() + static_cast<size_t>(col / kPanel) * kPanel * b.k + col % kPanel;
     const float* column = src + static_cast<size_t>(c) * n_stride;
@@ -126,6 +168,10 @@ static void pack_strided(PackedMatrix& b, const float* src, int k, int n, size_t
 }
 
 void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) { pack_strided(b, w, k, n, 1, k); }
+
+void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k, int ldw) {
+  pack_strided(b, w, k, n, 1, static_cast<size_t>(ldw));
+}
 
 void pack_rows_into(PackedMatrix& b, const float* src, int k, int n, int ldb) {
   pack_strided(b, src, k, n, static_cast<size_t>(ldb), 1);
@@ -161,12 +207,21 @@ void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatr
   gemm_forward_columns(out, ldo, a, lda, b, bias, m, scale, triangle, 0, b.n, first_row);
 }
 
-void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,
-                          int m, float scale, Triangle triangle, int col_begin, int col_end, int first_row) {
-  const int k = b.k;
+void pack_lhs_into(PackedLhs& out, const float* a, int lda, int m, int k) {
+  out.m = m;
+  out.k = k;
+  out.data.resize(tiled_rows(m) * static_cast<size_t>(k));
+  // k block by k block, each block's tiles together: block k0 starts at tiled_rows(m) · k0
+  for (int k0 = 0; k0 < k; k0 += kBlockK)
+    pack_a_block(out.data.data() + tiled_rows(m) * k0, a, lda, m, k0, std::min(k, k0 + kBlockK));
+}
+
+void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMatrix& b, const float* bias, float scale,
+                         Triangle triangle, int col_begin, int col_end, int first_row) {
+  const int k = b.k, m = a.m;
   for (int k0 = 0; k0 < std::max(k, 1); k0 += kBlockK) {
     const int k1 = std::min(k, k0 + kBlockK);
-    const float* a_packed = pack_a(a, lda, m, k0, k1);
+    const float* a_packed = a.data.data() + tiled_rows(m) * k0;
     for (int p = col_begin / kPanel; p * kPanel < col_end; ++p) {
       const int col0 = p * kPanel, cols = std::min(kPanel, col_end - col0);
       const float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
@@ -179,12 +234,21 @@ void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const Pa
         if (k0 > 0 && k0 >= tile_k) continue;
         const int tile_k1 = std::min(k1, tile_k);
         // column col of B lands at out[col - col_begin]; bias[0] belongs to col_begin
-        kTiles[rows](out + static_cast<size_t>(r0) * ldo + (col0 - col_begin), ldo,
-                     a_packed + static_cast<size_t>(r0) * (k1 - k0), panel, k0, tile_k1, cols, k0 == 0,
-                     tile_k1 == tile_k, scale, bias ? bias + (col0 - col_begin) : nullptr);
+        // a whole tile calls its kernel directly (inlined), a last short one through the table
+        (rows == kRows ? micro_tile<kRows> : kTiles[rows])(
+            out + static_cast<size_t>(r0) * ldo + (col0 - col_begin), ldo, a_packed + static_cast<size_t>(r0) * (k1 - k0),
+            panel, k0, tile_k1, cols, k0 == 0, tile_k1 == tile_k, scale, bias ? bias + (col0 - col_begin) : nullptr);
       }
     }
   }
+}
+
+void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,
+                          int m, float scale, Triangle triangle, int col_begin, int col_end, int first_row) {
+  // Kept between calls (one per thread), so a steady stream of products allocates nothing.
+  thread_local PackedLhs packed;
+  pack_lhs_into(packed, a, lda, m, b.k);
+  gemm_forward_packed(out, ldo, packed, b, bias, scale, triangle, col_begin, col_end, first_row);
 }
 
 }  // namespace mha

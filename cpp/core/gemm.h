@@ -27,6 +27,7 @@ PackedMatrix pack_transposed_stacked(const std::vector<std::pair<const float*, i
 PackedMatrix pack_rows(const float* b, int k, int n, int ldb);
 // The same into an existing matrix, reusing its storage (per-head K and V on every run).
 void pack_transposed_into(PackedMatrix& out, const float* w, int n, int k);
+void pack_transposed_into(PackedMatrix& out, const float* w, int n, int k, int ldw);  // w's rows ldw apart
 void pack_rows_into(PackedMatrix& out, const float* b, int k, int n, int ldb);
 
 enum class Triangle {
@@ -34,6 +35,14 @@ enum class Triangle {
   skip_upper,  // outputs with column > row are not needed (causal scores): whole panels are skipped
   k_to_row,    // row m only sums k ≤ m (causal P·V, where the weights past the diagonal are 0)
 };
+
+// A (m, k) packed into the micro-kernel's row tiles once, for several products with the same
+// left-hand side (Q, K and V from x, each into its own tensor).
+struct PackedLhs {
+  int m = 0, k = 0;
+  std::vector<float> data;
+};
+void pack_lhs_into(PackedLhs& out, const float* a, int lda, int m, int k);
 
 // out (m, n) with row stride ldo = scale · (a (m, k) with row stride lda · B) + bias (n, may be null).
 // With Triangle::skip_upper, entries above the diagonal are left unspecified. first_row: the index
@@ -44,5 +53,8 @@ void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatr
 // col_begin must be a multiple of gemm_panel_width(); bias is indexed from col_begin.
 void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,
                           int m, float scale, Triangle triangle, int col_begin, int col_end, int first_row = 0);
+// The same from an A packed by pack_lhs_into (its m rows; a.k == b.k).
+void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMatrix& b, const float* bias, float scale,
+                         Triangle triangle, int col_begin, int col_end, int first_row = 0);
 
 }  // namespace mha

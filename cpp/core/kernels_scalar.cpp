@@ -1,4 +1,5 @@
 // The oracle: the textbook loops, accumulated in double so they are more exact than what they check.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -74,6 +75,24 @@ void attend_head_forward_scalar(float* scores, float* weights, float* out, const
   scores_forward_scalar(scores, q, k, T, D, scale, causal);
   softmax_forward_scalar(weights, scores, T, causal);
   weighted_sum_forward_scalar(out, weights, v, T, D, causal);
+}
+
+namespace {
+// rows (T, D) gathered from a block of columns ld apart, and back
+std::vector<float> gather_rows(const float* m, int ld, int T, int D) {
+  std::vector<float> out(static_cast<size_t>(T) * D);
+  for (int t = 0; t < T; ++t) std::copy_n(m + static_cast<size_t>(t) * ld, D, out.data() + static_cast<size_t>(t) * D);
+  return out;
+}
+}  // namespace
+
+void attend_head_forward_strided_scalar(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
+                                        const float* k, int ldk, const float* v, int ldv, int T, int D, float scale,
+                                        bool causal) {
+  const std::vector<float> qc = gather_rows(q, ldq, T, D), kc = gather_rows(k, ldk, T, D), vc = gather_rows(v, ldv, T, D);
+  std::vector<float> oc(static_cast<size_t>(T) * D);
+  attend_head_forward_scalar(scores, weights, oc.data(), qc.data(), kc.data(), vc.data(), T, D, scale, causal);
+  for (int t = 0; t < T; ++t) std::copy_n(oc.data() + static_cast<size_t>(t) * D, D, out + static_cast<size_t>(t) * ldo);
 }
 
 void linear_backward_scalar(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,

@@ -28,9 +28,9 @@ void linear_forward_simd(float* out, const float* in, const float* weight, const
 namespace {
 
 // Rows [r0, r1) of one head's scores: q's rows · kᵀ · scale, -inf above the diagonal when causal.
-void scores_rows(float* scores, const float* q, const PackedMatrix& k_packed, int T, int D, float scale, bool causal,
+void scores_rows(float* scores, const float* q, int ldq, const PackedMatrix& k_packed, int T, float scale, bool causal,
                  int r0, int r1) {
-  gemm_forward(scores + static_cast<size_t>(r0) * T, T, q + static_cast<size_t>(r0) * D, D, k_packed, nullptr, r1 - r0,
+  gemm_forward(scores + static_cast<size_t>(r0) * T, T, q + static_cast<size_t>(r0) * ldq, ldq, k_packed, nullptr, r1 - r0,
                scale, causal ? Triangle::skip_upper : Triangle::none, r0);
   if (!causal) return;
   for (int i = r0; i < r1; ++i) {
@@ -89,9 +89,9 @@ void softmax_rows(float* weights, const float* scores, int T, bool causal, int r
 }
 
 // Rows [r0, r1) of one head's output: weights' rows · v, stopping at the diagonal when causal.
-void weighted_sum_rows(float* out, const float* weights, const PackedMatrix& v_packed, int T, int D, bool causal, int r0,
+void weighted_sum_rows(float* out, int ldo, const float* weights, const PackedMatrix& v_packed, int T, bool causal, int r0,
                        int r1) {
-  gemm_forward(out + static_cast<size_t>(r0) * D, D, weights + static_cast<size_t>(r0) * T, T, v_packed, nullptr,
+  gemm_forward(out + static_cast<size_t>(r0) * ldo, ldo, weights + static_cast<size_t>(r0) * T, T, v_packed, nullptr,
                r1 - r0, 1.0f, causal ? Triangle::k_to_row : Triangle::none, r0);
 }
 
@@ -102,7 +102,7 @@ thread_local PackedMatrix k_packed, v_packed;
 
 void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
   pack_transposed_into(k_packed, k, T, D);
-  scores_rows(scores, q, k_packed, T, D, scale, causal, 0, T);
+  scores_rows(scores, q, D, k_packed, T, scale, causal, 0, T);
 }
 
 void softmax_forward_simd(float* weights, const float* scores, int T, bool causal) {
@@ -111,7 +111,7 @@ void softmax_forward_simd(float* weights, const float* scores, int T, bool causa
 
 void weighted_sum_forward_simd(float* out, const float* weights, const float* v, int T, int D, bool causal) {
   pack_rows_into(v_packed, v, T, D, D);
-  weighted_sum_rows(out, weights, v_packed, T, D, causal, 0, T);
+  weighted_sum_rows(out, D, weights, v_packed, T, causal, 0, T);
 }
 
 // In float32 as transformers computes it: each product rounded, then the sum. The tail runs the same
@@ -142,16 +142,22 @@ void rope_forward_simd(float* out, const float* x, const float* cos, const float
 // twice. Every entry is computed as the three kernels above compute it, so the bits are the same.
 void attend_head_forward_simd(float* scores, float* weights, float* out, const float* q, const float* k, const float* v,
                               int T, int D, float scale, bool causal) {
-  pack_transposed_into(k_packed, k, T, D);
-  pack_rows_into(v_packed, v, T, D, D);
+  attend_head_forward_strided_simd(scores, weights, out, D, q, D, k, D, v, D, T, D, scale, causal);
+}
+
+void attend_head_forward_strided_simd(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
+                                      const float* k, int ldk, const float* v, int ldv, int T, int D, float scale,
+                                      bool causal) {
+  pack_transposed_into(k_packed, k, T, D, ldk);
+  pack_rows_into(v_packed, v, T, D, ldv);
   // ~64 KB of scores (and as much of weights) per block, whole micro-tiles of rows
   const int tile = gemm_tile_rows();
   const int block = std::max(tile, (16384 / std::max(T, 1)) / tile * tile);
   for (int r0 = 0; r0 < T; r0 += block) {
     const int r1 = std::min(T, r0 + block);
-    scores_rows(scores, q, k_packed, T, D, scale, causal, r0, r1);
+    scores_rows(scores, q, ldq, k_packed, T, scale, causal, r0, r1);
     softmax_rows(weights, scores, T, causal, r0, r1);
-    weighted_sum_rows(out, weights, v_packed, T, D, causal, r0, r1);
+    weighted_sum_rows(out, ldo, weights, v_packed, T, causal, r0, r1);
   }
 }
 

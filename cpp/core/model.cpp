@@ -213,15 +213,21 @@ void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPa
 }
 
 void Model::run_input_into(Trace& trace, const Tensor& input, KernelPath path) const {
+  run_input_into(trace, Tensor(input), path);
+}
+
+void Model::run_input_into(Trace& trace, Tensor&& input, KernelPath path) const {
   if (has_blocks(config_.preset))
     throw Error(std::string("a ") + preset_name(config_.preset) + " model starts from token ids, not an input x");
   Shape shape = input.shape;
   if (shape.size() == 2) shape.insert(shape.begin(), 1);  // (T, d) -> (1, T, d)
+  if (shape_numel(shape) != input.data.size())
+    throw Error("x has shape " + shape_to_string(shape) + " but " + std::to_string(input.data.size()) + " values");
   trace.restart();
   trace.tokens.clear();
   trace.ids.clear();
   Tensor& x = trace.slot(Stage::embed, "x", shape);
-  std::copy(input.data.begin(), input.data.end(), x.data.begin());
+  x.data.swap(input.data);
   attention_forward(trace, x, weights(), config_, path, &prepared_.blocks[0].attention);
   trace.finish();
 }

@@ -65,6 +65,8 @@ class Model {
   void run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd,
                     const HeadSwitches& off = {}) const;
   void run_input_into(Trace& trace, const Tensor& x, KernelPath path = KernelPath::simd) const;
+  // The same taking x's values over rather than copying them (x is left with the trace's old ones).
+  void run_input_into(Trace& trace, Tensor&& x, KernelPath path = KernelPath::simd) const;
 
   const Config& config() const { return config_; }
   const AttentionWeights& weights() const { return weights_.blocks.at(0).attention; }  // a single layer's

@@ -46,20 +46,19 @@ class OurAttention {
     return this.model.weight(name);
   }
 
-  // One forward pass (every stage tensor recorded in the trace, as the module always does),
-  // y copied out to JS, the trace freed.
+  // One forward pass (every stage tensor the module computes kept in the trace, the attention
+  // weights included) refilling the trace of the last call, as a page redrawing on every change
+  // would; y copied out to JS into a Float32Array reused from call to call. withWeights (the
+  // checks): fresh copies of y and the weights.
   forward(x, T, withWeights = false) {
-    const trace = this.model.runInput(x, T);
-    try {
-      const out = { y: trace.data('y') };
-      if (withWeights) out.weights = trace.data('weights');
-      return out;
-    } finally {
-      trace.delete();
-    }
+    this.trace = this.trace ? this.model.runInput(x, T, { into: this.trace }) : this.model.runInput(x, T);
+    if (withWeights) return { y: this.trace.data('y'), weights: this.trace.data('weights') };
+    if (!this.y || this.y.length !== x.length) this.y = new Float32Array(x.length);
+    return { y: this.trace.data('y', this.y) };
   }
 
   delete() {
+    if (this.trace) this.trace.delete();
     this.model.delete();
   }
 }

@@ -296,6 +296,38 @@ test('1,000 re-runs do not grow WebAssembly memory', () => {
   model.delete();
 });
 
+test('runInput(x, T, {into}) refills a trace in place and data(name, into) copies into a given array', () => {
+  const model = new mha.Model({ dModel: 64, heads: 4, kvHeads: 2, causal: true, seed: 5 });
+  const x1 = new Float32Array(8 * 64).map((_, i) => Math.sin(i));
+  const x2 = new Float32Array(5 * 64).map((_, i) => Math.cos(i));
+  const trace = model.runInput(x1, 8);
+  for (const [x, T] of [[x2, 5], [x1, 8]]) {
+    const fresh = model.runInput(x, T);
+    assert.equal(model.runInput(x, T, { into: trace }), trace);
+    assert.deepEqual(trace.names(), fresh.names());
+    for (const name of fresh.names()) {
+      assert.deepEqual(trace.shape(name), fresh.shape(name), name);
+      assertBitIdentical(trace.data(name), fresh.data(name), name);
+    }
+    const y = new Float32Array(T * 64);
+    assert.equal(trace.data('y', y), y);
+    assertBitIdentical(y, fresh.data('y'), 'y copied into');
+    fresh.delete();
+  }
+  assert.throws(() => trace.data('y', new Float32Array(3)), /into must be a Float32Array of 512 values/);
+  assert.throws(() => trace.data('nope', new Float32Array(3)), /no tensor named 'nope'/);
+  assert.throws(() => model.runInput(x1, 8, { into: {} }), /into must be a Trace/);
+  assert.throws(() => model.runInput(x1, 7, { into: trace }), /expected T × d_model = 7 × 64/);
+  trace.delete();
+  assert.throws(() => model.runInput(x1, 8, { into: trace }), /into must be a Trace/);
+  const before = mha.memoryBytes();
+  const again = model.runInput(x1, 8);
+  for (let i = 0; i < 500; i++) model.runInput(x1, 8, { into: again });
+  assert.equal(mha.memoryBytes(), before, 'refilling allocates nothing new');
+  again.delete();
+  model.delete();
+});
+
 test('memory of deleted traces is reused at a larger size too', () => {
   const model = new mha.Model({ dModel: 256, heads: 4 });
   const x = new Float32Array(64 * 256).fill(0.5);
