@@ -5,7 +5,7 @@
 //   WebAssembly  ours (web/build/mha-core.js, Model.loadModel of build/onnx/gpt2-small.safetensors)
 //                against onnxruntime-web (build/onnx/gpt2-small.onnx), in this Node process, interleaved
 //                rounds, after checking that the logits agree
-//   native       ours (build/fast/mha_bench, model/gpt2-small, -march=native) against PyTorch
+//   native       ours (build/fast/mha_bench, model/gpt2-small, -march=native -mno-avx512f: AVX2+FMA) against PyTorch
 //                (cpp/bench/bench_pytorch.py --model, OPENBLAS_NUM_THREADS=1), alternating processes
 // Both files come from cpp/bench/export_onnx.py gpt2 (needs python3-torch), run when they are missing.
 //

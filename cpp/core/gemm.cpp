@@ -1,6 +1,8 @@
 #include "gemm.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cstring>
 #include <vector>
 #include <xsimd/xsimd.hpp>
@@ -113,7 +115,11 @@ void pack_a_block(float* dst, const float* a, int lda, int m, int k0, int k1) {
 size_t tiled_rows(int m) { return static_cast<size_t>((m + kRows - 1) / kRows) * kRows; }
 
 using TileFn = void (*)(float*, int, const float*, const float*, int, int, int, bool, bool, float, const float*);
-constexpr TileFn kTiles[7] = {nullptr, micro_tile<1>, micro_tile<2>, micro_tile<3>, micro_tile<4>, micro_tile<5>, micro_tile<6>};
+template <int... R>
+constexpr std::array<TileFn, sizeof...(R) + 1> tile_table(std::integer_sequence<int, R...>) {
+  return {nullptr, micro_tile<R + 1>...};
+}
+constexpr auto kTiles = tile_table(std::make_integer_sequence<int, kRows>{});  // kTiles[rows]: rows 1 … kRows
 
 }  // namespace
 

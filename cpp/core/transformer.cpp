@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <xsimd/xsimd.hpp>
 
 #include "error.h"
 #include "gelu.h"
 #include "layernorm.h"
 #include "random.h"
+#include "simd_exp.h"
 
 namespace mha {
 
@@ -85,15 +88,34 @@ void layernorm(Tensor& out, const Tensor& in, const Tensor& weight, const Tensor
   fn(out.ptr(), nullptr, nullptr, in.ptr(), weight.ptr(), bias.ptr(), N, C, kLayerNormEps);
 }
 
-// A row softmax over the vocabulary, in double: probabilities a learner reads, not a hot path.
+// A row softmax over the vocabulary: each exp once (simd_exp.h, as attention's softmax), the sum
+// in double. Summed batch by batch in order, so 4-wide native and WASM builds agree bit for bit.
 void softmax_rows(float* out, const float* in, int rows, int n) {
+  using Batch = xsimd::batch<float>;
+  constexpr int kWidth = static_cast<int>(Batch::size);
   for (int r = 0; r < rows; ++r) {
     const float* x = in + static_cast<size_t>(r) * n;
     float* y = out + static_cast<size_t>(r) * n;
-    const float max = *std::max_element(x, x + n);
+    const Batch max(*std::max_element(x, x + n));
     double sum = 0.0;
-    for (int i = 0; i < n; ++i) sum += std::exp(static_cast<double>(x[i]) - max);
-    for (int i = 0; i < n; ++i) y[i] = static_cast<float>(std::exp(static_cast<double>(x[i]) - max) / sum);
+    int i = 0;
+    for (; i + kWidth <= n; i += kWidth) {
+      const Batch e = exp_batch(Batch::load_unaligned(x + i) - max);
+      e.store_unaligned(y + i);
+      sum += xsimd::hadd(e);
+    }
+    if (i < n) {  // the tail through a batch padded with -inf, whose exp is 0
+      alignas(64) float tail[kWidth];
+      std::fill(tail, tail + kWidth, -std::numeric_limits<float>::infinity());
+      std::copy(x + i, x + n, tail);
+      const Batch e = exp_batch(Batch::load_aligned(tail) - max);
+      e.store_aligned(tail);
+      sum += xsimd::hadd(e);
+      std::copy(tail, tail + (n - i), y + i);
+    }
+    const Batch total(static_cast<float>(sum));
+    for (i = 0; i + kWidth <= n; i += kWidth) (Batch::load_unaligned(y + i) / total).store_unaligned(y + i);
+    for (; i < n; ++i) y[i] /= static_cast<float>(sum);
   }
 }
 
