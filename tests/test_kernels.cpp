@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "gemm.h"
 #include "kernels.h"
 #include "simd_exp.h"
 #include "test_helpers.h"
@@ -82,6 +83,38 @@ TEST_CASE("scores, softmax and weighted sum: SIMD equals the scalar oracle") {
         mha::kernels::weighted_sum_forward_scalar(o_scalar.ptr(), p_scalar.ptr(), v.ptr(), T, D, causal);
         check_close(o_simd, o_scalar, 1e-6, "weighted sum");
       }
+    }
+  }
+}
+
+// The GEMM under every kernel: A packed once and shared by products over column ranges (Q, K, V from
+// x), k past one k block (1024, so A is packed in two blocks), rows that are not whole micro-tiles.
+TEST_CASE("gemm: a packed A shared by column ranges gives one product's bits; k beyond a block is summed in order") {
+  for (int m : {1, 5, 13}) {
+    for (int k : {3, 64, 1100}) {
+      CAPTURE(m);
+      CAPTURE(k);
+      const int panel = mha::gemm_panel_width(), n = 3 * panel + 5;
+      const Tensor a = random_tensor({m, k}, 21), w = random_tensor({n, k}, 22), bias = random_tensor({n}, 23);
+      const mha::PackedMatrix b = mha::pack_transposed(w.ptr(), n, k);
+      Tensor whole({m, n});
+      mha::gemm_forward(whole.ptr(), n, a.ptr(), k, b, bias.ptr(), m, 1.0f, mha::Triangle::none);
+      Tensor reference({m, n});  // y = a·wᵀ + bias, summed over k in order as the kernel does
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          float sum = 0.0f;
+          for (int kk = 0; kk < k; ++kk) sum += a.data[i * k + kk] * w.data[j * k + kk];
+          reference.data[i * n + j] = sum + bias.data[j];
+        }
+      check_close(whole, reference, 1e-5, "gemm");
+      mha::PackedLhs packed;
+      mha::pack_lhs_into(packed, a.ptr(), k, m, k);
+      Tensor pieces({m, n});
+      for (int c0 : {0, panel, 3 * panel}) {
+        const int c1 = c0 == 3 * panel ? n : c0 + (c0 == 0 ? panel : 2 * panel);
+        mha::gemm_forward_packed(pieces.ptr() + c0, n, packed, b, bias.ptr() + c0, 1.0f, mha::Triangle::none, c0, c1);
+      }
+      CHECK(pieces.data == whole.data);
     }
   }
 }
