@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// npm run profile -- [S|M|L|train] [--seconds N]: where a workload's time goes in WebAssembly.
+// Builds the module with function names (CMake preset wasm-profile, written to
+// build/wasm-profile/web/build so the page's web/build is left alone), runs the workload in this
+// Node process under V8's sampling profiler (node:inspector) and prints the functions with the most
+// self time; the whole profile is written beside it as a .cpuprofile (Chrome DevTools opens it).
+//   S, M, L  one single-layer forward at npm run bench's sizes, as it times them (a refilled trace,
+//            y copied into one array)
+//   train    steps of the shipped model's recipe (mha.Trainer)
+'use strict';
+
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const inspector = require('node:inspector');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+const OUT = path.join(ROOT, 'build', 'wasm-profile');
+const SIZES = { S: { T: 8, dModel: 64, heads: 4 }, M: { T: 128, dModel: 768, heads: 12 }, L: { T: 512, dModel: 768, heads: 12 } };
+const TOP = 25;
+
+function parseArgs(argv) {
+  const o = { workload: 'S', seconds: 3 };
+  for (let i = 0; i < argv.length; ++i) {
+    if (argv[i] === '--seconds') o.seconds = Number(argv[++i]);
+    else if (SIZES[argv[i].toUpperCase()] || argv[i] === 'train') o.workload = argv[i] === 'train' ? 'train' : argv[i].toUpperCase();
+    else {
+      console.log('usage: node scripts/profile.js [S|M|L|train] [--seconds N]');
+      process.exit(argv[i] === '--help' || argv[i] === '-h' ? 0 : 2);
+    }
+  }
+  if (!(o.seconds > 0)) process.exit(2);
+  return o;
+}
+
+function build() {
+  const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' }; // Emscripten 3.1.6's optimizer finds acorn there
+  execFileSync('cmake', ['--preset', 'wasm-profile'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('cmake', ['--build', '--preset', 'wasm-profile', '-j', '2'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  fs.copyFileSync(path.join(ROOT, 'web', 'mha.js'), path.join(OUT, 'web', 'mha.js')); // it loads ./build/mha-core.js
+}
+
+// A function that runs the workload once, after its setup.
+function workload(mha, name) {
+  if (name === 'train') {
+    const trainer = new mha.Trainer({ seed: 1 });
+    return () => trainer.step(10);
+  }
+  const { T, dModel, heads } = SIZES[name];
+  const model = new mha.Model({ dModel, heads, kvHeads: heads, causal: false, seed: 1 });
+  const x = new Float32Array(T * dModel).map((_, i) => Math.sin(i));
+  const y = new Float32Array(T * dModel);
+  const trace = model.runInput(x, T);
+  return () => model.runInput(x, T, { into: trace }).data('y', y);
+}
+
+function post(session, method, params = {}) {
+  return new Promise((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
+}
+
+// Self time per function name, in percent of all samples.
+function selfTimes(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const ms = new Map();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const n = byId.get(id);
+    const name = n.callFrame.functionName || `(${n.callFrame.url.split('/').pop() || 'anonymous'})`;
+    const dt = profile.timeDeltas[i] || 0;
+    ms.set(name, (ms.get(name) || 0) + dt);
+    total += dt;
+  });
+  return [...ms].sort((a, b) => b[1] - a[1]).map(([name, t]) => ({ name, share: (100 * t) / total }));
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  build();
+  const mha = await require(path.join(OUT, 'web', 'mha.js'))();
+  const run = workload(mha, opts.workload);
+  const warmUntil = Date.now() + 500; // past V8's Liftoff baseline code: TurboFan's is profiled
+  while (Date.now() < warmUntil) run();
+
+  const session = new inspector.Session();
+  session.connect();
+  await post(session, 'Profiler.enable');
+  await post(session, 'Profiler.setSamplingInterval', { interval: 100 });
+  await post(session, 'Profiler.start');
+  let calls = 0;
+  const t0 = process.hrtime.bigint();
+  const end = Date.now() + opts.seconds * 1000;
+  while (Date.now() < end) run(), ++calls;
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const { profile } = await post(session, 'Profiler.stop');
+  session.disconnect();
+
+  const file = path.join(OUT, `${opts.workload}.cpuprofile`);
+  fs.writeFileSync(file, JSON.stringify(profile));
+  console.log(`workload  ${opts.workload}: ${calls} calls in ${seconds.toFixed(1)} s, ${((seconds / calls) * 1e3).toPrecision(3)} ms a call (profiled, so a little slower than npm run bench)`);
+  console.log(`profile   ${path.relative(ROOT, file)} (open in Chrome DevTools, Performance panel)`);
+  console.log('self %  function');
+  for (const { name, share } of selfTimes(profile).slice(0, TOP)) console.log(`${share.toFixed(1).padStart(6)}  ${name.length > 110 ? `${name.slice(0, 107)}…` : name}`);
+}
+
+main().catch((e) => {
+  console.error(`profile: ${(e && e.message) || e}`);
+  process.exit(1);
+});
