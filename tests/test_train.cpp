@@ -71,7 +71,7 @@ TEST_CASE("gradients of every parameter match PyTorch autograd, and two AdamW st
 
     for (mha::KernelPath path : {mha::KernelPath::simd, mha::KernelPath::scalar}) {
       CAPTURE(mha::kernel_path_name(path));
-      mha::Trainer trainer(loaded.config, loaded.weights, adam, path);
+      mha::Trainer trainer(loaded.config, mha::unpack_model(loaded.weights, loaded.config), adam, path);
       const float loss = trainer.loss_and_gradients(ids, targets, B, T);
       CHECK(loss == doctest::Approx(reference.read_float("loss").data[0]).epsilon(1e-5));
       // Our gradients in the file's names and conventions (c_attn fused, Conv1D transposed).

@@ -12,6 +12,8 @@
 #include "model_file.h"
 #include "safetensors.h"
 #include "stages.h"
+#include "transformer.h"
+#include "weights.h"
 #include "test_helpers.h"
 
 namespace {
@@ -39,6 +41,21 @@ std::vector<uint8_t> reference_file(const std::string& name) {
     FAIL("missing reference file " << path << "; regenerate with: /usr/bin/python3 tests/reference/make_model_reference.py");
   }
   return {};
+}
+
+// Every parameter of `got` has the shape and the bits of the same parameter of `expected`.
+void check_same_parameters(const mha::ModelWeights& got, const mha::ModelWeights& expected, mha::Preset preset) {
+  std::vector<const mha::Tensor*> want;
+  mha::for_each_parameter(expected, preset, [&](const std::string&, const mha::Tensor& t) { want.push_back(&t); });
+  size_t i = 0;
+  mha::for_each_parameter(got, preset, [&](const std::string& name, const mha::Tensor& t) {
+    CAPTURE(name);
+    REQUIRE(i < want.size());
+    CHECK(t.shape == want[i]->shape);
+    CHECK(t.data == want[i]->data);
+    ++i;
+  });
+  CHECK(i == want.size());
 }
 
 // Every entry's shape is the table's expression for it, and stages come in the table's order.
@@ -168,16 +185,64 @@ TEST_CASE("a model file round-trips through write_model and read_model") {
     CHECK(loaded.config.heads == c.heads);
     CHECK(loaded.config.layers == c.layers);
     CHECK(loaded.config.vocab_size == c.vocab_size);
-    std::vector<const mha::Tensor*> original;
-    mha::for_each_parameter(model.model_weights(), preset, [&](const std::string&, const mha::Tensor& t) { original.push_back(&t); });
-    size_t i = 0;
-    mha::for_each_parameter(loaded.weights, preset, [&](const std::string& name, const mha::Tensor& t) {
-      CAPTURE(name);
-      CHECK(t.shape == original[i]->shape);
-      CHECK(t.data == original[i]->data);
-      ++i;
-    });
-    CHECK(i == original.size());
+    check_same_parameters(mha::unpack_model(loaded.weights, loaded.config), model.model_weights(), preset);
+  }
+}
+
+TEST_CASE("a model keeps each matrix once, packed, and gives every parameter back bit for bit") {
+  // d_model 24, 2 key/value heads and a vocabulary of 37: widths that are no multiple of the packing's
+  // panels, and W_K, W_V narrower than W_Q in the stacked Q | K | V packing.
+  for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2, mha::Preset::single}) {
+    CAPTURE(mha::preset_name(preset));
+    mha::Config c = blocks_config(preset, 2, 24, 4, 37);
+    c.kv_heads = 2;
+    mha::ModelWeights drawn;
+    if (mha::has_blocks(preset)) {
+      drawn = mha::random_model_weights(c, 0.02f);
+    } else {
+      c.layers = 1;
+      drawn.blocks.resize(1);
+      drawn.blocks[0].attention = mha::random_attention_weights(c);
+      drawn.token_table = mha::Tensor({37, 24}, std::vector<float>(37 * 24, 0.5f));  // a single layer's table stays a tensor
+    }
+    const mha::PackedModel packed = mha::pack_model(drawn, c);
+    for (const mha::BlockWeights& b : packed.rest.blocks) {
+      for (const mha::Tensor* m : {&b.attention.w_q, &b.attention.w_k, &b.attention.w_v, &b.attention.w_o, &b.w_fc, &b.w_proj})
+        CHECK(m->data.empty());
+      CHECK(b.attention.b_k.numel() == 12);
+    }
+    CHECK(packed.rest.unembedding.data.empty());
+    CHECK(packed.rest.token_table.data.empty() == (preset == mha::Preset::gpt2));  // tied: wte is the packed unembedding
+    CHECK(packed.packed.unembedding.n == (mha::has_blocks(preset) ? 37 : 0));
+
+    const mha::ModelWeights back = mha::unpack_model(packed, c);
+    check_same_parameters(back, drawn, preset);
+    CHECK(back.token_table.data == drawn.token_table.data);
+  }
+}
+
+TEST_CASE("a NaN or infinity in a whole model's file names the file's tensor and the value's index in it") {
+  const mha::Config c = blocks_config(mha::Preset::gpt2);
+  const std::vector<uint8_t> good = mha::write_model(mha::Model(c).model_weights(), c);
+  const mha::SafetensorsFile file(good.data(), good.size());
+  // c_attn.weight goes into a packing as it is (Conv1D), wte transposed into one, c_fc.bias into a tensor.
+  for (const auto& [name, at] : {std::pair<std::string, size_t>{"h.1.attn.c_attn.weight", 37}, {"wte.weight", 100},
+                                 {"h.0.mlp.c_fc.bias", 63}}) {
+    CAPTURE(name);
+    for (const float bad : {std::nanf(""), -INFINITY}) {
+      mha::SafetensorsWriter out;
+      for (const std::string& n : file.names()) {
+        mha::Tensor t = file.read_float(n);
+        if (n == name) t.data[at] = bad;
+        out.add(n, t);
+      }
+      out.set_metadata("heads", "4");
+      const std::vector<uint8_t> bytes = out.bytes();
+      CHECK_THROWS_WITH_AS(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 0),
+                           ("tensor '" + name + "' contains " + (std::isnan(bad) ? "NaN" : "infinity") + " at flat index " +
+                            std::to_string(at)).c_str(),
+                           mha::Error);
+    }
   }
 }
 
@@ -211,15 +276,8 @@ TEST_CASE("a model built from its header and then its tensors in pieces is read_
     const mha::LoadedModel built = builder.finish();
     const mha::LoadedModel read = mha::read_model(file, mha::Preset::gpt2, 0);
     CHECK(built.config.layers == read.config.layers);
-    std::vector<const mha::Tensor*> expected;
-    mha::for_each_parameter(read.weights, mha::Preset::gpt2, [&](const std::string&, const mha::Tensor& t) { expected.push_back(&t); });
-    size_t i = 0;
-    mha::for_each_parameter(built.weights, mha::Preset::gpt2, [&](const std::string& name, const mha::Tensor& t) {
-      CAPTURE(name);
-      CHECK(t.shape == expected[i]->shape);
-      CHECK(t.data == expected[i]->data);
-      ++i;
-    });
+    check_same_parameters(mha::unpack_model(built.weights, built.config), mha::unpack_model(read.weights, read.config),
+                          mha::Preset::gpt2);
   }
   SUBCASE("a tensor not given, or given past its end, is an error") {
     const mha::TensorRead& first = builder.needed().front();

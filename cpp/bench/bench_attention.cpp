@@ -132,7 +132,7 @@ void gpt2_small(benchmark::State& state) {
     const std::vector<uint8_t> bytes = mha::read_file(file);
     mha::LoadedModel loaded = mha::read_model(mha::SafetensorsFile(bytes.data(), bytes.size()), mha::Preset::gpt2, 12);
     c = loaded.config;
-    w = std::move(loaded.weights);
+    w = mha::unpack_model(loaded.weights, c);
   } else {
     w = mha::random_model_weights(c, 0.02f);
   }

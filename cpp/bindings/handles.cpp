@@ -282,7 +282,8 @@ val ModelHandle::config() const { return config_to_object(model_.config()); }
 
 val ModelHandle::weight(const std::string& name) const {
   if (mha::has_blocks(model_.config().preset)) return val::null();  // a single layer's names
-  for (const auto& [key, tensor] : mha::named_weights(model_.weights())) {
+  const mha::AttentionWeights weights = model_.weights();  // unpacked, a copy
+  for (const auto& [key, tensor] : mha::named_weights(weights)) {
     if (name != key) continue;
     val out = val::object();
     val shape = val::array();

@@ -69,8 +69,8 @@ int main(int argc, char** argv) {
   trace_cmd->callback([&] {
     const mha_cli::Run r = mha_cli::run(o);
     const bool single = !mha::has_blocks(r.model.config().preset);
-    mha::write_file_atomically(out_path, mha::trace_to_safetensors(r.trace, single ? &r.model.weights() : nullptr,
-                                                                    r.model.config()));
+    const mha::AttentionWeights weights = single ? r.model.weights() : mha::AttentionWeights{};  // unpacked
+    mha::write_file_atomically(out_path, mha::trace_to_safetensors(r.trace, single ? &weights : nullptr, r.model.config()));
     std::printf("wrote %zu tensors to %s\n", r.trace.entries().size(), out_path.c_str());
   });
 

@@ -257,4 +257,33 @@ void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const Pa
   gemm_forward_packed(out, ldo, packed, b, bias, scale, triangle, col_begin, col_end, first_row);
 }
 
+PackedMatrix packed_zeros(int k, int n) {
+  PackedMatrix b;
+  reset_packed(b, k, n);  // a new matrix: every value zero, not only the padding
+  return b;
+}
+
+// B[kk][col] lies in panel col / kPanel, row kk of it, lane col % kPanel.
+static size_t packed_index(const PackedMatrix& b, int kk, int col) {
+  return static_cast<size_t>(col / kPanel) * kPanel * b.k + static_cast<size_t>(kk) * kPanel + col % kPanel;
+}
+
+void packed_set_row(PackedMatrix& b, int kk, int col, const float* values, int count) {
+  while (count > 0) {  // a run within one panel's row is contiguous
+    const int run = std::min(count, kPanel - col % kPanel);
+    std::memcpy(b.data.data() + packed_index(b, kk, col), values, sizeof(float) * run);
+    col += run, values += run, count -= run;
+  }
+}
+
+void packed_set_column(PackedMatrix& b, int col, int kk, const float* values, int count) {
+  float* lane = b.data.data() + packed_index(b, kk, col);
+  for (int i = 0; i < count; ++i) lane[static_cast<size_t>(i) * kPanel] = values[i];
+}
+
+void packed_get_column(const PackedMatrix& b, int col, float* out) {
+  const float* lane = b.data.data() + packed_index(b, 0, col);
+  for (int kk = 0; kk < b.k; ++kk) out[kk] = lane[static_cast<size_t>(kk) * kPanel];
+}
+
 }  // namespace mha

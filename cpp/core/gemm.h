@@ -57,4 +57,15 @@ void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const Pa
 void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMatrix& b, const float* bias, float scale,
                          Triangle triangle, int col_begin, int col_end, int first_row = 0);
 
+// A packed matrix read and written in B's own (k, n) coordinates, for code that must not know the
+// panels: a model keeps each weight matrix only packed (transformer.h's PackedModel), so the loader
+// writes the file's values straight into it and the scalar path and the accessors read them back.
+PackedMatrix packed_zeros(int k, int n);  // B = 0, (k, n)
+// B[kk][col … col + count) = values.
+void packed_set_row(PackedMatrix& b, int kk, int col, const float* values, int count);
+// B[kk … kk + count)[col] = values.
+void packed_set_column(PackedMatrix& b, int col, int kk, const float* values, int count);
+// out (b.k) = B[·][col]: for B = wᵀ, row `col` of w (the inverse of pack_transposed, one row).
+void packed_get_column(const PackedMatrix& b, int col, float* out);
+
 }  // namespace mha

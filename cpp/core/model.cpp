@@ -29,15 +29,16 @@ std::shared_ptr<const Tokenizer> seeded_tokenizer(const Config& c) {
 Model::Model(const Config& config) : config_(config) {
   config_.rope_base = 0;  // RoPE comes with llama weights; seeded ones have none (a base from the last file stays there)
   validate_config(config_);
+  ModelWeights weights;
   if (has_blocks(config_.preset)) {
-    weights_ = random_model_weights(config_, kRandomModelInitStd);
+    weights = random_model_weights(config_, kRandomModelInitStd);
   } else {
-    weights_.blocks.resize(1);
-    weights_.blocks[0].attention = random_attention_weights(config_);
+    weights.blocks.resize(1);
+    weights.blocks[0].attention = random_attention_weights(config_);
   }
+  weights_ = pack_model(std::move(weights), config_);
   seeded_ = true;
   tokenizer_ = seeded_tokenizer(config_);
-  prepare();
 }
 
 void Model::set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
@@ -47,15 +48,6 @@ void Model::set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
                 "tokenizer", "tokenizer_vocab_mismatch",
                 {{"tokenizer", std::to_string(tokenizer->vocab_size())}, {"vocab", std::to_string(config_.vocab_size)}});
   tokenizer_ = std::move(tokenizer);
-}
-
-void Model::prepare() {
-  if (has_blocks(config_.preset)) {
-    prepared_ = prepare_model(weights_, config_);
-  } else {
-    prepared_.blocks.resize(1);
-    prepared_.blocks[0].attention = prepare_weights(weights_.blocks[0].attention);
-  }
 }
 
 void Model::configure(const Config& asked) {
@@ -88,7 +80,7 @@ void Model::configure(const Config& asked) {
   if (config.layers != now.layers) refuse("layers is " + to_string(now.layers), "layers", to_string(now.layers));
   if (config.kv_dim() != now.kv_dim())
     refuse("key/value width is " + to_string(now.kv_dim()) + " (kv_heads · d_head)", "kv_dim", to_string(now.kv_dim()));
-  const bool table = !weights_.token_table.data.empty();
+  const bool table = has_blocks(now.preset) || !weights_.rest.token_table.data.empty();
   if (table && config.vocab_size != now.vocab_size)
     refuse("the vocabulary has " + to_string(now.vocab_size) + " ids", "vocab_size", to_string(now.vocab_size));
   if (has_blocks(now.preset) && config.max_positions != now.max_positions)
@@ -112,12 +104,13 @@ Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t s
   m.config_.rope_base = base.rope_base > 0 ? base.rope_base : loaded.rope_base;
   if (!loaded.token_table.data.empty()) m.config_.vocab_size = static_cast<int>(loaded.token_table.shape[0]);
   validate_config(m.config_);
-  m.weights_.blocks.resize(1);
-  m.weights_.blocks[0].attention = std::move(loaded.attention);
-  m.weights_.token_table = std::move(loaded.token_table);
-  m.weights_.position_table = std::move(loaded.position_table);
+  ModelWeights weights;
+  weights.blocks.resize(1);
+  weights.blocks[0].attention = std::move(loaded.attention);
+  weights.token_table = std::move(loaded.token_table);
+  weights.position_table = std::move(loaded.position_table);
+  m.weights_ = pack_model(std::move(weights), m.config_);
   m.tokenizer_ = default_tokenizer(m.config_);
-  m.prepare();
   return m;
 }
 
@@ -130,8 +123,11 @@ Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout lay
 }
 
 Model Model::from_loaded(LoadedModel loaded) {
-  Model m = from_weights(loaded.config, std::move(loaded.weights));
-  if (loaded.first_appearance) m.tokenizer_ = std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size);
+  Model m;
+  m.config_ = loaded.config;
+  m.weights_ = std::move(loaded.weights);  // checked by the ModelBuilder that made it
+  m.tokenizer_ = loaded.first_appearance ? std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size)
+                                         : default_tokenizer(m.config_);
   return m;
 }
 
@@ -139,9 +135,8 @@ Model Model::from_weights(const Config& config, ModelWeights weights) {
   check_model_weights(weights, config);
   Model m;
   m.config_ = config;
-  m.weights_ = std::move(weights);
+  m.weights_ = pack_model(std::move(weights), config);
   m.tokenizer_ = default_tokenizer(config);
-  m.prepare();
   return m;
 }
 
@@ -181,7 +176,10 @@ void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path
 
 void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path, const HeadSwitches& off) const {
   if (has_blocks(config_.preset)) {
-    model_forward(trace, ids, weights_, prepared_, config_, path, off);
+    if (path == KernelPath::scalar)  // the oracle reads plain (out, in) matrices: unpacked for this run
+      model_forward(trace, ids, model_weights(), weights_.packed, config_, path, off);
+    else
+      model_forward(trace, ids, weights_.rest, weights_.packed, config_, path, off);
     trace.tokens.clear();
     for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));  // run_text_into names them
     return;
@@ -193,9 +191,9 @@ void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPa
     if (id < 0 || id >= config_.vocab_size)
       throw Error("token id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(config_.vocab_size) + ")");
   const int T = static_cast<int>(ids.size()), d = config_.d_model;
-  const Tensor tokens = token_embeddings(ids, config_, weights_.token_table);
+  const Tensor tokens = token_embeddings(ids, config_, weights_.rest.token_table);
   const Tensor positions =
-      has_learned_positions() ? learned_positions(T, weights_.position_table) : sinusoidal_positions(T, d);
+      has_learned_positions() ? learned_positions(T, weights_.rest.position_table) : sinusoidal_positions(T, d);
 
   trace.restart();
   trace.ids = ids;
@@ -207,7 +205,8 @@ void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPa
   token_embedding.data = tokens.data;
   position_encoding.data = positions.data;
   for (size_t i = 0; i < x.numel(); ++i) x.data[i] = tokens.data[i] + positions.data[i];
-  attention_forward(trace, x, weights(), config_, path, &prepared_.blocks[0].attention, -1,
+  AttentionWeights unpacked;
+  attention_forward(trace, x, layer_weights(path, unpacked), config_, path, &weights_.packed.blocks[0].attention, -1,
                     !off.empty() && !off[0].empty() ? &off[0] : nullptr);
   trace.finish();
 }
@@ -228,8 +227,15 @@ void Model::run_input_into(Trace& trace, Tensor&& input, KernelPath path) const 
   trace.ids.clear();
   Tensor& x = trace.slot(Stage::embed, "x", shape);
   x.data.swap(input.data);
-  attention_forward(trace, x, weights(), config_, path, &prepared_.blocks[0].attention);
+  AttentionWeights unpacked;
+  attention_forward(trace, x, layer_weights(path, unpacked), config_, path, &weights_.packed.blocks[0].attention);
   trace.finish();
+}
+
+const AttentionWeights& Model::layer_weights(KernelPath path, AttentionWeights& unpacked) const {
+  if (path == KernelPath::simd) return weights_.rest.blocks.at(0).attention;
+  unpacked = weights();
+  return unpacked;
 }
 
 }  // namespace mha

@@ -69,18 +69,23 @@ class Model {
   void run_input_into(Trace& trace, Tensor&& x, KernelPath path = KernelPath::simd) const;
 
   const Config& config() const { return config_; }
-  const AttentionWeights& weights() const { return weights_.blocks.at(0).attention; }  // a single layer's
-  const ModelWeights& model_weights() const { return weights_; }
-  bool has_learned_positions() const { return !weights_.position_table.data.empty(); }
+  // A single layer's weights and every parameter, unpacked on each call from the model's only copy
+  // of each matrix (its packing): copies, for files, the module's accessors and tests.
+  AttentionWeights weights() const { return unpack_attention(weights_); }
+  ModelWeights model_weights() const { return unpack_model(weights_, config_); }
+  // The weights as the model holds them: each matrix once, packed for the SIMD kernels.
+  const PackedModel& packed_weights() const { return weights_; }
+  bool has_learned_positions() const { return !weights_.rest.position_table.data.empty(); }
   bool is_seeded() const { return seeded_; }
 
  private:
   Model() = default;
-  void prepare();
+  // The attention weights a single layer's run reads: the biases beside the packing (SIMD), or every
+  // one unpacked into `unpacked` (scalar).
+  const AttentionWeights& layer_weights(KernelPath path, AttentionWeights& unpacked) const;
 
   Config config_;
-  ModelWeights weights_;      // a single layer: blocks[0].attention, with optional wte/wpe tables
-  PreparedModel prepared_;    // weights_ packed for the SIMD kernels
+  PackedModel weights_;       // a single layer: block 0's attention, with optional wte/wpe tables
   bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded or trained)
   std::shared_ptr<const Tokenizer> tokenizer_;
 };

@@ -1,6 +1,7 @@
 #include "model_builder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -57,8 +58,8 @@ int heads_from(const SafetensorsHeader& f, int heads) {
 
 }  // namespace
 
-void ModelBuilder::need(const SafetensorsHeader& f, const std::string& name, const Shape& file_shape, bool transpose,
-                        std::vector<Tensor*> parts, const std::string& missing) {
+ModelBuilder::Target& ModelBuilder::need(const SafetensorsHeader& f, const std::string& name, const Shape& file_shape,
+                                         const std::string& missing) {
   if (!f.has(name)) throw Error(missing.empty() ? "the file has no tensor '" + name + "'" : missing);
   const SafetensorsEntry& e = f.entry(name);
   Target t;
@@ -67,14 +68,43 @@ void ModelBuilder::need(const SafetensorsHeader& f, const std::string& name, con
     throw Error("tensor '" + name + "' has shape " + shape_to_string(e.shape) + "; expected " + shape_to_string(file_shape));
   t.rows = file_shape[0];
   t.cols = file_shape.size() == 2 ? file_shape[1] : 1;
-  t.transpose = transpose;
-  const int64_t out_rows = transpose ? t.cols : t.rows, out_cols = transpose ? t.rows : t.cols;
-  const int64_t part_rows = out_rows / static_cast<int64_t>(parts.size());
-  t.part_shape = file_shape.size() == 2 ? Shape{part_rows, out_cols} : Shape{part_rows};
-  t.parts = std::move(parts);
   t.bytes = e.end - e.begin;
   needed_.push_back({name, e.dtype, f.data_begin() + e.begin, f.data_begin() + e.end});
-  targets_[name] = std::move(t);
+  return targets_[name] = std::move(t);
+}
+
+void ModelBuilder::need_tensors(const SafetensorsHeader& f, const std::string& name, const Shape& file_shape,
+                                std::vector<Tensor*> parts, const std::string& missing) {
+  Target& t = need(f, name, file_shape, missing);
+  const int64_t part_rows = t.rows / static_cast<int64_t>(parts.size());
+  t.part_shape = file_shape.size() == 2 ? Shape{part_rows, t.cols} : Shape{part_rows};
+  t.parts = std::move(parts);
+}
+
+void ModelBuilder::need_packed(const SafetensorsHeader& f, const std::string& name, const Shape& file_shape,
+                               PackedMatrix* packed, bool file_is_b, const std::string& missing) {
+  Target& t = need(f, name, file_shape, missing);
+  t.packed = packed;
+  t.file_is_b = file_is_b;
+}
+
+void ModelBuilder::place(Target& t, size_t first, const float* values, size_t count) {
+  while (count > 0) {
+    size_t run = 0;
+    if (!t.packed) {  // the parts one after the other
+      const size_t part = t.parts[0]->numel(), index = first / part, at = first % part;
+      run = std::min(count, part - at);
+      std::memcpy(t.parts[index]->ptr() + at, values, sizeof(float) * run);
+    } else {  // up to the end of the file's row r
+      const int r = static_cast<int>(first / static_cast<size_t>(t.cols)), c = static_cast<int>(first % static_cast<size_t>(t.cols));
+      run = std::min(count, static_cast<size_t>(t.cols - c));
+      if (t.file_is_b)
+        packed_set_row(*t.packed, r, c, values, static_cast<int>(run));
+      else
+        packed_set_column(*t.packed, r, c, values, static_cast<int>(run));
+    }
+    first += run, values += run, count -= run;
+  }
 }
 
 ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads) {
@@ -102,42 +132,52 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads)
   validate_config(c);  // before any tensor: heads that do not divide d_model, too many positions
 
   // Every check first, then the allocation: a broken file costs no memory. Conv1D weights are
-  // (in, out) in the file and transposed into our (out, in).
-  ModelWeights& w = model_.weights;
+  // (in, out) in the file: B = Wᵀ of our (out, in), what the packing holds.
+  ModelWeights& w = model_.weights.rest;
+  PreparedModel& p = model_.weights.packed;
   w.blocks.resize(c.layers);
-  need(f, root + "wte.weight", {c.vocab_size, d}, false, {&w.token_table});
-  need(f, root + "wpe.weight", {c.max_positions, d}, false, {&w.position_table});
+  p.blocks.resize(c.layers);
+  // GPT-2 ties the unembedding to wte: wte is read once, into the packed unembedding.
+  if (preset == Preset::gpt2)
+    need_packed(f, root + "wte.weight", {c.vocab_size, d}, &p.unembedding, false);
+  else
+    need_tensors(f, root + "wte.weight", {c.vocab_size, d}, {&w.token_table});
+  need_tensors(f, root + "wpe.weight", {c.max_positions, d}, {&w.position_table});
   for (int i = 0; i < c.layers; ++i) {
     const std::string h = root + "h." + to_string(i) + ".";
     BlockWeights& b = w.blocks[i];
     AttentionWeights& a = b.attention;
-    // c_attn (d, 3d) as (3d, d): rows q | k | v. Biases are required: GPT-2's checkpoints and our own
-    // write_model always have them, so a missing one means a damaged file, not a zero bias.
-    need(f, h + "attn.c_attn.weight", {d, 3 * d}, true, {&a.w_q, &a.w_k, &a.w_v});
-    need(f, h + "attn.c_attn.bias", {3 * d}, false, {&a.b_q, &a.b_k, &a.b_v});
-    need(f, h + "attn.c_proj.weight", {d, d}, true, {&a.w_o});
-    need(f, h + "attn.c_proj.bias", {d}, false, {&a.b_o});
+    PreparedBlock& pb = p.blocks[i];
+    // c_attn (d, 3d): columns q | k | v, as the fused packing has them. Biases are required: GPT-2's
+    // checkpoints and our own write_model always have them, so a missing one means a damaged file, not a zero bias.
+    need_packed(f, h + "attn.c_attn.weight", {d, 3 * d}, &pb.attention.qkv, true);
+    need_tensors(f, h + "attn.c_attn.bias", {3 * d}, {&a.b_q, &a.b_k, &a.b_v});
+    need_packed(f, h + "attn.c_proj.weight", {d, d}, &pb.attention.out, true);
+    need_tensors(f, h + "attn.c_proj.bias", {d}, {&a.b_o});
     if (has_layer_norm(preset)) {
-      need(f, h + "ln_1.weight", {d}, false, {&b.ln_1_weight}), need(f, h + "ln_1.bias", {d}, false, {&b.ln_1_bias});
-      need(f, h + "ln_2.weight", {d}, false, {&b.ln_2_weight}), need(f, h + "ln_2.bias", {d}, false, {&b.ln_2_bias});
+      need_tensors(f, h + "ln_1.weight", {d}, {&b.ln_1_weight}), need_tensors(f, h + "ln_1.bias", {d}, {&b.ln_1_bias});
+      need_tensors(f, h + "ln_2.weight", {d}, {&b.ln_2_weight}), need_tensors(f, h + "ln_2.bias", {d}, {&b.ln_2_bias});
     }
     if (has_mlp(preset)) {
-      need(f, h + "mlp.c_fc.weight", {d, 4 * d}, true, {&b.w_fc});
-      need(f, h + "mlp.c_fc.bias", {4 * d}, false, {&b.b_fc});
-      need(f, h + "mlp.c_proj.weight", {4 * d, d}, true, {&b.w_proj});
-      need(f, h + "mlp.c_proj.bias", {d}, false, {&b.b_proj});
+      need_packed(f, h + "mlp.c_fc.weight", {d, 4 * d}, &pb.fc, true);
+      need_tensors(f, h + "mlp.c_fc.bias", {4 * d}, {&b.b_fc});
+      need_packed(f, h + "mlp.c_proj.weight", {4 * d, d}, &pb.proj, true);
+      need_tensors(f, h + "mlp.c_proj.bias", {d}, {&b.b_proj});
     }
   }
   if (has_layer_norm(preset)) {
-    need(f, root + "ln_f.weight", {d}, false, {&w.ln_f_weight});
-    need(f, root + "ln_f.bias", {d}, false, {&w.ln_f_bias});
+    need_tensors(f, root + "ln_f.weight", {d}, {&w.ln_f_weight});
+    need_tensors(f, root + "ln_f.bias", {d}, {&w.ln_f_bias});
   }
   if (preset == Preset::attn_only)
-    need(f, "lm_head.weight", {c.vocab_size, d}, false, {&w.unembedding},
-         "the file has no unembedding 'lm_head.weight' (an attn-only model's)");
+    need_packed(f, "lm_head.weight", {c.vocab_size, d}, &p.unembedding, false,
+                "the file has no unembedding 'lm_head.weight' (an attn-only model's)");
 
-  for (auto& [name, t] : targets_)
+  for (auto& [name, t] : targets_) {
     for (Tensor* part : t.parts) *part = Tensor(t.part_shape);
+    const int rows = static_cast<int>(t.rows), cols = static_cast<int>(t.cols);
+    if (t.packed) *t.packed = t.file_is_b ? packed_zeros(rows, cols) : packed_zeros(cols, rows);
+  }
   std::sort(needed_.begin(), needed_.end(), [](const TensorRead& a, const TensorRead& b) { return a.begin < b.begin; });
 }
 
@@ -157,18 +197,29 @@ void ModelBuilder::add(const std::string& name, const uint8_t* bytes, size_t siz
     throw Error("tensor '" + name + "': " + to_string(size) + " more bytes after " + to_string(t.received) + " do not fit its " +
                 to_string(t.bytes) + " in whole values");
   const size_t first = t.received / width, count = size / width;
-  const size_t part_numel = t.parts[0]->numel();
-  if (!t.transpose && t.parts.size() == 1 && t.dtype == FloatDtype::f32) {
-    if (size != 0) std::memcpy(t.parts[0]->ptr() + first, bytes, size);  // the common case: a plain copy
-  } else {
-    // Element k of the file's (rows, cols) is (r, c); transposed it lands at c·rows + r of the
-    // concatenated result, whose parts each hold part_numel values.
-    int64_t r = static_cast<int64_t>(first) / t.cols, col = static_cast<int64_t>(first) % t.cols;
-    for (size_t k = 0; k < count; ++k) {
-      const size_t flat = t.transpose ? static_cast<size_t>(col * t.rows + r) : first + k;
-      t.parts[flat / part_numel]->data[flat % part_numel] = to_float32(bytes + k * width, t.dtype);
-      if (++col == t.cols) col = 0, ++r;
+  // A chunk at a time: converted, checked, put in place.
+  constexpr size_t kChunk = 2048;
+  float values[kChunk];
+  for (size_t done = 0; done < count;) {
+    const size_t n = std::min(kChunk, count - done);
+    const uint8_t* src = bytes + done * width;
+    if (t.dtype == FloatDtype::f32)
+      std::memcpy(values, src, sizeof(float) * n);
+    else
+      for (size_t i = 0; i < n; ++i) values[i] = to_float32(src + i * width, t.dtype);
+    uint32_t bad = 0;  // all exponent bits set: NaN or infinity (branch-free, as check_finite)
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, values + i, sizeof bits);
+      bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
     }
+    if (bad)
+      for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(values[i]))
+          throw Error("tensor '" + name + "' contains " + (std::isnan(values[i]) ? "NaN" : "infinity") + " at flat index " +
+                      to_string(first + done + i));
+    place(t, first + done, values, n);
+    done += n;
   }
   t.received += size;
 }
@@ -179,7 +230,12 @@ LoadedModel ModelBuilder::finish() {
     if (t.received != t.bytes)
       throw Error("tensor '" + name + "' is incomplete: " + to_string(t.received) + " of its " + to_string(t.bytes) +
                   " bytes were given");
-  check_model_weights(model_.weights, model_.config);
+  // Every value was checked as it came (add), every shape before (the constructor).
+  for (size_t i = 0; i < model_.weights.packed.blocks.size(); ++i) {
+    const AttentionWeights& a = model_.weights.rest.blocks[i].attention;
+    std::vector<float>& bias = model_.weights.packed.blocks[i].attention.qkv_bias;  // b_Q | b_K | b_V, as the packing's columns
+    for (const Tensor* t : {&a.b_q, &a.b_k, &a.b_v}) bias.insert(bias.end(), t->data.begin(), t->data.end());
+  }
   finished_ = true;
   targets_.clear();
   return std::move(model_);

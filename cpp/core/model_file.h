@@ -21,7 +21,7 @@ namespace mha {
 
 struct LoadedModel {
   Config config;  // preset, layers, d_model, heads, vocab, positions read off the file; causal
-  ModelWeights weights;
+  PackedModel weights;  // each matrix once, packed as a Model keeps it (unpack_model for tensors)
   // The file says it was trained on ids numbered by first appearance (__metadata__ tokenizer, as
   // `mha train` writes it): it reads text so, whatever its layout.
   bool first_appearance = false;

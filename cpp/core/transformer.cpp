@@ -72,14 +72,39 @@ void add_forward(float* dst, const float* a, const float* b, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] = a[i] + b[i];
 }
 
+// out (T, n) = in (T, k) · wᵀ + b: SIMD from the packed wᵀ, scalar from w (n, k).
 void linear(float* out, const float* in, const Tensor& w, const Tensor* b, const PackedMatrix& packed, int T,
             KernelPath path) {
-  const int n = static_cast<int>(w.shape[0]), k = static_cast<int>(w.shape[1]);
   const float* bias = b && !b->data.empty() ? b->ptr() : nullptr;
   if (path == KernelPath::simd)
-    gemm_forward(out, n, in, k, packed, bias, T, 1.0f, Triangle::none);
+    gemm_forward(out, packed.n, in, packed.k, packed, bias, T, 1.0f, Triangle::none);
   else
-    kernels::linear_forward_scalar(out, in, w.ptr(), bias, T, k, n);
+    kernels::linear_forward_scalar(out, in, w.ptr(), bias, T, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[0]));
+}
+
+// Rows [begin, end) of w (n, k) out of its packing B = wᵀ, as a (end - begin, k) tensor.
+Tensor unpack_rows(const PackedMatrix& b, int begin, int end) {
+  Tensor w({end - begin, b.k});
+  for (int r = begin; r < end; ++r) packed_get_column(b, r, w.ptr() + static_cast<size_t>(r - begin) * b.k);
+  return w;
+}
+
+// W_Q, W_K, W_V (rows of the stacked qkv packing) and W_O back beside the biases `rest` holds.
+AttentionWeights unpack_attention_weights(const AttentionWeights& rest, const PreparedWeights& p) {
+  const int d = p.out.n, kv = (p.qkv.n - d) / 2;
+  AttentionWeights a = rest;
+  a.w_q = unpack_rows(p.qkv, 0, d);
+  a.w_k = unpack_rows(p.qkv, d, d + kv);
+  a.w_v = unpack_rows(p.qkv, d + kv, d + 2 * kv);
+  a.w_o = unpack_rows(p.out, 0, p.out.n);
+  return a;
+}
+
+// The packing of w (n, k), after which w is freed.
+PackedMatrix pack_and_free(Tensor& w) {
+  PackedMatrix b = pack_transposed(w.ptr(), static_cast<int>(w.shape[0]), static_cast<int>(w.shape[1]));
+  w = Tensor();
+  return b;
 }
 
 void layernorm(Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias, KernelPath path) {
@@ -219,6 +244,47 @@ PreparedModel prepare_model(const ModelWeights& w, const Config& c) {
   return p;
 }
 
+PackedModel pack_model(ModelWeights w, const Config& c) {
+  PackedModel m;
+  for (BlockWeights& b : w.blocks) {
+    PreparedBlock pb;
+    AttentionWeights& a = b.attention;
+    pb.attention = prepare_weights(a);
+    a.w_q = Tensor(), a.w_k = Tensor(), a.w_v = Tensor(), a.w_o = Tensor();
+    if (has_mlp(c.preset)) {
+      pb.fc = pack_and_free(b.w_fc);
+      pb.proj = pack_and_free(b.w_proj);
+    }
+    m.packed.blocks.push_back(std::move(pb));
+  }
+  // A tied unembedding (GPT-2) is wte: packed, it is also where the embedding reads wte's rows.
+  if (has_blocks(c.preset)) m.packed.unembedding = pack_and_free(w.unembedding.data.empty() ? w.token_table : w.unembedding);
+  m.rest = std::move(w);
+  return m;
+}
+
+ModelWeights unpack_model(const PackedModel& m, const Config& c) {
+  ModelWeights w = m.rest;
+  for (size_t i = 0; i < w.blocks.size(); ++i) {
+    BlockWeights& b = w.blocks[i];
+    const PreparedBlock& pb = m.packed.blocks.at(i);
+    b.attention = unpack_attention_weights(b.attention, pb.attention);
+    if (has_mlp(c.preset)) {
+      b.w_fc = unpack_rows(pb.fc, 0, pb.fc.n);
+      b.w_proj = unpack_rows(pb.proj, 0, pb.proj.n);
+    }
+  }
+  if (has_blocks(c.preset)) {
+    const PackedMatrix& u = m.packed.unembedding;
+    (w.token_table.data.empty() ? w.token_table : w.unembedding) = unpack_rows(u, 0, u.n);
+  }
+  return w;
+}
+
+AttentionWeights unpack_attention(const PackedModel& m) {
+  return unpack_attention_weights(m.rest.blocks.at(0).attention, m.packed.blocks.at(0).attention);
+}
+
 size_t model_trace_size(const Config& c) {
   const std::vector<Stage> stages = stages_of(c);
   size_t per_block = 0, model = 0;
@@ -246,6 +312,8 @@ void model_forward(Trace& trace, const std::vector<int32_t>& ids, const ModelWei
   for (const auto& layer : off)
     if (layer.size() > static_cast<size_t>(c.heads)) throw Error("internal: head switches for more heads than the model has");
   if (off.size() > static_cast<size_t>(c.layers)) throw Error("internal: head switches for more layers than the model has");
+  if (path == KernelPath::scalar && w.blocks.at(0).attention.w_q.data.empty())
+    throw Error("internal: the scalar path reads unpacked weights (unpack_model)");
 
   trace.restart(model_trace_size(c));
   trace.ids = ids;
@@ -253,7 +321,10 @@ void model_forward(Trace& trace, const std::vector<int32_t>& ids, const ModelWei
   Tensor& position_encoding = trace.slot(Stage::embed, "position_encoding", {1, T, d});
   Tensor& x = trace.slot(Stage::embed, "x", {1, T, d});
   for (int t = 0; t < T; ++t) {
-    std::copy_n(w.token_table.ptr() + static_cast<size_t>(ids[t]) * d, d, token_embedding.ptr() + t * d);
+    if (w.token_table.data.empty())  // tied and held only as the packed unembedding (PackedModel)
+      packed_get_column(p.unembedding, ids[t], token_embedding.ptr() + t * d);
+    else
+      std::copy_n(w.token_table.ptr() + static_cast<size_t>(ids[t]) * d, d, token_embedding.ptr() + t * d);
     std::copy_n(w.position_table.ptr() + static_cast<size_t>(t) * d, d, position_encoding.ptr() + t * d);
   }
   add_forward(x.ptr(), token_embedding.ptr(), position_encoding.ptr(), x.numel());

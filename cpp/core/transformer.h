@@ -68,11 +68,30 @@ struct PreparedModel {
 };
 PreparedModel prepare_model(const ModelWeights& weights, const Config& config);
 
+// A model's parameters held once each, as a Model keeps them: every matrix only packed for the SIMD
+// kernels (W_Q, W_K, W_V, W_O, W_fc, W_proj and the unembedding), the rest as tensors. GPT-2's
+// unembedding is tied to wte, so there wte is the packed unembedding and the embedding reads its
+// rows from it; an attn-only model's wte and a single layer's token table stay tensors.
+struct PackedModel {
+  ModelWeights rest;      // every parameter but the packed ones, which are left empty here
+  PreparedModel packed;
+};
+// Packs `weights` (a single layer's too), freeing each matrix once it is packed: the peak is the
+// weights and one block's packing.
+PackedModel pack_model(ModelWeights weights, const Config& config);
+// Every parameter as a tensor again, bit for bit: what the scalar path, files and accessors read.
+ModelWeights unpack_model(const PackedModel& model, const Config& config);
+// Block 0's attention weights unpacked (a single layer's).
+AttentionWeights unpack_attention(const PackedModel& model);
+
 // Which heads are switched off: off[layer][head]. Empty: none.
 using HeadSwitches = std::vector<std::vector<bool>>;
 
 // ids (T) -> the whole trace: embed, every block's stages (layers.{i}.*), ln_f, logits, probs.
 // Ids must be in [0, vocab) and T ≤ max_positions. Throws mha::Error, naming the problem.
+// KernelPath::simd reads the matrices from `prepared` only, so `weights` may be a PackedModel's rest
+// (matrices empty; an empty wte is read from the packed unembedding); KernelPath::scalar reads every
+// matrix from `weights` (unpack_model's).
 void model_forward(Trace& trace, const std::vector<int32_t>& ids, const ModelWeights& weights,
                    const PreparedModel& prepared, const Config& config, KernelPath path = KernelPath::simd,
                    const HeadSwitches& off = {});

@@ -22,21 +22,30 @@ before(async () => {
 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-// The blob, counting every byte read through it.
-function counting(blob) {
-  const count = { bytes: 0, reads: 0 };
-  const wrap = (b) => ({
-    size: b.size,
-    slice: (begin, end) => {
-      const part = b.slice(begin, end);
-      return { size: part.size, slice: part.slice.bind(part), arrayBuffer: async () => {
-        const buffer = await part.arrayBuffer();
+// The blob, counting every byte read through it, by arrayBuffer() or by a stream (streams: false
+// gives a blob without them, as some browsers' are).
+function counting(blob, { streams = true } = {}) {
+  const count = { bytes: 0, reads: 0, streamed: 0 };
+  const wrap = (b) => {
+    const out = {
+      size: b.size,
+      slice: (begin, end) => wrap(b.slice(begin, end)),
+      arrayBuffer: async () => {
+        const buffer = await b.arrayBuffer();
         count.bytes += buffer.byteLength;
         count.reads += 1;
         return buffer;
-      } };
-    },
-  });
+      },
+    };
+    if (streams) {
+      out.stream = () => {
+        count.bytes += b.size; // a reader reads its slice whole
+        count.streamed += b.size;
+        return b.stream();
+      };
+    }
+    return out;
+  };
   return { blob: wrap(blob), count };
 }
 
@@ -52,6 +61,7 @@ test('a GPT-2-small-sized file: only the header and the needed tensors are read,
       assert.equal(masks.length, 12);
       const maskBytes = masks.reduce((sum, [, t]) => sum + (t.end - t.begin), 0);
       assert.equal(count.bytes, made.size - maskBytes, 'read: the header and every tensor but the masks');
+      assert.equal(count.streamed, count.bytes - made.headerBytes, 'the tensors through byte streams, into one buffer');
       assert.ok(count.bytes < made.size);
       const [read, total] = progress.at(-1);
       assert.equal(read, count.bytes);
@@ -94,4 +104,29 @@ test('a bad file is one MhaError before any tensor is read; a cancelled read sto
   const model = await reader.readModel(mha, await fs.openAsBlob(file), { heads: 4 });
   assert.equal(model.config.layers, 2);
   model.delete();
+});
+
+test('a blob without byte streams is read with arrayBuffer(), a piece at a time, into the same model', async () => {
+  const file = path.join(tmp, 'pieces.safetensors');
+  // wte of 20001 × 64 floats: 5.1 MB, two pieces (reader.PIECE_BYTES is 4 MB), the second one short.
+  const made = writeGpt2File(file, { layers: 1, dModel: 64, vocab: 20001, positions: 8, heads: 4 });
+  assert.ok(20001 * 64 * 4 > reader.PIECE_BYTES && 20001 * 64 * 4 < 2 * reader.PIECE_BYTES);
+  const ids = [0, 5, 9, 23, 5, 9];
+  const logits = async (blob) => {
+    const model = await reader.readModel(mha, blob);
+    const trace = model.runIds(ids);
+    try {
+      return Array.from(trace.data('logits'));
+    } finally {
+      trace.delete();
+      model.delete();
+    }
+  };
+  const streamed = counting(await fs.openAsBlob(file));
+  const plain = counting(await fs.openAsBlob(file), { streams: false });
+  assert.deepEqual(await logits(plain.blob), await logits(streamed.blob));
+  assert.equal(plain.count.streamed, 0);
+  assert.equal(plain.count.bytes, streamed.count.bytes);
+  assert.ok(streamed.count.streamed > 0);
+  assert.ok(plain.count.bytes < made.size);
 });

@@ -1,16 +1,63 @@
 // Opens a whole model (gpt2, attn-only) from a Blob without ever holding the file: the header first,
 // then only the tensors the model needs, each read with blob.slice in pieces and handed to the core
-// (mha.ModelBuilder, cpp/core/model_builder.h), which converts them into its weights; each piece is
-// dropped before the next is read. Works with any {size, slice(begin, end) -> {arrayBuffer()}}: a
-// File in the page, fs.openAsBlob's Blob in Node (tests/node/open.test.js). .mjs so Node loads it.
+// (mha.ModelBuilder, cpp/core/model_builder.h), which converts them into its weights. Every piece
+// is read into the same buffer (pieceReader), so the page holds one piece at a time. Works with any
+// {size, slice(begin, end) -> {stream() or arrayBuffer()}}: a File in the page, fs.openAsBlob's
+// Blob in Node (tests/node/open.test.js). .mjs so Node loads it.
 
-// Bytes per read: large enough that a 500 MB file takes few round trips, small enough that the
-// page's peak stays near the model's own weights. A multiple of 8, so every piece holds whole values.
-export const PIECE_BYTES = 16 << 20;
+// Bytes per piece handed to the core, which copies each into its memory before converting it: small
+// next to the weights, large enough to keep the calls few (137 for GPT-2 small). A multiple of 8, so
+// every piece holds whole values.
+export const PIECE_BYTES = 4 << 20;
 const HEADER_CAP = 100 << 20; // the core refuses longer headers (safetensors' own cap)
 
 async function bytesOf(blob, begin, end) {
   return new Uint8Array(await blob.slice(begin, end).arrayBuffer());
+}
+
+// A BYOB reader of the blob's bytes, or null where blobs have no byte streams.
+function byobReader(blob) {
+  if (typeof blob.stream !== 'function') return null;
+  try {
+    return blob.stream().getReader({ mode: 'byob' });
+  } catch {
+    return null;
+  }
+}
+
+// -> read(blob, begin, end, onPiece): calls onPiece(bytes) for blob[begin, end) in pieces of
+// PIECE_BYTES (the last one shorter), in order; `bytes` is valid only until onPiece returns. Every
+// piece goes through one buffer, which each BYOB read moves and hands back. Read with arrayBuffer()
+// instead, a new buffer per piece, the spent pieces piled up until V8 collected them: ~200 MB
+// more at the tab's peak while opening GPT-2 small (Chromium 156, scripts/bench-open.js).
+// Blobs without byte streams are still read that way.
+function pieceReader() {
+  let buffer = null;
+  return async function read(blob, begin, end, onPiece) {
+    const reader = byobReader(blob.slice(begin, end));
+    if (!reader) {
+      for (let at = begin; at < end; at += PIECE_BYTES) await onPiece(await bytesOf(blob, at, Math.min(end, at + PIECE_BYTES)));
+      return;
+    }
+    let filled = 0;
+    let done = false;
+    try {
+      while (!done) {
+        if (!buffer) buffer = new ArrayBuffer(PIECE_BYTES);
+        const result = await reader.read(new Uint8Array(buffer, filled, buffer.byteLength - filled));
+        done = result.done;
+        if (!result.value) throw new Error('the file stopped being readable'); // a cancelled stream
+        buffer = result.value.buffer; // the read moved it into a new ArrayBuffer: the same bytes
+        filled += result.value.byteLength; // 0 when done
+        if (filled > 0 && (filled === PIECE_BYTES || done)) {
+          await onPiece(new Uint8Array(buffer, 0, filled));
+          filled = 0;
+        }
+      }
+    } finally {
+      if (!done) reader.cancel().catch(() => {});
+    }
+  };
 }
 
 function abortError() {
@@ -44,14 +91,15 @@ export async function readModel(mha, blob, { layout = '', heads = 0, header = nu
     const total = head.length + needed.reduce((sum, t) => sum + (t.end - t.begin), 0);
     let read = head.length;
     onProgress(read, total);
+    const readPieces = pieceReader();
     for (const t of needed) {
-      for (let at = t.begin; at < t.end; at += PIECE_BYTES) {
+      if (signal && signal.aborted) throw abortError();
+      await readPieces(blob, t.begin, t.end, (piece) => {
         if (signal && signal.aborted) throw abortError();
-        const piece = await bytesOf(blob, at, Math.min(t.end, at + PIECE_BYTES));
         builder.add(t.name, piece);
         read += piece.length;
         onProgress(read, total);
-      }
+      });
     }
     if (signal && signal.aborted) throw abortError();
     return builder.finish();
