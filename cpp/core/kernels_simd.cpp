@@ -179,6 +179,21 @@ float* sized(std::vector<float>& v, size_t n) {
   return v.data();
 }
 
+// dbias (N) += the column sums of m (T, N), each column summed over t in order from 0: a batch of
+// columns at a time, so the T additions of one column are not one long chain of scalar adds.
+void add_column_sums(float* dbias, const float* m, int T, int N) {
+  thread_local std::vector<float> sums;
+  float* acc = sized(sums, static_cast<size_t>(N));
+  std::fill(acc, acc + N, 0.0f);
+  for (int t = 0; t < T; ++t) {
+    const float* row = m + static_cast<size_t>(t) * N;
+    int n = 0;
+    for (; n + kWidth <= N; n += kWidth) (Batch::load_unaligned(acc + n) + Batch::load_unaligned(row + n)).store_unaligned(acc + n);
+    for (; n < N; ++n) acc[n] += row[n];
+  }
+  add_into(dbias, acc, static_cast<size_t>(N));
+}
+
 }  // namespace
 
 // Both products go through the packed GEMM; each output is summed over its k in order, so the bits
@@ -198,13 +213,7 @@ void linear_backward_simd(float* dinp, float* dweight, float* dbias, const float
   pack_rows_into(packed_b, inp, T, K, K);
   gemm_forward(tmp, K, dout_t, T, packed_b, nullptr, N, 1.0f, Triangle::none);
   add_into(dweight, tmp, static_cast<size_t>(N) * K);
-  if (dbias)
-    for (int n = 0; n < N; ++n) {
-      const float* row = dout_t + static_cast<size_t>(n) * T;
-      float sum = 0.0f;
-      for (int t = 0; t < T; ++t) sum += row[t];
-      dbias[n] += sum;
-    }
+  if (dbias) add_column_sums(dbias, dout, T, N);
 }
 
 void attend_head_backward_simd(float* dq, float* dk, float* dv, float* dscores, const float* dout, const float* q,
