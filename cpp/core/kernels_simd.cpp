@@ -158,7 +158,7 @@ void attend_head_forward_simd(float* scores, float* weights, float* out, const f
 namespace {
 
 // Scratch kept per thread, so a training step allocates nothing after the first.
-thread_local std::vector<float> scratch_a, scratch_b;
+thread_local std::vector<float> scratch_a, scratch_b, scratch_c;
 thread_local PackedMatrix packed_b;
 
 // dst += src, n floats, in a fixed order.
@@ -230,11 +230,14 @@ void linear_backward_simd(float* dinp, float* dweight, float* dbias, const float
     gemm_forward(tmp, K, dout, N, packed_b, nullptr, T, 1.0f, Triangle::none);
     add_into(dinp, tmp, static_cast<size_t>(T) * K);
   }
-  // (N, T) · (T, K)
+  // (N, T) · (T, K). inp is packed from its transpose: packing reads the source column by column,
+  // and inp's columns are T floats apart (a cache line each), inpᵀ's rows are contiguous.
   float* dout_t = sized(scratch_b, static_cast<size_t>(N) * T);
   transpose(dout_t, dout, T, N);
+  float* inp_t = sized(scratch_c, static_cast<size_t>(K) * T);
+  transpose(inp_t, inp, T, K);
+  pack_transposed_into(packed_b, inp_t, K, T);
   float* tmp = sized(scratch_a, static_cast<size_t>(N) * K);
-  pack_rows_into(packed_b, inp, T, K, K);
   gemm_forward(tmp, K, dout_t, T, packed_b, nullptr, N, 1.0f, Triangle::none);
   add_into(dweight, tmp, static_cast<size_t>(N) * K);
   if (dbias) add_column_sums(dbias, dout, T, N);
