@@ -10,6 +10,7 @@
 #include "gemm.h"
 #include "kernels.h"
 #include "simd_exp.h"
+#include "simd_sum.h"
 
 namespace mha {
 namespace kernels {
@@ -265,13 +266,10 @@ void attend_head_backward_simd(float* dq, float* dk, float* dv, float* dscores, 
     const int n = causal ? i + 1 : T;
     float* ds = dscores + static_cast<size_t>(i) * T;
     const float* w = weights + static_cast<size_t>(i) * T;
-    Batch dot_b(0.0f);
-    int j = 0;
-    for (; j + kWidth <= n; j += kWidth) dot_b += Batch::load_unaligned(w + j) * Batch::load_unaligned(ds + j);
-    float dot = xsimd::hadd(dot_b);
-    for (int m = j; m < n; ++m) dot += w[m] * ds[m];
+    const float dot = dot4(w, ds, n);  // the same bits at every SIMD width
     const Batch dot_all(dot);
-    for (j = 0; j + kWidth <= n; j += kWidth)
+    int j = 0;
+    for (; j + kWidth <= n; j += kWidth)
       (Batch::load_unaligned(w + j) * (Batch::load_unaligned(ds + j) - dot_all)).store_unaligned(ds + j);
     for (; j < n; ++j) ds[j] = w[j] * (ds[j] - dot);
     std::fill(ds + n, ds + T, 0.0f);
