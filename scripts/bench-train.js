@@ -183,9 +183,8 @@ function checkLines(checks, losses) {
     for (const L of LENGTHS) r[`L${L}`] = rate(key, L);
     rows.push(r);
   };
-  const tfjsVersion = require('@tensorflow/tfjs-core').version_core;
   row('wasm', 'WebAssembly: ours (SIMD128, Node)', { ratio: ratios(peers.rates, 'wasm', 'tfjs'), target: '≥ 3×', group: 'w', ...(await task((s) => wasmTask(mha, s))) });
-  row('tfjs', `WebAssembly: tfjs-backend-wasm ${tfjsVersion}`, { group: 'w' });
+  row('tfjs', 'WebAssembly: tfjs-backend-wasm', { group: 'w' });
   for (const n of NATIVE) {
     if (peers.rates[n.key]) row(n.key, n.name, { ratio: ratios(peers.rates, n.key, 'torch'), target: '≥ 1×', group: 'n', ...(await task((s) => nativeTask(n.binary, s))) });
   }
@@ -196,6 +195,10 @@ function checkLines(checks, losses) {
   console.log(`Steps/s at fixed L: every engine from our initial weights (seed 1), batches of 16 × (2L + 1) tokens, ${WARMUP} warm-up steps`);
   console.log(`then ${LENGTHS.map((L) => STEPS[L]).join('/')} timed (the native CLI times the warm-up too), medians of ${ROUNDS} interleaved rounds;`);
   console.log(`the task: ours on L drawn per batch from 4 … 30, seeds ${SEEDS.join(', ')}, medians; the phase change is checked every ${CHECK_EVERY} steps, untimed.`);
+  if (peers.rates.tfjs) {
+    const t = await require('./bench/tfjs.js').tfjsInfo();
+    console.log(`tfjs: ${t.version}, ${t.backend} backend, ${t.binary}, ${t.threads} thread; its autodiff (optimizer.minimize) and tf.train.adam.`);
+  }
   if (peers.torchInfo) console.log(`PyTorch: one thread, ${peers.torchInfo.blas}.`);
   for (const [k, why] of Object.entries(peers.skipped)) console.log(`${k}: left out: ${why}`);
   for (const line of checkLines(peers.checks, peers.losses)) console.log(line);
