@@ -199,7 +199,10 @@ function checkLines(checks, losses) {
     const t = await require('./bench/tfjs.js').tfjsInfo();
     console.log(`tfjs: ${t.version}, ${t.backend} backend, ${t.binary}, ${t.threads} thread; its autodiff (optimizer.minimize) and tf.train.adam.`);
   }
-  if (peers.torchInfo) console.log(`PyTorch: one thread, ${peers.torchInfo.blas}.`);
+  if (peers.torchInfo) {
+    const cpu = LENGTHS.map((L) => peers.torchInfo.byL[L].cpu.toFixed(2)).join('/');
+    console.log(`PyTorch: one thread (CPU time ÷ wall time ${cpu} in round 1), ${peers.torchInfo.blas}.`);
+  }
   for (const [k, why] of Object.entries(peers.skipped)) console.log(`${k}: left out: ${why}`);
   for (const line of checkLines(peers.checks, peers.losses)) console.log(line);
   console.log('');

@@ -15,26 +15,21 @@ warmup + steps Adam steps on batches drawn before timing (the induction task at 
 s1…sL], s uniform in 1…vocab−1), the last `steps` timed. Prints one JSON object.
 
 One thread: OPENBLAS_NUM_THREADS=1 before torch loads (torch.set_num_threads(1) does not stop
-OpenBLAS's own threads; see bench_pytorch.py), and CPU time / wall time is printed per case.
+OpenBLAS's own threads; see bench_pytorch.py), and CPU time / wall time is returned per case.
 """
+import json
+import math
 import os
-
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
-
-import json  # noqa: E402
-import math  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-
-try:
-    import torch  # noqa: E402
-except ImportError:
-    sys.exit("train_pytorch.py: PyTorch is missing: sudo apt-get install python3-torch")
+import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# bench_pytorch first: it sets OPENBLAS_NUM_THREADS=1 before torch loads, and exits saying so when
+# torch is missing.
 from bench_pytorch import blas_library, cpu_seconds  # noqa: E402
 from torch_models import read_safetensors  # noqa: E402
+
+import torch  # noqa: E402
 
 
 class AttnOnly(torch.nn.Module):

@@ -178,7 +178,6 @@ void add_transposed_into(float* dst, const float* src, int rows, int cols) {
 // out (cols, rows) = in (rows, cols)ᵀ: 4 × 4 blocks through registers (four loads, eight shuffles,
 // four stores instead of sixteen scattered stores), the edges one float at a time.
 void transpose(float* out, const float* in, int rows, int cols) {
-  using Quad = xsimd::make_sized_batch_t<float, 4>;
   using Pair = xsimd::batch<double, Quad::arch_type>;
   const int rows4 = rows / 4 * 4, cols4 = cols / 4 * 4;
   for (int r = 0; r < rows4; r += 4)
