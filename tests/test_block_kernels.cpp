@@ -6,6 +6,7 @@
 //   linear        — backward (dinp, dweight, dbias), accumulating
 //   attend_head   — backward, causal and not, grouped heads accumulating into one dk/dv
 //   loss          — softmax rows, cross-entropy values and its gradient
+//   sum4, dot4    — the width-independent sums, bit for bit against four partial sums written out
 //   adam          — one step by the formula
 // (Every backward is also checked against finite differences of the whole loss in test_train.cpp.)
 #include <doctest/doctest.h>
@@ -20,6 +21,7 @@
 #include "kernels.h"
 #include "layernorm.h"
 #include "loss.h"
+#include "simd_sum.h"
 #include "test_helpers.h"
 
 using mha::Tensor;
@@ -145,6 +147,20 @@ TEST_CASE("softmax over a vocabulary, cross-entropy and its gradient") {
   CHECK(d.data[5] == doctest::Approx(0.5 * (1.0 / V - 1.0)).epsilon(1e-6));
   CHECK(d.data[0] == doctest::Approx(0.5 / V).epsilon(1e-6));
   for (int v = 0; v < V; ++v) CHECK(d.data[V + v] == 0.0f);
+}
+
+TEST_CASE("sum4 and dot4: four partial sums in order of j, (l0 + l1) + (l2 + l3), then the tail, whatever the SIMD width") {
+  for (int n : {0, 1, 3, 4, 5, 8, 13, 64, 67}) {
+    CAPTURE(n);
+    const Tensor x = random_tensor({n + 1}, 40), y = random_tensor({n + 1}, 41);
+    float part[4] = {0, 0, 0, 0}, dpart[4] = {0, 0, 0, 0};
+    const int whole = n / 4 * 4;
+    for (int j = 0; j < whole; ++j) part[j % 4] += x.data[j], dpart[j % 4] += x.data[j] * y.data[j];
+    float sum = (part[0] + part[1]) + (part[2] + part[3]), dot = (dpart[0] + dpart[1]) + (dpart[2] + dpart[3]);
+    for (int j = whole; j < n; ++j) sum += x.data[j], dot += x.data[j] * y.data[j];
+    CHECK(mha::sum4(x.ptr(), n) == sum);  // exactly: the softmaxes and the attention backward rely on these bits
+    CHECK(mha::dot4(x.ptr(), y.ptr(), n) == dot);
+  }
 }
 
 TEST_CASE("encoder: token row plus position row, and the backward scatters to both") {

@@ -10,6 +10,7 @@
 #include "gemm.h"
 #include "kernels.h"
 #include "simd_exp.h"
+#include "simd_sum.h"
 
 namespace mha {
 namespace kernels {
@@ -164,7 +165,7 @@ void attend_head_forward_strided_simd(float* scores, float* weights, float* out,
 namespace {
 
 // Scratch kept per thread, so a training step allocates nothing after the first.
-thread_local std::vector<float> scratch_a, scratch_b;
+thread_local std::vector<float> scratch_a, scratch_b, scratch_c;
 thread_local PackedMatrix packed_b;
 
 // dst += src, n floats, in a fixed order.
@@ -174,15 +175,53 @@ void add_into(float* dst, const float* src, size_t n) {
   for (; i < n; ++i) dst[i] += src[i];
 }
 
-// out (cols, rows) = in (rows, cols)ᵀ
+// dst (cols, rows) += src (rows, cols)ᵀ
+void add_transposed_into(float* dst, const float* src, int rows, int cols) {
+  for (int c = 0; c < cols; ++c)
+    for (int r = 0; r < rows; ++r) dst[static_cast<size_t>(c) * rows + r] += src[static_cast<size_t>(r) * cols + c];
+}
+
+// out (cols, rows) = in (rows, cols)ᵀ: 4 × 4 blocks through registers (four loads, eight shuffles,
+// four stores instead of sixteen scattered stores), the edges one float at a time.
 void transpose(float* out, const float* in, int rows, int cols) {
+  using Pair = xsimd::batch<double, Quad::arch_type>;
+  const int rows4 = rows / 4 * 4, cols4 = cols / 4 * 4;
+  for (int r = 0; r < rows4; r += 4)
+    for (int c = 0; c < cols4; c += 4) {
+      const float* src = in + static_cast<size_t>(r) * cols + c;
+      const Quad r0 = Quad::load_unaligned(src), r1 = Quad::load_unaligned(src + cols);
+      const Quad r2 = Quad::load_unaligned(src + 2 * cols), r3 = Quad::load_unaligned(src + 3 * cols);
+      // (a0 b0 a1 b1), (a2 b2 a3 b3), (c0 d0 c1 d1), (c2 d2 c3 d3), their halves then paired up
+      const Pair t0 = xsimd::bitwise_cast<Pair>(xsimd::zip_lo(r0, r1)), t1 = xsimd::bitwise_cast<Pair>(xsimd::zip_hi(r0, r1));
+      const Pair t2 = xsimd::bitwise_cast<Pair>(xsimd::zip_lo(r2, r3)), t3 = xsimd::bitwise_cast<Pair>(xsimd::zip_hi(r2, r3));
+      float* dst = out + static_cast<size_t>(c) * rows + r;
+      xsimd::bitwise_cast<Quad>(xsimd::zip_lo(t0, t2)).store_unaligned(dst);
+      xsimd::bitwise_cast<Quad>(xsimd::zip_hi(t0, t2)).store_unaligned(dst + rows);
+      xsimd::bitwise_cast<Quad>(xsimd::zip_lo(t1, t3)).store_unaligned(dst + 2 * rows);
+      xsimd::bitwise_cast<Quad>(xsimd::zip_hi(t1, t3)).store_unaligned(dst + 3 * rows);
+    }
   for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
+    for (int c = r < rows4 ? cols4 : 0; c < cols; ++c) out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
 }
 
 float* sized(std::vector<float>& v, size_t n) {
   if (v.size() < n) v.resize(n);
   return v.data();
+}
+
+// dbias (N) += the column sums of m (T, N), each column summed over t in order from 0: a batch of
+// columns at a time, so the T additions of one column are not one long chain of scalar adds.
+void add_column_sums(float* dbias, const float* m, int T, int N) {
+  thread_local std::vector<float> sums;
+  float* acc = sized(sums, static_cast<size_t>(N));
+  std::fill(acc, acc + N, 0.0f);
+  for (int t = 0; t < T; ++t) {
+    const float* row = m + static_cast<size_t>(t) * N;
+    int n = 0;
+    for (; n + kWidth <= N; n += kWidth) (Batch::load_unaligned(acc + n) + Batch::load_unaligned(row + n)).store_unaligned(acc + n);
+    for (; n < N; ++n) acc[n] += row[n];
+  }
+  add_into(dbias, acc, static_cast<size_t>(N));
 }
 
 }  // namespace
@@ -197,48 +236,45 @@ void linear_backward_simd(float* dinp, float* dweight, float* dbias, const float
     gemm_forward(tmp, K, dout, N, packed_b, nullptr, T, 1.0f, Triangle::none);
     add_into(dinp, tmp, static_cast<size_t>(T) * K);
   }
-  // (N, T) · (T, K)
+  // (N, T) · (T, K). inp is packed from its transpose: packing reads the source column by column,
+  // and inp's columns are T floats apart (a cache line each), inpᵀ's rows are contiguous.
   float* dout_t = sized(scratch_b, static_cast<size_t>(N) * T);
   transpose(dout_t, dout, T, N);
+  float* inp_t = sized(scratch_c, static_cast<size_t>(K) * T);
+  transpose(inp_t, inp, T, K);
+  pack_transposed_into(packed_b, inp_t, K, T);
   float* tmp = sized(scratch_a, static_cast<size_t>(N) * K);
-  pack_rows_into(packed_b, inp, T, K, K);
   gemm_forward(tmp, K, dout_t, T, packed_b, nullptr, N, 1.0f, Triangle::none);
   add_into(dweight, tmp, static_cast<size_t>(N) * K);
-  if (dbias)
-    for (int n = 0; n < N; ++n) {
-      const float* row = dout_t + static_cast<size_t>(n) * T;
-      float sum = 0.0f;
-      for (int t = 0; t < T; ++t) sum += row[t];
-      dbias[n] += sum;
-    }
+  if (dbias) add_column_sums(dbias, dout, T, N);
 }
 
+// dv and dk are computed transposed, dvᵀ = doutᵀ · w and dkᵀ = scale · qᵀ · ds, so the (T, T)
+// matrices are packed as they are instead of being transposed first; each entry is the same sum over
+// the same k in the same order as wᵀ · dout and dsᵀ · q, so the bits are too.
 void attend_head_backward_simd(float* dq, float* dk, float* dv, float* dscores, const float* dout, const float* q,
                                const float* k, const float* v, const float* weights, int T, int D, float scale,
                                bool causal) {
-  const size_t TT = static_cast<size_t>(T) * T, TD = static_cast<size_t>(T) * D;
+  const size_t TD = static_cast<size_t>(T) * D;
+  float* tmp = sized(scratch_a, TD);
+  float* transposed = sized(scratch_b, TD);
   // dw (T, T) = dout · vᵀ (above the diagonal unused when causal), into dscores
   pack_transposed_into(packed_b, v, T, D);
   gemm_forward(dscores, T, dout, D, packed_b, nullptr, T, 1.0f, causal ? Triangle::skip_upper : Triangle::none);
-  // dv += wᵀ · dout
-  float* w_t = sized(scratch_b, TT);
-  transpose(w_t, weights, T, T);
-  float* tmp = sized(scratch_a, TD);
-  pack_rows_into(packed_b, dout, T, D, D);
-  gemm_forward(tmp, D, w_t, T, packed_b, nullptr, T, 1.0f, Triangle::none);
-  add_into(dv, tmp, TD);
+  // dv += wᵀ · dout, as dvᵀ (D, T) = doutᵀ · w
+  transpose(transposed, dout, T, D);
+  pack_rows_into(packed_b, weights, T, T, T);
+  gemm_forward(tmp, T, transposed, T, packed_b, nullptr, D, 1.0f, Triangle::none);
+  add_transposed_into(dv, tmp, D, T);
   // softmax backward, row by row: ds_ij = w_ij (dw_ij − Σ_j' w_ij' dw_ij')
   for (int i = 0; i < T; ++i) {
     const int n = causal ? i + 1 : T;
     float* ds = dscores + static_cast<size_t>(i) * T;
     const float* w = weights + static_cast<size_t>(i) * T;
-    Batch dot_b(0.0f);
-    int j = 0;
-    for (; j + kWidth <= n; j += kWidth) dot_b += Batch::load_unaligned(w + j) * Batch::load_unaligned(ds + j);
-    float dot = xsimd::hadd(dot_b);
-    for (int m = j; m < n; ++m) dot += w[m] * ds[m];
+    const float dot = dot4(w, ds, n);  // the same bits at every SIMD width
     const Batch dot_all(dot);
-    for (j = 0; j + kWidth <= n; j += kWidth)
+    int j = 0;
+    for (; j + kWidth <= n; j += kWidth)
       (Batch::load_unaligned(w + j) * (Batch::load_unaligned(ds + j) - dot_all)).store_unaligned(ds + j);
     for (; j < n; ++j) ds[j] = w[j] * (ds[j] - dot);
     std::fill(ds + n, ds + T, 0.0f);
@@ -247,12 +283,11 @@ void attend_head_backward_simd(float* dq, float* dk, float* dv, float* dscores, 
   pack_rows_into(packed_b, k, T, D, D);
   gemm_forward(tmp, D, dscores, T, packed_b, nullptr, T, scale, causal ? Triangle::k_to_row : Triangle::none);
   add_into(dq, tmp, TD);
-  // dk += scale · dsᵀ · q
-  float* ds_t = sized(scratch_b, TT);
-  transpose(ds_t, dscores, T, T);
-  pack_rows_into(packed_b, q, T, D, D);
-  gemm_forward(tmp, D, ds_t, T, packed_b, nullptr, T, scale, Triangle::none);
-  add_into(dk, tmp, TD);
+  // dk += scale · dsᵀ · q, as dkᵀ (D, T) = scale · qᵀ · ds
+  transpose(transposed, q, T, D);
+  pack_rows_into(packed_b, dscores, T, T, T);
+  gemm_forward(tmp, T, transposed, T, packed_b, nullptr, D, scale, Triangle::none);
+  add_transposed_into(dk, tmp, D, T);
 }
 
 }  // namespace kernels

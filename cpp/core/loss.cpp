@@ -7,6 +7,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "simd_exp.h"
+#include "simd_sum.h"
 
 namespace mha {
 
@@ -21,22 +22,16 @@ void softmax_forward_rows(float* probs, const float* logits, int N, int V) {
     float* p = probs + static_cast<size_t>(n) * V;
     const float max = *std::max_element(x, x + V);  // exp(x − max) ≤ 1: no overflow
     const Batch max_b(max);
-    Batch sum_b(0.0f);
     int v = 0;
-    for (; v + kWidth <= V; v += kWidth) {
-      const Batch e = exp_batch(Batch::load_unaligned(x + v) - max_b);
-      e.store_unaligned(p + v);
-      sum_b += e;
-    }
-    float sum = xsimd::hadd(sum_b);
+    for (; v + kWidth <= V; v += kWidth) exp_batch(Batch::load_unaligned(x + v) - max_b).store_unaligned(p + v);
     if (v < V) {  // the tail through a padded batch, so every entry uses the same exp
       alignas(64) float tail[kWidth];
       std::fill(tail, tail + kWidth, -std::numeric_limits<float>::infinity());
       std::memcpy(tail, x + v, sizeof(float) * (V - v));
       exp_batch(Batch::load_aligned(tail) - max_b).store_aligned(tail);
-      for (int i = 0; i < V - v; ++i) p[v + i] = tail[i], sum += tail[i];
+      std::copy_n(tail, V - v, p + v);
     }
-    const float inv = 1.0f / sum;
+    const float inv = 1.0f / sum4(p, V);  // the same bits at every SIMD width
     for (v = 0; v < V; ++v) p[v] *= inv;
   }
 }

@@ -55,4 +55,4 @@ function pytorchTensors(w, d) {
   };
 }
 
-module.exports = { randomWeights, randomInput, pytorchTensors };
+module.exports = { rng, randomWeights, randomInput, pytorchTensors };
