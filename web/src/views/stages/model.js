@@ -3,7 +3,7 @@
 import { h } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { matrixTensor } from '../parts/matrix.js';
-import { liveView } from '../parts/structure.js';
+import { liveView, frameOf } from '../parts/structure.js';
 import { STRINGS } from '../../strings.js';
 
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
@@ -22,7 +22,7 @@ export function stageTensorsView(stageId) {
     const cards = tensorsOf(result, stageId).map((name) =>
       matrixTensor(state, name, { axisKey: axisFor(result, result.tensors[name].shape[2]), caption: STRINGS[`cap.${name}`] ? undefined : '' }),
     );
-    return liveView(h('div', { class: 'stack' }, cards, h('p', { class: 'hint' }, t(lang, 'hover'))), state, cards);
+    return liveView(h('div', { class: 'stack' }, cards, h('p', { class: 'hint' }, t(lang, 'hover'))), state, cards, frameOf);
   };
 }
 
