@@ -3,8 +3,9 @@
 // canvas of numbered cells. updateHeatmap() gives a drawn heatmap new values in place (a new seed,
 // the causal mask): its canvas is repainted, no node is added, so nothing is laid out again.
 // The parts: heatmapFrame.js (labels, bands, tooltip), mapCanvas.js, numberGrid.js, legend.js.
+import { setAttr } from '../../dom.js';
 import { repaint, repaintResized } from './canvasRegistry.js';
-import { fillRowLabels, mapLabel, rowHeightOf, setAttr } from './heatmapFrame.js';
+import { fillRowLabels, mapLabel, rowHeightOf } from './heatmapFrame.js';
 import { canvasMap } from './mapCanvas.js';
 import { fillNumbers, numberGrid, regrid } from './numberGrid.js';
 export { legend, updateLegend } from './legend.js';
