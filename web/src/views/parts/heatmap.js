@@ -5,8 +5,8 @@
 // The parts: heatmapFrame.js (labels, bands, tooltip), mapCanvas.js, numberGrid.js, legend.js.
 import { setAttr } from '../../dom.js';
 import { repaint, repaintResized } from './canvasRegistry.js';
-import { fillRowLabels, mapLabel, rowHeightOf } from './heatmapFrame.js';
-import { canvasMap } from './mapCanvas.js';
+import { fillRowLabels, mapLabel, rowHeightOf, setStyle } from './heatmapFrame.js';
+import { aspectOf, canvasMap } from './mapCanvas.js';
 import { fillNumbers, numberGrid, regrid } from './numberGrid.js';
 export { legend, updateLegend } from './legend.js';
 export { fillRowLabels, rowHeightFor } from './heatmapFrame.js';
@@ -40,7 +40,7 @@ export function updateHeatmap(node, patch) {
   if (resized || relabelled) {
     if (o.numbered) regrid(o);
     else {
-      if (o.square) o.canvas.style.aspectRatio = `${o.cols} / ${o.rows}`; // unchanged for T × T: no new layout
+      if (o.square) setStyle(o.canvas, 'aspectRatio', aspectOf(o)); // unchanged for T × T: no new layout
       else o.canvas.style.height = `${o.rows * rowHeightOf(o)}px`;
       if (o.rowLabelCol) fillRowLabels(o.rowLabelCol, o.rowLabelEls, o.rowLabels, rowHeightOf(o), { titled: true });
     }
