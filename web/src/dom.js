@@ -1,4 +1,4 @@
-// Tiny DOM helpers: h() builds elements, setText() writes a changed text, clear() empties a
+// Tiny DOM helpers: h() builds elements, setText() and setAttr() write what changed, clear() empties a
 // container and releases its canvases, live() / renew() let a view built for one state show a
 // later one in place.
 import { releaseCanvases } from './views/parts/canvasRegistry.js';
@@ -39,6 +39,11 @@ export function setText(el, text) {
   if (node && node === el.lastChild && node.nodeType === Node.TEXT_NODE) {
     if (node.data !== text) node.data = text;
   } else if (el.textContent !== text) el.textContent = text;
+}
+
+// Sets an attribute only when it differs.
+export function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
 }
 
 export function clear(el) {

@@ -1,7 +1,7 @@
 // The settings bar: the model (trained or random), text, examples, d_model, heads, kv_heads, causal,
 // seed (random weights only), the layer shown (a model of several layers), language.
 // Writes settings into the store, asks the runner to run, and shows each error next to its control.
-import { h, setText } from '../../dom.js';
+import { h, setText, setAttr } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage } from '../../messages.js';
 import { MODELS, MODEL_KINDS, isSized } from '../../attributes.js';
@@ -164,20 +164,21 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
       examplesFor = trained;
       examples.replaceChildren(labels.examples, ...exampleButtons(trained ? TRAINED_EXAMPLES : EXAMPLES));
     }
-    fileOption.hidden = state.settings.model !== 'file';
+    if (fileOption.hidden !== (state.settings.model !== 'file')) fileOption.hidden = state.settings.model !== 'file';
     setText(pick, t(state.lang, 'openFile'));
-    picker.setAttribute('aria-label', t(state.lang, 'openFile'));
+    setAttr(picker, 'aria-label', t(state.lang, 'openFile'));
     for (const field of numberFields) if (field.hidden !== trained) field.hidden = trained;
     if (causalField.hidden !== !kind.causalChoice) causalField.hidden = !kind.causalChoice;
     const config = state.result && state.result.config;
     const layers = config && config.model !== 'single' ? config.layers : 1;
-    layerField.hidden = layers < 2;
+    if (layerField.hidden !== layers < 2) layerField.hidden = layers < 2;
     if (layerSelect.options.length !== layers) layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => h('option', { value: String(l) })));
     [...layerSelect.options].forEach((o, l) => setText(o, t(state.lang, 'layerOption', { l })));
     if (state.result && layers > 1 && layerSelect.value !== String(state.result.layer)) layerSelect.value = String(state.result.layer);
     const weights = loadedWeights(state);
     // What a file holds is named on the status line (status.js); the note says what else to know.
-    trainedNote.hidden = !(config && config.model !== 'single');
+    const noNote = !(config && config.model !== 'single');
+    if (trainedNote.hidden !== noNote) trainedNote.hidden = noNote;
     const noteKey = { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
     if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
     // The file sets d_model and kv_heads: the fields show the file's, and cannot be typed into until
@@ -201,13 +202,13 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     setText(labels.model, t(L, 'model'));
     setText(labels.layer, t(L, 'layer'));
     setText(lang, t(L, 'langButton'));
-    lang.setAttribute('aria-label', t(L, 'langButtonLabel'));
-    lang.setAttribute('lang', L === 'en' ? 'zh' : 'en');
+    setAttr(lang, 'aria-label', t(L, 'langButtonLabel'));
+    setAttr(lang, 'lang', L === 'en' ? 'zh' : 'en');
     for (const [key, el] of Object.entries(errors)) {
       const message = state.errors[key];
       setText(el, message ? localMessage(message, L) : '');
       if (el.hidden !== !message) el.hidden = !message;
-      inputs[key].setAttribute('aria-invalid', message ? 'true' : 'false');
+      setAttr(inputs[key], 'aria-invalid', message ? 'true' : 'false');
       el.closest('.field').classList.toggle('has-error', Boolean(message));
     }
   }

@@ -2,6 +2,7 @@
 // to move its cursor: it prevents their default). The keys are heard on keyRoot, the demo itself,
 // so several demos on one page do not all step at once.
 import { t } from '../../i18n.js';
+import { setText } from '../../dom.js';
 import { stageIdsOf } from '../../stages.js';
 
 export function typing(ev) {
@@ -30,8 +31,8 @@ export function mountNav(prev, next, store, goTo, keyRoot) {
     }
   });
   function render(state) {
-    prev.textContent = t(state.lang, 'prev');
-    next.textContent = t(state.lang, 'next');
+    setText(prev, t(state.lang, 'prev')); // on every result: a text written again is laid out again
+    setText(next, t(state.lang, 'next'));
     const i = ids().indexOf(state.stage);
     const had = prev.getRootNode().activeElement;
     prev.disabled = i <= 0;

@@ -14,9 +14,9 @@ export function renderProblems(box, state) {
   for (const [key, error] of Object.entries(state.errors)) {
     if (state.controls !== 'full' || WITHOUT_CONTROL.includes(key)) list.push({ attribute: ATTR_OF[key] || key, message: error });
   }
-  box.hidden = list.length === 0;
+  if (box.hidden !== (list.length === 0)) box.hidden = list.length === 0; // on every result: written only when it changes
   if (box.hidden) {
-    clear(box);
+    if (box.firstChild) clear(box);
     return;
   }
   box.replaceChildren(

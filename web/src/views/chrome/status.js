@@ -63,7 +63,7 @@ export function mountStatus(statusEl, bannerEl, store, progressEl = null) {
       bannerEl.hidden = false;
       bannerEl.innerHTML = state.fatalHtml ? state.fatal : '';
       if (!state.fatalHtml) bannerEl.textContent = t(L, 'unexpected', { msg: state.fatal });
-    } else {
+    } else if (!bannerEl.hidden) {
       bannerEl.hidden = true;
     }
   }

@@ -3,9 +3,10 @@
 // canvas of numbered cells. updateHeatmap() gives a drawn heatmap new values in place (a new seed,
 // the causal mask): its canvas is repainted, no node is added, so nothing is laid out again.
 // The parts: heatmapFrame.js (labels, bands, tooltip), mapCanvas.js, numberGrid.js, legend.js.
+import { setAttr } from '../../dom.js';
 import { repaint, repaintResized } from './canvasRegistry.js';
-import { fillRowLabels, mapLabel, rowHeightOf, setAttr } from './heatmapFrame.js';
-import { canvasMap } from './mapCanvas.js';
+import { fillRowLabels, mapLabel, rowHeightOf, setStyle } from './heatmapFrame.js';
+import { aspectOf, canvasMap } from './mapCanvas.js';
 import { fillNumbers, numberGrid, regrid } from './numberGrid.js';
 export { legend, updateLegend } from './legend.js';
 export { fillRowLabels, rowHeightFor } from './heatmapFrame.js';
@@ -39,7 +40,7 @@ export function updateHeatmap(node, patch) {
   if (resized || relabelled) {
     if (o.numbered) regrid(o);
     else {
-      if (o.square) o.canvas.style.aspectRatio = `${o.cols} / ${o.rows}`; // unchanged for T × T: no new layout
+      if (o.square) setStyle(o.canvas, 'aspectRatio', aspectOf(o)); // unchanged for T × T: no new layout
       else o.canvas.style.height = `${o.rows * rowHeightOf(o)}px`;
       if (o.rowLabelCol) fillRowLabels(o.rowLabelCol, o.rowLabelEls, o.rowLabels, rowHeightOf(o), { titled: true });
     }

@@ -1,6 +1,6 @@
 // What is around a heatmap's cells: the token labels, the head bands, the tooltip, and the small
 // DOM helpers both kinds of map (mapCanvas.js, numberGrid.js) use to change them in place.
-import { h, setText } from '../../dom.js';
+import { h, setText, setAttr } from '../../dom.js';
 import { num } from '../../format.js';
 import { headColor } from './colors.js';
 import { showTip, hideTip } from './tooltip.js';
@@ -25,9 +25,6 @@ export function setStyle(el, prop, value) {
   if (el.style[prop] !== value) el.style[prop] = value;
 }
 
-export function setAttr(el, name, value) {
-  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
-}
 
 // How a row or column is named to a listener: its label, else its index.
 const rowName = (o, r) => (o.rowName ? o.rowName(r) : o.rowLabels ? o.rowLabels[r] : String(r));

@@ -9,7 +9,7 @@ import { keysOn } from './mapKeys.js';
 export function canvasMap(o) {
   const rowHeight = rowHeightOf(o);
   const canvas = h('canvas', { class: 'hm-canvas', role: 'img', 'aria-label': mapLabel(o) });
-  if (o.square) canvas.style.aspectRatio = `${o.cols} / ${o.rows}`;
+  if (o.square) canvas.style.aspectRatio = aspectOf(o);
   else canvas.style.height = `${o.rows * rowHeight}px`;
 
   o.canvas = canvas;
@@ -35,6 +35,14 @@ export function canvasMap(o) {
     h('div', { class: 'hm-row' }, rowLabelColumn(o, rowHeight), h('div', { class: 'hm-plot' }, canvas, ring)),
     readout,
   );
+}
+
+// A square map's box, in lowest terms: T × T is 1 / 1 for every T, so another T writes the same
+// style (11 / 11 then 12 / 12 is a style change, and a layout of the map and all around it).
+export function aspectOf(o) {
+  const gcd = (a, b) => (b ? gcd(b, a % b) : a);
+  const g = gcd(o.cols, o.rows) || 1;
+  return `${o.cols / g} / ${o.rows / g}`;
 }
 
 // Pixels are written as 32-bit words (little-endian RGBA: every browser's byte order), one per cell.

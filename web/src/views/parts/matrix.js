@@ -1,11 +1,13 @@
 // A (1, T, width) tensor as one heatmap: tokens on the rows, optional head bands over the columns.
-// A later result with the same tokens, width and texts is shown in place (live()).
+// A later result of the same model and language is shown in place (live()): new values repainted,
+// another text (T, tokens) drawn into the same canvas with its rows and labels rewritten (a new
+// canvas costs a new buffer in the next frame, ~5 ms of commit for a stage of three maps).
 import { live } from '../../dom.js';
 import { heatmap, legend, updateHeatmap, updateLegend } from './heatmap.js';
-import { tensorCard } from './tensorCard.js';
+import { tensorCard, setCardShape } from './tensorCard.js';
 import { maxAbs } from './colors.js';
 import { t } from '../../i18n.js';
-import { structureOf } from './structure.js';
+import { frameOf } from './structure.js';
 import { tokenLabels } from '../../format.js';
 
 export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption } = {}) {
@@ -14,8 +16,9 @@ export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption
   const [, T, width] = tensor.shape;
   const captionText = caption ?? t(lang, `cap.${name}`);
   const axis = t(lang, axisKey, { n: width });
-  const built = structureOf(state); // the labels, bands, caption and axis are drawn from it
-  const cur = { tensor, scale: { kind: 'diverging', max: maxAbs(tensor.data) } };
+  const built = frameOf(state); // the bands, caption and axis are drawn from it
+  const cur = { tensor, tokens: result.tokens, scale: { kind: 'diverging', max: maxAbs(tensor.data) } };
+  let shown = result.tokens.join('\n'); // the tokens the row labels show
   const map = heatmap({
     tensor: name,
     data: tensor.data,
@@ -24,7 +27,7 @@ export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption
     index: (r, c) => [0, r, c],
     rowLabels: tokenLabels(result.tokens),
     lang,
-    describe: (r, c) => `“${result.tokens[r]}” · ${bands ? `${t(lang, 'head', { h: Math.floor(c / bands.size) })} · ` : ''}dim ${c}`,
+    describe: (r, c) => `“${cur.tokens[r]}” · ${bands ? `${t(lang, 'head', { h: Math.floor(c / bands.size) })} · ` : ''}dim ${c}`,
     scale: cur.scale,
     bands,
   });
@@ -33,18 +36,24 @@ export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption
     lang,
     state,
     make: () => ({
-      panels: [{ rows: T, cols: width, value: (r, c) => cur.tensor.data[r * width + c] }],
+      panels: [{ rows: cur.tensor.shape[1], cols: width, value: (r, c) => cur.tensor.data[r * width + c] }],
       bands,
       scale: cur.scale,
     }),
   };
   const card = tensorCard({ name, shape: tensor.shape, caption: captionText, axis, body: map, legend: key, figure });
   return live(card, (s) => {
-    if (structureOf(s) !== built) return false;
-    cur.tensor = s.result.tensors[name];
+    if (frameOf(s) !== built) return false;
+    Object.assign(cur, { tensor: s.result.tensors[name], tokens: s.result.tokens });
     cur.scale = { kind: 'diverging', max: maxAbs(cur.tensor.data) };
     figure.state = s;
-    updateHeatmap(map, { data: cur.tensor.data, scale: cur.scale });
+    const patch = { data: cur.tensor.data, scale: cur.scale };
+    if (cur.tokens.join('\n') !== shown) {
+      shown = cur.tokens.join('\n');
+      Object.assign(patch, { rows: cur.tensor.shape[1], rowLabels: tokenLabels(cur.tokens) });
+    }
+    updateHeatmap(map, patch);
+    setCardShape(card, cur.tensor.shape);
     updateLegend(key, cur.scale);
     return true;
   });

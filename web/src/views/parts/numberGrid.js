@@ -1,10 +1,10 @@
 // A small heatmap with its numbers printed: labels and row sums in a CSS grid around one canvas of
 // numbered cells.
-import { h, setText } from '../../dom.js';
+import { h, setText, setAttr } from '../../dom.js';
 import { cellNum } from '../../format.js';
 import { lutIndex, inkFor } from './colors.js';
 import { observeCanvas } from './canvasRegistry.js';
-import { mapLabel, resizeChildren, setAttr, setStyle, tipsOn } from './heatmapFrame.js';
+import { mapLabel, resizeChildren, setStyle, tipsOn } from './heatmapFrame.js';
 import { keysOn } from './mapKeys.js';
 import { hatchPattern, lut32Of, rowsHeld, sharedCanvas, showTop } from './mapCanvas.js';
 

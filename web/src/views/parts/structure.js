@@ -13,13 +13,25 @@ export function structureOf(state) {
   return byLang[lang];
 }
 
+// The structure without the tokens: what a view whose pictures follow another T in place (a map's
+// rows and labels, the card's shape) is built from.
+const frames = new WeakMap(); // result -> {lang -> key}
+export function frameOf(state) {
+  const { result, lang } = state;
+  let byLang = frames.get(result);
+  if (!byLang) frames.set(result, (byLang = {}));
+  if (!byLang[lang]) byLang[lang] = JSON.stringify([lang, modelOf(result)]);
+  return byLang[lang];
+}
+
 // The model's configuration without the seed and the causal flag.
 export function modelOf(result) {
   return { ...result.config, seed: null, causal: null };
 }
 
-// A view made of live cards (and texts drawn from the structure alone) is live too.
-export function liveView(node, state, cards = []) {
-  const built = structureOf(state);
-  return live(node, (s) => structureOf(s) === built && cards.every((card) => renew(card, s)));
+// A view made of live cards (and texts drawn from keyOf(state) alone) is live too: keyOf is
+// structureOf, or frameOf for a view whose cards follow another T themselves (matrixTensor).
+export function liveView(node, state, cards = [], keyOf = structureOf) {
+  const built = keyOf(state);
+  return live(node, (s) => keyOf(s) === built && cards.every((card) => renew(card, s)));
 }

@@ -8,15 +8,13 @@ import { tensorCard, setCardShape } from './tensorCard.js';
 import { maxAbs, headColor, headHex } from './colors.js';
 import { tokenLabels, tokenName } from '../../format.js';
 import { t } from '../../i18n.js';
-import { modelOf } from './structure.js';
-
-const tilesKey = (state) => JSON.stringify([state.lang, modelOf(state.result)]);
+import { frameOf } from './structure.js';
 
 export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd, sub } = {}) {
   const { result, lang } = state;
   const tensor = result.tensors[name];
   const [, H, T0, d] = tensor.shape;
-  const built = tilesKey(state); // the colours and captions are drawn from it
+  const built = frameOf(state); // the colours and captions are drawn from it
   const cur = { tensor, tokens: result.tokens, scale: { kind: 'diverging', max: maxAbs(tensor.data) } };
   const T = () => cur.tensor.shape[2];
   const rowHeight = rowHeightFor(T0);
@@ -81,7 +79,7 @@ export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd
     figure,
   });
   return live(card, (s) => {
-    if (tilesKey(s) !== built) return false;
+    if (frameOf(s) !== built) return false;
     const retext = s.result.tokens.join('\n') !== cur.tokens.join('\n');
     cur.tensor = s.result.tensors[name];
     cur.tokens = s.result.tokens;

@@ -2,9 +2,9 @@
 import { h } from '../../dom.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { t } from '../../i18n.js';
-import { liveView } from '../parts/structure.js';
+import { liveView, frameOf } from '../parts/structure.js';
 
 export function outputView(state) {
   const card = matrixTensor(state, 'y');
-  return liveView(h('div', { class: 'stack' }, card, h('p', { class: 'hint' }, t(state.lang, 'hover'))), state, [card]);
+  return liveView(h('div', { class: 'stack' }, card, h('p', { class: 'hint' }, t(state.lang, 'hover'))), state, [card], frameOf);
 }

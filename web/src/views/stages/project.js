@@ -2,7 +2,7 @@
 import { h } from '../../dom.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { t } from '../../i18n.js';
-import { liveView } from '../parts/structure.js';
+import { liveView, frameOf } from '../parts/structure.js';
 
 export function projectView(state) {
   const { heads, kvHeads, dHead } = state.result.config;
@@ -14,5 +14,5 @@ export function projectView(state) {
     matrixTensor(state, 'k', { bands: kvBands, axisKey: kvAxis }),
     matrixTensor(state, 'v', { bands: kvBands, axisKey: kvAxis }),
   ];
-  return liveView(h('div', { class: 'stack' }, cards, h('p', { class: 'hint' }, t(state.lang, 'hover'))), state, cards);
+  return liveView(h('div', { class: 'stack' }, cards, h('p', { class: 'hint' }, t(state.lang, 'hover'))), state, cards, frameOf);
 }

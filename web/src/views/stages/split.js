@@ -5,7 +5,7 @@ import { headTiles } from '../parts/tiles.js';
 import { headColor } from '../parts/colors.js';
 import { t } from '../../i18n.js';
 import { grouped } from '../../format.js';
-import { liveView } from '../parts/structure.js';
+import { liveView, frameOf } from '../parts/structure.js';
 
 function paramCount(d, kvw) {
   return 2 * (d * d + d) + 2 * (d * kvw + kvw);
@@ -82,5 +82,5 @@ export function splitView(state) {
     cards[2],
     h('p', { class: 'hint' }, t(lang, 'split.facts')),
   );
-  return liveView(view, state, cards);
+  return liveView(view, state, cards, frameOf); // the tiles follow another T themselves
 }

@@ -1,0 +1,51 @@
+// The main thread's CPU time for each change, from a Chromium trace (CDP Tracing through
+// playwright's CDP session): the thread time (tdur) of the renderer main thread's top-level tasks
+// that start between a change's marks (page-change.js: mha-bench:change … mha-bench:painted). It
+// counts the work wherever the shared machine's other processes delayed it, so it moves less with
+// the load than the wall-clock busy column does; tracing itself adds a little to it.
+'use strict';
+
+const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline'].join(',');
+
+async function startTrace(cdp) {
+  const events = [];
+  const onData = (d) => events.push(...d.value);
+  cdp.on('Tracing.dataCollected', onData);
+  await cdp.send('Tracing.start', { categories: CATEGORIES, transferMode: 'ReportEvents' });
+  return async () => {
+    const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+    await cdp.send('Tracing.end');
+    await done;
+    cdp.off('Tracing.dataCollected', onData);
+    return events;
+  };
+}
+
+// -> [ms of main-thread CPU per marked change], in order.
+function cpuPerChange(events) {
+  const thread = events.find((e) => e.name === 'thread_name' && e.args && e.args.name === 'CrRendererMain');
+  if (!thread) throw new Error('the trace has no CrRendererMain thread');
+  const onMain = (e) => e.pid === thread.pid && e.tid === thread.tid;
+  const marks = (name) => events.filter((e) => e.name === name && e.pid === thread.pid).map((e) => e.ts).sort((a, b) => a - b);
+  const starts = marks('mha-bench:change');
+  const ends = marks('mha-bench:painted');
+  // Top-level tasks only (a task's nested events are inside its thread time already).
+  const tasks = events.filter((e) => onMain(e) && e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && e.tdur !== undefined);
+  tasks.sort((a, b) => a.ts - b.ts);
+  const top = [];
+  let end = -Infinity;
+  for (const t of tasks) {
+    if (t.ts >= end) {
+      top.push(t);
+      end = t.ts + t.dur;
+    }
+  }
+  return starts.map((s, i) => {
+    const e = ends.find((x) => x > s);
+    if (e === undefined || (starts[i + 1] !== undefined && e > starts[i + 1])) return NaN;
+    // The change's own task began just before its mark: count tasks that end after the mark.
+    return top.filter((t) => t.ts + t.dur > s && t.ts < e).reduce((sum, t) => sum + t.tdur, 0) / 1000;
+  });
+}
+
+module.exports = { startTrace, cpuPerChange };
