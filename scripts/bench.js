@@ -31,11 +31,7 @@ const { loadOurs, oursHeapBytes, heapBytesOf, heapMethod, OurAttention, ROOT } =
 const { loadTfjs, tfjsInfo, tfjsHeapBytes, TfjsAttention } = require('./bench/tfjs.js');
 const { loadOrt, ortInfo, torchMissing, mhaGraph, OrtAttention } = require('./bench/ort.js');
 
-const SIZES = {
-  S: { T: 8, dModel: 64, heads: 4 },
-  M: { T: 128, dModel: 768, heads: 12 },
-  L: { T: 512, dModel: 768, heads: 12 },
-};
+const { SIZES } = require('./bench/sizes.js');
 const IMPLS = ['ours', 'tfjs', 'tfjs-tB', 'ort', 'js'];
 // The seeds of the timed cells' weights and input (and of the pre-warm: one ONNX graph per cell).
 const WEIGHT_SEED = 1;

@@ -13,10 +13,10 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const inspector = require('node:inspector');
 const path = require('node:path');
+const { SIZES } = require('./bench/sizes.js');
 
 const ROOT = path.join(__dirname, '..');
 const OUT = path.join(ROOT, 'build', 'wasm-profile');
-const SIZES = { S: { T: 8, dModel: 64, heads: 4 }, M: { T: 128, dModel: 768, heads: 12 }, L: { T: 512, dModel: 768, heads: 12 } };
 const TOP = 25;
 
 function parseArgs(argv) {

@@ -45,7 +45,6 @@ TraceHandle::~TraceHandle() {
   if (auto pool = pool_.lock(); pool && pool->size() < 2) pool->push_back(std::move(trace_));
 }
 
-const mha::TraceEntry* TraceHandle::find(const std::string& name) const { return trace_.find(name); }
 
 val TraceHandle::tokens() const { return string_array(trace_.tokens); }
 
@@ -56,17 +55,17 @@ val TraceHandle::ids() const {
 val TraceHandle::names() const { return string_array(trace_.names()); }
 
 val TraceHandle::stage(const std::string& name) const {
-  const mha::TraceEntry* e = find(name);
+  const mha::TraceEntry* e = trace_.find(name);
   return e ? val(std::string(mha::stage_name(e->stage))) : val::null();
 }
 
 val TraceHandle::layer(const std::string& name) const {
-  const mha::TraceEntry* e = find(name);
+  const mha::TraceEntry* e = trace_.find(name);
   return e ? val(e->layer) : val::null();
 }
 
 val TraceHandle::shape(const std::string& name) const {
-  const mha::TraceEntry* e = find(name);
+  const mha::TraceEntry* e = trace_.find(name);
   if (!e) return val::null();
   val out = val::array();
   for (int64_t d : e->tensor.shape) out.call<void>("push", static_cast<double>(d));

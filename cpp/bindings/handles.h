@@ -58,7 +58,6 @@ class TraceHandle {
   std::string head_analysis() const;
 
  private:
-  const mha::TraceEntry* find(const std::string& name) const;
   mha::Trace trace_;
   mha::Config config_;
   std::weak_ptr<TracePool> pool_;  // the model's, if it is still alive

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "error.h"
+#include "heads.h"
 #include "rope.h"
 #include "trace.h"
 
@@ -37,17 +38,10 @@ void rope_heads(Tensor& out, const Tensor& heads, const RopeTables& tables, Rope
     rope(out.ptr() + h * T * D, heads.ptr() + h * T * D, tables.cos.data(), tables.sin.data(), T, D);
 }
 
-// (1, T, n_heads·D) -> (1, n_heads, T, D): head h takes columns h·D … (h+1)·D-1 of every row.
-// The heads split d_model, they do not copy it.
-void split_heads(float* out, const float* m, int T, int n_heads, int D) {
-  for (int h = 0; h < n_heads; ++h)
-    for (int t = 0; t < T; ++t) std::copy_n(m + (t * n_heads + h) * D, D, out + (h * T + t) * D);
-}
-
 // The deferred tensors of the split and attend stages (trace.h's Deferred).
 // q_heads, k_heads, v_heads out of q, k, v, and head_out out of the concat the heads were written into.
 void fill_split(const Trace& trace, Tensor& out, const Deferred& how) {
-  split_heads(out.ptr(), trace.at(how.from[0]).ptr(), how.T, how.n, how.D);
+  split_heads(out.ptr(), trace.at(how.from[0]).ptr(), 1, how.T, how.n, how.D);
 }
 
 // raw_scores without a mask: the scores themselves.

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <cstring>
+#include <utility>
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
@@ -55,8 +55,11 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
   }
   if (last) {
     alignas(64) float bias_row[kPanel] = {};
-    const float* b = bias;
-    if (bias && valid_cols < kPanel) b = static_cast<const float*>(std::memcpy(bias_row, bias, sizeof(float) * valid_cols));
+    const float* b = bias;  // a whole panel's bias is read in place, a partial one through the zero-padded row
+    if (bias && valid_cols < kPanel) {
+      std::memcpy(bias_row, bias, sizeof(float) * valid_cols);
+      b = bias_row;
+    }
     const Batch s(scale);
     const Batch bias0 = b ? Batch::load_unaligned(b) : Batch(0.0f), bias1 = b ? Batch::load_unaligned(b + kWidth) : Batch(0.0f);
     for (int r = 0; r < R; ++r) {
@@ -173,7 +176,7 @@ static void pack_strided(PackedMatrix& b, const float* src, int k, int n, size_t
   pack_columns(b, 0, src, n, k_stride, n_stride);
 }
 
-void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) { pack_strided(b, w, k, n, 1, k); }
+void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) { pack_transposed_into(b, w, n, k, k); }
 
 void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k, int ldw) {
   pack_strided(b, w, k, n, 1, static_cast<size_t>(ldw));

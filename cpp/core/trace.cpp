@@ -53,11 +53,7 @@ void Trace::make(size_t index) const {
 
 void Trace::finish() { entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_), entries_.end()); }
 
-bool Trace::has(const std::string& name) const {
-  for (const auto& e : entries_)
-    if (e.name == name) return true;
-  return false;
-}
+bool Trace::has(const std::string& name) const { return find(name) != nullptr; }
 
 const Tensor& Trace::get(const std::string& name) const {
   if (const TraceEntry* e = find_made(name)) return e->tensor;

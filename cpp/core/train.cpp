@@ -8,6 +8,7 @@
 #include "encoder.h"
 #include "error.h"
 #include "gelu.h"
+#include "heads.h"
 #include "layernorm.h"
 #include "loss.h"
 
@@ -52,29 +53,6 @@ void zero(std::vector<float>& v) { std::fill(v.begin(), v.end(), 0.0f); }
 void sized(std::vector<float>& v, size_t n) { v.assign(n, 0.0f); }
 const float* bias_of(const Tensor& b) { return b.data.empty() ? nullptr : b.ptr(); }
 float* grad_of(Tensor& b) { return b.data.empty() ? nullptr : b.ptr(); }
-
-// out[0 … n) = in[0 … n), a SIMD batch at a time: rows of d_head floats are too short for memcpy's call.
-void copy_row(float* out, const float* in, int n) {
-  using Batch = xsimd::batch<float>;
-  constexpr int width = static_cast<int>(Batch::size);
-  int i = 0;
-  for (; i + width <= n; i += width) Batch::load_unaligned(in + i).store_unaligned(out + i);
-  for (; i < n; ++i) out[i] = in[i];
-}
-
-// (B, T, n·D) <-> (B, n, T, D): head h takes columns h·D … (h+1)·D−1 of every row.
-void split_heads(float* out, const float* m, int B, int T, int n, int D) {
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < n; ++h)
-      for (int t = 0; t < T; ++t)
-        copy_row(out + ((static_cast<size_t>(b) * n + h) * T + t) * D, m + (static_cast<size_t>(b) * T + t) * n * D + h * D, D);
-}
-void merge_heads(float* out, const float* heads, int B, int T, int n, int D) {
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < n; ++h)
-      for (int t = 0; t < T; ++t)
-        copy_row(out + (static_cast<size_t>(b) * T + t) * n * D + h * D, heads + ((static_cast<size_t>(b) * n + h) * T + t) * D, D);
-}
 
 }  // namespace
 
