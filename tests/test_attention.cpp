@@ -12,11 +12,11 @@
 #include <limits>
 #include <vector>
 
-#include "attention.h"
-#include "error.h"
-#include "embedding.h"
-#include "model.h"
-#include "random.h"
+#include "model/attention.h"
+#include "base/error.h"
+#include "model/embedding.h"
+#include "model/model.h"
+#include "base/random.h"
 #include "test_helpers.h"
 
 using mha::Config;

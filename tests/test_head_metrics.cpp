@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "head_metrics.h"
-#include "safetensors.h"
-#include "stages.h"
+#include "base/error.h"
+#include "analysis/head_metrics.h"
+#include "io/safetensors.h"
+#include "model/stages.h"
 
 namespace {
 

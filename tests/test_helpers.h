@@ -7,9 +7,9 @@
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
-#include "compare.h"
-#include "random.h"
-#include "tensor.h"
+#include "io/compare.h"
+#include "base/random.h"
+#include "base/tensor.h"
 
 namespace mha_test {
 

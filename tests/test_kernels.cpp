@@ -10,9 +10,9 @@
 #include <limits>
 #include <vector>
 
-#include "gemm.h"
-#include "kernels.h"
-#include "simd_exp.h"
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
+#include "kernels/simd_exp.h"
 #include "test_helpers.h"
 
 using mha::Tensor;

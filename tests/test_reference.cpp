@@ -7,9 +7,9 @@
 #include <map>
 #include <string>
 
-#include "error.h"
-#include "model.h"
-#include "safetensors.h"
+#include "base/error.h"
+#include "model/model.h"
+#include "io/safetensors.h"
 #include "test_helpers.h"
 
 namespace {

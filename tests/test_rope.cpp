@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
-#include "error.h"
-#include "kernels.h"
-#include "rope.h"
-#include "stages.h"
+#include "model/attention.h"
+#include "base/error.h"
+#include "kernels/kernels.h"
+#include "kernels/rope.h"
+#include "model/stages.h"
 #include "test_helpers.h"
 
 using mha::Tensor;

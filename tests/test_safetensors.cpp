@@ -15,13 +15,13 @@
 #include <utility>
 #include <vector>
 
-#include "config.h"
-#include "error.h"
-#include "layouts.h"
-#include "model.h"
-#include "safetensors.h"
-#include "tensor.h"
-#include "trace.h"
+#include "base/config.h"
+#include "base/error.h"
+#include "io/layouts.h"
+#include "model/model.h"
+#include "io/safetensors.h"
+#include "base/tensor.h"
+#include "model/trace.h"
 
 #ifndef MHA_REFERENCE_DIR
 #error "MHA_REFERENCE_DIR must name tests/reference/data (CMakeLists.txt defines it)"

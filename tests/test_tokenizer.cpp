@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "error.h"
-#include "tokenizer.h"
+#include "base/config.h"
+#include "base/error.h"
+#include "text/tokenizer.h"
 
 namespace {
 

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <string>
 
-#include "error.h"
-#include "induction_task.h"
-#include "model.h"
-#include "model_file.h"
-#include "safetensors.h"
+#include "base/error.h"
+#include "train/induction_task.h"
+#include "model/model.h"
+#include "io/model_file.h"
+#include "io/safetensors.h"
 #include "test_helpers.h"
-#include "train.h"
+#include "train/train.h"
 
 namespace {
 

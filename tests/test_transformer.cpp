@@ -6,14 +6,14 @@
 #include <cmath>
 #include <string>
 
-#include "error.h"
-#include "model.h"
-#include "model_builder.h"
-#include "model_file.h"
-#include "safetensors.h"
-#include "stages.h"
-#include "transformer.h"
-#include "weights.h"
+#include "base/error.h"
+#include "model/model.h"
+#include "io/model_builder.h"
+#include "io/model_file.h"
+#include "io/safetensors.h"
+#include "model/stages.h"
+#include "model/transformer.h"
+#include "model/weights.h"
 #include "test_helpers.h"
 
 namespace {

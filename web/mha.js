@@ -30,7 +30,7 @@
       throw new MhaError('mha-core.js is not loaded: include build/mha-core.js before mha.js');
     }
     const core = await createMhaCore(moduleOptions);
-    // The core's one table of stages and tensors (cpp/core/stages.h): {stages: [{id, family, perLayer}],
+    // The core's one table of stages and tensors (cpp/core/model/stages.h): {stages: [{id, family, perLayer}],
     // tensors: [{name, stage, shape, formula}], stagesOf: {single: [ids…], 'attn-only': […], gpt2: […]}}.
     const stageTable = core.stageTable();
     // The stages of one attention layer, in walk order.
@@ -46,7 +46,7 @@
       // The block a tensor belongs to (layers.{i}.*), or -1 for model-level tensors.
       layer(name) { return this._need(name, this._raw.layer(name)); }
       config() { return this._raw.config(); }
-      // What each head does, measured in the core (cpp/core/head_metrics.h): {layers: [{heads: [{entropy,
+      // What each head does, measured in the core (cpp/core/analysis/head_metrics.h): {layers: [{heads: [{entropy,
       // self, previous_token, first_token, locality, distance, distance_normalised, induction,
       // duplicate_token, label}], similarity: [[…]]}]}, null where a metric has no row to stand on.
       headAnalysis() {
@@ -169,7 +169,7 @@
       }
     }
 
-    // A whole model read a tensor at a time (cpp/core/model_builder.h), for files too large to hold:
+    // A whole model read a tensor at a time (cpp/core/io/model_builder.h), for files too large to hold:
     // web/src/modelReader.mjs drives it from a Blob. header: at least the file's first 8 + N bytes;
     // fileSize: the whole file's; layout: 'gpt2' | 'attn-only' | '' (guessed); heads: 0 = the file's.
     // The header is checked at once (a missing or misshapen tensor is an MhaError here).
@@ -213,7 +213,7 @@
       }
     }
 
-    // GPT-2's byte-level BPE tokenizer (cpp/core/bpe_tokenizer.h) from its files' bytes (Uint8Array or
+    // GPT-2's byte-level BPE tokenizer (cpp/core/text/bpe_tokenizer.h) from its files' bytes (Uint8Array or
     // ArrayBuffer): new Gpt2Tokenizer(encoderJson, vocabBpe) (or vocab.json and merges.txt), or
     // new Gpt2Tokenizer(tokenizerJson) for Hugging Face's single file. names: for error messages.
     class Gpt2Tokenizer {

@@ -17,13 +17,13 @@
 
 #include <vector>
 
-#include "gemm.h"
-#include "kernels.h"
-#include "model.h"
-#include "model_file.h"
-#include "random.h"
-#include "safetensors.h"
-#include "transformer.h"
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
+#include "model/model.h"
+#include "io/model_file.h"
+#include "base/random.h"
+#include "io/safetensors.h"
+#include "model/transformer.h"
 
 namespace {
 

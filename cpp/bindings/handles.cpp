@@ -2,14 +2,14 @@
 
 #include <exception>
 
-#include "bpe_files.h"
-#include "error.h"
-#include "head_metrics.h"
-#include "layouts.h"
+#include "text/bpe_files.h"
+#include "base/error.h"
+#include "analysis/head_metrics.h"
+#include "io/layouts.h"
 #include "marshal.h"
-#include "model_builder.h"
-#include "model_file.h"
-#include "safetensors.h"
+#include "io/model_builder.h"
+#include "io/model_file.h"
+#include "io/safetensors.h"
 
 namespace mha_wasm {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "bpe_tokenizer.h"
-#include "induction_task.h"
-#include "model.h"
-#include "model_builder.h"
+#include "text/bpe_tokenizer.h"
+#include "train/induction_task.h"
+#include "model/model.h"
+#include "io/model_builder.h"
 
 namespace mha_wasm {
 

@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "error.h"
-#include "model_file.h"
-#include "safetensors.h"
-#include "stages.h"
+#include "base/error.h"
+#include "io/model_file.h"
+#include "io/safetensors.h"
+#include "model/stages.h"
 
 namespace mha_wasm {
 

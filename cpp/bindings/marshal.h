@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "tensor.h"
-#include "tokenizer.h"
-#include "transformer.h"
+#include "base/config.h"
+#include "base/tensor.h"
+#include "text/tokenizer.h"
+#include "model/transformer.h"
 
 namespace mha_wasm {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../core/head_metrics.h"
+#include "analysis/head_metrics.h"
 
 namespace mha_cli {
 

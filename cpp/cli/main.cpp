@@ -11,10 +11,10 @@
 #include <exception>
 #include <string>
 
-#include "../core/compare.h"
-#include "../core/error.h"
-#include "../core/safetensors.h"
-#include "../core/trace_file.h"
+#include "io/compare.h"
+#include "base/error.h"
+#include "io/safetensors.h"
+#include "io/trace_file.h"
 #include "heads_report.h"
 #include "predict_report.h"
 #include "run_options.h"

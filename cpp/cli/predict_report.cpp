@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "../core/error.h"
+#include "base/error.h"
 
 namespace mha_cli {
 

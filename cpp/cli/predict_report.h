@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "../core/tokenizer.h"
-#include "../core/trace.h"
+#include "text/tokenizer.h"
+#include "model/trace.h"
 
 namespace mha_cli {
 

@@ -2,10 +2,10 @@
 
 #include <sstream>
 
-#include "../core/bpe_files.h"
-#include "../core/error.h"
-#include "../core/model_file.h"
-#include "../core/safetensors.h"
+#include "text/bpe_files.h"
+#include "base/error.h"
+#include "io/model_file.h"
+#include "io/safetensors.h"
 
 namespace mha_cli {
 

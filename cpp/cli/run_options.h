@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../core/model.h"
+#include "model/model.h"
 
 namespace mha_cli {
 

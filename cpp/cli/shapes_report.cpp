@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "../core/stages.h"
+#include "model/stages.h"
 
 namespace mha_cli {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "../core/config.h"
-#include "../core/trace.h"
+#include "base/config.h"
+#include "model/trace.h"
 
 namespace mha_cli {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/bpe_files.h"
-#include "../core/error.h"
-#include "../core/safetensors.h"
+#include "text/bpe_files.h"
+#include "base/error.h"
+#include "io/safetensors.h"
 
 namespace mha_cli {
 

@@ -10,10 +10,10 @@
 #include <memory>
 #include <string>
 
-#include "../core/error.h"
-#include "../core/induction_task.h"
-#include "../core/model_file.h"
-#include "../core/safetensors.h"
+#include "base/error.h"
+#include "train/induction_task.h"
+#include "io/model_file.h"
+#include "io/safetensors.h"
 
 namespace mha_cli {
 

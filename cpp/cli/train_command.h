@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "../core/error.h"
+#include "base/error.h"
 
 namespace mha_cli {
 

@@ -17,7 +17,7 @@ const { ROOT } = require('./ours.js');
 const { rng } = require('./weights.js'); // the peers' batches need only the task's shape, not our stream's tokens
 
 const RECIPE = { dModel: 64, heads: 4, layers: 2, vocabSize: 64, batch: 16, lr: 0.003, initStd: 0.1 };
-const ADAM = { lr: RECIPE.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8 }; // AdamSettings' defaults (cpp/core/adam.h)
+const ADAM = { lr: RECIPE.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8 }; // AdamSettings' defaults (cpp/core/train/adam.h)
 const SEED = 1;
 const PYTHON = '/usr/bin/python3';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference head metrics (cpp/core/head_metrics.h), written out with numpy from their definitions.
+"""Reference head metrics (cpp/core/analysis/head_metrics.h), written out with numpy from their definitions.
 
 Run from the repository root:
 
@@ -91,7 +91,7 @@ def similarity(a, b, causal):
     return mean(out)
 
 
-# head_label_rules() in cpp/core/head_metrics.cpp, in its order: (label, metric, at least).
+# head_label_rules() in cpp/core/analysis/head_metrics.cpp, in its order: (label, metric, at least).
 LABEL_RULES = [
     ("previous_token", "previous_token", 0.5),
     ("induction", "induction", 0.5),

@@ -1,5 +1,5 @@
 // What the page says about a core error, and where. A core error about a setting or the text comes
-// as {message, field, code, params} (web/mha.js MhaError, cpp/core/error.h): its code picks the
+// as {message, field, code, params} (web/mha.js MhaError, cpp/core/base/error.h): its code picks the
 // sentence and its params fill it, in either language, and its field picks the control it is shown
 // next to. A message the page wrote itself (a failed fetch, say) is a plain string, shown as it is.
 

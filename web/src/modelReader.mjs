@@ -1,6 +1,6 @@
 // Opens a whole model (gpt2, attn-only) from a Blob without ever holding the file: the header first,
 // then only the tensors the model needs, each read with blob.slice in pieces and handed to the core
-// (mha.ModelBuilder, cpp/core/model_builder.h), which converts them into its weights. Every piece
+// (mha.ModelBuilder, cpp/core/io/model_builder.h), which converts them into its weights. Every piece
 // is read into the same buffer (pieceReader), so the page holds one piece at a time. Works with any
 // {size, slice(begin, end) -> {stream() or arrayBuffer()}}: a File in the page, fs.openAsBlob's
 // Blob in Node (tests/node/open.test.js). .mjs so Node loads it.

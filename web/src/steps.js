@@ -1,5 +1,5 @@
 // The teaching steps as data: {id, title, text(ctx), formula(ctx), view, parts?, depends?, enter(),
-// exit()}, one per stage id of the core's table (cpp/core/stages.h). Which steps a demo walks, in
+// exit()}, one per stage id of the core's table (cpp/core/model/stages.h). Which steps a demo walks, in
 // which order and in which family comes from the result (engine.js); a stage with no step of its own
 // here is shown by genericStep (its tensors as heatmaps). ctx = {lang, controls, model (attributes.js
 // MODEL_KINDS), config, T, layer}.

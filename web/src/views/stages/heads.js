@@ -1,5 +1,5 @@
 // The heads panel at the attend stage: what each head of the shown layer does, measured by the core
-// (cpp/core/head_metrics.h), its label, and a switch that turns the head off (its head_out is zeroed
+// (cpp/core/analysis/head_metrics.h), its label, and a switch that turns the head off (its head_out is zeroed
 // before the concat; the prediction stage shows what breaks). Live: a new result for the same layer,
 // language and number of heads rewrites the numbers, labels and switches in place.
 import { h, live, setText } from '../../dom.js';

@@ -1,0 +1,169 @@
+#include "analysis/head_metrics.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "base/error.h"
+
+namespace mha {
+
+namespace {
+
+// A running mean that stays null until something is added.
+struct Mean {
+  double sum = 0;
+  int count = 0;
+  void add(double v) { sum += v, ++count; }
+  std::optional<double> value() const { return count ? std::optional<double>(sum / count) : std::nullopt; }
+};
+
+double entropy_bits(double p) { return p > 0 ? -p * std::log2(p) : 0.0; }
+
+const std::optional<double>& field(const HeadMetrics& m, const std::string& name) {
+  if (name == "previous_token") return m.previous_token;
+  if (name == "induction") return m.induction;
+  if (name == "self") return m.self;
+  if (name == "first_token") return m.first_token;
+  if (name == "entropy") return m.entropy;
+  throw Error("internal: no head metric named " + name);
+}
+
+HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool causal) {
+  Mean entropy, self, previous, first, locality, distance, uniform_distance, induction, duplicate;
+  for (int i = 0; i < T; ++i) {
+    const float* row = a + static_cast<size_t>(i) * T;
+    const int n = causal ? i + 1 : T;  // allowed positions: j < n
+    self.add(row[i]);
+    double local = 0;
+    for (int j = 0; j < n; ++j)
+      if (std::abs(i - j) <= 3) local += row[j];
+    locality.add(local);
+    if (i >= 1) {
+      previous.add(row[i - 1]);
+      first.add(row[0]);
+      double h = 0, dist = 0, uniform = 0;
+      for (int j = 0; j < n; ++j) {
+        if (row[j] > 0) h -= row[j] * std::log(static_cast<double>(row[j]));
+        dist += row[j] * std::abs(i - j);
+        uniform += static_cast<double>(std::abs(i - j)) / n;
+      }
+      if (n > 1) entropy.add(h / std::log(static_cast<double>(n)));
+      distance.add(dist);
+      uniform_distance.add(uniform);
+    }
+    double matched = 0, duplicated = 0;
+    bool has_match = false, has_duplicate = false;
+    for (int j = 0; j < i; ++j) {
+      if (j >= 1 && ids[j - 1] == ids[i]) matched += row[j], has_match = true;
+      if (ids[j] == ids[i]) duplicated += row[j], has_duplicate = true;
+    }
+    if (has_match) induction.add(matched);
+    if (has_duplicate) duplicate.add(duplicated);
+  }
+  HeadMetrics m;
+  m.entropy = entropy.value();
+  m.self = self.value();
+  m.previous_token = previous.value();
+  m.first_token = first.value();
+  m.locality = locality.value();
+  m.distance = distance.value();
+  if (distance.count && uniform_distance.sum > 0) m.distance_normalised = distance.sum / uniform_distance.sum;
+  m.induction = induction.value();
+  m.duplicate_token = duplicate.value();
+  // One row is not enough to say what a head does.
+  if (T < 2) m = HeadMetrics{};
+  m.label = head_label(m);
+  return m;
+}
+
+// 1 − mean over i ≥ 1 of JS(smoothed row of h, smoothed row of g), log base 2.
+std::optional<double> similarity(const float* a, const float* b, int T, bool causal) {
+  Mean s;
+  for (int i = 1; i < T; ++i) {
+    const int n = causal ? i + 1 : T;
+    const float* ra = a + static_cast<size_t>(i) * T;
+    const float* rb = b + static_cast<size_t>(i) * T;
+    double js = 0;
+    for (int j = 0; j < n; ++j) {
+      const double p = 0.001 / n + 0.999 * ra[j], q = 0.001 / n + 0.999 * rb[j], mid = 0.5 * (p + q);
+      // JS = H(mid) − (H(p) + H(q)) / 2
+      js += entropy_bits(mid) - 0.5 * (entropy_bits(p) + entropy_bits(q));
+    }
+    s.add(1.0 - std::min(1.0, std::max(0.0, js)));
+  }
+  return s.value();
+}
+
+}  // namespace
+
+const std::vector<LabelRule>& head_label_rules() {
+  static const std::vector<LabelRule> rules = {
+      {"previous_token", "previous_token", 0.5}, {"induction", "induction", 0.5}, {"self", "self", 0.5},
+      {"first_token", "first_token", 0.5},       {"broad", "entropy", 0.9},
+  };
+  return rules;
+}
+
+const char* head_label(const HeadMetrics& m) {
+  for (const LabelRule& rule : head_label_rules()) {
+    const std::optional<double>& v = field(m, rule.metric);
+    if (v && *v >= rule.threshold) return rule.id;
+  }
+  return "mixed";
+}
+
+LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::vector<int32_t>& ids, bool causal) {
+  if (static_cast<int>(ids.size()) != T)
+    throw Error("head analysis needs one token id per row: " + std::to_string(ids.size()) + " ids for T = " + std::to_string(T));
+  LayerAnalysis out;
+  const size_t TT = static_cast<size_t>(T) * T;
+  for (int h = 0; h < heads; ++h) out.heads.push_back(measure(weights + h * TT, T, ids, causal));
+  out.similarity.assign(heads, std::vector<std::optional<double>>(heads));
+  for (int h = 0; h < heads; ++h)
+    for (int g = h; g < heads; ++g)
+      out.similarity[h][g] = out.similarity[g][h] = similarity(weights + h * TT, weights + g * TT, T, causal);
+  return out;
+}
+
+std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& c) {
+  if (trace.ids.empty()) throw Error("head analysis needs tokens: run text or ids, not an input x");
+  const int T = static_cast<int>(trace.ids.size());
+  std::vector<LayerAnalysis> out;
+  for (int layer = 0; layer < c.layers; ++layer) {
+    const Tensor& weights = trace.get(layer_name(has_blocks(c.preset) ? layer : -1, "weights"));
+    out.push_back(analyse_layer(weights.ptr(), c.heads, T, trace.ids, c.causal));
+  }
+  return out;
+}
+
+nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers) {
+  const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json labels = nlohmann::json::array();
+  for (const LabelRule& rule : head_label_rules())
+    labels.push_back({{"label", rule.id}, {"metric", rule.metric}, {"at_least", rule.threshold}});
+  nlohmann::json out = {{"labels", labels}, {"layers", nlohmann::json::array()}};
+  for (const LayerAnalysis& layer : layers) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (const HeadMetrics& m : layer.heads)
+      heads.push_back({{"entropy", value(m.entropy)},
+                       {"self", value(m.self)},
+                       {"previous_token", value(m.previous_token)},
+                       {"first_token", value(m.first_token)},
+                       {"locality", value(m.locality)},
+                       {"distance", value(m.distance)},
+                       {"distance_normalised", value(m.distance_normalised)},
+                       {"induction", value(m.induction)},
+                       {"duplicate_token", value(m.duplicate_token)},
+                       {"label", m.label}});
+    nlohmann::json similarity = nlohmann::json::array();
+    for (const auto& row : layer.similarity) {
+      nlohmann::json r = nlohmann::json::array();
+      for (const auto& v : row) r.push_back(value(v));
+      similarity.push_back(r);
+    }
+    out["layers"].push_back({{"heads", heads}, {"similarity", similarity}});
+  }
+  return out;
+}
+
+}  // namespace mha

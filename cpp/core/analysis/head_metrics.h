@@ -1,0 +1,62 @@
+// What a head does, measured from its attention weights a[i][j] (rows i = 0 … T−1, each a
+// distribution over the positions j it may attend to: j ≤ i when causal). Every metric is a mean over
+// the rows that qualify, and null (std::nullopt) when none does (T = 1, or no repeated token).
+//   entropy              mean over i ≥ 1 of H_i / ln(n_i), H_i = −Σ_j a_ij ln a_ij; n_i = allowed positions
+//                        (rows with n_i = 1 carry no information and are skipped). 0 = one token, 1 = uniform.
+//   self                 mean over i of a[i][i]
+//   previous_token       mean over i ≥ 1 of a[i][i−1]
+//   first_token          mean over i ≥ 1 of a[i][0] (the "attention sink")
+//   locality             mean over i of Σ_{|i−j| ≤ 3} a[i][j]
+//   distance             mean over i ≥ 1 of Σ_j a[i][j]·|i−j|; distance_normalised divides it by the same
+//                        mean under uniform attention over the allowed positions (1 = as far as uniform)
+//   induction            mean over rows with a match of Σ_{j ∈ M_i} a[i][j], M_i = {1 ≤ j < i : token[j−1] = token[i]}:
+//                        attending to the token after an earlier occurrence of the current one
+//   duplicate_token      the same with M_i = {j < i : token[j] = token[i]}
+//   similarity(h, g)     1 − mean over i ≥ 1 of the Jensen–Shannon divergence (log base 2, in [0, 1]) of the
+//                        two heads' rows, each smoothed a ← 0.001/n_i + 0.999·a over the allowed positions
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/config.h"
+#include "model/trace.h"
+
+namespace mha {
+
+struct HeadMetrics {
+  std::optional<double> entropy, self, previous_token, first_token, locality, distance, distance_normalised, induction,
+      duplicate_token;
+  std::string label;  // a label id of head_label_rules(), or "mixed"
+};
+
+struct LayerAnalysis {
+  std::vector<HeadMetrics> heads;
+  std::vector<std::vector<std::optional<double>>> similarity;  // heads × heads
+};
+
+// The labels, checked in this order; the first rule whose metric reaches its threshold names the head
+// ("broad" is reached by a high entropy). None: "mixed".
+struct LabelRule {
+  const char* id;      // stable, for the page's strings: previous_token, induction, self, first_token, broad
+  const char* metric;  // the HeadMetrics field it reads
+  double threshold;
+};
+const std::vector<LabelRule>& head_label_rules();
+const char* head_label(const HeadMetrics& metrics);
+
+// weights: (heads, T, T) row-major, as the trace's (1, heads, T, T); ids: the T token ids.
+LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::vector<int32_t>& ids, bool causal);
+
+// Every layer of a run (a single attention layer is one layer), from its weights and ids.
+std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& config);
+
+// {"labels": [{"label": "previous_token", "metric": "previous_token", "at_least": 0.5}, …],
+//  "layers": [{"heads": [{"entropy": …, …, "label": "…"}], "similarity": [[…]]}]}, null for nullopt.
+// "labels" is head_label_rules() in order (a head none reaches is "mixed"): the page shows it from here.
+nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers);
+
+}  // namespace mha

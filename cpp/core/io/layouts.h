@@ -1,0 +1,42 @@
+// Loading attention weights from safetensors under the names each ecosystem uses.
+#pragma once
+
+#include <string>
+
+#include "io/safetensors.h"
+#include "model/weights.h"
+
+namespace mha {
+
+enum class WeightLayout {
+  pytorch,  // nn.MultiheadAttention: in_proj_weight [3d, d], in_proj_bias, out_proj.weight/.bias
+  llama,    // q_proj/k_proj/v_proj/o_proj.weight, biases if present, K/V may be grouped
+  gpt2,     // h.{N}.attn.c_attn.weight [d, 3d] (Conv1D: y = x·W + b), c_attn.bias, c_proj.weight/.bias
+  attn_only,  // GPT-2's names without LayerNorm or MLP, plus lm_head.weight [vocab, d] (model_file.h)
+};
+
+WeightLayout parse_layout(const std::string& name);  // "pytorch" | "llama" | "gpt2" | "attn-only", else mha::Error
+const char* layout_name(WeightLayout layout);
+
+struct LoadedWeights {
+  int d_model = 0;         // read off the projection shapes
+  int kv_heads = 0;        // read off K's rows for llama; = heads otherwise
+  double rope_base = 0;    // llama: __metadata__'s rope_theta, else kDefaultRopeBase; other layouts: 0 (no RoPE)
+  AttentionWeights attention;
+  Tensor token_table;      // (vocab, d_model) when the file has one (GPT-2's wte), else empty
+  Tensor position_table;   // (n_positions, d_model) when the file has one (GPT-2's wpe), else empty
+};
+
+// `layer` picks h.{layer} / model.layers.{layer} when names carry a layer prefix; bare names are
+// also accepted. `heads` splits d_model; `kv_heads` (0 = read it off the file) is checked against
+// the file. Throws mha::Error naming the missing or misshapen tensor.
+LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layout, int layer, int heads, int kv_heads);
+
+// Pieces the layouts share. read_* throw mha::Error naming the tensor when its shape is not the one given.
+Tensor read_matrix(const SafetensorsFile& file, const std::string& name, int64_t rows, int64_t cols);
+Tensor read_vector_or_zeros(const SafetensorsFile& file, const std::string& name, int64_t n);  // absent: zeros
+Tensor rows_of(const Tensor& m, int64_t begin, int64_t count);
+Tensor slice(const Tensor& v, int64_t begin, int64_t count);
+Tensor transposed(const Tensor& m);
+
+}  // namespace mha

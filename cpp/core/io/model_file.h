@@ -1,0 +1,47 @@
+// Whole models in safetensors under GPT-2's Hugging Face names, read and written.
+//   gpt2:       wte.weight (vocab, d), wpe.weight (positions, d), h.{i}.ln_1.{weight,bias},
+//               h.{i}.attn.c_attn.{weight (d, 3d), bias}, h.{i}.attn.c_proj.{weight (d, d), bias},
+//               h.{i}.ln_2.*, h.{i}.mlp.c_fc.{weight (d, 4d), bias}, h.{i}.mlp.c_proj.{weight (4d, d), bias},
+//               ln_f.*; all under an optional "transformer." prefix. Conv1D weights are (in, out).
+//   attn-only:  wte, wpe, h.{i}.attn.* as above, and lm_head.weight (vocab, d) (nn.Linear: (out, in)).
+// Every block 0 … N−1 must be whole, biases included (a gap, a stray h.{N}. tensor or a missing bias is an
+// error, not a shorter model or a zero bias). Other tensors (Hugging Face's attn.bias mask buffers, heads of
+// other tasks) are ignored.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/safetensors.h"
+#include "model/transformer.h"
+
+namespace mha {
+
+struct LoadedModel {
+  Config config;  // preset, layers, d_model, heads, vocab, positions read off the file; causal
+  PackedModel weights;  // each matrix once, packed as a Model keeps it (unpack_model for tensors)
+  // The file says it was trained on ids numbered by first appearance (__metadata__ tokenizer, as
+  // `mha train` writes it): it reads text so, whatever its layout.
+  bool first_appearance = false;
+};
+
+// `preset` is attn_only or gpt2. heads: 0 = take __metadata__'s "heads" (an error when it has none).
+// Throws mha::Error naming the missing or misshapen tensor, or the inconsistent layer.
+// A ModelBuilder (model_builder.h) fed from the bytes in hand.
+LoadedModel read_model(const SafetensorsFile& file, Preset preset, int heads);
+
+// The preset a whole model is read as: `layout` "gpt2" | "attn-only", or "" to guess it from the names.
+// A single pytorch / llama layer is an mha::Error saying to load it as weights.
+Preset whole_model_preset(const SafetensorsHeader& file, const std::string& layout);
+
+// The layout a file's names imply: gpt2 (has ln_f / ln_1), attn-only (has lm_head.weight and no LayerNorm),
+// llama (q_proj), pytorch (in_proj_weight); mha::Error when none fits.
+std::string guess_layout(const SafetensorsHeader& file);
+
+// The model in the layout of its preset, with heads, layers and `metadata` in __metadata__.
+std::vector<uint8_t> write_model(const ModelWeights& weights, const Config& config,
+                                 const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace mha

@@ -1,0 +1,265 @@
+#include "io/safetensors.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+
+namespace mha {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr uint64_t kMaxHeaderBytes = 100u << 20;  // the format's own recommended cap
+
+size_t dtype_size(const std::string& dtype) {
+  if (dtype == "F64" || dtype == "I64" || dtype == "U64") return 8;
+  if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
+  if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16") return 2;
+  if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E4M3" || dtype == "F8_E5M2") return 1;
+  return 0;  // unknown: readable by nobody here, but not a malformed file
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1Fu;
+  uint32_t mantissa = h & 0x3FFu;
+  uint32_t bits;
+  if (exponent == 0x1F) {
+    bits = sign | 0x7F800000u | (mantissa << 13);  // inf or NaN
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {  // subnormal half: normalise
+    exponent = 113;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    bits = sign | (exponent << 23) | ((mantissa & 0x3FFu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+SafetensorsEntry parse_entry(const std::string& name, const json& j, size_t data_size) {
+  auto bad = [&](const std::string& why) { return Error("safetensors header: tensor '" + name + "' " + why); };
+  if (!j.is_object()) throw bad("is not a JSON object");
+  if (!j.contains("dtype") || !j["dtype"].is_string()) throw bad("has no string \"dtype\"");
+  if (!j.contains("shape") || !j["shape"].is_array()) throw bad("has no \"shape\" array");
+  if (!j.contains("data_offsets") || !j["data_offsets"].is_array() || j["data_offsets"].size() != 2)
+    throw bad("has no [begin, end] \"data_offsets\"");
+
+  SafetensorsEntry e;
+  e.dtype = j["dtype"].get<std::string>();
+  uint64_t numel = 1;
+  for (const auto& dim : j["shape"]) {
+    if (!dim.is_number_unsigned()) throw bad("has a shape entry that is not a non-negative integer");
+    const uint64_t d = dim.get<uint64_t>();
+    if (d != 0 && numel > std::numeric_limits<uint32_t>::max() / d) throw bad("has an impossibly large shape");
+    numel *= d;
+    e.shape.push_back(static_cast<int64_t>(d));
+  }
+  for (const auto& off : j["data_offsets"])
+    if (!off.is_number_unsigned()) throw bad("has data_offsets that are not non-negative integers");
+  const uint64_t begin = j["data_offsets"][0].get<uint64_t>();
+  const uint64_t end = j["data_offsets"][1].get<uint64_t>();
+  if (begin > end || end > data_size)
+    throw bad("has data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+              "] outside the " + std::to_string(data_size) + "-byte data section (is the file truncated?)");
+  const size_t width = dtype_size(e.dtype);
+  if (width != 0 && end - begin != numel * width)
+    throw bad("has " + std::to_string(end - begin) + " bytes but its " + e.dtype + " shape " +
+              shape_to_string(e.shape) + " needs " + std::to_string(numel * width));
+  e.begin = static_cast<size_t>(begin);
+  e.end = static_cast<size_t>(end);
+  return e;
+}
+
+}  // namespace
+
+SafetensorsHeader::SafetensorsHeader(const uint8_t* bytes, size_t prefix_size, size_t size) {
+  if (size < 8) throw Error("safetensors file is " + std::to_string(size) + " bytes: too short for its 8-byte header length");
+  if (prefix_size < 8) throw Error("safetensors header: got " + std::to_string(prefix_size) + " bytes of the file, not its first 8");
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | bytes[i];
+  if (header_len > size - 8)
+    throw Error("safetensors header length " + std::to_string(header_len) + " runs past the end of the " +
+                std::to_string(size) + "-byte file (is the file truncated?)");
+  if (header_len > kMaxHeaderBytes) throw Error("safetensors header length " + std::to_string(header_len) + " is over 100 MB");
+  if (prefix_size < 8 + header_len)
+    throw Error("safetensors header: got " + std::to_string(prefix_size) + " bytes of the file, not its first " +
+                std::to_string(8 + header_len));
+
+  const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
+  json header;
+  try {
+    header = json::parse(header_begin, header_begin + header_len);
+  } catch (const json::parse_error& e) {
+    throw Error(std::string("safetensors header is not valid JSON: ") + e.what());
+  }
+  if (!header.is_object()) throw Error("safetensors header is JSON but not an object");
+
+  data_begin_ = 8 + static_cast<size_t>(header_len);
+  const size_t data_size = size - data_begin_;
+  for (const auto& [name, value] : header.items()) {
+    if (name == "__metadata__") {
+      if (!value.is_object()) throw Error("safetensors header: __metadata__ is not an object");
+      for (const auto& [key, v] : value.items()) {
+        if (!v.is_string()) throw Error("safetensors header: metadata '" + key + "' is not a string");
+        metadata_[key] = v.get<std::string>();
+      }
+      continue;
+    }
+    entries_[name] = parse_entry(name, value, data_size);
+  }
+}
+
+const SafetensorsEntry& SafetensorsHeader::entry(const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) throw Error("safetensors file has no tensor named '" + name + "'");
+  return it->second;
+}
+
+std::vector<std::string> SafetensorsHeader::names() const {
+  std::vector<std::string> out;
+  for (const auto& kv : entries_) out.push_back(kv.first);
+  return out;
+}
+
+FloatDtype float_dtype(const std::string& dtype, const std::string& name) {
+  if (dtype == "F32") return FloatDtype::f32;
+  if (dtype == "F16") return FloatDtype::f16;
+  if (dtype == "BF16") return FloatDtype::bf16;
+  throw Error("tensor '" + name + "' has dtype " + dtype + "; expected F32, F16 or BF16");
+}
+
+size_t float_dtype_size(FloatDtype dtype) { return dtype == FloatDtype::f32 ? 4 : 2; }
+
+float to_float32(const uint8_t* src, FloatDtype dtype) {
+  float f;
+  if (dtype == FloatDtype::f32) {
+    std::memcpy(&f, src, 4);
+    return f;
+  }
+  const uint16_t h = static_cast<uint16_t>(src[0] | (src[1] << 8));
+  if (dtype == FloatDtype::f16) return half_to_float(h);
+  const uint32_t bits = static_cast<uint32_t>(h) << 16;  // BF16 is float32's top half
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size)
+    : SafetensorsHeader(bytes, size, size), data_(bytes + data_begin()) {}
+
+Tensor SafetensorsFile::read_float(const std::string& name) const {
+  const SafetensorsEntry& e = entry(name);
+  // The dtype is checked before allocating: an unknown dtype's byte count was never checked.
+  const FloatDtype dtype = float_dtype(e.dtype, name);
+  Tensor t(e.shape);
+  const uint8_t* src = data_ + e.begin;
+  if (dtype == FloatDtype::f32) {
+    if (t.numel() != 0) std::memcpy(t.ptr(), src, t.numel() * 4);
+  } else {
+    for (size_t i = 0; i < t.numel(); ++i) t.data[i] = to_float32(src + 2 * i, dtype);
+  }
+  return t;
+}
+
+std::vector<int64_t> SafetensorsFile::read_int(const std::string& name) const {
+  const SafetensorsEntry& e = entry(name);
+  if (e.dtype != "I64" && e.dtype != "I32")
+    throw Error("tensor '" + name + "' has dtype " + e.dtype + "; expected I64 or I32");
+  const size_t n = shape_numel(e.shape);
+  std::vector<int64_t> out(n);
+  const uint8_t* src = data_ + e.begin;
+  if (e.dtype == "I64") {
+    if (n != 0) std::memcpy(out.data(), src, n * 8);
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      int32_t v;
+      std::memcpy(&v, src + 4 * i, 4);
+      out[i] = v;
+    }
+  }
+  return out;
+}
+
+void SafetensorsWriter::add(const std::string& name, const Tensor& tensor) {
+  Pending p{name, "F32", tensor.shape, std::vector<uint8_t>(tensor.numel() * 4)};
+  if (!p.raw.empty()) std::memcpy(p.raw.data(), tensor.ptr(), p.raw.size());
+  tensors_.push_back(std::move(p));
+}
+
+void SafetensorsWriter::add_int64(const std::string& name, const Shape& shape, const std::vector<int64_t>& values) {
+  if (shape_numel(shape) != values.size()) throw Error("tensor '" + name + "' shape does not match its values");
+  Pending p{name, "I64", shape, std::vector<uint8_t>(values.size() * 8)};
+  if (!p.raw.empty()) std::memcpy(p.raw.data(), values.data(), p.raw.size());
+  tensors_.push_back(std::move(p));
+}
+
+std::vector<uint8_t> SafetensorsWriter::bytes() const {
+  json header = json::object();
+  if (!metadata_.empty()) header["__metadata__"] = metadata_;
+  size_t offset = 0;
+  for (const auto& p : tensors_) {
+    header[p.name] = {{"dtype", p.dtype}, {"shape", p.shape}, {"data_offsets", {offset, offset + p.raw.size()}}};
+    offset += p.raw.size();
+  }
+  std::string text = header.dump();
+  while ((8 + text.size()) % 8 != 0) text.push_back(' ');  // keeps the data section 8-byte aligned
+
+  size_t total = 8 + text.size();
+  for (const auto& p : tensors_) total += p.raw.size();
+  std::vector<uint8_t> out(total);
+  const uint64_t len = text.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(len >> (8 * i));
+  uint8_t* cursor = out.data() + 8;
+  std::memcpy(cursor, text.data(), text.size());
+  cursor += text.size();
+  for (const auto& p : tensors_) {
+    if (!p.raw.empty()) std::memcpy(cursor, p.raw.data(), p.raw.size());
+    cursor += p.raw.size();
+  }
+  return out;
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string write_partial_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  const std::string partial = path + ".partial";
+  std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot write '" + path + "': " + std::strerror(errno));
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    std::remove(partial.c_str());
+    throw Error("writing '" + path + "' failed (disk full?)");
+  }
+  return partial;
+}
+
+void move_into_place(const std::string& partial, const std::string& path) {
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(partial.c_str());
+    throw Error("cannot move the finished file into place at '" + path + "': " + why);
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+  move_into_place(write_partial_file(path, bytes), path);
+}
+
+}  // namespace mha

@@ -1,0 +1,292 @@
+#include "kernels/gemm.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+#include <vector>
+#include <xsimd/xsimd.hpp>
+
+namespace mha {
+
+namespace {
+
+using Batch = xsimd::batch<float>;
+constexpr int kWidth = static_cast<int>(Batch::size);
+constexpr int kPanel = 2 * kWidth;  // columns per packed panel: two vectors per tile row
+// Rows per micro-tile. Width 4 (SSE4.1, SIMD128: 16 registers, no FMA, so products need temporaries):
+// 4 rows = 8 accumulators. Width 8 and up (AVX2 with FMA): 6 rows = 12 accumulators.
+constexpr int kRows = kWidth >= 8 ? 6 : 4;
+// k per pass: the A tile (kRows × 1024 floats, 16–24 KB) stays in L1 while the panel streams
+// from L2. 256 at width 8 (to keep the panel in L1 too) was slower: with A/B runs interleaved,
+// the AVX2 QKV projection at M took 6.3–6.5 ms against 5.5–5.8 ms with 1024.
+constexpr int kBlockK = 1024;
+
+// acc (R rows × kPanel) over k in [k0, k1). `a` is packed: for each k, the tile's kRows values
+// side by side, so the R broadcasts read one pointer at fixed offsets. R is a compile-time
+// constant, so the accumulators live in registers.
+template <int R>
+void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0, int k1, int valid_cols, bool first,
+                bool last, float scale, const float* bias) {
+  Batch acc[R][2];
+  if (first) {
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = Batch(0.0f);
+  } else if (valid_cols == kPanel) {  // continue the sums a previous k block stored
+    for (int r = 0; r < R; ++r) {
+      acc[r][0] = Batch::load_unaligned(out + r * ldo);
+      acc[r][1] = Batch::load_unaligned(out + r * ldo + kWidth);
+    }
+  } else {
+    for (int r = 0; r < R; ++r) {
+      alignas(64) float row[kPanel] = {};
+      std::memcpy(row, out + r * ldo, sizeof(float) * valid_cols);
+      acc[r][0] = Batch::load_aligned(row);
+      acc[r][1] = Batch::load_aligned(row + kWidth);
+    }
+  }
+  const float* p = panel + static_cast<size_t>(k0) * kPanel;
+  for (int k = k0; k < k1; ++k, p += kPanel, a += kRows) {
+    const Batch b0 = Batch::load_unaligned(p), b1 = Batch::load_unaligned(p + kWidth);
+    for (int r = 0; r < R; ++r) {
+      const Batch av(a[r]);
+      acc[r][0] = xsimd::fma(av, b0, acc[r][0]);
+      acc[r][1] = xsimd::fma(av, b1, acc[r][1]);
+    }
+  }
+  if (last) {
+    alignas(64) float bias_row[kPanel] = {};
+    const float* b = bias;  // a whole panel's bias is read in place, a partial one through the zero-padded row
+    if (bias && valid_cols < kPanel) {
+      std::memcpy(bias_row, bias, sizeof(float) * valid_cols);
+      b = bias_row;
+    }
+    const Batch s(scale);
+    const Batch bias0 = b ? Batch::load_unaligned(b) : Batch(0.0f), bias1 = b ? Batch::load_unaligned(b + kWidth) : Batch(0.0f);
+    for (int r = 0; r < R; ++r) {
+      if (scale != 1.0f) acc[r][0] *= s, acc[r][1] *= s;
+      if (bias) acc[r][0] += bias0, acc[r][1] += bias1;
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    if (valid_cols == kPanel) {
+      acc[r][0].store_unaligned(out + r * ldo);
+      acc[r][1].store_unaligned(out + r * ldo + kWidth);
+    } else {
+      alignas(64) float row[kPanel];
+      acc[r][0].store_aligned(row);
+      acc[r][1].store_aligned(row + kWidth);
+      std::memcpy(out + r * ldo, row, sizeof(float) * valid_cols);
+    }
+  }
+}
+
+// At 4 lanes (SSE4.1, SIMD128): dst[j·dst_stride + r] = src[r][k + j] for r, j < 4, through a 4 × 4
+// transpose in registers (a null src[r] reads as zeros).
+[[maybe_unused]] void transpose4(const float* const src[4], int k, float* dst, size_t dst_stride) {
+  using Pairs = xsimd::batch<double>;  // two floats as one lane, to interleave pairs
+  const auto lo = [](Batch x, Batch y) {
+    return xsimd::bitwise_cast<Batch>(xsimd::zip_lo(xsimd::bitwise_cast<Pairs>(x), xsimd::bitwise_cast<Pairs>(y)));
+  };
+  const auto hi = [](Batch x, Batch y) {
+    return xsimd::bitwise_cast<Batch>(xsimd::zip_hi(xsimd::bitwise_cast<Pairs>(x), xsimd::bitwise_cast<Pairs>(y)));
+  };
+  Batch row[4];
+  for (int r = 0; r < 4; ++r) row[r] = src[r] ? Batch::load_unaligned(src[r] + k) : Batch(0.0f);
+  const Batch a01 = xsimd::zip_lo(row[0], row[1]), a23 = xsimd::zip_lo(row[2], row[3]);  // k, k+1
+  const Batch b01 = xsimd::zip_hi(row[0], row[1]), b23 = xsimd::zip_hi(row[2], row[3]);  // k+2, k+3
+  lo(a01, a23).store_unaligned(dst);
+  hi(a01, a23).store_unaligned(dst + dst_stride);
+  lo(b01, b23).store_unaligned(dst + 2 * dst_stride);
+  hi(b01, b23).store_unaligned(dst + 3 * dst_stride);
+}
+
+// Rows [0, m) × k [k0, k1) of a into tiles of kRows rows, k-major within a tile, zero rows past m.
+void pack_a_block(float* dst, const float* a, int lda, int m, int k0, int k1) {
+  const int kb = k1 - k0, tiles = (m + kRows - 1) / kRows;
+  for (int t = 0; t < tiles; ++t) {
+    float* tile = dst + static_cast<size_t>(t) * kRows * kb;
+    const float* src[kRows];
+    for (int r = 0; r < kRows; ++r) src[r] = t * kRows + r < m ? a + static_cast<size_t>(t * kRows + r) * lda + k0 : nullptr;
+    int k = 0;
+    if constexpr (kRows == 4 && kWidth == 4)
+      for (; k + 4 <= kb; k += 4) transpose4(src, k, tile + k * 4, 4);
+    for (; k < kb; ++k)
+      for (int r = 0; r < kRows; ++r) tile[k * kRows + r] = src[r] ? src[r][k] : 0.0f;
+  }
+}
+
+size_t tiled_rows(int m) { return static_cast<size_t>((m + kRows - 1) / kRows) * kRows; }
+
+using TileFn = void (*)(float*, int, const float*, const float*, int, int, int, bool, bool, float, const float*);
+template <int... R>
+constexpr std::array<TileFn, sizeof...(R) + 1> tile_table(std::integer_sequence<int, R...>) {
+  return {nullptr, micro_tile<R + 1>...};
+}
+constexpr auto kTiles = tile_table(std::make_integer_sequence<int, kRows>{});  // kTiles[rows]: rows 1 … kRows
+
+}  // namespace
+
+int gemm_panel_width() { return kPanel; }
+
+int gemm_tile_rows() { return kRows; }
+
+// b sized for a (k, n) matrix in panels of kPanel columns, the padding past n zero (pack_columns
+// writes every other lane).
+static void reset_packed(PackedMatrix& b, int k, int n) {
+  b.k = k;
+  b.n = n;
+  const int panels = (n + kPanel - 1) / kPanel;
+  b.data.resize(static_cast<size_t>(panels) * kPanel * k);
+  if (n % kPanel == 0) return;
+  float* last = b.data.data() + static_cast<size_t>(panels - 1) * kPanel * k;
+  for (int kk = 0; kk < k; ++kk) std::fill(last + kk * kPanel + n % kPanel, last + (kk + 1) * kPanel, 0.0f);
+}
+
+// Columns first … first + n - 1 of b: B[kk][first + c] = src[kk·k_stride + c·n_stride].
+static void pack_columns(PackedMatrix& b, int first, const float* src, int n, size_t k_stride, size_t n_stride) {
+  int c = 0;
+  if (n_stride == 1 && first % kPanel == 0) {  // B's rows lie in src: a panel's row is one copy
+    for (; c + kPanel <= n; c += kPanel) {
+      float* panel = b.data.data() + static_cast<size_t>((first + c) / kPanel) * kPanel * b.k;
+      for (int kk = 0; kk < b.k; ++kk) std::copy_n(src + kk * k_stride + c, kPanel, panel + static_cast<size_t>(kk) * kPanel);
+    }
+  } else if constexpr (kWidth == 4) {
+    if (k_stride == 1 && first % 4 == 0)  // B's columns lie in src (Kᵀ, Wᵀ): 4 × 4 transposes
+      for (; c + 4 <= n; c += 4) {
+        const int col = first + c;
+        float* lane = b.data.data() + static_cast<size_t>(col / kPanel) * kPanel * b.k + col % kPanel;
+        const float* columns[4] = {src + c * n_stride, src + (c + 1) * n_stride, src + (c + 2) * n_stride,
+                                   src + (c + 3) * n_stride};
+        int kk = 0;
+        for (; kk + 4 <= b.k; kk += 4) transpose4(columns, kk, lane + static_cast<size_t>(kk) * kPanel, kPanel);
+        for (; kk < b.k; ++kk)
+          for (int j = 0; j < 4; ++j) lane[static_cast<size_t>(kk) * kPanel + j] = columns[j][kk];
+      }
+  }
+  for (; c < n; ++c) {
+    const int col = first + c;
+    float* lane = b.data.data() + static_cast<size_t>(col / kPanel) * kPanel * b.k + col % kPanel;
+    const float* column = src + static_cast<size_t>(c) * n_stride;
+    for (int kk = 0; kk < b.k; ++kk) lane[static_cast<size_t>(kk) * kPanel] = column[kk * k_stride];
+  }
+}
+
+static void pack_strided(PackedMatrix& b, const float* src, int k, int n, size_t k_stride, size_t n_stride) {
+  reset_packed(b, k, n);
+  pack_columns(b, 0, src, n, k_stride, n_stride);
+}
+
+void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k) { pack_transposed_into(b, w, n, k, k); }
+
+void pack_transposed_into(PackedMatrix& b, const float* w, int n, int k, int ldw) {
+  pack_strided(b, w, k, n, 1, static_cast<size_t>(ldw));
+}
+
+void pack_rows_into(PackedMatrix& b, const float* src, int k, int n, int ldb) {
+  pack_strided(b, src, k, n, static_cast<size_t>(ldb), 1);
+}
+
+PackedMatrix pack_transposed(const float* w, int n, int k) {
+  PackedMatrix b;
+  pack_transposed_into(b, w, n, k);
+  return b;
+}
+
+PackedMatrix pack_transposed_stacked(const std::vector<std::pair<const float*, int>>& parts, int k) {
+  int n = 0;
+  for (const auto& part : parts) n += part.second;
+  PackedMatrix b;
+  reset_packed(b, k, n);
+  int first = 0;
+  for (const auto& [w, rows] : parts) {
+    pack_columns(b, first, w, rows, 1, static_cast<size_t>(k));
+    first += rows;
+  }
+  return b;
+}
+
+PackedMatrix pack_rows(const float* src, int k, int n, int ldb) {
+  PackedMatrix b;
+  pack_rows_into(b, src, k, n, ldb);
+  return b;
+}
+
+void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias, int m,
+                  float scale, Triangle triangle, int first_row) {
+  gemm_forward_columns(out, ldo, a, lda, b, bias, m, scale, triangle, 0, b.n, first_row);
+}
+
+void pack_lhs_into(PackedLhs& out, const float* a, int lda, int m, int k) {
+  out.m = m;
+  out.k = k;
+  out.data.resize(tiled_rows(m) * static_cast<size_t>(k));
+  // k block by k block, each block's tiles together: block k0 starts at tiled_rows(m) · k0
+  for (int k0 = 0; k0 < k; k0 += kBlockK)
+    pack_a_block(out.data.data() + tiled_rows(m) * k0, a, lda, m, k0, std::min(k, k0 + kBlockK));
+}
+
+void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMatrix& b, const float* bias, float scale,
+                         Triangle triangle, int col_begin, int col_end, int first_row) {
+  const int k = b.k, m = a.m;
+  for (int k0 = 0; k0 < std::max(k, 1); k0 += kBlockK) {
+    const int k1 = std::min(k, k0 + kBlockK);
+    const float* a_packed = a.data.data() + tiled_rows(m) * k0;
+    for (int p = col_begin / kPanel; p * kPanel < col_end; ++p) {
+      const int col0 = p * kPanel, cols = std::min(kPanel, col_end - col0);
+      const float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
+      for (int r0 = 0; r0 < m; r0 += kRows) {
+        const int rows = std::min(kRows, m - r0);
+        const int last_row = first_row + r0 + rows - 1;  // in the whole product, for the triangle
+        if (triangle == Triangle::skip_upper && col0 > last_row) continue;  // all above the diagonal
+        // k_to_row: the tile's rows need k ≤ last_row only; the weights past the diagonal are 0
+        const int tile_k = triangle == Triangle::k_to_row ? std::min(k, last_row + 1) : k;
+        if (k0 > 0 && k0 >= tile_k) continue;
+        const int tile_k1 = std::min(k1, tile_k);
+        // column col of B lands at out[col - col_begin]; bias[0] belongs to col_begin
+        // a whole tile calls its kernel directly (inlined), a last short one through the table
+        (rows == kRows ? micro_tile<kRows> : kTiles[rows])(
+            out + static_cast<size_t>(r0) * ldo + (col0 - col_begin), ldo, a_packed + static_cast<size_t>(r0) * (k1 - k0),
+            panel, k0, tile_k1, cols, k0 == 0, tile_k1 == tile_k, scale, bias ? bias + (col0 - col_begin) : nullptr);
+      }
+    }
+  }
+}
+
+void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,
+                          int m, float scale, Triangle triangle, int col_begin, int col_end, int first_row) {
+  // Kept between calls (one per thread), so a steady stream of products allocates nothing.
+  thread_local PackedLhs packed;
+  pack_lhs_into(packed, a, lda, m, b.k);
+  gemm_forward_packed(out, ldo, packed, b, bias, scale, triangle, col_begin, col_end, first_row);
+}
+
+PackedMatrix packed_zeros(int k, int n) {
+  PackedMatrix b;
+  reset_packed(b, k, n);  // a new matrix: every value zero, not only the padding
+  return b;
+}
+
+// B[kk][col] lies in panel col / kPanel, row kk of it, lane col % kPanel.
+static size_t packed_index(const PackedMatrix& b, int kk, int col) {
+  return static_cast<size_t>(col / kPanel) * kPanel * b.k + static_cast<size_t>(kk) * kPanel + col % kPanel;
+}
+
+void packed_set_row(PackedMatrix& b, int kk, int col, const float* values, int count) {
+  while (count > 0) {  // a run within one panel's row is contiguous
+    const int run = std::min(count, kPanel - col % kPanel);
+    std::memcpy(b.data.data() + packed_index(b, kk, col), values, sizeof(float) * run);
+    col += run, values += run, count -= run;
+  }
+}
+
+void packed_set_column(PackedMatrix& b, int col, int kk, const float* values, int count) {
+  float* lane = b.data.data() + packed_index(b, kk, col);
+  for (int i = 0; i < count; ++i) lane[static_cast<size_t>(i) * kPanel] = values[i];
+}
+
+void packed_get_column(const PackedMatrix& b, int col, float* out) {
+  const float* lane = b.data.data() + packed_index(b, 0, col);
+  for (int kk = 0; kk < b.k; ++kk) out[kk] = lane[static_cast<size_t>(kk) * kPanel];
+}
+
+}  // namespace mha

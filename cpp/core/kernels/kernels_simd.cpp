@@ -1,0 +1,294 @@
+// The xsimd kernels. Matrix products run through the packed GEMM; softmax is a vector loop with
+// a padded tail. Every reduction runs in a fixed order, so the native build (SSE4.1) and the WASM
+// build (SIMD128) give bit-identical results.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
+#include "kernels/simd_exp.h"
+#include "kernels/simd_sum.h"
+
+namespace mha {
+namespace kernels {
+
+namespace {
+using Batch = xsimd::batch<float>;
+constexpr int kWidth = static_cast<int>(Batch::size);
+}  // namespace
+
+// The three matrix products go through the packed GEMM (gemm.h). These entry points pack their
+// right-hand side on each call; attention_forward packs the weights once instead.
+void linear_forward_simd(float* out, const float* in, const float* weight, const float* bias, int T, int K, int N) {
+  gemm_forward(out, N, in, K, pack_transposed(weight, N, K), bias, T, 1.0f, Triangle::none);
+}
+
+namespace {
+
+// Rows [r0, r1) of one head's scores: q's rows · kᵀ · scale, -inf above the diagonal when causal.
+void scores_rows(float* scores, const float* q, int ldq, const PackedMatrix& k_packed, int T, float scale, bool causal,
+                 int r0, int r1) {
+  gemm_forward(scores + static_cast<size_t>(r0) * T, T, q + static_cast<size_t>(r0) * ldq, ldq, k_packed, nullptr, r1 - r0,
+               scale, causal ? Triangle::skip_upper : Triangle::none, r0);
+  if (!causal) return;
+  for (int i = r0; i < r1; ++i) {
+    float* row = scores + static_cast<size_t>(i) * T;
+    std::fill(row + i + 1, row + T, -std::numeric_limits<float>::infinity());
+  }
+}
+
+// Rows [r0, r1) of one head's softmax.
+void softmax_rows(float* weights, const float* scores, int T, bool causal, int r0, int r1) {
+  for (int i = r0; i < r1; ++i) {
+    const float* row = scores + static_cast<size_t>(i) * T;
+    float* out = weights + static_cast<size_t>(i) * T;
+    const int n = causal ? i + 1 : T;  // masked entries are skipped, then set to exactly 0
+
+    // pass 1: the row max, so exp never overflows (a max is exact in any order)
+    float max = row[0];
+    int j = 0;
+    if (n >= kWidth) {
+      Batch max_b = Batch::load_unaligned(row);
+      for (j = kWidth; j + kWidth <= n; j += kWidth) max_b = xsimd::max(max_b, Batch::load_unaligned(row + j));
+      alignas(64) float lanes[kWidth];
+      max_b.store_aligned(lanes);
+      for (float lane : lanes) max = std::max(max, lane);
+    }
+    for (; j < n; ++j) max = std::max(max, row[j]);
+
+    // pass 2: exp(s - max) and its sum; the tail goes through a padded batch so every
+    // entry uses the same exp
+    const Batch max_b(max);
+    Batch sum_b(0.0f);
+    for (j = 0; j + kWidth <= n; j += kWidth) {
+      const Batch e = exp_batch(Batch::load_unaligned(row + j) - max_b);
+      e.store_unaligned(out + j);
+      sum_b += e;
+    }
+    float sum = xsimd::hadd(sum_b);
+    if (j < n) {
+      alignas(64) float tail[kWidth];
+      std::fill(tail, tail + kWidth, -std::numeric_limits<float>::infinity());
+      std::memcpy(tail, row + j, sizeof(float) * (n - j));
+      exp_batch(Batch::load_aligned(tail) - max_b).store_aligned(tail);
+      for (int m = 0; m < n - j; ++m) {
+        out[j + m] = tail[m];
+        sum += tail[m];
+      }
+    }
+
+    // pass 3: normalise
+    const Batch sum_all(sum);
+    j = 0;
+    for (; j + kWidth <= n; j += kWidth) (Batch::load_unaligned(out + j) / sum_all).store_unaligned(out + j);
+    for (; j < n; ++j) out[j] /= sum;
+    for (j = n; j < T; ++j) out[j] = 0.0f;
+  }
+}
+
+// Rows [r0, r1) of one head's output: weights' rows · v, stopping at the diagonal when causal.
+void weighted_sum_rows(float* out, int ldo, const float* weights, const PackedMatrix& v_packed, int T, bool causal, int r0,
+                       int r1) {
+  gemm_forward(out + static_cast<size_t>(r0) * ldo, ldo, weights + static_cast<size_t>(r0) * T, T, v_packed, nullptr,
+               r1 - r0, 1.0f, causal ? Triangle::k_to_row : Triangle::none, r0);
+}
+
+// One head's Kᵀ and V, packed; kept so each head reuses the storage.
+thread_local PackedMatrix k_packed, v_packed;
+
+}  // namespace
+
+void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
+  pack_transposed_into(k_packed, k, T, D);
+  scores_rows(scores, q, D, k_packed, T, scale, causal, 0, T);
+}
+
+void softmax_forward_simd(float* weights, const float* scores, int T, bool causal) {
+  softmax_rows(weights, scores, T, causal, 0, T);
+}
+
+void weighted_sum_forward_simd(float* out, const float* weights, const float* v, int T, int D, bool causal) {
+  pack_rows_into(v_packed, v, T, D, D);
+  weighted_sum_rows(out, D, weights, v_packed, T, causal, 0, T);
+}
+
+// In float32 as transformers computes it: each product rounded, then the sum. The tail runs the same
+// operations one float at a time, so every entry has the same bits whatever the SIMD width.
+void rope_forward_simd(float* out, const float* x, const float* cos, const float* sin, int T, int D) {
+  const int h = D / 2;
+  for (int t = 0; t < T; ++t) {
+    const float *a = x + static_cast<size_t>(t) * D, *b = a + h;
+    const float *c = cos + static_cast<size_t>(t) * h, *s = sin + static_cast<size_t>(t) * h;
+    float *lo = out + static_cast<size_t>(t) * D, *hi = lo + h;
+    int i = 0;
+    for (; i + kWidth <= h; i += kWidth) {
+      const Batch av = Batch::load_unaligned(a + i), bv = Batch::load_unaligned(b + i);
+      const Batch cv = Batch::load_unaligned(c + i), sv = Batch::load_unaligned(s + i);
+      (av * cv - bv * sv).store_unaligned(lo + i);
+      (bv * cv + av * sv).store_unaligned(hi + i);
+    }
+    for (; i < h; ++i) {
+      const float ac = a[i] * c[i], bs = b[i] * s[i], bc = b[i] * c[i], as = a[i] * s[i];
+      lo[i] = ac - bs;
+      hi[i] = bc + as;
+    }
+  }
+}
+
+// The three steps one block of query rows at a time: the block's scores are still in cache for its
+// softmax, and its weights for P·V, instead of each (T, T) matrix going out to memory and back
+// twice. Every entry is computed as the three kernels above compute it, so the bits are the same.
+void attend_head_forward_simd(float* scores, float* weights, float* out, const float* q, const float* k, const float* v,
+                              int T, int D, float scale, bool causal) {
+  attend_head_forward_strided_simd(scores, weights, out, D, q, D, k, D, v, D, T, D, scale, causal);
+}
+
+void attend_head_forward_strided_simd(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
+                                      const float* k, int ldk, const float* v, int ldv, int T, int D, float scale,
+                                      bool causal) {
+  pack_transposed_into(k_packed, k, T, D, ldk);
+  pack_rows_into(v_packed, v, T, D, ldv);
+  // ~64 KB of scores (and as much of weights) per block, whole micro-tiles of rows
+  const int tile = gemm_tile_rows();
+  const int block = std::max(tile, (16384 / std::max(T, 1)) / tile * tile);
+  for (int r0 = 0; r0 < T; r0 += block) {
+    const int r1 = std::min(T, r0 + block);
+    scores_rows(scores, q, ldq, k_packed, T, scale, causal, r0, r1);
+    softmax_rows(weights, scores, T, causal, r0, r1);
+    weighted_sum_rows(out, ldo, weights, v_packed, T, causal, r0, r1);
+  }
+}
+
+namespace {
+
+// Scratch kept per thread, so a training step allocates nothing after the first.
+thread_local std::vector<float> scratch_a, scratch_b, scratch_c;
+thread_local PackedMatrix packed_b;
+
+// dst += src, n floats, in a fixed order.
+void add_into(float* dst, const float* src, size_t n) {
+  size_t i = 0;
+  for (; i + kWidth <= n; i += kWidth) (Batch::load_unaligned(dst + i) + Batch::load_unaligned(src + i)).store_unaligned(dst + i);
+  for (; i < n; ++i) dst[i] += src[i];
+}
+
+// dst (cols, rows) += src (rows, cols)ᵀ
+void add_transposed_into(float* dst, const float* src, int rows, int cols) {
+  for (int c = 0; c < cols; ++c)
+    for (int r = 0; r < rows; ++r) dst[static_cast<size_t>(c) * rows + r] += src[static_cast<size_t>(r) * cols + c];
+}
+
+// out (cols, rows) = in (rows, cols)ᵀ: 4 × 4 blocks through registers (four loads, eight shuffles,
+// four stores instead of sixteen scattered stores), the edges one float at a time.
+void transpose(float* out, const float* in, int rows, int cols) {
+  using Pair = xsimd::batch<double, Quad::arch_type>;
+  const int rows4 = rows / 4 * 4, cols4 = cols / 4 * 4;
+  for (int r = 0; r < rows4; r += 4)
+    for (int c = 0; c < cols4; c += 4) {
+      const float* src = in + static_cast<size_t>(r) * cols + c;
+      const Quad r0 = Quad::load_unaligned(src), r1 = Quad::load_unaligned(src + cols);
+      const Quad r2 = Quad::load_unaligned(src + 2 * cols), r3 = Quad::load_unaligned(src + 3 * cols);
+      // (a0 b0 a1 b1), (a2 b2 a3 b3), (c0 d0 c1 d1), (c2 d2 c3 d3), their halves then paired up
+      const Pair t0 = xsimd::bitwise_cast<Pair>(xsimd::zip_lo(r0, r1)), t1 = xsimd::bitwise_cast<Pair>(xsimd::zip_hi(r0, r1));
+      const Pair t2 = xsimd::bitwise_cast<Pair>(xsimd::zip_lo(r2, r3)), t3 = xsimd::bitwise_cast<Pair>(xsimd::zip_hi(r2, r3));
+      float* dst = out + static_cast<size_t>(c) * rows + r;
+      xsimd::bitwise_cast<Quad>(xsimd::zip_lo(t0, t2)).store_unaligned(dst);
+      xsimd::bitwise_cast<Quad>(xsimd::zip_hi(t0, t2)).store_unaligned(dst + rows);
+      xsimd::bitwise_cast<Quad>(xsimd::zip_lo(t1, t3)).store_unaligned(dst + 2 * rows);
+      xsimd::bitwise_cast<Quad>(xsimd::zip_hi(t1, t3)).store_unaligned(dst + 3 * rows);
+    }
+  for (int r = 0; r < rows; ++r)
+    for (int c = r < rows4 ? cols4 : 0; c < cols; ++c) out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
+}
+
+float* sized(std::vector<float>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+// dbias (N) += the column sums of m (T, N), each column summed over t in order from 0: a batch of
+// columns at a time, so the T additions of one column are not one long chain of scalar adds.
+void add_column_sums(float* dbias, const float* m, int T, int N) {
+  thread_local std::vector<float> sums;
+  float* acc = sized(sums, static_cast<size_t>(N));
+  std::fill(acc, acc + N, 0.0f);
+  for (int t = 0; t < T; ++t) {
+    const float* row = m + static_cast<size_t>(t) * N;
+    int n = 0;
+    for (; n + kWidth <= N; n += kWidth) (Batch::load_unaligned(acc + n) + Batch::load_unaligned(row + n)).store_unaligned(acc + n);
+    for (; n < N; ++n) acc[n] += row[n];
+  }
+  add_into(dbias, acc, static_cast<size_t>(N));
+}
+
+}  // namespace
+
+// Both products go through the packed GEMM; each output is summed over its k in order, so the bits
+// do not depend on the SIMD width.
+void linear_backward_simd(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                          const float* weight, int T, int K, int N) {
+  if (dinp) {  // (T, N) · (N, K)
+    float* tmp = sized(scratch_a, static_cast<size_t>(T) * K);
+    pack_rows_into(packed_b, weight, N, K, K);
+    gemm_forward(tmp, K, dout, N, packed_b, nullptr, T, 1.0f, Triangle::none);
+    add_into(dinp, tmp, static_cast<size_t>(T) * K);
+  }
+  // (N, T) · (T, K). inp is packed from its transpose: packing reads the source column by column,
+  // and inp's columns are T floats apart (a cache line each), inpᵀ's rows are contiguous.
+  float* dout_t = sized(scratch_b, static_cast<size_t>(N) * T);
+  transpose(dout_t, dout, T, N);
+  float* inp_t = sized(scratch_c, static_cast<size_t>(K) * T);
+  transpose(inp_t, inp, T, K);
+  pack_transposed_into(packed_b, inp_t, K, T);
+  float* tmp = sized(scratch_a, static_cast<size_t>(N) * K);
+  gemm_forward(tmp, K, dout_t, T, packed_b, nullptr, N, 1.0f, Triangle::none);
+  add_into(dweight, tmp, static_cast<size_t>(N) * K);
+  if (dbias) add_column_sums(dbias, dout, T, N);
+}
+
+// dv and dk are computed transposed, dvᵀ = doutᵀ · w and dkᵀ = scale · qᵀ · ds, so the (T, T)
+// matrices are packed as they are instead of being transposed first; each entry is the same sum over
+// the same k in the same order as wᵀ · dout and dsᵀ · q, so the bits are too.
+void attend_head_backward_simd(float* dq, float* dk, float* dv, float* dscores, const float* dout, const float* q,
+                               const float* k, const float* v, const float* weights, int T, int D, float scale,
+                               bool causal) {
+  const size_t TD = static_cast<size_t>(T) * D;
+  float* tmp = sized(scratch_a, TD);
+  float* transposed = sized(scratch_b, TD);
+  // dw (T, T) = dout · vᵀ (above the diagonal unused when causal), into dscores
+  pack_transposed_into(packed_b, v, T, D);
+  gemm_forward(dscores, T, dout, D, packed_b, nullptr, T, 1.0f, causal ? Triangle::skip_upper : Triangle::none);
+  // dv += wᵀ · dout, as dvᵀ (D, T) = doutᵀ · w
+  transpose(transposed, dout, T, D);
+  pack_rows_into(packed_b, weights, T, T, T);
+  gemm_forward(tmp, T, transposed, T, packed_b, nullptr, D, 1.0f, Triangle::none);
+  add_transposed_into(dv, tmp, D, T);
+  // softmax backward, row by row: ds_ij = w_ij (dw_ij − Σ_j' w_ij' dw_ij')
+  for (int i = 0; i < T; ++i) {
+    const int n = causal ? i + 1 : T;
+    float* ds = dscores + static_cast<size_t>(i) * T;
+    const float* w = weights + static_cast<size_t>(i) * T;
+    const float dot = dot4(w, ds, n);  // the same bits at every SIMD width
+    const Batch dot_all(dot);
+    int j = 0;
+    for (; j + kWidth <= n; j += kWidth)
+      (Batch::load_unaligned(w + j) * (Batch::load_unaligned(ds + j) - dot_all)).store_unaligned(ds + j);
+    for (; j < n; ++j) ds[j] = w[j] * (ds[j] - dot);
+    std::fill(ds + n, ds + T, 0.0f);
+  }
+  // dq += scale · ds · k
+  pack_rows_into(packed_b, k, T, D, D);
+  gemm_forward(tmp, D, dscores, T, packed_b, nullptr, T, scale, causal ? Triangle::k_to_row : Triangle::none);
+  add_into(dq, tmp, TD);
+  // dk += scale · dsᵀ · q, as dkᵀ (D, T) = scale · qᵀ · ds
+  transpose(transposed, q, T, D);
+  pack_rows_into(packed_b, dscores, T, T, T);
+  gemm_forward(tmp, T, transposed, T, packed_b, nullptr, D, scale, Triangle::none);
+  add_transposed_into(dk, tmp, D, T);
+}
+
+}  // namespace kernels
+}  // namespace mha

@@ -1,0 +1,241 @@
+#include "model/model.h"
+
+#include <algorithm>
+#include <string>
+
+#include "model/embedding.h"
+#include "base/error.h"
+#include "io/model_file.h"
+
+namespace mha {
+
+namespace {
+
+std::shared_ptr<const Tokenizer> default_tokenizer(const Config& c) {
+  if (c.preset == Preset::single) return std::make_shared<CharWordTokenizer>(c.vocab_size);
+  if (c.preset == Preset::attn_only) return std::make_shared<FirstAppearanceTokenizer>(c.vocab_size);
+  return nullptr;  // GPT-2 reads text with GPT-2's own tokenizer, given with set_tokenizer
+}
+
+// Random weights learnt no vocabulary, so any numbering of the tokens is as good as GPT-2's: a
+// random GPT-2-style model reads text by first appearance too, as the trained model does.
+std::shared_ptr<const Tokenizer> seeded_tokenizer(const Config& c) {
+  if (c.preset == Preset::gpt2) return std::make_shared<FirstAppearanceTokenizer>(c.vocab_size);
+  return default_tokenizer(c);
+}
+
+}  // namespace
+
+Model::Model(const Config& config) : config_(config) {
+  config_.rope_base = 0;  // RoPE comes with llama weights; seeded ones have none (a base from the last file stays there)
+  validate_config(config_);
+  ModelWeights weights;
+  if (has_blocks(config_.preset)) {
+    weights = random_model_weights(config_, kRandomModelInitStd);
+  } else {
+    weights.blocks.resize(1);
+    weights.blocks[0].attention = random_attention_weights(config_);
+  }
+  weights_ = pack_model(std::move(weights), config_);
+  seeded_ = true;
+  tokenizer_ = seeded_tokenizer(config_);
+}
+
+void Model::set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
+  if (tokenizer && tokenizer->vocab_size() > config_.vocab_size)
+    throw Error("the tokenizer has " + std::to_string(tokenizer->vocab_size()) + " ids but the model's vocabulary only " +
+                    std::to_string(config_.vocab_size) + ": they do not belong together",
+                "tokenizer", "tokenizer_vocab_mismatch",
+                {{"tokenizer", std::to_string(tokenizer->vocab_size())}, {"vocab", std::to_string(config_.vocab_size)}});
+  tokenizer_ = std::move(tokenizer);
+}
+
+void Model::configure(const Config& asked) {
+  Config config = asked;
+  config.rope_base = config_.rope_base;  // the weights', not a setting (config.h)
+  validate_config(config);
+  const Config& now = config_;
+  if (seeded_) {
+    const bool same_weights = config.preset == now.preset && config.layers == now.layers &&
+                              config.d_model == now.d_model && config.kv_dim() == now.kv_dim() &&
+                              config.seed == now.seed && (!has_blocks(config.preset) || config.vocab_size == now.vocab_size);
+    if (!same_weights) {
+      *this = Model(config);
+      return;
+    }
+    if (config.vocab_size != now.vocab_size) tokenizer_ = seeded_tokenizer(config);
+    config_ = config;
+    return;
+  }
+  // Loaded or trained weights: only what their shapes allow.
+  using std::to_string;
+  // field: the setting refused; value: what the weights fix it at (the page says it in either language).
+  const auto refuse = [](const std::string& what, const char* field, const std::string& value) {
+    throw Error(what + ": the loaded weights fix it; load another file or switch to random weights", field,
+                "fixed_by_weights", {{"value", value}});
+  };
+  if (config.preset != now.preset)
+    refuse(std::string("the model is ") + preset_name(now.preset), "model", preset_name(now.preset));
+  if (config.d_model != now.d_model) refuse("d_model is " + to_string(now.d_model), "d_model", to_string(now.d_model));
+  if (config.layers != now.layers) refuse("layers is " + to_string(now.layers), "layers", to_string(now.layers));
+  if (config.kv_dim() != now.kv_dim())
+    refuse("key/value width is " + to_string(now.kv_dim()) + " (kv_heads · d_head)", "kv_dim", to_string(now.kv_dim()));
+  const bool table = has_blocks(now.preset) || !weights_.rest.token_table.data.empty();
+  if (table && config.vocab_size != now.vocab_size)
+    refuse("the vocabulary has " + to_string(now.vocab_size) + " ids", "vocab_size", to_string(now.vocab_size));
+  if (has_blocks(now.preset) && config.max_positions != now.max_positions)
+    refuse("the model has " + to_string(now.max_positions) + " positions", "max_positions", to_string(now.max_positions));
+  if (config.vocab_size != now.vocab_size && tokenizer_) tokenizer_ = default_tokenizer(config);
+  config_ = config;
+}
+
+Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer) {
+  const SafetensorsFile file(bytes, size);
+  if (base.rope_base > 0 && layout != WeightLayout::llama)
+    throw Error(std::string("a RoPE base goes with llama-layout weights; ") + layout_name(layout) +
+                " attention has no rotary position embeddings");
+  LoadedWeights loaded = load_weights_layer(file, layout, layer, base.heads, base.kv_heads);
+  Model m;
+  m.config_ = base;
+  m.config_.preset = Preset::single;
+  m.config_.layers = 1;
+  m.config_.d_model = loaded.d_model;
+  m.config_.kv_heads = loaded.kv_heads;
+  m.config_.rope_base = base.rope_base > 0 ? base.rope_base : loaded.rope_base;
+  if (!loaded.token_table.data.empty()) m.config_.vocab_size = static_cast<int>(loaded.token_table.shape[0]);
+  validate_config(m.config_);
+  ModelWeights weights;
+  weights.blocks.resize(1);
+  weights.blocks[0].attention = std::move(loaded.attention);
+  weights.token_table = std::move(loaded.token_table);
+  weights.position_table = std::move(loaded.position_table);
+  m.weights_ = pack_model(std::move(weights), m.config_);
+  m.tokenizer_ = default_tokenizer(m.config_);
+  return m;
+}
+
+Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads) {
+  if (layout != WeightLayout::gpt2 && layout != WeightLayout::attn_only)
+    throw Error(std::string("a whole model is read in the gpt2 or attn-only layout, not ") + layout_name(layout));
+  const SafetensorsFile file(bytes, size);
+  LoadedModel loaded = read_model(file, layout == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only, heads);
+  return from_loaded(std::move(loaded));
+}
+
+Model Model::from_loaded(LoadedModel loaded) {
+  Model m;
+  m.config_ = loaded.config;
+  m.weights_ = std::move(loaded.weights);  // checked by the ModelBuilder that made it
+  m.tokenizer_ = loaded.first_appearance ? std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size)
+                                         : default_tokenizer(m.config_);
+  return m;
+}
+
+Model Model::from_weights(const Config& config, ModelWeights weights) {
+  check_model_weights(weights, config);
+  Model m;
+  m.config_ = config;
+  m.weights_ = pack_model(std::move(weights), config);
+  m.tokenizer_ = default_tokenizer(config);
+  return m;
+}
+
+void Model::load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer) {
+  Config base = config_;
+  base.rope_base = 0;  // the new file's own base, not the last file's
+  *this = from_safetensors(base, bytes, size, layout, layer);  // assigned only once it has succeeded
+}
+
+Trace Model::run_text(const std::string& text, KernelPath path, const HeadSwitches& off) const {
+  Trace trace;
+  run_text_into(trace, text, path, off);
+  return trace;
+}
+
+Trace Model::run_ids(const std::vector<int32_t>& ids, KernelPath path, const HeadSwitches& off) const {
+  Trace trace;
+  run_ids_into(trace, ids, path, off);
+  return trace;
+}
+
+Trace Model::run_input(const Tensor& x, KernelPath path) const {
+  Trace trace;
+  run_input_into(trace, x, path);
+  return trace;
+}
+
+void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path, const HeadSwitches& off) const {
+  if (!tokenizer_)
+    throw Error(std::string("a ") + preset_name(config_.preset) +
+                    " model reads text with its own tokenizer: give its tokenizer files, or token ids",
+                "text", "needs_tokenizer", {{"model", preset_name(config_.preset)}});
+  Tokenized tokenized = tokenizer_->tokenize(text);
+  run_ids_into(trace, tokenized.ids, path, off);
+  trace.tokens = std::move(tokenized.tokens);
+}
+
+void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path, const HeadSwitches& off) const {
+  if (has_blocks(config_.preset)) {
+    if (path == KernelPath::scalar)  // the oracle reads plain (out, in) matrices: unpacked for this run
+      model_forward(trace, ids, model_weights(), weights_.packed, config_, path, off);
+    else
+      model_forward(trace, ids, weights_.rest, weights_.packed, config_, path, off);
+    trace.tokens.clear();
+    for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));  // run_text_into names them
+    return;
+  }
+  if (ids.empty()) throw Error("give at least one token");
+  if (ids.size() > static_cast<size_t>(kMaxSeq))
+    throw Error(std::to_string(ids.size()) + " tokens; the maximum is " + std::to_string(kMaxSeq));
+  for (int32_t id : ids)
+    if (id < 0 || id >= config_.vocab_size)
+      throw Error("token id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(config_.vocab_size) + ")");
+  const int T = static_cast<int>(ids.size()), d = config_.d_model;
+  const Tensor tokens = token_embeddings(ids, config_, weights_.rest.token_table);
+  const Tensor positions =
+      has_learned_positions() ? learned_positions(T, weights_.rest.position_table) : sinusoidal_positions(T, d);
+
+  trace.restart();
+  trace.ids = ids;
+  trace.tokens.clear();
+  for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));
+  Tensor& token_embedding = trace.slot(Stage::embed, "token_embedding", {1, T, d});
+  Tensor& position_encoding = trace.slot(Stage::embed, "position_encoding", {1, T, d});
+  Tensor& x = trace.slot(Stage::embed, "x", {1, T, d});
+  token_embedding.data = tokens.data;
+  position_encoding.data = positions.data;
+  for (size_t i = 0; i < x.numel(); ++i) x.data[i] = tokens.data[i] + positions.data[i];
+  AttentionWeights unpacked;
+  attention_forward(trace, x, layer_weights(path, unpacked), config_, path, &weights_.packed.blocks[0].attention, -1,
+                    !off.empty() && !off[0].empty() ? &off[0] : nullptr);
+  trace.finish();
+}
+
+void Model::run_input_into(Trace& trace, const Tensor& input, KernelPath path) const {
+  run_input_into(trace, Tensor(input), path);
+}
+
+void Model::run_input_into(Trace& trace, Tensor&& input, KernelPath path) const {
+  if (has_blocks(config_.preset))
+    throw Error(std::string("a ") + preset_name(config_.preset) + " model starts from token ids, not an input x");
+  Shape shape = input.shape;
+  if (shape.size() == 2) shape.insert(shape.begin(), 1);  // (T, d) -> (1, T, d)
+  if (shape_numel(shape) != input.data.size())
+    throw Error("x has shape " + shape_to_string(shape) + " but " + std::to_string(input.data.size()) + " values");
+  trace.restart();
+  trace.tokens.clear();
+  trace.ids.clear();
+  Tensor& x = trace.slot(Stage::embed, "x", shape);
+  x.data.swap(input.data);
+  AttentionWeights unpacked;
+  attention_forward(trace, x, layer_weights(path, unpacked), config_, path, &weights_.packed.blocks[0].attention);
+  trace.finish();
+}
+
+const AttentionWeights& Model::layer_weights(KernelPath path, AttentionWeights& unpacked) const {
+  if (path == KernelPath::simd) return weights_.rest.blocks.at(0).attention;
+  unpacked = weights();
+  return unpacked;
+}
+
+}  // namespace mha

@@ -1,0 +1,93 @@
+// A model a learner can run: one attention layer (the shapes lesson) or a small transformer of
+// blocks (config.h's Preset), with its weights, tokenizer and embeddings. Every stage of a run lands
+// in the returned trace, under the names of stages.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "model/attention.h"
+#include "io/layouts.h"
+#include "text/tokenizer.h"
+#include "model/transformer.h"
+
+namespace mha {
+
+struct LoadedModel;  // model_file.h
+
+constexpr float kRandomModelInitStd = 0.02f;  // GPT-2's, for random models with blocks
+
+class Model {
+ public:
+  // Random weights from config.seed. Throws mha::Error for a bad config.
+  explicit Model(const Config& config);
+
+  // One attention layer read from safetensors bytes. d_model (and kv_heads, when `base` leaves it 0)
+  // come from the file; heads, causal, seed from `base`. Llama weights bring RoPE: base.rope_base when
+  // > 0 (an error for other layouts), else the file's rope_theta, else kDefaultRopeBase. A token/position table in the file is used for text.
+  static Model from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
+  // A whole model (layout gpt2 or attn_only); heads from `heads` or, when 0, the file's __metadata__.
+  static Model from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads);
+  // A model from weights in hand (a trainer's).
+  static Model from_weights(const Config& config, ModelWeights weights);
+  // A model read from a file (read_model, ModelBuilder): its weights, and its tokenizer when the file names one.
+  static Model from_loaded(LoadedModel loaded);
+
+  // Takes a new config; throws mha::Error for a bad one and leaves the model unchanged. Seeded
+  // weights are kept when they would be drawn the same (same d_model, key/value width and seed:
+  // a causal toggle, or heads 8 -> 4 with kv_heads following); otherwise new seeded weights are drawn.
+  // Loaded or trained weights are kept: a setting their shapes allow applies (heads, causal for a
+  // single layer), and one they do not allow is an error naming it, never a silent swap to random.
+  void configure(const Config& config);
+
+  // Replaces the weights as from_safetensors does, keeping heads and kv_heads. On error the model is unchanged.
+  void load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
+
+  // The tokenizer --text goes through. Models with blocks start with: attn-only, first-appearance ids
+  // (tokenizer.h); gpt2, none (give one, e.g. bpe_files.h's, or run ids). A tokenizer with more ids
+  // than the model's vocabulary is an mha::Error (field "tokenizer"), and the model keeps its own.
+  void set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer);
+  bool has_tokenizer() const { return tokenizer_ != nullptr; }
+  const Tokenizer* tokenizer() const { return tokenizer_.get(); }
+
+  // tokenize -> embed -> every stage. Throws mha::Error for bad text.
+  Trace run_text(const std::string& text, KernelPath path = KernelPath::simd, const HeadSwitches& off = {}) const;
+  // Token ids, taken as given (models with blocks; a single layer embeds them with its own table).
+  Trace run_ids(const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd, const HeadSwitches& off = {}) const;
+  // From an embedded input x of shape (T, d_model) or (1, T, d_model): a single layer only.
+  Trace run_input(const Tensor& x, KernelPath path = KernelPath::simd) const;
+
+  // The same, refilling `trace` in place: a second run of the same sizes allocates nothing.
+  // On an error the trace's contents are unspecified.
+  void run_text_into(Trace& trace, const std::string& text, KernelPath path = KernelPath::simd,
+                     const HeadSwitches& off = {}) const;
+  void run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd,
+                    const HeadSwitches& off = {}) const;
+  void run_input_into(Trace& trace, const Tensor& x, KernelPath path = KernelPath::simd) const;
+  // The same taking x's values over rather than copying them (x is left with the trace's old ones).
+  void run_input_into(Trace& trace, Tensor&& x, KernelPath path = KernelPath::simd) const;
+
+  const Config& config() const { return config_; }
+  // A single layer's weights and every parameter, unpacked on each call from the model's only copy
+  // of each matrix (its packing): copies, for files, the module's accessors and tests.
+  AttentionWeights weights() const { return unpack_attention(weights_); }
+  ModelWeights model_weights() const { return unpack_model(weights_, config_); }
+  // The weights as the model holds them: each matrix once, packed for the SIMD kernels.
+  const PackedModel& packed_weights() const { return weights_; }
+  bool has_learned_positions() const { return !weights_.rest.position_table.data.empty(); }
+  bool is_seeded() const { return seeded_; }
+
+ private:
+  Model() = default;
+  // The attention weights a single layer's run reads: the biases beside the packing (SIMD), or every
+  // one unpacked into `unpacked` (scalar).
+  const AttentionWeights& layer_weights(KernelPath path, AttentionWeights& unpacked) const;
+
+  Config config_;
+  PackedModel weights_;       // a single layer: block 0's attention, with optional wte/wpe tables
+  bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded or trained)
+  std::shared_ptr<const Tokenizer> tokenizer_;
+};
+
+}  // namespace mha

@@ -1,0 +1,140 @@
+#include "model/stages.h"
+
+#include <sstream>
+
+#include "base/error.h"
+
+namespace mha {
+
+namespace {
+
+bool every_model(const Config&) { return true; }
+bool blocks(const Config& c) { return has_blocks(c.preset); }
+bool layer_norm(const Config& c) { return has_layer_norm(c.preset); }
+bool mlp(const Config& c) { return has_mlp(c.preset); }
+// Rotary position embeddings: a single layer whose llama-layout weights brought a base (config.h).
+bool rotary(const Config& c) { return c.preset == Preset::single && c.rope_base > 0; }
+
+}  // namespace
+
+const std::vector<StageSpec>& stage_table() {
+  static const std::vector<StageSpec> table = {
+      {Stage::tokenize, "tokenize", "input", false, every_model},
+      {Stage::embed, "embed", "input", false, every_model},
+      {Stage::ln_1, "ln_1", "block", true, layer_norm},
+      {Stage::project, "project", "qkv", true, every_model},
+      {Stage::split, "split", "qkv", true, every_model},
+      {Stage::rope, "rope", "qkv", true, rotary},
+      {Stage::attend, "attend", "attend", true, every_model},
+      {Stage::concat, "concat", "output", true, every_model},
+      {Stage::output, "output", "output", true, every_model},
+      {Stage::residual, "residual", "block", true, blocks},
+      {Stage::ln_2, "ln_2", "block", true, layer_norm},
+      {Stage::mlp, "mlp", "block", true, mlp},
+      {Stage::mlp_residual, "mlp_residual", "block", true, mlp},
+      {Stage::ln_f, "ln_f", "head", false, layer_norm},
+      {Stage::logits, "logits", "head", false, blocks},
+      {Stage::predict, "predict", "head", false, blocks},
+  };
+  return table;
+}
+
+const std::vector<TensorSpec>& tensor_table() {
+  static const std::vector<TensorSpec> table = {
+      {"token_embedding", Stage::embed, "(1, T, d_model)", "one table row per id"},
+      {"position_encoding", Stage::embed, "(1, T, d_model)", "where each token sits"},
+      {"x", Stage::embed, "(1, T, d_model)", "token_embedding + position_encoding"},
+      {"ln_1", Stage::ln_1, "(1, T, d_model)", "LayerNorm(block input): each row to mean 0, variance 1, then · γ + β"},
+      {"q", Stage::project, "(1, T, d_model)", "x · W_Qᵀ + b_Q"},
+      {"k", Stage::project, "(1, T, kv_heads·d_head)", "x · W_Kᵀ + b_K"},
+      {"v", Stage::project, "(1, T, kv_heads·d_head)", "x · W_Vᵀ + b_V"},
+      {"q_heads", Stage::split, "(1, heads, T, d_head)", "q cut into heads"},
+      {"k_heads", Stage::split, "(1, kv_heads, T, d_head)", "k cut into key/value heads"},
+      {"v_heads", Stage::split, "(1, kv_heads, T, d_head)", "v cut into key/value heads"},
+      {"q_rot", Stage::rope, "(1, heads, T, d_head)",
+       "q_heads turned by position t: dims i and i + d_head/2 by the angle t·base^(−2i/d_head)"},
+      {"k_rot", Stage::rope, "(1, kv_heads, T, d_head)",
+       "k_heads turned the same way; the scores use q_rot · k_rot, which sees positions only through their distance"},
+      {"raw_scores", Stage::attend, "(1, heads, T, T)", "Q·Kᵀ / √d_head, before the mask"},
+      {"scores", Stage::attend, "(1, heads, T, T)", "raw_scores + mask (−∞ above the diagonal when causal)"},
+      {"weights", Stage::attend, "(1, heads, T, T)", "softmax(scores), each row sums to 1"},
+      {"head_out", Stage::attend, "(1, heads, T, d_head)", "weights · V (a switched-off head: 0)"},
+      {"concat", Stage::concat, "(1, T, d_model)", "heads side by side again"},
+      {"y", Stage::output, "(1, T, d_model)", "concat · W_Oᵀ + b_O"},
+      {"resid_mid", Stage::residual, "(1, T, d_model)", "block input + y"},
+      {"ln_2", Stage::ln_2, "(1, T, d_model)", "LayerNorm(resid_mid)"},
+      {"mlp_hidden", Stage::mlp, "(1, T, 4·d_model)", "GELU(ln_2 · W_fcᵀ + b_fc)"},
+      {"mlp_out", Stage::mlp, "(1, T, d_model)", "mlp_hidden · W_projᵀ + b_proj"},
+      {"resid_out", Stage::mlp_residual, "(1, T, d_model)", "resid_mid + mlp_out"},
+      {"ln_f", Stage::ln_f, "(1, T, d_model)", "LayerNorm(last block's output)"},
+      {"logits", Stage::logits, "(1, T, vocab)", "final · W_Uᵀ: a score per vocabulary entry"},
+      {"probs", Stage::predict, "(1, T, vocab)", "softmax(logits): the next token's probabilities"},
+  };
+  return table;
+}
+
+const StageSpec& stage_spec(Stage stage) { return stage_table().at(static_cast<size_t>(stage)); }
+
+const char* stage_name(Stage stage) { return stage_spec(stage).id; }
+
+std::vector<Stage> stages_of(const Config& config) {
+  std::vector<Stage> out;
+  for (const StageSpec& spec : stage_table())
+    if (spec.walked_by(config)) out.push_back(spec.stage);
+  return out;
+}
+
+bool walks(const Config& config, Stage stage) { return stage_spec(stage).walked_by(config); }
+
+int layer_of(const std::string& name) {
+  if (name.rfind("layers.", 0) != 0) return -1;
+  return std::stoi(name.substr(7));
+}
+
+std::string base_name(const std::string& name) {
+  if (name.rfind("layers.", 0) != 0) return name;
+  const size_t dot = name.find('.', 7);
+  return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+std::string layer_name(int layer, const char* name) {
+  return layer < 0 ? std::string(name) : "layers." + std::to_string(layer) + "." + name;
+}
+
+const TensorSpec* find_tensor_spec(const std::string& name) {
+  const std::string base = base_name(name);
+  for (const TensorSpec& spec : tensor_table())
+    if (base == spec.name) return &spec;
+  return nullptr;
+}
+
+Shape evaluate_shape(const std::string& expression, const std::map<std::string, int64_t>& dims) {
+  if (expression.size() < 2 || expression.front() != '(' || expression.back() != ')')
+    throw Error("shape expression '" + expression + "' is not in parentheses");
+  Shape shape;
+  std::stringstream parts(expression.substr(1, expression.size() - 2));
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    int64_t size = 1;
+    size_t begin = 0;
+    while (begin <= part.size()) {  // factors joined by "·" (UTF-8 C2 B7)
+      size_t end = part.find("\xC2\xB7", begin);
+      std::string factor = part.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+      factor.erase(0, factor.find_first_not_of(' '));
+      factor.erase(factor.find_last_not_of(' ') + 1);
+      if (!factor.empty() && factor.find_first_not_of("0123456789") == std::string::npos) {
+        size *= std::stoll(factor);
+      } else {
+        const auto it = dims.find(factor);
+        if (it == dims.end()) throw Error("shape expression '" + expression + "' names an unknown size '" + factor + "'");
+        size *= it->second;
+      }
+      if (end == std::string::npos) break;
+      begin = end + 2;
+    }
+    shape.push_back(size);
+  }
+  return shape;
+}
+
+}  // namespace mha

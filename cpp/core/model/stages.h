@@ -1,0 +1,61 @@
+// The one table of stages and tensors. Every intermediate of a forward pass is declared here once,
+// with its stage, its shape and its formula; the trace, the CLI's `shapes` report, the WebAssembly
+// module (and through it the page) and the tests all read this table, so adding a stage means: a row
+// here (saying which kinds of model walk it), the kernel that fills it, one view and its strings.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/config.h"
+#include "base/tensor.h"
+
+namespace mha {
+
+// In the order a learner walks them. Stages marked per_layer repeat for every block.
+enum class Stage {
+  tokenize, embed,                                              // text -> ids -> x
+  ln_1, project, split, rope, attend, concat, output, residual, // each block: attention
+  ln_2, mlp, mlp_residual,                                      // each block: MLP (GPT-2)
+  ln_f, logits, predict,                                        // after the last block
+};
+
+struct StageSpec {
+  Stage stage;
+  const char* id;      // "attend": the page's data-stage and the trace file's stage names
+  const char* family;  // input | qkv | attend | output | block | head: the page colours stages by family
+  bool per_layer;
+  bool (*walked_by)(const Config&);  // which models have it: by their preset (config.h) or, for rope, their weights
+};
+
+struct TensorSpec {
+  const char* name;     // the trace name; per-layer tensors are recorded as layers.{i}.{name}
+  Stage stage;
+  const char* shape;    // "(1, heads, T, T)", in the names of shape_dims()
+  const char* formula;  // one line a learner can read
+};
+
+// Every stage and every tensor, in walk order. A model records the subset its architecture has.
+const std::vector<StageSpec>& stage_table();
+const std::vector<TensorSpec>& tensor_table();
+const StageSpec& stage_spec(Stage stage);
+// The stages a model walks, in table order: the rows whose walked_by holds for its config.
+std::vector<Stage> stages_of(const Config& config);
+bool walks(const Config& config, Stage stage);
+const char* stage_name(Stage stage);
+// The spec of a trace name: "q" and "layers.3.q" both give q's row. Null for an unknown name.
+const TensorSpec* find_tensor_spec(const std::string& name);
+
+// A shape expression evaluated with named sizes: "(1, T, 4·d_model)" with {T: 5, d_model: 8} ->
+// (1, 5, 32). Throws mha::Error for an unknown name, so a typo in the table fails the tests.
+Shape evaluate_shape(const std::string& expression, const std::map<std::string, int64_t>& dims);
+
+// "layers.3.q" -> 3; "x" -> -1.
+int layer_of(const std::string& name);
+// "layers.3.q" -> "q".
+std::string base_name(const std::string& name);
+std::string layer_name(int layer, const char* name);  // (-1, "x") -> "x"; (3, "q") -> "layers.3.q"
+
+}  // namespace mha

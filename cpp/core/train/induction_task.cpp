@@ -1,0 +1,143 @@
+#include "train/induction_task.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "base/error.h"
+
+namespace mha {
+
+std::vector<int32_t> induction_sequence(Rng& rng, int L, int vocab) {
+  std::vector<int32_t> ids(static_cast<size_t>(2 * L + 1), 0);
+  for (int i = 1; i <= L; ++i) {
+    // uniform in [1, vocab): the top bits of a draw, scaled, so every platform draws the same ids
+    ids[i] = 1 + static_cast<int32_t>((static_cast<uint64_t>(rng.next_u32()) * static_cast<uint64_t>(vocab - 1)) >> 32);
+    ids[i + L] = ids[i];
+  }
+  return ids;
+}
+
+Batch induction_batch(Rng& rng, const InductionTask& task, int B) {
+  const int span = task.max_length - task.min_length + 1;
+  const int L = task.min_length + static_cast<int>((static_cast<uint64_t>(rng.next_u32()) * static_cast<uint64_t>(span)) >> 32);
+  Batch batch;
+  batch.B = B;
+  batch.T = 2 * L + 1;
+  for (int b = 0; b < B; ++b) {
+    const std::vector<int32_t> seq = induction_sequence(rng, L, task.vocab);
+    batch.ids.insert(batch.ids.end(), seq.begin(), seq.end());
+    for (size_t t = 0; t < seq.size(); ++t) batch.targets.push_back(t + 1 < seq.size() ? seq[t + 1] : -1);
+  }
+  return batch;
+}
+
+std::vector<InductionScores> evaluate_induction(const Model& model, const InductionTask& task, uint64_t seed,
+                                                int sequences) {
+  const Config& c = model.config();
+  if (c.layers < 2) throw Error("induction needs at least 2 layers: one to find the previous token, one to copy");
+  Rng rng(seed);
+  std::vector<InductionScores> out;
+  Trace trace;
+  const std::string first = "layers.0.weights", last = "layers." + std::to_string(c.layers - 1) + ".weights";
+  for (int L = task.min_length; L <= task.max_length; ++L) {
+    InductionScores s;
+    s.length = L;
+    const int T = 2 * L + 1, V = c.vocab_size;
+    std::vector<double> prev(static_cast<size_t>(c.heads), 0.0), induction(static_cast<size_t>(c.heads), 0.0);
+    int right = 0;
+    for (int n = 0; n < sequences; ++n) {
+      const std::vector<int32_t> ids = induction_sequence(rng, L, task.vocab);
+      model.run_ids_into(trace, ids);
+      const Tensor& a0 = trace.get(first);
+      const Tensor& a1 = trace.get(last);
+      const Tensor& probs = trace.get("probs");
+      for (int h = 0; h < c.heads; ++h) {
+        const float* a = a0.ptr() + static_cast<size_t>(h) * T * T;
+        double sum = 0;
+        for (int i = 1; i < T; ++i) sum += a[i * T + i - 1];
+        prev[h] += sum / (T - 1);
+      }
+      // Second-copy positions i = L+k (k = 1 … L−1: the last has no next token) whose token occurs
+      // once in the first copy: the earlier occurrence is at k, what followed it at k + 1 = i − L + 1.
+      for (int i = L + 1; i < 2 * L; ++i) {
+        if (std::count(ids.begin() + 1, ids.begin() + L + 1, ids[i]) != 1) continue;
+        ++s.positions;
+        const float* p = probs.ptr() + static_cast<size_t>(i) * V;
+        right += static_cast<int>(std::max_element(p, p + V) - p) == ids[i + 1];
+        for (int h = 0; h < c.heads; ++h) induction[h] += a1.ptr()[(static_cast<size_t>(h) * T + i) * T + (i - L + 1)];
+      }
+    }
+    for (int h = 0; h < c.heads; ++h) {
+      const double p = prev[h] / sequences, ind = s.positions ? induction[h] / s.positions : 0.0;
+      if (p > s.previous_token) s.previous_token = p, s.previous_token_head = h;
+      if (ind > s.induction) s.induction = ind, s.induction_head = h;
+    }
+    s.accuracy = s.positions ? static_cast<double>(right) / s.positions : 0.0;
+    out.push_back(s);
+  }
+  return out;
+}
+
+double induction_score(const std::vector<InductionScores>& scores) {
+  if (scores.empty()) return 0.0;
+  double sum = 0.0;
+  for (const InductionScores& s : scores) sum += s.induction;
+  return sum / static_cast<double>(scores.size());
+}
+
+namespace {
+constexpr uint64_t kStreamData = 2000;   // the batches' stream of the seed, fixed forever
+constexpr uint64_t kStreamCheck = 4000;  // the phase-change check's sequences
+
+InductionRecipe checked(InductionRecipe r) {
+  if (!has_blocks(r.config.preset)) throw Error("the induction task trains an attn-only or gpt2 model");
+  if (r.task.min_length < 2 || r.task.max_length < r.task.min_length)
+    throw Error("the repeated part must be at least 2 tokens long, and min_length at most max_length");
+  if (r.batch < 1) throw Error("batch must be at least 1, got " + std::to_string(r.batch));
+  if (!(r.init_std > 0.0f)) throw Error("init_std must be positive");
+  if (!(r.adam.lr > 0.0f)) throw Error("the learning rate must be positive");
+  r.config.causal = true;
+  r.config.max_positions = 2 * r.task.max_length + 1;
+  r.task.vocab = r.config.vocab_size;
+  if (r.task.vocab < 3) throw Error("the vocabulary needs the start token and at least two more, got " + std::to_string(r.task.vocab));
+  validate_config(r.config);
+  return r;
+}
+}  // namespace
+
+InductionRecipe induction_recipe() {
+  InductionRecipe r;
+  Config& c = r.config;
+  c.preset = Preset::attn_only;
+  c.layers = 2, c.heads = 4, c.d_model = 64, c.vocab_size = 64, c.causal = true;
+  c.max_positions = 2 * r.task.max_length + 1;
+  return r;
+}
+
+std::map<std::string, std::string> training_metadata(const InductionRecipe& r, int steps) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "induction task [0, s1..sL, s1..sL], s uniform in 1..%d, L uniform in %d..%d per batch; batch %d; "
+                "%d steps; AdamW lr %g betas (%g, %g) eps %g, weight decay %g; init uniform with std %g "
+                "(projections into the residual stream std/sqrt(2·layers)); seed %llu",
+                r.config.vocab_size - 1, r.task.min_length, r.task.max_length, r.batch, steps, r.adam.lr, r.adam.beta1,
+                r.adam.beta2, r.adam.eps, r.adam.weight_decay, r.init_std, static_cast<unsigned long long>(r.config.seed));
+  return {{"recipe", text}, {"seed", std::to_string(r.config.seed)}, {"steps", std::to_string(steps)},
+          {"start_token", "0"}, {"tokenizer", "first-appearance"}};
+}
+
+InductionTraining::InductionTraining(InductionRecipe recipe)
+    : recipe_(checked(std::move(recipe))),
+      trainer_(recipe_.config, random_model_weights(recipe_.config, recipe_.init_std), recipe_.adam),
+      data_(derive_seed(recipe_.config.seed, kStreamData)) {}
+
+double InductionTraining::induction_score(int sequences) const {
+  return mha::induction_score(evaluate_induction(model(), recipe_.task, derive_seed(recipe_.config.seed, kStreamCheck), sequences));
+}
+
+float InductionTraining::step() {
+  const Batch batch = induction_batch(data_, recipe_.task, recipe_.batch);
+  return trainer_.step(batch.ids, batch.targets, batch.B, batch.T);
+}
+
+}  // namespace mha
