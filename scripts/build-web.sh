@@ -34,10 +34,24 @@ async function coreParts() {
   return { core, wasmGz };
 }
 
+// import catalog from 'catalog:' — the core's declarations (cpp/core/catalog.h: defaults, limits,
+// recipes, metrics, error codes) as the module just built hands them out, so the page reads the
+// core's values before the module has loaded, and never a copy of its own.
+const catalogPlugin = {
+  name: 'catalog',
+  setup(build) {
+    build.onResolve({ filter: /^catalog:$/ }, () => ({ path: 'catalog', namespace: 'catalog' }));
+    build.onLoad({ filter: /.*/, namespace: 'catalog' }, async () => {
+      const mha = await require('./web/mha.js')();
+      return { contents: JSON.stringify(mha.catalog), loader: 'json' };
+    });
+  },
+};
+
 async function main() {
   const glue = await esbuild.build({
     entryPoints: ['web/src/worker.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser',
-    minify: true, write: false, logLevel: 'warning',
+    minify: true, write: false, logLevel: 'warning', plugins: [catalogPlugin],
   });
   const glueText = glue.outputFiles[0].text;
   const textPlugin = {
@@ -58,7 +72,7 @@ async function main() {
   };
   await esbuild.build({
     entryPoints: ['web/src/widget.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser', minify: true,
-    loader: { '.css': 'text' }, plugins: [textPlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
+    loader: { '.css': 'text' }, plugins: [textPlugin, catalogPlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
   });
   // Beside the widget, not in it: it keeps mha-demo.js under 300 KB gzipped, and a script (unlike a
   // fetch) loads from file:// too.
@@ -68,6 +82,7 @@ async function main() {
     `(self.mhaTrainedModels = self.mhaTrainedModels || {}).induction = '${model}';\n`);
   await esbuild.build({
     entryPoints: ['web/src/main.js'], bundle: true, format: 'iife', target: 'es2020', outfile: 'web/build/app.js', logLevel: 'warning',
+    plugins: [catalogPlugin],
   });
 }
 main().catch((e) => {

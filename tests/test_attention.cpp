@@ -12,7 +12,8 @@
 #include <limits>
 #include <vector>
 
-#include "model/attention.h"
+#include "model/forward.h"
+#include "model/parameters.h"
 #include "base/error.h"
 #include "model/embedding.h"
 #include "model/model.h"
@@ -144,7 +145,7 @@ TEST_CASE("each head equals single-head attention on its own slice of W_Q, W_K, 
 TEST_CASE("grouped-query attention is MHA with each K/V head repeated for its group") {
   const int d = 32, heads = 8, kv_heads = 2, D = d / heads, group = heads / kv_heads;
   const Config gqa = make_config(d, heads, kv_heads, true);
-  const mha::AttentionWeights w = mha::random_attention_weights(gqa);
+  const mha::AttentionWeights w = mha_test::random_attention(gqa);
   mha::AttentionWeights repeated = w;
   repeated.w_k = Tensor({d, d});
   repeated.w_v = Tensor({d, d});
@@ -162,9 +163,8 @@ TEST_CASE("grouped-query attention is MHA with each K/V head repeated for its gr
     }
   }
   const Tensor x = mha_test::random_tensor({1, 6, d}, 9);
-  mha::Trace a, b;
-  mha::attention_forward(a, x, w, gqa);
-  mha::attention_forward(b, x, repeated, make_config(d, heads, heads, true));
+  const mha::Trace a = mha_test::attention_trace(x, w, gqa);
+  const mha::Trace b = mha_test::attention_trace(x, repeated, make_config(d, heads, heads, true));
   for (const char* name : {"q_heads", "scores", "weights", "head_out", "concat", "y"})
     mha_test::check_close(a.get(name), b.get(name), 0.0, name);
   CHECK(a.get("k_heads").shape == Shape{1, kv_heads, 6, D});

@@ -7,9 +7,10 @@
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
-#include "io/compare.h"
 #include "base/random.h"
 #include "base/tensor.h"
+#include "io/compare.h"
+#include "model/model.h"
 
 namespace mha_test {
 
@@ -31,6 +32,18 @@ inline void check_close(const mha::Tensor& actual, const mha::Tensor& expected, 
   const mha::Comparison c = mha::compare_tensors(actual, expected, tolerance);
   INFO(what << ": relative error " << c.relative_error << " " << c.detail);
   CHECK(c.ok);
+}
+
+// One attention layer's weights as random_weights draws them for a single layer of this config.
+inline mha::AttentionWeights random_attention(const mha::Config& c) { return mha::random_weights(c, 0.0f).blocks.at(0).attention; }
+
+// The trace of one attention layer with these weights on the input x (1, T, d_model).
+inline mha::Trace attention_trace(const mha::Tensor& x, const mha::AttentionWeights& w, const mha::Config& c,
+                                  mha::KernelPath path = mha::KernelPath::simd) {
+  mha::ModelWeights weights;
+  weights.blocks.resize(1);
+  weights.blocks[0].attention = w;
+  return mha::Model::from_weights(c, std::move(weights)).run_input(x, path);
 }
 
 }  // namespace mha_test

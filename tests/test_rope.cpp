@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "model/attention.h"
+#include "model/forward.h"
+#include "model/parameters.h"
 #include "base/error.h"
 #include "kernels/kernels.h"
 #include "kernels/rope.h"
@@ -148,7 +149,7 @@ TEST_CASE("Meta's interleaved RoPE on its weights = ours on Hugging Face's permu
   mha::Config c;
   c.d_model = 16, c.heads = 4, c.kv_heads = 2, c.rope_base = 10000.0;
   const int T = 5, D = c.d_head(), kv = c.kv_heads, d = c.d_model;
-  mha::AttentionWeights meta = mha::random_attention_weights(c);
+  mha::AttentionWeights meta = mha_test::random_attention(c);
   const Tensor x = random_tensor({1, T, d}, 21);
   mha::AttentionWeights hf = meta;
   hf.w_q = hf_permute(meta.w_q, c.heads);
@@ -166,14 +167,10 @@ TEST_CASE("Meta's interleaved RoPE on its weights = ours on Hugging Face's permu
       }
   for (mha::KernelPath path : {mha::KernelPath::simd, mha::KernelPath::scalar}) {
     CAPTURE(mha::kernel_path_name(path));
-    mha::Trace trace;
-    mha::attention_forward(trace, x, hf, c, path);
-    trace.finish();
+    const mha::Trace trace = mha_test::attention_trace(x, hf, c, path);
     check_close(trace.get("raw_scores"), expected, 1e-5, "raw_scores");
     // Without the permutation the pairs are the wrong ones: the check above can fail.
-    mha::Trace unpermuted;
-    mha::attention_forward(unpermuted, x, meta, c, path);
-    unpermuted.finish();
+    const mha::Trace unpermuted = mha_test::attention_trace(x, meta, c, path);
     CHECK_FALSE(mha::compare_tensors(unpermuted.get("raw_scores"), expected, 1e-5).ok);
   }
 }
@@ -182,17 +179,13 @@ TEST_CASE("the rope stage: walked only with a base, by a single layer with an ev
   mha::Config c;
   c.d_model = 8, c.heads = 2;
   const Tensor x = random_tensor({1, 3, 8}, 5);
-  mha::Trace plain;
-  mha::attention_forward(plain, x, mha::random_attention_weights(c), c);
-  plain.finish();
+  const mha::Trace plain = mha_test::attention_trace(x, mha_test::random_attention(c), c);
   CHECK_FALSE(plain.has("q_rot"));
   CHECK_FALSE(mha::walks(c, mha::Stage::rope));
 
   c.rope_base = 10000;
   CHECK(mha::walks(c, mha::Stage::rope));
-  mha::Trace rotated;
-  mha::attention_forward(rotated, x, mha::random_attention_weights(c), c);
-  rotated.finish();
+  const mha::Trace rotated = mha_test::attention_trace(x, mha_test::random_attention(c), c);
   REQUIRE(rotated.has("q_rot"));
   CHECK(rotated.get("q_rot").shape == mha::Shape{1, 2, 3, 4});
   CHECK(rotated.get("k_rot").shape == mha::Shape{1, 2, 3, 4});

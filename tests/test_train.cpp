@@ -113,7 +113,7 @@ TEST_CASE("gradients match finite differences of the loss") {
   for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
     CAPTURE(mha::preset_name(preset));
     const mha::Config c = small_config(preset);
-    const mha::ModelWeights start = mha::random_model_weights(c, 0.3f);
+    const mha::ModelWeights start = mha::random_weights(c, 0.3f);
     const int B = 2, T = 6;
     const std::vector<int32_t> ids = {0, 3, 5, 3, 5, 9, 0, 1, 2, 1, 2, 10};
     const std::vector<int32_t> targets = next_tokens(ids, B, T);
@@ -123,11 +123,11 @@ TEST_CASE("gradients match finite differences of the loss") {
 
     // Perturb a few entries of every parameter, and compare the slope of the loss with the gradient.
     std::vector<std::pair<std::string, const mha::Tensor*>> analytic;
-    mha::for_each_parameter(grads, c.preset, [&](const std::string& n, const mha::Tensor& t) { analytic.push_back({n, &t}); });
+    mha::for_each_parameter(grads, c, [&](const std::string& n, const mha::ParameterSpec&, const mha::Tensor& t) { analytic.push_back({n, &t}); });
     size_t index = 0;
     mha::ModelWeights probe = start;
     std::vector<mha::Tensor*> params;
-    mha::for_each_parameter(probe, c.preset, [&](const std::string&, mha::Tensor& t) { params.push_back(&t); });
+    mha::for_each_parameter(probe, c, [&](const std::string&, const mha::ParameterSpec&, mha::Tensor& t) { params.push_back(&t); });
     for (mha::Tensor* p : params) {
       const auto& [name, g] = analytic[index++];
       CAPTURE(name);
@@ -153,7 +153,7 @@ TEST_CASE("training is deterministic: the same seed gives the same bits, and the
   const auto run = [&] {
     mha::AdamSettings adam;
     adam.lr = 1e-2f;
-    mha::Trainer trainer(c, mha::random_model_weights(c, 0.1f), adam);
+    mha::Trainer trainer(c, mha::random_weights(c, 0.1f), adam);
     mha::Rng rng(5);
     const mha::Batch batch = mha::induction_batch(rng, task, 4);  // one batch, learnt by heart
     std::vector<float> losses;
@@ -168,7 +168,7 @@ TEST_CASE("training is deterministic: the same seed gives the same bits, and the
 
 TEST_CASE("bad training input is refused") {
   const mha::Config c = small_config(mha::Preset::attn_only);
-  mha::Trainer trainer(c, mha::random_model_weights(c, 0.1f), {});
+  mha::Trainer trainer(c, mha::random_weights(c, 0.1f), {});
   CHECK_THROWS_WITH_AS(trainer.step({0, 11}, {11, -1}, 1, 2), doctest::Contains("outside the vocabulary"), mha::Error);
   CHECK_THROWS_WITH_AS(trainer.step(std::vector<int32_t>(8, 1), std::vector<int32_t>(8, 1), 1, 8),
                        doctest::Contains("only 7 positions"), mha::Error);
@@ -184,7 +184,7 @@ TEST_CASE("the shipped model's heads specialise, on sequences it never saw, also
   CHECK(model.config().heads == 4);  // read from the file: no --heads needed
   // The page bundles the weights rounded to F16 (scripts/model-f16.js); it must still do what it teaches.
   mha::ModelWeights halves = model.model_weights();
-  mha::for_each_parameter(halves, model.config().preset, [](const std::string&, mha::Tensor& t) {
+  mha::for_each_parameter(halves, model.config(), [](const std::string&, const mha::ParameterSpec&, mha::Tensor& t) {
     for (float& v : t.data) v = static_cast<float>(static_cast<_Float16>(v));
   });
   const mha::Model rounded = mha::Model::from_weights(model.config(), halves);

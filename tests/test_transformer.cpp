@@ -12,7 +12,8 @@
 #include "io/model_file.h"
 #include "io/safetensors.h"
 #include "model/stages.h"
-#include "model/transformer.h"
+#include "model/forward.h"
+#include "model/parameters.h"
 #include "model/weights.h"
 #include "test_helpers.h"
 
@@ -44,11 +45,11 @@ std::vector<uint8_t> reference_file(const std::string& name) {
 }
 
 // Every parameter of `got` has the shape and the bits of the same parameter of `expected`.
-void check_same_parameters(const mha::ModelWeights& got, const mha::ModelWeights& expected, mha::Preset preset) {
+void check_same_parameters(const mha::ModelWeights& got, const mha::ModelWeights& expected, const mha::Config& c) {
   std::vector<const mha::Tensor*> want;
-  mha::for_each_parameter(expected, preset, [&](const std::string&, const mha::Tensor& t) { want.push_back(&t); });
+  mha::for_each_parameter(expected, c, [&](const std::string&, const mha::ParameterSpec&, const mha::Tensor& t) { want.push_back(&t); });
   size_t i = 0;
-  mha::for_each_parameter(got, preset, [&](const std::string& name, const mha::Tensor& t) {
+  mha::for_each_parameter(got, c, [&](const std::string& name, const mha::ParameterSpec&, const mha::Tensor& t) {
     CAPTURE(name);
     REQUIRE(i < want.size());
     CHECK(t.shape == want[i]->shape);
@@ -185,7 +186,7 @@ TEST_CASE("a model file round-trips through write_model and read_model") {
     CHECK(loaded.config.heads == c.heads);
     CHECK(loaded.config.layers == c.layers);
     CHECK(loaded.config.vocab_size == c.vocab_size);
-    check_same_parameters(mha::unpack_model(loaded.weights, loaded.config), model.model_weights(), preset);
+    check_same_parameters(mha::unpack_model(loaded.weights, loaded.config), model.model_weights(), c);
   }
 }
 
@@ -198,11 +199,11 @@ TEST_CASE("a model keeps each matrix once, packed, and gives every parameter bac
     c.kv_heads = 2;
     mha::ModelWeights drawn;
     if (mha::has_blocks(preset)) {
-      drawn = mha::random_model_weights(c, 0.02f);
+      drawn = mha::random_weights(c, 0.02f);
     } else {
       c.layers = 1;
       drawn.blocks.resize(1);
-      drawn.blocks[0].attention = mha::random_attention_weights(c);
+      drawn.blocks[0].attention = mha_test::random_attention(c);
       drawn.token_table = mha::Tensor({37, 24}, std::vector<float>(37 * 24, 0.5f));  // a single layer's table stays a tensor
     }
     const mha::PackedModel packed = mha::pack_model(drawn, c);
@@ -216,7 +217,7 @@ TEST_CASE("a model keeps each matrix once, packed, and gives every parameter bac
     CHECK(packed.packed.unembedding.n == (mha::has_blocks(preset) ? 37 : 0));
 
     const mha::ModelWeights back = mha::unpack_model(packed, c);
-    check_same_parameters(back, drawn, preset);
+    check_same_parameters(back, drawn, c);
     CHECK(back.token_table.data == drawn.token_table.data);
   }
 }
@@ -277,7 +278,7 @@ TEST_CASE("a model built from its header and then its tensors in pieces is read_
     const mha::LoadedModel read = mha::read_model(file, mha::Preset::gpt2, 0);
     CHECK(built.config.layers == read.config.layers);
     check_same_parameters(mha::unpack_model(built.weights, built.config), mha::unpack_model(read.weights, read.config),
-                          mha::Preset::gpt2);
+                          read.config);
   }
   SUBCASE("a tensor not given, or given past its end, is an error") {
     const mha::TensorRead& first = builder.needed().front();
@@ -292,8 +293,8 @@ TEST_CASE("a switched-off head writes zeros, and only its own") {
   const mha::Model model(c);
   const std::vector<int32_t> ids = {0, 4, 9, 4, 9, 1};
   const mha::Trace on = model.run_ids(ids);
-  mha::HeadSwitches off(2, std::vector<bool>(4, false));
-  off[1][2] = true;
+  mha::HeadGates off(2, std::vector<float>(4, 1.0f));
+  off[1][2] = 0.0f;
   const mha::Trace ablated = model.run_ids(ids, mha::KernelPath::simd, off);
   const mha::Tensor& head_out = ablated.get("layers.1.head_out");
   const size_t per_head = head_out.numel() / 4;
@@ -343,7 +344,7 @@ TEST_CASE("bad input to a model is one clear error") {
                          doctest::Contains("not divisible by heads 3"), mha::Error);
   }
   SUBCASE("switching off a head the model does not have") {
-    mha::HeadSwitches off(3, std::vector<bool>(4, false));
+    mha::HeadGates off(3, std::vector<float>(4, 1.0f));
     CHECK_THROWS_AS(model.run_ids({1}, mha::KernelPath::simd, off), mha::Error);
   }
 }
@@ -393,7 +394,9 @@ TEST_CASE("a broken model file is an error naming the tensor or block, never a s
               "the file has block 2 but no tensor of block 1 ('" + h + "1.…')");
       }
       SUBCASE("a stray tensor of a block past the last") {
-        CHECK(load_error(edited_model(good, {}, {"h.3.ln_1.weight"}, prefix)) == "the file has no tensor '" + h + "3.attn.c_attn.weight'");
+        // block 3's first tensor in the parameter table that the file lacks
+        const std::string first = preset == mha::Preset::gpt2 ? "3.ln_1.bias" : "3.attn.c_attn.weight";
+        CHECK(load_error(edited_model(good, {}, {"h.3.ln_1.weight"}, prefix)) == "the file has no tensor '" + h + first + "'");
       }
       SUBCASE("a missing bias is not a zero bias") {
         CHECK(load_error(edited_model(good, {"h.2.attn.c_proj.bias"}, {}, prefix)) == "the file has no tensor '" + h + "2.attn.c_proj.bias'");

@@ -35,6 +35,10 @@
     const stageTable = core.stageTable();
     // The stages of one attention layer, in walk order.
     const STAGES = stageTable.stagesOf.single;
+    // What the core declares, once (cpp/core/catalog.h): {limits, defaults, ropeBase, presets,
+    // recipes: {induction, inductionSmall}, phaseChangeScore, headMetrics: [{id, column, abbreviation}],
+    // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}]}.
+    const catalog = Object.freeze(JSON.parse(core.catalog()));
 
     class Trace {
       constructor(raw) {
@@ -267,7 +271,8 @@
       }
       get stepsDone() { return this._raw.stepsDone(); }
       // The mean over L of the best last-layer head's induction score on `sequences` fresh sequences
-      // per L, the same ones as `mha train --phase-every` checks (the phase change: it passes 0.7).
+      // per L, the same ones as `mha train --phase-every` checks (the phase change: it reaches
+      // catalog.phaseChangeScore).
       inductionScore(sequences = 1) { return this._raw.inductionScore(sequences); }
       // The weights now, as safetensors bytes (the attn-only layout of models/induction.safetensors).
       modelFile() {
@@ -298,7 +303,7 @@
       return out.layout;
     };
 
-    return { Model, ModelBuilder, Trainer, Gpt2Tokenizer, MhaError, STAGES, stageTable, guessLayout, memoryBytes };
+    return { Model, ModelBuilder, Trainer, Gpt2Tokenizer, MhaError, STAGES, stageTable, catalog, guessLayout, memoryBytes };
   }
 
   createMha.MhaError = MhaError;

@@ -23,7 +23,8 @@
 #include "io/model_file.h"
 #include "base/random.h"
 #include "io/safetensors.h"
-#include "model/transformer.h"
+#include "model/forward.h"
+#include "model/parameters.h"
 
 namespace {
 
@@ -134,16 +135,16 @@ void gpt2_small(benchmark::State& state) {
     c = loaded.config;
     w = mha::unpack_model(loaded.weights, c);
   } else {
-    w = mha::random_model_weights(c, 0.02f);
+    w = mha::random_weights(c, 0.02f);
   }
   state.SetLabel(file && *file ? file : "random weights ($MHA_BENCH_MODEL unset)");
   const mha::PreparedModel prepared = mha::prepare_model(w, c);
   std::vector<int32_t> ids(T);
   for (int t = 0; t < T; ++t) ids[t] = (t * 7919 + 13) % c.vocab_size;  // as scripts/bench-model.js
   mha::Trace trace;
-  mha::model_forward(trace, ids, w, prepared, c);  // untimed: the trace's buffers are allocated once
+  mha::model_forward(trace, ids, 1, T, w, prepared, c);  // untimed: the trace's buffers are allocated once
   for (auto _ : state) {
-    mha::model_forward(trace, ids, w, prepared, c);
+    mha::model_forward(trace, ids, 1, T, w, prepared, c);
     benchmark::DoNotOptimize(trace.get("logits").data.data());
   }
   const double d = c.d_model, matrices = c.layers * 12.0 * d * d + c.vocab_size * d;

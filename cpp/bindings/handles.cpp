@@ -229,7 +229,7 @@ val ModelHandle::model_file() const {
 
 TraceHandle* ModelHandle::run_text(const std::string& text, const val& switched_off) {
   return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
-    const mha::HeadSwitches off = head_switches_from_js(switched_off, model_.config());
+    const mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
     mha::Trace trace = take_trace();
     model_.run_text_into(trace, text, mha::KernelPath::simd, off);
     return new TraceHandle(std::move(trace), model_.config(), pool_);
@@ -238,7 +238,7 @@ TraceHandle* ModelHandle::run_text(const std::string& text, const val& switched_
 
 TraceHandle* ModelHandle::run_ids(const val& ids, const val& switched_off) {
   return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
-    const mha::HeadSwitches off = head_switches_from_js(switched_off, model_.config());
+    const mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
     const std::vector<int32_t> values = ids_from_js(ids);
     mha::Trace trace = take_trace();
     model_.run_ids_into(trace, values, mha::KernelPath::simd, off);

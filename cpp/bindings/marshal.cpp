@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "catalog.h"
 #include "io/model_file.h"
 #include "io/safetensors.h"
 #include "model/stages.h"
@@ -28,14 +29,15 @@ std::string field_of(const char* key) {
 double whole_number(const val& options, const char* key, double current, double min, double max) {
   const val v = options[key];
   if (v.isUndefined() || v.isNull()) return current;
-  if (!v.isNumber()) throw mha::Error(std::string(key) + " must be a number", field_of(key), "not_a_number");
+  // {name} in English is the option as JavaScript spells it (dModel); the field is the core's name.
+  if (!v.isNumber()) throw mha::Error(mha::ErrorCode::not_a_number, field_of(key), {{"name", key}});
   const double d = v.as<double>();
   if (!std::isfinite(d) || d != std::floor(d))
-    throw mha::Error(std::string(key) + " must be a whole number", field_of(key), "not_whole");
+    throw mha::Error(mha::ErrorCode::not_whole, field_of(key), {{"name", key}});
   if (d < min || d > max) {
     const auto text = [](double x) { return std::to_string(static_cast<long long>(x)); };
-    throw mha::Error(std::string(key) + " must be between " + text(min) + " and " + text(max) + ", got " + text(d), field_of(key),
-                     "out_of_range", {{"min", text(min)}, {"max", text(max)}, {"value", text(d)}});
+    throw mha::Error(mha::ErrorCode::out_of_range, field_of(key),
+                     {{"name", key}, {"min", text(min)}, {"max", text(max)}, {"value", text(d)}});
   }
   return d;
 }
@@ -137,12 +139,12 @@ val tokenized_object(const mha::Tokenized& tokenized) {
   return out;
 }
 
-mha::HeadSwitches head_switches_from_js(const val& pairs, const mha::Config& c) {
-  mha::HeadSwitches off;
-  if (pairs.isUndefined() || pairs.isNull()) return off;
+mha::HeadGates head_switches_from_js(const val& pairs, const mha::Config& c) {
+  mha::HeadGates gates;
+  if (pairs.isUndefined() || pairs.isNull()) return gates;
   if (!val::global("Array").call<bool>("isArray", pairs))
     throw mha::Error("switchedOff must be an array of [layer, head] pairs");
-  off.assign(static_cast<size_t>(c.layers), std::vector<bool>(static_cast<size_t>(c.heads), false));
+  gates.assign(static_cast<size_t>(c.layers), std::vector<float>(static_cast<size_t>(c.heads), 1.0f));
   const int n = pairs["length"].as<int>();
   for (int i = 0; i < n; ++i) {
     const val pair = pairs[i];
@@ -151,12 +153,10 @@ mha::HeadSwitches head_switches_from_js(const val& pairs, const mha::Config& c) 
       throw mha::Error("switchedOff must be an array of [layer, head] pairs");
     const double layer = pair[0].as<double>(), head = pair[1].as<double>();
     if (layer != std::floor(layer) || head != std::floor(head) || layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
-      throw mha::Error("switchedOff: there is no head " + std::to_string(static_cast<long long>(layer)) + "." +
-                       std::to_string(static_cast<long long>(head)) + "; layers are 0 to " + std::to_string(c.layers - 1) +
-                       " and heads 0 to " + std::to_string(c.heads - 1));
-    off[static_cast<size_t>(layer)][static_cast<size_t>(head)] = true;
+      throw mha::no_such_head(static_cast<long long>(layer), static_cast<long long>(head), c);
+    gates[static_cast<size_t>(layer)][static_cast<size_t>(head)] = 0.0f;
   }
-  return off;
+  return gates;
 }
 
 std::vector<int32_t> ids_from_js(const val& ids) {
@@ -189,6 +189,7 @@ val stage_table_object() {
     o.set("stage", std::string(mha::stage_name(t.stage)));
     o.set("shape", std::string(t.shape));
     o.set("formula", std::string(t.formula));
+    if (t.for_backward) o.set("forBackward", true);  // kept for the backward pass; the page does not draw it
     tensors.call<void>("push", o);
   }
   val presets = val::object();  // which stages each kind of model walks with seeded weights
@@ -203,6 +204,8 @@ val stage_table_object() {
   out.set("stagesOf", presets);
   return out;
 }
+
+std::string catalog_text() { return mha::catalog().dump(); }
 
 val guess_layout_object(const val& bytes, double file_size) {
   val out = val::object();

@@ -13,7 +13,8 @@
 #include "base/config.h"
 #include "base/tensor.h"
 #include "text/tokenizer.h"
-#include "model/transformer.h"
+#include "model/forward.h"
+#include "model/parameters.h"
 
 namespace mha_wasm {
 
@@ -28,11 +29,13 @@ emscripten::val float32_array(const std::vector<float>& values);   // a copy own
 emscripten::val int32_array(const std::vector<int32_t>& values);   // a copy owned by JavaScript
 emscripten::val string_array(const std::vector<std::string>& values);
 emscripten::val tokenized_object(const mha::Tokenized& tokenized);  // {tokens: string[], ids: Int32Array}
-// [[layer, head], …] -> which heads are switched off; undefined/null: none.
-mha::HeadSwitches head_switches_from_js(const emscripten::val& pairs, const mha::Config& config);
+// [[layer, head], …] heads switched off -> their gates 0, every other 1; undefined/null: none.
+mha::HeadGates head_switches_from_js(const emscripten::val& pairs, const mha::Config& config);
 std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or number[]
 // {stages: [{id, family, perLayer}], tensors: [{name, stage, shape, formula}]}: stages.h's table.
 emscripten::val stage_table_object();
+// catalog.h's object as JSON text (web/mha.js parses it once into mha.catalog).
+std::string catalog_text();
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.
 emscripten::val error_info(const std::exception& e);
 // {layout} that a safetensors file's names imply (model_file.h guess_layout), or {error}. bytes: the

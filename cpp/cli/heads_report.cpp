@@ -8,26 +8,31 @@ namespace mha_cli {
 namespace {
 
 std::string cell(const std::optional<double>& v) {
-  if (!v) return "     —";
+  if (!v) return "      —";
   char buf[16];
-  std::snprintf(buf, sizeof buf, "%6.3f", *v);
+  std::snprintf(buf, sizeof buf, "%7.3f", *v);
   return buf;
 }
 
 }  // namespace
 
 std::string heads_report(const std::vector<mha::LayerAnalysis>& layers) {
-  std::string out =
-      "layer head  entropy   self   prev  first  local   dist dist_n  induc    dup  label\n";
+  std::string out = "layer head ";
+  char column[16];
+  for (const mha::HeadMetricSpec& spec : mha::head_metric_table()) {
+    std::snprintf(column, sizeof column, " %7s", spec.abbreviation);
+    out += column;
+  }
+  out += "  label\n";
   for (size_t l = 0; l < layers.size(); ++l) {
     const mha::LayerAnalysis& a = layers[l];
     for (size_t h = 0; h < a.heads.size(); ++h) {
       const mha::HeadMetrics& m = a.heads[h];
       char head[64];
-      std::snprintf(head, sizeof head, "%5zu %4zu  ", l, h);
-      out += head + cell(m.entropy) + " " + cell(m.self) + " " + cell(m.previous_token) + " " + cell(m.first_token) + " " +
-             cell(m.locality) + " " + cell(m.distance) + " " + cell(m.distance_normalised) + " " + cell(m.induction) + " " +
-             cell(m.duplicate_token) + "  " + m.label + "\n";
+      std::snprintf(head, sizeof head, "%5zu %4zu ", l, h);
+      out += head;
+      for (const mha::HeadMetricSpec& spec : mha::head_metric_table()) out += " " + cell(m.*spec.value);
+      out += "  " + m.label + "\n";
     }
   }
   for (size_t l = 0; l < layers.size(); ++l) {

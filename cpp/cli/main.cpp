@@ -6,11 +6,13 @@
 //   mha compare ACTUAL EXPECTED               every tensor of EXPECTED against ACTUAL, relative to its largest value
 //   mha train ... --out MODEL.safetensors     train a small model on the induction task
 //   mha tokenize --tokenizer DIR --text ...   GPT-2's tokens and ids of a text
+//   mha catalog                               the core's limits, defaults, recipes, metrics and error codes (JSON)
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 #include <string>
 
+#include "catalog.h"
 #include "io/compare.h"
 #include "base/error.h"
 #include "io/safetensors.h"
@@ -58,6 +60,7 @@ bool compare_files(const CompareOptions& o) {
 int main(int argc, char** argv) {
   CLI::App app{"mha: multi-head attention, stage by stage"};
   app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();  // --help shows each default, read from the core
   mha_cli::RunOptions o;
   std::string out_path;
   int top = 5;
@@ -106,6 +109,9 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("expected", co.expected_path, "the reference, e.g. from PyTorch")->required();
   compare_cmd->add_option("--tolerance", co.tolerance, "largest error allowed, relative to each tensor's largest value");
   compare_cmd->callback([&] { exit_code = compare_files(co) ? 0 : 1; });
+
+  CLI::App* catalog_cmd = app.add_subcommand("catalog", "print the core's limits, defaults, recipes, head metrics and error codes as JSON");
+  catalog_cmd->callback([] { std::printf("%s\n", mha::catalog().dump(2).c_str()); });
 
   std::string command_line = "mha";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

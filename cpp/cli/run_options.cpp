@@ -30,17 +30,17 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       ->check(CLI::IsMember({"single", "attn-only", "gpt2"}))
       ->excludes(weights)
       ->excludes(model);
-  cmd.add_option("--layers", o.layers, "blocks of a random attn-only or gpt2 model")->excludes(weights)->excludes(model);
-  cmd.add_option("--d-model", o.d_model, "model width (random weights only)")->excludes(weights)->excludes(model);
-  cmd.add_option("--heads", o.heads, "attention heads; d_model must be divisible by it (a --model file may say it)")
+  cmd.add_option("--layers", o.config.layers, "blocks of a random attn-only or gpt2 model")->excludes(weights)->excludes(model);
+  cmd.add_option("--d-model", o.config.d_model, "model width (random weights only)")->excludes(weights)->excludes(model);
+  cmd.add_option("--heads", o.config.heads, "attention heads; d_model must be divisible by it (a --model file may say it)")
       ->each([&o](const std::string&) { o.heads_given = true; });
-  cmd.add_option("--kv-heads", o.kv_heads, "key/value heads (grouped-query); default: heads");
+  cmd.add_option("--kv-heads", o.config.kv_heads, "key/value heads (grouped-query); default: heads");
   cmd.add_option("--rope-base", o.rope_base, "RoPE's base θ for --layout llama (default: the file's rope_theta, else 10000)")
       ->check(CLI::PositiveNumber);
-  cmd.add_option("--seed", o.seed, "seed of the random weights and embeddings");
-  cmd.add_option("--vocab-size", o.vocab_size, "vocabulary size for token ids (random weights)");
-  cmd.add_option("--max-positions", o.max_positions, "positions of a random attn-only or gpt2 model");
-  cmd.add_flag("--causal", o.causal, "mask future positions (models with blocks always do)");
+  cmd.add_option("--seed", o.config.seed, "seed of the random weights and embeddings");
+  cmd.add_option("--vocab-size", o.config.vocab_size, "vocabulary size for token ids (random weights)");
+  cmd.add_option("--max-positions", o.config.max_positions, "positions of a random attn-only or gpt2 model");
+  cmd.add_flag("--causal", o.config.causal, "mask future positions (models with blocks always do)");
   cmd.add_flag("--scalar", o.scalar, "use the plain scalar kernels instead of SIMD");
   cmd.add_option("--ablate", o.ablate, "switch heads off, layer.head: e.g. 1.0,1.3 (their head_out is zero)");
 }
@@ -65,10 +65,10 @@ std::vector<int32_t> parse_ids(const std::string& list) {
   return ids;
 }
 
-mha::HeadSwitches parse_switched_off(const std::string& list, const mha::Config& c) {
-  mha::HeadSwitches off;
-  if (list.empty()) return off;
-  off.assign(static_cast<size_t>(c.layers), std::vector<bool>(static_cast<size_t>(c.heads), false));
+mha::HeadGates parse_switched_off(const std::string& list, const mha::Config& c) {
+  mha::HeadGates gates;
+  if (list.empty()) return gates;
+  gates.assign(static_cast<size_t>(c.layers), std::vector<float>(static_cast<size_t>(c.heads), 1.0f));
   std::stringstream parts(list);
   std::string part;
   while (std::getline(parts, part, ',')) {
@@ -77,12 +77,10 @@ mha::HeadSwitches parse_switched_off(const std::string& list, const mha::Config&
     std::istringstream in(part);
     if (!(in >> layer >> dot >> head) || dot != '.' || (in >> extra))
       throw mha::Error("--ablate takes layer.head pairs separated by commas, e.g. 1.0,1.3; got '" + part + "'");
-    if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
-      throw mha::Error("--ablate " + part + ": there is no such head; layers are 0 to " + std::to_string(c.layers - 1) +
-                       " and heads 0 to " + std::to_string(c.heads - 1));
-    off[layer][head] = true;
+    if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads) throw mha::no_such_head(layer, head, c);
+    gates[layer][head] = 0.0f;
   }
-  return off;
+  return gates;
 }
 
 namespace {
@@ -90,24 +88,17 @@ namespace {
 mha::Model load_model(const RunOptions& o) {
   if (o.rope_base > 0 && (o.weights_path.empty() || o.layout != "llama"))
     throw mha::Error("--rope-base goes with --weights and --layout llama: only Llama's layers turn q and k by position");
-  mha::Config config;
+  mha::Config config = o.config;
   config.rope_base = o.rope_base;
   config.preset = mha::parse_preset(o.preset.c_str());
-  config.layers = o.layers;
-  config.d_model = o.d_model;
-  config.heads = o.heads;
-  config.kv_heads = o.kv_heads;
-  config.causal = o.causal || mha::has_blocks(config.preset);
-  config.seed = o.seed;
-  config.vocab_size = o.vocab_size;
-  config.max_positions = o.max_positions;
+  config.causal = config.causal || mha::has_blocks(config.preset);
   if (!o.model_path.empty()) {
     const std::vector<uint8_t> bytes = mha::read_file(o.model_path);
     const std::string layout =
         o.layout.empty() ? mha::guess_layout(mha::SafetensorsFile(bytes.data(), bytes.size())) : o.layout;
     if (layout == "pytorch" || layout == "llama")
       throw mha::Error("the file holds one " + layout + " attention layer, not a whole model: open it with --weights");
-    return mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(layout), o.heads_given ? o.heads : 0);
+    return mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(layout), o.heads_given ? config.heads : 0);
   }
   if (o.weights_path.empty()) return mha::Model(config);
   const std::vector<uint8_t> bytes = mha::read_file(o.weights_path);
@@ -122,7 +113,7 @@ Run run(const RunOptions& o) {
     throw mha::Error("give --text \"...\", --ids 0,3,17 or --input X.safetensors");
   mha::Model model = load_model(o);
   if (!o.tokenizer_dir.empty()) model.set_tokenizer(mha::load_bpe_tokenizer(o.tokenizer_dir));
-  const mha::HeadSwitches off = parse_switched_off(o.ablate, model.config());
+  const mha::HeadGates off = parse_switched_off(o.ablate, model.config());
   const mha::KernelPath path = o.scalar ? mha::KernelPath::scalar : mha::KernelPath::simd;
   mha::Trace trace;
   if (o.has_text) {

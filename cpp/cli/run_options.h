@@ -14,11 +14,12 @@ namespace mha_cli {
 struct RunOptions {
   std::string text, ids, input_path, weights_path, model_path, layout, ablate;
   std::string tokenizer_dir;  // GPT-2's tokenizer files, for --text on a gpt2 --model
-  std::string preset = "single";
-  int d_model = 512, heads = 8, kv_heads = 0, layer = 0, layers = 1, vocab_size = 8000, max_positions = 1024;
-  uint64_t seed = 1;
-  double rope_base = 0;  // --rope-base: 0 = the --weights file's rope_theta, else 10000 (llama only)
-  bool causal = false, scalar = false;
+  // A random model's settings: the core's defaults (config.h) until an option sets one.
+  mha::Config config;
+  std::string preset = mha::preset_name(config.preset);
+  int layer = 0;
+  double rope_base = 0;  // --rope-base: 0 = the --weights file's rope_theta, else kDefaultRopeBase (llama only)
+  bool scalar = false;
   bool has_text = false;   // --text "" is a given, empty text: the tokenizer says so
   bool heads_given = false;
 };
@@ -34,8 +35,9 @@ struct Run {
 // or --input. Throws mha::Error with a one-line reason.
 Run run(const RunOptions& o);
 
-// "1.0,1.3" -> off[1][0] and off[1][3]; an error names a head the model does not have.
-mha::HeadSwitches parse_switched_off(const std::string& list, const mha::Config& config);
+// "1.0,1.3" -> the gates of heads 1.0 and 1.3 at 0, every other head's at 1 (empty list: none);
+// an error names a head the model does not have.
+mha::HeadGates parse_switched_off(const std::string& list, const mha::Config& config);
 // "3,17,5" -> {3, 17, 5}.
 std::vector<int32_t> parse_ids(const std::string& list);
 

@@ -64,6 +64,8 @@ std::string shapes_report(const mha::Trace& trace, const mha::Config& c, const s
   mha::Stage current = mha::Stage::tokenize;
   int layer = -1;
   for (const mha::TraceEntry& e : trace.entries()) {
+    const mha::TensorSpec* spec = mha::find_tensor_spec(e.name);
+    if (spec && spec->for_backward) continue;  // LayerNorm's statistics: for the backward pass, not the lesson
     const bool per_layer = e.layer >= 0;
     if (per_layer && e.layer != layer) {
       layer = e.layer;
@@ -76,7 +78,6 @@ std::string shapes_report(const mha::Trace& trace, const mha::Config& c, const s
       current = e.stage;
       out += indent + to_string(number[static_cast<size_t>(current)]) + " " + mha::stage_name(current) + "\n";
     }
-    const mha::TensorSpec* spec = mha::find_tensor_spec(e.name);
     out += indent + format("    %-24s %-18s %s\n", e.name, mha::shape_to_string(e.tensor.shape), spec ? spec->formula : "");
   }
 

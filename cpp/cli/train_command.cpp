@@ -43,7 +43,6 @@ void stop_if_interrupted(int step, const std::vector<std::string>& partials = {}
 struct TrainOptions {
   mha::InductionRecipe recipe = mha::induction_recipe();
   std::string preset = mha::preset_name(recipe.config.preset), out, command;
-  int steps = 1500;
   int eval_sequences = 20;
   int phase_every = 0;  // 0: do not look for the phase change
 };
@@ -78,18 +77,18 @@ void train(const TrainOptions& o) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   float loss = 0;
-  int phase_step = 0;  // the first checked step where the induction score passed 0.7
+  int phase_step = 0;  // the first checked step where the induction score reached kPhaseChangeScore
   double phase_seconds = 0, checking = 0;
-  for (int s = 1; s <= o.steps && !interrupted; ++s) {
+  for (int s = 1; s <= recipe.steps && !interrupted; ++s) {
     loss = training.step();
     csv += std::to_string(s) + "," + std::to_string(loss) + "\n";
     if (o.phase_every > 0 && phase_step == 0 && s % o.phase_every == 0) {
       const double before = seconds_since_start();
       const double score = training.induction_score();
       checking += seconds_since_start() - before;
-      if (score >= 0.7) phase_step = s, phase_seconds = seconds_since_start() - checking;
+      if (score >= mha::kPhaseChangeScore) phase_step = s, phase_seconds = seconds_since_start() - checking;
     }
-    if (terminal && (s % 10 == 0 || s == o.steps)) progress(s, o.steps, loss, seconds_since_start());
+    if (terminal && (s % 10 == 0 || s == recipe.steps)) progress(s, recipe.steps, loss, seconds_since_start());
   }
   const double seconds = seconds_since_start() - checking;
   if (terminal) std::fputc('\n', stderr);
@@ -109,11 +108,12 @@ void train(const TrainOptions& o) {
                 "over L = %d…%d on fresh sequences, the worst L: accuracy on the repeat %.3f, layer-0 previous-token "
                 "head %.3f, last-layer induction head %.3f",
                 task.min_length, task.max_length, min_accuracy, min_previous, min_induction);
-  std::printf("trained %d steps in %.1f s (%.0f steps/s), final loss %.3f\n%s\n", o.steps, seconds, o.steps / seconds,
+  std::printf("trained %d steps in %.1f s (%.0f steps/s), final loss %.3f\n%s\n", steps_done, seconds, steps_done / seconds,
               loss, summary);
   if (o.phase_every > 0) {
-    if (phase_step) std::printf("phase change (induction score ≥ 0.7, checked every %d steps): step %d, %.1f s\n", o.phase_every, phase_step, phase_seconds);
-    else std::printf("phase change (induction score ≥ 0.7, checked every %d steps): not reached\n", o.phase_every);
+    std::printf("phase change (induction score ≥ %g, checked every %d steps): ", mha::kPhaseChangeScore, o.phase_every);
+    if (phase_step) std::printf("step %d, %.1f s\n", phase_step, phase_seconds);
+    else std::printf("not reached\n");
   }
 
   std::map<std::string, std::string> metadata = mha::training_metadata(training.recipe(), steps_done);
@@ -148,7 +148,7 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--d-model", o->recipe.config.d_model, "model width");
   cmd->add_option("--vocab", o->recipe.config.vocab_size, "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens")
       ->check(CLI::Range(3, 1 << 20));
-  cmd->add_option("--steps", o->steps, "optimiser steps")->check(CLI::Range(1, 10000000));
+  cmd->add_option("--steps", o->recipe.steps, "optimiser steps")->check(CLI::Range(1, 10000000));
   cmd->add_option("--batch", o->recipe.batch, "sequences per step")->check(CLI::Range(1, 4096));
   cmd->add_option("--lr", o->recipe.adam.lr, "AdamW learning rate")->check(CLI::PositiveNumber);
   cmd->add_option("--init-std", o->recipe.init_std, "spread of the initial weights")->check(CLI::PositiveNumber);

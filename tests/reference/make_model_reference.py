@@ -25,7 +25,7 @@ import struct
 import torch
 import torch.nn.functional as F
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 2: LayerNorm statistics and mlp_pre, which the backward pass reads
 COMMAND = "/usr/bin/python3 tests/reference/make_model_reference.py"
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -82,10 +82,15 @@ def make_params(preset, seed):
     return p
 
 
-def layer_norm(x, w, b):
+def layer_norm(x, w, b, keep=None, name=None):
+    """LayerNorm over the last dimension; `keep` records the row means and 1/std as name_mean, name_rstd."""
     mean = x.mean(-1, keepdim=True)
     var = ((x - mean) ** 2).mean(-1, keepdim=True)
-    return (x - mean) / torch.sqrt(var + EPS) * w + b
+    rstd = 1 / torch.sqrt(var + EPS)
+    if keep is not None:
+        keep(name + "_mean", mean.squeeze(-1))
+        keep(name + "_rstd", rstd.squeeze(-1))
+    return (x - mean) * rstd * w + b
 
 
 def gelu(x):
@@ -107,7 +112,7 @@ def forward(p, preset, ids, record=None):
         h, L = "h.%d." % i, "layers.%d." % i
         a_in = x
         if preset == "gpt2":
-            a_in = layer_norm(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"])
+            a_in = layer_norm(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"], keep, L + "ln_1")
             keep(L + "ln_1", a_in)
         qkv = a_in @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]
         q, k, v = qkv.split(D, dim=-1)
@@ -132,16 +137,18 @@ def forward(p, preset, ids, record=None):
         x = x + y
         keep(L + "resid_mid", x)
         if preset == "gpt2":
-            ln2 = layer_norm(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"])
+            ln2 = layer_norm(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"], keep, L + "ln_2")
             keep(L + "ln_2", ln2)
-            hidden = gelu(ln2 @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"])
+            pre = ln2 @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"]
+            keep(L + "mlp_pre", pre)
+            hidden = gelu(pre)
             keep(L + "mlp_hidden", hidden)
             mlp_out = hidden @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
             keep(L + "mlp_out", mlp_out)
             x = x + mlp_out
             keep(L + "resid_out", x)
     if preset == "gpt2":
-        x = layer_norm(x, p["ln_f.weight"], p["ln_f.bias"])
+        x = layer_norm(x, p["ln_f.weight"], p["ln_f.bias"], keep, "ln_f")
         keep("ln_f", x)
         logits = x @ p["wte.weight"].T
     else:

@@ -1,4 +1,5 @@
 import { escapeHtml } from './format.js';
+import catalog from './catalog.js';
 
 // The settings of one demo as attributes: <mha-demo text="…" d-model="512" heads="8" …>.
 // The same names are the page's permalink and the iframe form's query parameters, so one
@@ -17,7 +18,8 @@ export const isSized = (model) => MODEL_KINDS[model].sized;
 // "Turn on the causal mask" is said only where there is a control to turn it on.
 export const maskOffKey = (controls, model) => (controls === 'full' && MODEL_KINDS[model].causalChoice ? 'attend.maskOff' : 'attend.maskOffNoControl');
 export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
-export const DEFAULTS = { text: '我是秦始皇', dModel: 512, heads: 8, kvHeads: null, causal: false, seed: 1 };
+// The core's defaults (config.h, through catalog.js); the text is the page's own.
+export const DEFAULTS = { text: '我是秦始皇', dModel: catalog.defaults.dModel, heads: catalog.defaults.heads, kvHeads: null, causal: catalog.defaults.causal, seed: catalog.defaults.seed };
 // The trained model reads only which tokens repeat: a sentence said twice shows its induction heads.
 export const TRAINED_DEFAULTS = { text: '我是秦始皇，我是秦始皇', stage: 'attend' };
 export const CONTROLS = ['full', 'minimal', 'none'];

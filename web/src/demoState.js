@@ -1,13 +1,13 @@
 // The shape of one demo's store (store.js): every field, what it holds, and its start. Views read
 // it; the element, the runner and the controls write it.
-import { SETTING_ATTRS } from './attributes.js';
+import { SETTING_ATTRS, DEFAULTS } from './attributes.js';
 
 export function initialState() {
   return {
     lang: 'en',
     stage: 'tokenize', // a stage id of the core's table (stages.js)
     // What the core runs on (attributes.js SETTING_ATTRS): model 'trained' | 'random' | 'file', …
-    settings: { model: 'random', text: '', dModel: 512, heads: 8, kvHeads: 8, causal: false, seed: 1, layer: null, switchedOff: [] },
+    settings: { model: 'random', text: '', dModel: DEFAULTS.dModel, heads: DEFAULTS.heads, kvHeads: DEFAULTS.heads, causal: DEFAULTS.causal, seed: DEFAULTS.seed, layer: null, switchedOff: [] },
     result: null, // the last good run (engine.js snapshot): {text, tokens, ids, config, layer, stages, heads, tensors}
     errors: {}, // settings key (or 'weights', 'model', …) -> the core's error {message, field, code, params}, or a page message
     attrErrors: [], // [{attribute, message}] for attributes the core never sees

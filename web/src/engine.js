@@ -5,11 +5,12 @@
 import { MODEL_KINDS } from './attributes.js';
 import { readHeader, readModel } from './modelReader.mjs';
 import { topIds } from './format.js';
+import catalog from './catalog.js';
 
 export const WORKED = { text: '我爱猫', dModel: 4, heads: 2, kvHeads: 2, seed: 3 };
 // Random blocks number a text's tokens by first appearance: up to this many − 1 different tokens
-// (the text limit, 512 tokens, is reached first).
-const RANDOM_BLOCKS_VOCAB = 513;
+// (the start token aside), so the text's own limit is always reached first.
+const RANDOM_BLOCKS_VOCAB = catalog.limits.textTokens + 1;
 
 // A run as plain data. In a model of blocks the shown layer's tensors also appear under their
 // single-layer names (layers.1.weights as weights), so one attention view serves every layer.
@@ -20,14 +21,18 @@ const RANDOM_BLOCKS_VOCAB = 513;
 function snapshot(trace, config, text, layer, table) {
   const tensors = {};
   const prefix = `layers.${layer}.`;
+  const drawn = new Set(table.tensors.filter((t) => !t.forBackward).map((t) => t.name));
   for (const name of trace.names()) {
+    if (!drawn.has(name.replace(/^layers\.\d+\./, ''))) continue; // LayerNorm's statistics and the like: not drawn
     const tensor = { stage: trace.stage(name), shape: Array.from(trace.shape(name)), data: trace.data(name) };
     tensors[name] = tensor;
     if (name.startsWith(prefix)) tensors[name.slice(prefix.length)] = tensor;
   }
   const family = Object.fromEntries(table.stages.map((s) => [s.id, s.family]));
   const tensorsOf = {};
-  for (const { name, stage, shape, formula } of table.tensors) (tensorsOf[stage] = tensorsOf[stage] || []).push({ name, shape, formula });
+  for (const { name, stage, shape, formula, forBackward } of table.tensors) {
+    if (!forBackward) (tensorsOf[stage] = tensorsOf[stage] || []).push({ name, shape, formula });
+  }
   return {
     text,
     tokens: Array.from(trace.tokens()),
@@ -207,7 +212,7 @@ export class Engine {
     try {
       trace = model.runText(settings.text, { switchedOff: settings.switchedOff });
     } catch (e) {
-      if (this.isMhaError(e)) e.phase = /head|switchedOff/.test(e.message) ? 'switchedOff' : 'text';
+      if (this.isMhaError(e)) e.phase = e.field === 'switched_off' ? 'switchedOff' : 'text';
       throw e;
     }
     try {

@@ -19,13 +19,10 @@ struct Mean {
 
 double entropy_bits(double p) { return p > 0 ? -p * std::log2(p) : 0.0; }
 
-const std::optional<double>& field(const HeadMetrics& m, const std::string& name) {
-  if (name == "previous_token") return m.previous_token;
-  if (name == "induction") return m.induction;
-  if (name == "self") return m.self;
-  if (name == "first_token") return m.first_token;
-  if (name == "entropy") return m.entropy;
-  throw Error("internal: no head metric named " + name);
+const std::optional<double>& field(const HeadMetrics& m, const std::string& id) {
+  for (const HeadMetricSpec& spec : head_metric_table())
+    if (id == spec.id) return m.*spec.value;
+  throw Error("internal: no head metric named " + id);
 }
 
 HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool causal) {
@@ -96,6 +93,22 @@ std::optional<double> similarity(const float* a, const float* b, int T, bool cau
 
 }  // namespace
 
+const std::vector<HeadMetricSpec>& head_metric_table() {
+  static const std::vector<HeadMetricSpec> table = {
+      // the patterns a trained head is known by first, then how spread and how far it looks
+      {"previous_token", &HeadMetrics::previous_token, true, "prev"},
+      {"induction", &HeadMetrics::induction, true, "induc"},
+      {"duplicate_token", &HeadMetrics::duplicate_token, true, "dup"},
+      {"first_token", &HeadMetrics::first_token, true, "first"},
+      {"self", &HeadMetrics::self, true, "self"},
+      {"entropy", &HeadMetrics::entropy, true, "entropy"},
+      {"locality", &HeadMetrics::locality, false, "local"},
+      {"distance", &HeadMetrics::distance, false, "dist"},
+      {"distance_normalised", &HeadMetrics::distance_normalised, false, "dist_n"},
+  };
+  return table;
+}
+
 const std::vector<LabelRule>& head_label_rules() {
   static const std::vector<LabelRule> rules = {
       {"previous_token", "previous_token", 0.5}, {"induction", "induction", 0.5}, {"self", "self", 0.5},
@@ -144,17 +157,12 @@ nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers) {
   nlohmann::json out = {{"labels", labels}, {"layers", nlohmann::json::array()}};
   for (const LayerAnalysis& layer : layers) {
     nlohmann::json heads = nlohmann::json::array();
-    for (const HeadMetrics& m : layer.heads)
-      heads.push_back({{"entropy", value(m.entropy)},
-                       {"self", value(m.self)},
-                       {"previous_token", value(m.previous_token)},
-                       {"first_token", value(m.first_token)},
-                       {"locality", value(m.locality)},
-                       {"distance", value(m.distance)},
-                       {"distance_normalised", value(m.distance_normalised)},
-                       {"induction", value(m.induction)},
-                       {"duplicate_token", value(m.duplicate_token)},
-                       {"label", m.label}});
+    for (const HeadMetrics& m : layer.heads) {
+      nlohmann::json head = nlohmann::json::object();
+      for (const HeadMetricSpec& spec : head_metric_table()) head[spec.id] = value(m.*spec.value);
+      head["label"] = m.label;
+      heads.push_back(head);
+    }
     nlohmann::json similarity = nlohmann::json::array();
     for (const auto& row : layer.similarity) {
       nlohmann::json r = nlohmann::json::array();

@@ -9,31 +9,23 @@ namespace mha {
 void validate_config(const Config& c) {
   using std::to_string;
   if (c.d_model < 1 || c.d_model > kMaxDModel)
-    throw Error("d_model must be between 1 and " + to_string(kMaxDModel) + ", got " + to_string(c.d_model), "d_model",
-                "out_of_range", {{"min", "1"}, {"max", to_string(kMaxDModel)}, {"value", to_string(c.d_model)}});
+    throw Error(ErrorCode::out_of_range, "d_model", {{"min", "1"}, {"max", to_string(kMaxDModel)}, {"value", to_string(c.d_model)}});
   if (c.heads < 1 || c.heads > kMaxHeads)
-    throw Error("heads must be between 1 and " + to_string(kMaxHeads) + ", got " + to_string(c.heads), "heads",
-                "out_of_range", {{"min", "1"}, {"max", to_string(kMaxHeads)}, {"value", to_string(c.heads)}});
+    throw Error(ErrorCode::out_of_range, "heads", {{"min", "1"}, {"max", to_string(kMaxHeads)}, {"value", to_string(c.heads)}});
   if (c.d_model % c.heads != 0)
-    throw Error("d_model " + to_string(c.d_model) + " is not divisible by heads " + to_string(c.heads) +
-                    ": each head gets d_model / heads dimensions",
-                "heads", "d_model_not_divisible", {{"d_model", to_string(c.d_model)}, {"heads", to_string(c.heads)}});
+    throw Error(ErrorCode::d_model_not_divisible, "heads", {{"d_model", to_string(c.d_model)}, {"heads", to_string(c.heads)}});
   if (c.kv_heads < 0 || c.kv_heads > c.heads)
-    throw Error("kv_heads must be between 1 and heads (" + to_string(c.heads) + "), got " + to_string(c.kv_heads),
-                "kv_heads", "kv_heads_range", {{"heads", to_string(c.heads)}, {"value", to_string(c.kv_heads)}});
+    throw Error(ErrorCode::kv_heads_range, "kv_heads", {{"heads", to_string(c.heads)}, {"value", to_string(c.kv_heads)}});
   if (c.heads % c.kv_heads_or_heads() != 0)
-    throw Error("heads " + to_string(c.heads) + " is not divisible by kv_heads " + to_string(c.kv_heads) +
-                    ": each key/value head must serve the same number of query heads",
-                "kv_heads", "heads_not_divisible", {{"heads", to_string(c.heads)}, {"kv_heads", to_string(c.kv_heads)}});
+    throw Error(ErrorCode::heads_not_divisible, "kv_heads", {{"heads", to_string(c.heads)}, {"kv_heads", to_string(c.kv_heads)}});
   if (!(c.rope_base >= 0) || c.rope_base > 1e30)  // also refuses NaN
     throw Error("RoPE's base must be a positive number, got " + to_string(c.rope_base));
   if (c.rope_base > 0 && c.preset != Preset::single)
     throw Error(std::string("rotary position embeddings come with one llama-layout layer, not a ") +
                 preset_name(c.preset) + " model");
   if (c.rope_base > 0 && c.d_head() % 2 != 0)
-    throw Error("RoPE turns pairs of dimensions, so d_head must be even; d_model " + to_string(c.d_model) + " / heads " +
-                    to_string(c.heads) + " = " + to_string(c.d_head()),
-                "heads", "rope_odd_d_head", {{"d_head", to_string(c.d_head())}});
+    throw Error(ErrorCode::rope_odd_d_head, "heads",
+                {{"d_model", to_string(c.d_model)}, {"heads", to_string(c.heads)}, {"d_head", to_string(c.d_head())}});
   if (c.vocab_size < 1) throw Error("vocab_size must be at least 1, got " + to_string(c.vocab_size));
   if (c.preset == Preset::single && c.layers != 1)
     throw Error("a single attention layer has 1 layer, got " + to_string(c.layers));
@@ -47,6 +39,13 @@ void validate_config(const Config& c) {
     if (c.max_positions < 1 || c.max_positions > kMaxSeq)
       throw Error("max_positions must be between 1 and " + to_string(kMaxSeq) + ", got " + to_string(c.max_positions));
   }
+}
+
+Error no_such_head(long long layer, long long head, const Config& c) {
+  using std::to_string;
+  return Error(ErrorCode::no_such_head, "switched_off",
+               {{"layer", to_string(layer)}, {"head", to_string(head)}, {"last_layer", to_string(c.layers - 1)},
+                {"last_head", to_string(c.heads - 1)}});
 }
 
 Preset parse_preset(const char* name) {

@@ -14,6 +14,7 @@ constexpr int kMaxTextTokens = 512;   // tokens the tokenizer may produce
 constexpr int kMaxLayers = 48;
 constexpr int kMaxVocab = 1 << 20;    // rows of a token table (GPT-2: 50,257)
 constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file does not say
+constexpr float kLayerNormEps = 1e-5f;         // GPT-2's
 
 // One description, three kinds of model:
 enum class Preset {
@@ -27,6 +28,7 @@ const char* preset_name(Preset preset);
 inline bool has_blocks(Preset p) { return p != Preset::single; }  // residuals, learned tables, logits
 inline bool has_layer_norm(Preset p) { return p == Preset::gpt2; }
 inline bool has_mlp(Preset p) { return p == Preset::gpt2; }
+inline bool ties_unembedding(Preset p) { return p == Preset::gpt2; }  // the unembedding is wte
 
 struct Config {
   Preset preset = Preset::single;
@@ -49,5 +51,9 @@ struct Config {
 
 // Throws mha::Error with a one-line reason when the sizes do not fit together.
 void validate_config(const Config& config);
+
+class Error;
+// The error for a head to switch off (layer.head) that the config has not (field "switched_off").
+Error no_such_head(long long layer, long long head, const Config& config);
 
 }  // namespace mha

@@ -1,30 +1,38 @@
 // The one exception type the core throws. Its message is a single line a learner can act on;
-// the CLI prints it, the WASM bindings rethrow it to JavaScript unchanged. Errors about a setting
-// or the text also say which one (field), what went wrong as a stable id (code) and the numbers
-// in the message (params), so a page can place the message next to its control and say it in
-// another language without reading the English.
+// the CLI prints it, the WASM bindings rethrow it to JavaScript unchanged. An error a learner can
+// meet is declared in error_codes.h: it carries its code (a stable id), the setting it is about
+// (field) and the values in its sentence (params), so a page can place the message next to its
+// control and say it in another language without reading the English.
 #pragma once
 
 #include <map>
 #include <stdexcept>
 #include <string>
 
+#include "base/error_codes.h"
+
 namespace mha {
+
+using ErrorParams = std::map<std::string, std::string>;
 
 class Error : public std::runtime_error {
  public:
+  // An error without a code: internal checks and messages no learner acts on.
   explicit Error(const std::string& message) : std::runtime_error(message) {}
-  // field: "d_model", "heads", "kv_heads", "seed", "text", … ; code: e.g. "heads_not_divisor".
-  Error(const std::string& message, std::string field, std::string code, std::map<std::string, std::string> params = {})
-      : std::runtime_error(message), field_(std::move(field)), code_(std::move(code)), params_(std::move(params)) {}
+  // error_codes.h's sentence for `code`, its {names} filled from params (and {name} from field).
+  // field: "d_model", "heads", "kv_heads", "seed", "text", "tokenizer", … or "" when it is about no setting.
+  Error(ErrorCode code, std::string field, ErrorParams params = {});
 
   const std::string& field() const { return field_; }
-  const std::string& code() const { return code_; }
-  const std::map<std::string, std::string>& params() const { return params_; }
+  const std::string& code() const { return code_; }  // "" without a code
+  const ErrorParams& params() const { return params_; }
 
  private:
   std::string field_, code_;
-  std::map<std::string, std::string> params_;
+  ErrorParams params_;
 };
+
+// `sentence` with each {name} replaced by params' value (a name params lack stays as it is).
+std::string fill_sentence(const std::string& sentence, const ErrorParams& params);
 
 }  // namespace mha

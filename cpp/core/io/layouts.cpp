@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "model/parameters.h"
 
 namespace mha {
 
@@ -11,78 +12,65 @@ namespace {
 
 using std::to_string;
 
-// The first prefix under which `key` exists. Real checkpoints nest the same block at different
-// depths (a bare module, a layer of a model), so each layout lists the usual places.
-std::string find_prefix(const SafetensorsFile& file, const std::vector<std::string>& prefixes, const std::string& key,
-                        WeightLayout layout, int layer) {
-  for (const auto& p : prefixes)
-    if (file.has(p + key)) return p;
+FileLayout file_layout(WeightLayout layout) {
+  switch (layout) {
+    case WeightLayout::pytorch: return FileLayout::pytorch;
+    case WeightLayout::llama: return FileLayout::llama;
+    case WeightLayout::gpt2:
+    case WeightLayout::attn_only: break;
+  }
+  return FileLayout::model;
+}
+
+// Where real checkpoints keep layer `layer`'s attention: the same module nests at different depths
+// (a bare module, a layer of a model), so each layout lists the usual places.
+std::vector<std::string> prefixes(WeightLayout layout, int layer) {
+  const std::string l = to_string(layer);
+  switch (layout) {
+    case WeightLayout::pytorch: return {"", "self_attn.", "layers." + l + ".self_attn.", "encoder.layers." + l + ".self_attn."};
+    case WeightLayout::llama: return {"", "self_attn.", "model.layers." + l + ".self_attn.", "layers." + l + ".self_attn."};
+    case WeightLayout::gpt2:
+    case WeightLayout::attn_only: break;
+  }
+  return {"h." + l + ".", "transformer.h." + l + ".", ""};
+}
+
+const ParameterSpec& spec_named(const char* name) {
+  for (const ParameterSpec& s : parameter_table())
+    if (std::string(s.name) == name) return s;
+  throw Error(std::string("internal: no parameter ") + name);
+}
+
+// The first prefix under which the layer's W_Q tensor exists.
+std::string find_prefix(const SafetensorsFile& file, WeightLayout layout, int layer) {
+  const std::string key = file_tensor(spec_named("attn.w_q"), file_layout(layout)).name;
   std::string looked;
-  for (const auto& p : prefixes) looked += (looked.empty() ? "'" : ", '") + p + key + "'";
+  for (const std::string& p : prefixes(layout, layer)) {
+    if (file.has(p + key)) return p;
+    looked += (looked.empty() ? "'" : ", '") + p + key + "'";
+  }
   throw Error(std::string("no ") + layout_name(layout) + " attention weights for layer " + to_string(layer) +
               " in the file: looked for " + looked);
 }
 
-}  // namespace
-
-Tensor read_matrix(const SafetensorsFile& file, const std::string& name, int64_t rows, int64_t cols) {
-  Tensor t = file.read_float(name);
-  if (t.shape != Shape{rows, cols})
-    throw Error("tensor '" + name + "' has shape " + shape_to_string(t.shape) + "; expected " +
-                shape_to_string({rows, cols}));
-  return t;
-}
-
-Tensor read_vector_or_zeros(const SafetensorsFile& file, const std::string& name, int64_t n) {
-  if (!file.has(name)) return Tensor({n});
-  Tensor t = file.read_float(name);
-  if (t.shape != Shape{n})
-    throw Error("tensor '" + name + "' has shape " + shape_to_string(t.shape) + "; expected " + shape_to_string({n}));
-  return t;
-}
-
-Tensor rows_of(const Tensor& m, int64_t begin, int64_t count) {
-  const int64_t cols = m.shape[1];
-  return Tensor({count, cols}, std::vector<float>(m.data.begin() + begin * cols, m.data.begin() + (begin + count) * cols));
-}
-
-Tensor slice(const Tensor& v, int64_t begin, int64_t count) {
-  return Tensor({count}, std::vector<float>(v.data.begin() + begin, v.data.begin() + begin + count));
-}
-
-Tensor transposed(const Tensor& m) {
-  const int64_t rows = m.shape[0], cols = m.shape[1];
-  Tensor t({cols, rows});
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) t.data[c * rows + r] = m.data[r * cols + c];
-  return t;
-}
-
-namespace {
-
-int64_t leading_dim(const SafetensorsFile& file, const std::string& name, size_t rank_expected) {
+// The size of W's output (transposed: the file's columns) or input dimension of a 2-d file tensor.
+int64_t dim_of(const SafetensorsFile& file, const std::string& name, bool transposed, bool out) {
   const Shape& s = file.entry(name).shape;
-  if (s.size() != rank_expected || s[0] < 1)
-    throw Error("tensor '" + name + "' has shape " + shape_to_string(s) + "; expected a " + to_string(rank_expected) +
-                "-d matrix");
-  return s[0];
+  if (s.size() != 2 || s[0] < 1 || s[1] < 1)
+    throw Error("tensor '" + name + "' has shape " + shape_to_string(s) + "; expected a 2-d matrix");
+  return s[(out != transposed) ? 0 : 1];
 }
 
-void load_pytorch(const SafetensorsFile& f, int layer, LoadedWeights& out) {
-  const std::string l = to_string(layer);
-  const std::string p = find_prefix(f, {"", "self_attn.", "layers." + l + ".self_attn.",
-                                        "encoder.layers." + l + ".self_attn."},
-                                    "in_proj_weight", WeightLayout::pytorch, layer);
-  const int64_t d = f.entry(p + "in_proj_weight").shape.size() == 2 ? f.entry(p + "in_proj_weight").shape[1] : 0;
-  if (d < 1) throw Error("tensor '" + p + "in_proj_weight' is not a (3·d_model, d_model) matrix");
-  const Tensor w = read_matrix(f, p + "in_proj_weight", 3 * d, d);
-  const Tensor b = read_vector_or_zeros(f, p + "in_proj_bias", 3 * d);
-  AttentionWeights& a = out.attention;
-  a.w_q = rows_of(w, 0, d), a.w_k = rows_of(w, d, d), a.w_v = rows_of(w, 2 * d, d);
-  a.b_q = slice(b, 0, d), a.b_k = slice(b, d, d), a.b_v = slice(b, 2 * d, d);
-  a.w_o = read_matrix(f, p + "out_proj.weight", d, d);
-  a.b_o = read_vector_or_zeros(f, p + "out_proj.bias", d);
-  out.d_model = static_cast<int>(d);
+// d_model and the key/value width, read off the file: W_Q's input is d_model. A layout that fuses
+// W_K with W_Q (PyTorch's in_proj, GPT-2's c_attn) holds ordinary multi-head attention, K as wide as
+// Q; one that keeps W_K apart (Llama) says its width by W_K's rows, fewer for grouped-query heads.
+std::pair<int64_t, int64_t> sizes_of(const SafetensorsFile& file, FileLayout layout, const std::string& prefix) {
+  const FileTensor& q = file_tensor(spec_named("attn.w_q"), layout);
+  const FileTensor& k = file_tensor(spec_named("attn.w_k"), layout);
+  const int64_t d = dim_of(file, prefix + q.name, q.transposed, false);
+  if (std::string(q.name) == k.name) return {d, d};
+  if (!file.has(prefix + k.name)) throw Error("the file has no tensor '" + prefix + k.name + "'");
+  return {d, dim_of(file, prefix + k.name, k.transposed, true)};
 }
 
 // Hugging Face keeps rope_theta in config.json; a file made for us may carry it in __metadata__.
@@ -101,48 +89,18 @@ double rope_base_of(const SafetensorsFile& f) {
   return base;
 }
 
-void load_llama(const SafetensorsFile& f, int layer, LoadedWeights& out) {
-  const std::string l = to_string(layer);
-  const std::string p = find_prefix(f, {"", "self_attn.", "model.layers." + l + ".self_attn.",
-                                        "layers." + l + ".self_attn."},
-                                    "q_proj.weight", WeightLayout::llama, layer);
-  const int64_t d = leading_dim(f, p + "q_proj.weight", 2);
-  const int64_t kv = leading_dim(f, p + "k_proj.weight", 2);
-  AttentionWeights& a = out.attention;
-  a.w_q = read_matrix(f, p + "q_proj.weight", d, d);
-  a.w_k = read_matrix(f, p + "k_proj.weight", kv, d);
-  a.w_v = read_matrix(f, p + "v_proj.weight", kv, d);
-  a.w_o = read_matrix(f, p + "o_proj.weight", d, d);
-  // Llama has no biases; some descendants (Qwen2) keep them on Q, K and V.
-  a.b_q = read_vector_or_zeros(f, p + "q_proj.bias", d);
-  a.b_k = read_vector_or_zeros(f, p + "k_proj.bias", kv);
-  a.b_v = read_vector_or_zeros(f, p + "v_proj.bias", kv);
-  a.b_o = read_vector_or_zeros(f, p + "o_proj.bias", d);
-  out.d_model = static_cast<int>(d);
-  out.rope_base = rope_base_of(f);
-}
-
-void load_gpt2(const SafetensorsFile& f, int layer, LoadedWeights& out) {
-  const std::string l = to_string(layer);
-  const std::string p = find_prefix(f, {"h." + l + ".attn.", "transformer.h." + l + ".attn.", "attn."},
-                                    "c_attn.weight", WeightLayout::gpt2, layer);
-  const int64_t d = leading_dim(f, p + "c_attn.weight", 2);
-  // Conv1D stores W as (in, out) for y = x·W + b; transposing gives our (out, in).
-  const Tensor w = transposed(read_matrix(f, p + "c_attn.weight", d, 3 * d));
-  const Tensor b = read_vector_or_zeros(f, p + "c_attn.bias", 3 * d);
-  AttentionWeights& a = out.attention;
-  a.w_q = rows_of(w, 0, d), a.w_k = rows_of(w, d, d), a.w_v = rows_of(w, 2 * d, d);
-  a.b_q = slice(b, 0, d), a.b_k = slice(b, d, d), a.b_v = slice(b, 2 * d, d);
-  a.w_o = transposed(read_matrix(f, p + "c_proj.weight", d, d));
-  a.b_o = read_vector_or_zeros(f, p + "c_proj.bias", d);
-  out.d_model = static_cast<int>(d);
-
-  const std::string root = p.rfind("transformer.", 0) == 0 ? "transformer." : "";
+// GPT-2's token and position tables beside its layers, used for text when present.
+void read_tables(const SafetensorsFile& f, const std::string& prefix, LoadedWeights& out) {
+  const std::string root = prefix.rfind("transformer.", 0) == 0 ? "transformer." : "";
   for (auto [name, table] : {std::pair{"wte.weight", &out.token_table}, std::pair{"wpe.weight", &out.position_table}}) {
     if (!f.has(root + name)) continue;
-    const int64_t rows = leading_dim(f, root + name, 2);
-    *table = read_matrix(f, root + name, rows, d);
-    check_finite(*table, "tensor '" + root + name + "'");
+    dim_of(f, root + name, false, true);
+    Tensor t = f.read_float(root + name);
+    if (t.shape[1] != out.d_model)
+      throw Error("tensor '" + root + name + "' has shape " + shape_to_string(t.shape) + "; expected (rows, " +
+                  to_string(out.d_model) + ")");
+    check_finite(t, "tensor '" + root + name + "'");
+    *table = std::move(t);
   }
 }
 
@@ -168,28 +126,52 @@ const char* layout_name(WeightLayout layout) {
 
 LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layout, int layer, int heads, int kv_heads) {
   if (layer < 0) throw Error("layer must be 0 or more, got " + to_string(layer));
-  LoadedWeights out;
-  switch (layout) {
-    case WeightLayout::pytorch: load_pytorch(file, layer, out); break;
-    case WeightLayout::llama: load_llama(file, layer, out); break;
-    case WeightLayout::gpt2:
-    case WeightLayout::attn_only: load_gpt2(file, layer, out); break;  // the same attention names
-  }
+  const FileLayout where = file_layout(layout);
+  const std::string prefix = find_prefix(file, layout, layer);
+  const auto [d, kv] = sizes_of(file, where, prefix);
+  if (d > kMaxDModel) throw Error("d_model " + to_string(d) + " is over the limit of " + to_string(kMaxDModel));
   Config c;
-  c.d_model = out.d_model;
+  c.d_model = static_cast<int>(d);
   c.heads = heads;
   validate_config(c);
-  const int kv_rows = static_cast<int>(out.attention.w_k.shape[0]);
-  if (kv_rows % c.d_head() != 0)
-    throw Error("K projection has " + to_string(kv_rows) + " rows, not a multiple of d_head " + to_string(c.d_head()));
-  const int file_kv_heads = kv_rows / c.d_head();
+  if (kv % c.d_head() != 0)
+    throw Error("K projection has " + to_string(kv) + " rows, not a multiple of d_head " + to_string(c.d_head()));
+  const int file_kv_heads = static_cast<int>(kv / c.d_head());
   if (kv_heads != 0 && kv_heads != file_kv_heads)
-    throw Error("kv_heads is " + to_string(kv_heads) + " but the file's K projection has " + to_string(kv_rows) +
-                " rows = " + to_string(file_kv_heads) + " heads of d_head " + to_string(c.d_head()));
+    throw Error("kv_heads is " + to_string(kv_heads) + " but the file's K projection has " + to_string(kv) + " rows = " +
+                to_string(file_kv_heads) + " heads of d_head " + to_string(c.d_head()));
   c.kv_heads = file_kv_heads;
   validate_config(c);
-  check_attention_weights(out.attention, c);
+
+  ModelWeights w;
+  w.blocks.resize(1);
+  for (const FileTensorParts& t : layer_file_tensors(c, where, prefix)) {
+    for (const ParameterSpec* spec : t.parts) spec->tensor(w, 0) = Tensor(parameter_shape(*spec, c));
+    if (!file.has(t.name)) {
+      if (t.optional) continue;  // zeros (Llama has no biases)
+      throw Error("the file has no tensor '" + t.name + "'");
+    }
+    const Tensor values = file.read_float(t.name);
+    check_finite(values, "tensor '" + t.name + "'");  // named as the file names it, with its index there
+    if (values.shape != t.file_shape())
+      throw Error("tensor '" + t.name + "' has shape " + shape_to_string(values.shape) + "; expected " +
+                  shape_to_string(t.file_shape()));
+    for_each_run(t, 0, values.numel(), [&](size_t part, int64_t row, int64_t col, size_t at, size_t n, bool along_row) {
+      Tensor& p = t.parts[part]->tensor(w, 0);
+      const int64_t width = p.shape.size() == 2 ? p.shape[1] : 1;
+      for (size_t i = 0; i < n; ++i)
+        p.data[static_cast<size_t>(along_row ? row * width + col + static_cast<int64_t>(i) : (row + static_cast<int64_t>(i)) * width + col)] =
+            values.data[at + i];
+    });
+  }
+  check_model_weights(w, c);
+
+  LoadedWeights out;
+  out.d_model = c.d_model;
   out.kv_heads = file_kv_heads;
+  out.rope_base = layout == WeightLayout::llama ? rope_base_of(file) : 0;
+  out.attention = std::move(w.blocks[0].attention);
+  if (where == FileLayout::model) read_tables(file, prefix, out);
   return out;
 }
 

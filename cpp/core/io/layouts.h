@@ -1,4 +1,5 @@
-// Loading attention weights from safetensors under the names each ecosystem uses.
+// Loading one attention layer from safetensors under the names each ecosystem uses (the names
+// are parameters.h's table's; this file finds the layer's prefix and reads the sizes off the file).
 #pragma once
 
 #include <string>
@@ -31,12 +32,5 @@ struct LoadedWeights {
 // also accepted. `heads` splits d_model; `kv_heads` (0 = read it off the file) is checked against
 // the file. Throws mha::Error naming the missing or misshapen tensor.
 LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layout, int layer, int heads, int kv_heads);
-
-// Pieces the layouts share. read_* throw mha::Error naming the tensor when its shape is not the one given.
-Tensor read_matrix(const SafetensorsFile& file, const std::string& name, int64_t rows, int64_t cols);
-Tensor read_vector_or_zeros(const SafetensorsFile& file, const std::string& name, int64_t n);  // absent: zeros
-Tensor rows_of(const Tensor& m, int64_t begin, int64_t count);
-Tensor slice(const Tensor& v, int64_t begin, int64_t count);
-Tensor transposed(const Tensor& m);
 
 }  // namespace mha

@@ -58,53 +58,27 @@ int heads_from(const SafetensorsHeader& f, int heads) {
 
 }  // namespace
 
-ModelBuilder::Target& ModelBuilder::need(const SafetensorsHeader& f, const std::string& name, const Shape& file_shape,
-                                         const std::string& missing) {
-  if (!f.has(name)) throw Error(missing.empty() ? "the file has no tensor '" + name + "'" : missing);
-  const SafetensorsEntry& e = f.entry(name);
-  Target t;
-  t.dtype = float_dtype(e.dtype, name);  // before the shape, as SafetensorsFile::read_float checks it
-  if (e.shape != file_shape)
-    throw Error("tensor '" + name + "' has shape " + shape_to_string(e.shape) + "; expected " + shape_to_string(file_shape));
-  t.rows = file_shape[0];
-  t.cols = file_shape.size() == 2 ? file_shape[1] : 1;
-  t.bytes = e.end - e.begin;
-  needed_.push_back({name, e.dtype, f.data_begin() + e.begin, f.data_begin() + e.end});
-  return targets_[name] = std::move(t);
-}
-
-void ModelBuilder::need_tensors(const SafetensorsHeader& f, const std::string& name, const Shape& file_shape,
-                                std::vector<Tensor*> parts, const std::string& missing) {
-  Target& t = need(f, name, file_shape, missing);
-  const int64_t part_rows = t.rows / static_cast<int64_t>(parts.size());
-  t.part_shape = file_shape.size() == 2 ? Shape{part_rows, t.cols} : Shape{part_rows};
-  t.parts = std::move(parts);
-}
-
-void ModelBuilder::need_packed(const SafetensorsHeader& f, const std::string& name, const Shape& file_shape,
-                               PackedMatrix* packed, bool file_is_b, const std::string& missing) {
-  Target& t = need(f, name, file_shape, missing);
-  t.packed = packed;
-  t.file_is_b = file_is_b;
-}
-
-void ModelBuilder::place(Target& t, size_t first, const float* values, size_t count) {
-  while (count > 0) {
-    size_t run = 0;
-    if (!t.packed) {  // the parts one after the other
-      const size_t part = t.parts[0]->numel(), index = first / part, at = first % part;
-      run = std::min(count, part - at);
-      std::memcpy(t.parts[index]->ptr() + at, values, sizeof(float) * run);
-    } else {  // up to the end of the file's row r
-      const int r = static_cast<int>(first / static_cast<size_t>(t.cols)), c = static_cast<int>(first % static_cast<size_t>(t.cols));
-      run = std::min(count, static_cast<size_t>(t.cols - c));
-      if (t.file_is_b)
-        packed_set_row(*t.packed, r, c, values, static_cast<int>(run));
+void ModelBuilder::place(const Target& t, size_t first, const float* values, size_t count) {
+  const Config& c = model_.config;
+  for_each_run(t.parts, first, count, [&](size_t part, int64_t row, int64_t col, size_t at, size_t n, bool along_row) {
+    const ParameterSpec& spec = *t.parts.parts[part];
+    const float* v = values + (at - first);
+    if (PackedMatrix* packed = spec.packed ? spec.packed(model_.weights.packed, t.parts.layer, c) : nullptr) {
+      // W's row r is the packing's column offset + r; W's column is its k
+      const int column = packed_offset(spec, c) + static_cast<int>(row);
+      if (along_row)
+        packed_set_column(*packed, column, static_cast<int>(col), v, static_cast<int>(n));
       else
-        packed_set_column(*t.packed, r, c, values, static_cast<int>(run));
+        packed_set_row(*packed, static_cast<int>(col), column, v, static_cast<int>(n));
+      return;
     }
-    first += run, values += run, count -= run;
-  }
+    Tensor& tensor = spec.tensor(model_.weights.rest, t.parts.layer);
+    const int64_t width = tensor.shape.size() == 2 ? tensor.shape[1] : 1;
+    if (along_row || width == 1)
+      std::memcpy(tensor.ptr() + row * width + col, v, sizeof(float) * n);
+    else
+      for (size_t i = 0; i < n; ++i) tensor.data[static_cast<size_t>((row + static_cast<int64_t>(i)) * width + col)] = v[i];
+  });
 }
 
 ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads) {
@@ -131,53 +105,32 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads)
   model_.first_appearance = tokenizer != f.metadata().end() && tokenizer->second == "first-appearance";
   validate_config(c);  // before any tensor: heads that do not divide d_model, too many positions
 
-  // Every check first, then the allocation: a broken file costs no memory. Conv1D weights are
-  // (in, out) in the file: B = Wᵀ of our (out, in), what the packing holds.
+  // Every check first, then the allocation: a broken file costs no memory. Which tensors the file
+  // must hold, their shapes and the parameters in each come from parameters.h's table.
   ModelWeights& w = model_.weights.rest;
   PreparedModel& p = model_.weights.packed;
-  w.blocks.resize(c.layers);
-  p.blocks.resize(c.layers);
-  // GPT-2 ties the unembedding to wte: wte is read once, into the packed unembedding.
-  if (preset == Preset::gpt2)
-    need_packed(f, root + "wte.weight", {c.vocab_size, d}, &p.unembedding, false);
-  else
-    need_tensors(f, root + "wte.weight", {c.vocab_size, d}, {&w.token_table});
-  need_tensors(f, root + "wpe.weight", {c.max_positions, d}, {&w.position_table});
-  for (int i = 0; i < c.layers; ++i) {
-    const std::string h = root + "h." + to_string(i) + ".";
-    BlockWeights& b = w.blocks[i];
-    AttentionWeights& a = b.attention;
-    PreparedBlock& pb = p.blocks[i];
-    // c_attn (d, 3d): columns q | k | v, as the fused packing has them. Biases are required: GPT-2's
-    // checkpoints and our own write_model always have them, so a missing one means a damaged file, not a zero bias.
-    need_packed(f, h + "attn.c_attn.weight", {d, 3 * d}, &pb.attention.qkv, true);
-    need_tensors(f, h + "attn.c_attn.bias", {3 * d}, {&a.b_q, &a.b_k, &a.b_v});
-    need_packed(f, h + "attn.c_proj.weight", {d, d}, &pb.attention.out, true);
-    need_tensors(f, h + "attn.c_proj.bias", {d}, {&a.b_o});
-    if (has_layer_norm(preset)) {
-      need_tensors(f, h + "ln_1.weight", {d}, {&b.ln_1_weight}), need_tensors(f, h + "ln_1.bias", {d}, {&b.ln_1_bias});
-      need_tensors(f, h + "ln_2.weight", {d}, {&b.ln_2_weight}), need_tensors(f, h + "ln_2.bias", {d}, {&b.ln_2_bias});
+  w.blocks.resize(static_cast<size_t>(c.layers));
+  p.blocks.resize(static_cast<size_t>(c.layers));
+  for (FileTensorParts& parts : model_file_tensors(c, root)) {
+    if (!f.has(parts.name)) throw Error("the file has no tensor '" + parts.name + "'");
+    const SafetensorsEntry& e = f.entry(parts.name);
+    Target t;
+    t.dtype = float_dtype(e.dtype, parts.name);  // before the shape, as SafetensorsFile::read_float checks it
+    if (e.shape != parts.file_shape())
+      throw Error("tensor '" + parts.name + "' has shape " + shape_to_string(e.shape) + "; expected " +
+                  shape_to_string(parts.file_shape()));
+    t.bytes = e.end - e.begin;
+    needed_.push_back({parts.name, e.dtype, f.data_begin() + e.begin, f.data_begin() + e.end});
+    t.parts = std::move(parts);
+    targets_[t.parts.name] = std::move(t);
+  }
+  for (auto& [name, t] : targets_)
+    for (const ParameterSpec* spec : t.parts.parts) {
+      PackedMatrix* packed = spec->packed ? spec->packed(p, t.parts.layer, c) : nullptr;
+      const Shape shape = parameter_shape(*spec, c);
+      if (!packed) spec->tensor(w, t.parts.layer) = Tensor(shape);
+      else if (packed->data.empty()) *packed = packed_zeros(static_cast<int>(shape[1]), packed_width(*spec, c));
     }
-    if (has_mlp(preset)) {
-      need_packed(f, h + "mlp.c_fc.weight", {d, 4 * d}, &pb.fc, true);
-      need_tensors(f, h + "mlp.c_fc.bias", {4 * d}, {&b.b_fc});
-      need_packed(f, h + "mlp.c_proj.weight", {4 * d, d}, &pb.proj, true);
-      need_tensors(f, h + "mlp.c_proj.bias", {d}, {&b.b_proj});
-    }
-  }
-  if (has_layer_norm(preset)) {
-    need_tensors(f, root + "ln_f.weight", {d}, {&w.ln_f_weight});
-    need_tensors(f, root + "ln_f.bias", {d}, {&w.ln_f_bias});
-  }
-  if (preset == Preset::attn_only)
-    need_packed(f, "lm_head.weight", {c.vocab_size, d}, &p.unembedding, false,
-                "the file has no unembedding 'lm_head.weight' (an attn-only model's)");
-
-  for (auto& [name, t] : targets_) {
-    for (Tensor* part : t.parts) *part = Tensor(t.part_shape);
-    const int rows = static_cast<int>(t.rows), cols = static_cast<int>(t.cols);
-    if (t.packed) *t.packed = t.file_is_b ? packed_zeros(rows, cols) : packed_zeros(cols, rows);
-  }
   std::sort(needed_.begin(), needed_.end(), [](const TensorRead& a, const TensorRead& b) { return a.begin < b.begin; });
 }
 
@@ -231,11 +184,8 @@ LoadedModel ModelBuilder::finish() {
       throw Error("tensor '" + name + "' is incomplete: " + to_string(t.received) + " of its " + to_string(t.bytes) +
                   " bytes were given");
   // Every value was checked as it came (add), every shape before (the constructor).
-  for (size_t i = 0; i < model_.weights.packed.blocks.size(); ++i) {
-    const AttentionWeights& a = model_.weights.rest.blocks[i].attention;
-    std::vector<float>& bias = model_.weights.packed.blocks[i].attention.qkv_bias;  // b_Q | b_K | b_V, as the packing's columns
-    for (const Tensor* t : {&a.b_q, &a.b_k, &a.b_v}) bias.insert(bias.end(), t->data.begin(), t->data.end());
-  }
+  for (size_t i = 0; i < model_.weights.packed.blocks.size(); ++i)
+    model_.weights.packed.blocks[i].attention.qkv_bias = qkv_bias_of(model_.weights.rest.blocks[i].attention);
   finished_ = true;
   targets_.clear();
   return std::move(model_);

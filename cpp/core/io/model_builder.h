@@ -1,11 +1,12 @@
 // A whole model (gpt2 or attn-only, under model_file.h's names) built from a safetensors header and
 // then its tensors handed in one at a time, so a reader never holds the file: the page reads each
 // tensor with Blob.slice and drops it before the next. Each piece is converted (F32/F16/BF16 to
-// float32) straight into the weights as the model keeps them (transformer.h's PackedModel): a
-// matrix into its packing for the SIMD kernels, where Conv1D's (in, out) is already the packed
-// B = Wᵀ and c_attn is already Q, K and V side by side; the vectors into tensors. So memory is the
-// weights once plus one piece. read_model (model_file.h) is this builder fed from a file in memory:
-// one loader, one set of errors.
+// float32) straight into the weights as the model keeps them (weights.h's PackedModel): a matrix
+// into its packing for the SIMD kernels, where Conv1D's (in, out) is already the packed B = Wᵀ and
+// c_attn is already Q, K and V side by side; the vectors into tensors. Which file tensor holds which
+// parameters, and where each goes, is parameters.h's table. So memory is the weights once plus one
+// piece. read_model (model_file.h) is this builder fed from a file in memory: one loader, one set of
+// errors.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,19 @@
 #include <string>
 #include <vector>
 
-#include "io/model_file.h"
 #include "io/safetensors.h"
+#include "model/parameters.h"
 
 namespace mha {
+
+// A whole model as a file holds it.
+struct LoadedModel {
+  Config config;  // preset, layers, d_model, heads, vocab, positions read off the file; causal
+  PackedModel weights;  // each matrix once, packed as a Model keeps it (unpack_model for tensors)
+  // The file says it was trained on ids numbered by first appearance (__metadata__ tokenizer, as
+  // `mha train` writes it): it reads text so, whatever its layout.
+  bool first_appearance = false;
+};
 
 // One tensor the model needs and where it lies in the file.
 struct TensorRead {
@@ -31,7 +41,7 @@ class ModelBuilder {
   // Checks every name, shape and dtype the model needs against the header, with read_model's errors,
   // before allocating the weights; reads no tensor data. heads: 0 = __metadata__'s "heads".
   ModelBuilder(const SafetensorsHeader& header, Preset preset, int heads);
-  ModelBuilder(const ModelBuilder&) = delete;  // targets_ point into model_
+  ModelBuilder(const ModelBuilder&) = delete;
   ModelBuilder& operator=(const ModelBuilder&) = delete;
 
   const Config& config() const { return model_.config; }
@@ -48,26 +58,13 @@ class ModelBuilder {
   LoadedModel finish();
 
  private:
-  // Where a file tensor's values go, read in order as its (rows, cols): into `parts`, split evenly
-  // among them (c_attn.bias: b_Q, b_K, b_V), or into the packing `packed` of B (k, n), where the
-  // file's (r, c) is B[r][c] when `file_is_b` (Conv1D's (in, out)) and B[c][r] otherwise ((out, in)).
   struct Target {
+    FileTensorParts parts;  // which parameters the file tensor holds (parameters.h)
     FloatDtype dtype = FloatDtype::f32;
-    int64_t rows = 0, cols = 1;
-    std::vector<Tensor*> parts;
-    Shape part_shape;
-    PackedMatrix* packed = nullptr;
-    bool file_is_b = false;
     size_t bytes = 0, received = 0;
   };
-  Target& need(const SafetensorsHeader& header, const std::string& name, const Shape& file_shape,
-               const std::string& missing = "");
-  void need_tensors(const SafetensorsHeader& header, const std::string& name, const Shape& file_shape,
-                    std::vector<Tensor*> parts, const std::string& missing = "");
-  void need_packed(const SafetensorsHeader& header, const std::string& name, const Shape& file_shape,
-                   PackedMatrix* packed, bool file_is_b, const std::string& missing = "");
   // count values of target t from its flat index `first` on, into place.
-  static void place(Target& t, size_t first, const float* values, size_t count);
+  void place(const Target& t, size_t first, const float* values, size_t count);
 
   LoadedModel model_;
   std::map<std::string, Target> targets_;

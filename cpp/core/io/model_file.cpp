@@ -2,7 +2,6 @@
 
 #include "base/error.h"
 #include "io/layouts.h"
-#include "io/model_builder.h"
 
 namespace mha {
 
@@ -43,33 +42,17 @@ std::vector<uint8_t> write_model(const ModelWeights& w, const Config& c, const s
   check_model_weights(w, c);
   if (c.kv_heads_or_heads() != c.heads) throw Error("GPT-2's fused c_attn holds ordinary multi-head attention only");
   SafetensorsWriter out;
-  out.add("wte.weight", w.token_table);
-  out.add("wpe.weight", w.position_table);
-  for (int i = 0; i < c.layers; ++i) {
-    const std::string h = "h." + to_string(i) + ".";
-    const BlockWeights& b = w.blocks[i];
-    const AttentionWeights& a = b.attention;
-    if (has_layer_norm(c.preset)) out.add(h + "ln_1.weight", b.ln_1_weight), out.add(h + "ln_1.bias", b.ln_1_bias);
-    Tensor qkv({3 * static_cast<int64_t>(c.d_model), c.d_model});
-    std::vector<float> qkv_bias;
-    size_t at = 0;
-    for (const Tensor* t : {&a.w_q, &a.w_k, &a.w_v}) {
-      std::copy(t->data.begin(), t->data.end(), qkv.data.begin() + static_cast<std::ptrdiff_t>(at));
-      at += t->numel();
-    }
-    for (const Tensor* t : {&a.b_q, &a.b_k, &a.b_v}) qkv_bias.insert(qkv_bias.end(), t->data.begin(), t->data.end());
-    out.add(h + "attn.c_attn.weight", transposed(qkv));
-    out.add(h + "attn.c_attn.bias", Tensor({static_cast<int64_t>(qkv_bias.size())}, qkv_bias));
-    out.add(h + "attn.c_proj.weight", transposed(a.w_o));
-    out.add(h + "attn.c_proj.bias", a.b_o);
-    if (has_mlp(c.preset)) {
-      out.add(h + "ln_2.weight", b.ln_2_weight), out.add(h + "ln_2.bias", b.ln_2_bias);
-      out.add(h + "mlp.c_fc.weight", transposed(b.w_fc)), out.add(h + "mlp.c_fc.bias", b.b_fc);
-      out.add(h + "mlp.c_proj.weight", transposed(b.w_proj)), out.add(h + "mlp.c_proj.bias", b.b_proj);
-    }
+  for (const FileTensorParts& t : model_file_tensors(c, "")) {
+    Tensor file(t.file_shape());
+    for_each_run(t, 0, file.numel(), [&](size_t part, int64_t row, int64_t col, size_t at, size_t n, bool along_row) {
+      const Tensor& p = parameter_of(w, *t.parts[part], t.layer);
+      const int64_t width = p.shape.size() == 2 ? p.shape[1] : 1;
+      for (size_t i = 0; i < n; ++i)
+        file.data[at + i] = along_row ? p.data[static_cast<size_t>(row * width + col) + i]
+                                      : p.data[static_cast<size_t>((row + static_cast<int64_t>(i)) * width + col)];
+    });
+    out.add(t.name, file);
   }
-  if (has_layer_norm(c.preset)) out.add("ln_f.weight", w.ln_f_weight), out.add("ln_f.bias", w.ln_f_bias);
-  if (c.preset == Preset::attn_only) out.add("lm_head.weight", w.unembedding);
   out.set_metadata("format", "mha-model");
   out.set_metadata("layout", preset_name(c.preset));
   out.set_metadata("heads", to_string(c.heads));

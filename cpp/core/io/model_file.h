@@ -14,18 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "io/model_builder.h"
 #include "io/safetensors.h"
-#include "model/transformer.h"
+#include "model/parameters.h"
 
 namespace mha {
-
-struct LoadedModel {
-  Config config;  // preset, layers, d_model, heads, vocab, positions read off the file; causal
-  PackedModel weights;  // each matrix once, packed as a Model keeps it (unpack_model for tensors)
-  // The file says it was trained on ids numbered by first appearance (__metadata__ tokenizer, as
-  // `mha train` writes it): it reads text so, whatever its layout.
-  bool first_appearance = false;
-};
 
 // `preset` is attn_only or gpt2. heads: 0 = take __metadata__'s "heads" (an error when it has none).
 // Throws mha::Error naming the missing or misshapen tensor, or the inconsistent layer.

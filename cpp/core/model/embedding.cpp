@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "base/random.h"
-#include "model/weights.h"
+#include "model/parameters.h"
 
 namespace mha {
 

@@ -29,23 +29,14 @@ std::shared_ptr<const Tokenizer> seeded_tokenizer(const Config& c) {
 Model::Model(const Config& config) : config_(config) {
   config_.rope_base = 0;  // RoPE comes with llama weights; seeded ones have none (a base from the last file stays there)
   validate_config(config_);
-  ModelWeights weights;
-  if (has_blocks(config_.preset)) {
-    weights = random_model_weights(config_, kRandomModelInitStd);
-  } else {
-    weights.blocks.resize(1);
-    weights.blocks[0].attention = random_attention_weights(config_);
-  }
-  weights_ = pack_model(std::move(weights), config_);
+  weights_ = pack_model(random_weights(config_, kRandomModelInitStd), config_);
   seeded_ = true;
   tokenizer_ = seeded_tokenizer(config_);
 }
 
 void Model::set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
   if (tokenizer && tokenizer->vocab_size() > config_.vocab_size)
-    throw Error("the tokenizer has " + std::to_string(tokenizer->vocab_size()) + " ids but the model's vocabulary only " +
-                    std::to_string(config_.vocab_size) + ": they do not belong together",
-                "tokenizer", "tokenizer_vocab_mismatch",
+    throw Error(ErrorCode::tokenizer_vocab_mismatch, "tokenizer",
                 {{"tokenizer", std::to_string(tokenizer->vocab_size())}, {"vocab", std::to_string(config_.vocab_size)}});
   tokenizer_ = std::move(tokenizer);
 }
@@ -70,21 +61,19 @@ void Model::configure(const Config& asked) {
   // Loaded or trained weights: only what their shapes allow.
   using std::to_string;
   // field: the setting refused; value: what the weights fix it at (the page says it in either language).
-  const auto refuse = [](const std::string& what, const char* field, const std::string& value) {
-    throw Error(what + ": the loaded weights fix it; load another file or switch to random weights", field,
-                "fixed_by_weights", {{"value", value}});
+  const auto refuse = [](const char* field, const std::string& value, const char* name = nullptr) {
+    ErrorParams params = {{"value", value}};
+    if (name) params["name"] = name;
+    throw Error(ErrorCode::fixed_by_weights, field, params);
   };
-  if (config.preset != now.preset)
-    refuse(std::string("the model is ") + preset_name(now.preset), "model", preset_name(now.preset));
-  if (config.d_model != now.d_model) refuse("d_model is " + to_string(now.d_model), "d_model", to_string(now.d_model));
-  if (config.layers != now.layers) refuse("layers is " + to_string(now.layers), "layers", to_string(now.layers));
-  if (config.kv_dim() != now.kv_dim())
-    refuse("key/value width is " + to_string(now.kv_dim()) + " (kv_heads · d_head)", "kv_dim", to_string(now.kv_dim()));
+  if (config.preset != now.preset) refuse("model", preset_name(now.preset));
+  if (config.d_model != now.d_model) refuse("d_model", to_string(now.d_model));
+  if (config.layers != now.layers) refuse("layers", to_string(now.layers));
+  if (config.kv_dim() != now.kv_dim()) refuse("kv_dim", to_string(now.kv_dim()), "the key/value width (kv_heads · d_head)");
   const bool table = has_blocks(now.preset) || !weights_.rest.token_table.data.empty();
-  if (table && config.vocab_size != now.vocab_size)
-    refuse("the vocabulary has " + to_string(now.vocab_size) + " ids", "vocab_size", to_string(now.vocab_size));
+  if (table && config.vocab_size != now.vocab_size) refuse("vocab_size", to_string(now.vocab_size));
   if (has_blocks(now.preset) && config.max_positions != now.max_positions)
-    refuse("the model has " + to_string(now.max_positions) + " positions", "max_positions", to_string(now.max_positions));
+    refuse("max_positions", to_string(now.max_positions));
   if (config.vocab_size != now.vocab_size && tokenizer_) tokenizer_ = default_tokenizer(config);
   config_ = config;
 }
@@ -146,15 +135,15 @@ void Model::load_weights(const uint8_t* bytes, size_t size, WeightLayout layout,
   *this = from_safetensors(base, bytes, size, layout, layer);  // assigned only once it has succeeded
 }
 
-Trace Model::run_text(const std::string& text, KernelPath path, const HeadSwitches& off) const {
+Trace Model::run_text(const std::string& text, KernelPath path, const HeadGates& gates) const {
   Trace trace;
-  run_text_into(trace, text, path, off);
+  run_text_into(trace, text, path, gates);
   return trace;
 }
 
-Trace Model::run_ids(const std::vector<int32_t>& ids, KernelPath path, const HeadSwitches& off) const {
+Trace Model::run_ids(const std::vector<int32_t>& ids, KernelPath path, const HeadGates& gates) const {
   Trace trace;
-  run_ids_into(trace, ids, path, off);
+  run_ids_into(trace, ids, path, gates);
   return trace;
 }
 
@@ -164,51 +153,22 @@ Trace Model::run_input(const Tensor& x, KernelPath path) const {
   return trace;
 }
 
-void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path, const HeadSwitches& off) const {
-  if (!tokenizer_)
-    throw Error(std::string("a ") + preset_name(config_.preset) +
-                    " model reads text with its own tokenizer: give its tokenizer files, or token ids",
-                "text", "needs_tokenizer", {{"model", preset_name(config_.preset)}});
+void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path, const HeadGates& gates) const {
+  if (!tokenizer_) throw Error(ErrorCode::needs_tokenizer, "text", {{"model", preset_name(config_.preset)}});
   Tokenized tokenized = tokenizer_->tokenize(text);
-  run_ids_into(trace, tokenized.ids, path, off);
+  run_ids_into(trace, tokenized.ids, path, gates);
   trace.tokens = std::move(tokenized.tokens);
 }
 
-void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path, const HeadSwitches& off) const {
-  if (has_blocks(config_.preset)) {
-    if (path == KernelPath::scalar)  // the oracle reads plain (out, in) matrices: unpacked for this run
-      model_forward(trace, ids, model_weights(), weights_.packed, config_, path, off);
-    else
-      model_forward(trace, ids, weights_.rest, weights_.packed, config_, path, off);
-    trace.tokens.clear();
-    for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));  // run_text_into names them
-    return;
-  }
-  if (ids.empty()) throw Error("give at least one token");
-  if (ids.size() > static_cast<size_t>(kMaxSeq))
-    throw Error(std::to_string(ids.size()) + " tokens; the maximum is " + std::to_string(kMaxSeq));
-  for (int32_t id : ids)
-    if (id < 0 || id >= config_.vocab_size)
-      throw Error("token id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(config_.vocab_size) + ")");
-  const int T = static_cast<int>(ids.size()), d = config_.d_model;
-  const Tensor tokens = token_embeddings(ids, config_, weights_.rest.token_table);
-  const Tensor positions =
-      has_learned_positions() ? learned_positions(T, weights_.rest.position_table) : sinusoidal_positions(T, d);
-
-  trace.restart();
-  trace.ids = ids;
+void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path, const HeadGates& gates) const {
+  const ForwardOptions options{path, gates.empty() ? nullptr : &gates};
+  const int T = static_cast<int>(ids.size());
+  if (path == KernelPath::scalar)  // the oracle reads plain (out, in) matrices: unpacked for this run
+    model_forward(trace, ids, 1, T, model_weights(), weights_.packed, config_, options);
+  else
+    model_forward(trace, ids, 1, T, weights_.rest, weights_.packed, config_, options);
   trace.tokens.clear();
-  for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));
-  Tensor& token_embedding = trace.slot(Stage::embed, "token_embedding", {1, T, d});
-  Tensor& position_encoding = trace.slot(Stage::embed, "position_encoding", {1, T, d});
-  Tensor& x = trace.slot(Stage::embed, "x", {1, T, d});
-  token_embedding.data = tokens.data;
-  position_encoding.data = positions.data;
-  for (size_t i = 0; i < x.numel(); ++i) x.data[i] = tokens.data[i] + positions.data[i];
-  AttentionWeights unpacked;
-  attention_forward(trace, x, layer_weights(path, unpacked), config_, path, &weights_.packed.blocks[0].attention, -1,
-                    !off.empty() && !off[0].empty() ? &off[0] : nullptr);
-  trace.finish();
+  for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));  // run_text_into names them
 }
 
 void Model::run_input_into(Trace& trace, const Tensor& input, KernelPath path) const {
@@ -222,20 +182,20 @@ void Model::run_input_into(Trace& trace, Tensor&& input, KernelPath path) const 
   if (shape.size() == 2) shape.insert(shape.begin(), 1);  // (T, d) -> (1, T, d)
   if (shape_numel(shape) != input.data.size())
     throw Error("x has shape " + shape_to_string(shape) + " but " + std::to_string(input.data.size()) + " values");
-  trace.restart();
+  if (shape.size() != 3 || shape[0] != 1 || shape[2] != config_.d_model)
+    throw Error("input x has shape " + shape_to_string(shape) + "; expected (1, T, " + std::to_string(config_.d_model) + ")");
+  const int T = static_cast<int>(shape[1]);
+  if (T < 1 || T > kMaxSeq)
+    throw Error("sequence length must be between 1 and " + std::to_string(kMaxSeq) + ", got " + std::to_string(T));
+  trace.restart(model_trace_size(config_));
   trace.tokens.clear();
   trace.ids.clear();
   Tensor& x = trace.slot(Stage::embed, "x", shape);
   x.data.swap(input.data);
-  AttentionWeights unpacked;
-  attention_forward(trace, x, layer_weights(path, unpacked), config_, path, &weights_.packed.blocks[0].attention);
-  trace.finish();
-}
-
-const AttentionWeights& Model::layer_weights(KernelPath path, AttentionWeights& unpacked) const {
-  if (path == KernelPath::simd) return weights_.rest.blocks.at(0).attention;
-  unpacked = weights();
-  return unpacked;
+  if (path == KernelPath::scalar)
+    forward_from_x(trace, 1, T, model_weights(), weights_.packed, config_, {path, nullptr});
+  else
+    forward_from_x(trace, 1, T, weights_.rest, weights_.packed, config_, {path, nullptr});
 }
 
 }  // namespace mha

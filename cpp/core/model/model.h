@@ -7,14 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "model/attention.h"
 #include "io/layouts.h"
+#include "model/forward.h"
+#include "model/parameters.h"
 #include "text/tokenizer.h"
-#include "model/transformer.h"
 
 namespace mha {
 
-struct LoadedModel;  // model_file.h
+struct LoadedModel;  // model_builder.h
 
 constexpr float kRandomModelInitStd = 0.02f;  // GPT-2's, for random models with blocks
 
@@ -51,19 +51,19 @@ class Model {
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
   const Tokenizer* tokenizer() const { return tokenizer_.get(); }
 
-  // tokenize -> embed -> every stage. Throws mha::Error for bad text.
-  Trace run_text(const std::string& text, KernelPath path = KernelPath::simd, const HeadSwitches& off = {}) const;
+  // tokenize -> embed -> every stage. Throws mha::Error for bad text. gates: forward.h's, on each head's output.
+  Trace run_text(const std::string& text, KernelPath path = KernelPath::simd, const HeadGates& gates = {}) const;
   // Token ids, taken as given (models with blocks; a single layer embeds them with its own table).
-  Trace run_ids(const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd, const HeadSwitches& off = {}) const;
+  Trace run_ids(const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd, const HeadGates& gates = {}) const;
   // From an embedded input x of shape (T, d_model) or (1, T, d_model): a single layer only.
   Trace run_input(const Tensor& x, KernelPath path = KernelPath::simd) const;
 
   // The same, refilling `trace` in place: a second run of the same sizes allocates nothing.
   // On an error the trace's contents are unspecified.
   void run_text_into(Trace& trace, const std::string& text, KernelPath path = KernelPath::simd,
-                     const HeadSwitches& off = {}) const;
+                     const HeadGates& gates = {}) const;
   void run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd,
-                    const HeadSwitches& off = {}) const;
+                    const HeadGates& gates = {}) const;
   void run_input_into(Trace& trace, const Tensor& x, KernelPath path = KernelPath::simd) const;
   // The same taking x's values over rather than copying them (x is left with the trace's old ones).
   void run_input_into(Trace& trace, Tensor&& x, KernelPath path = KernelPath::simd) const;
@@ -71,7 +71,7 @@ class Model {
   const Config& config() const { return config_; }
   // A single layer's weights and every parameter, unpacked on each call from the model's only copy
   // of each matrix (its packing): copies, for files, the module's accessors and tests.
-  AttentionWeights weights() const { return unpack_attention(weights_); }
+  AttentionWeights weights() const { return model_weights().blocks.at(0).attention; }
   ModelWeights model_weights() const { return unpack_model(weights_, config_); }
   // The weights as the model holds them: each matrix once, packed for the SIMD kernels.
   const PackedModel& packed_weights() const { return weights_; }
@@ -80,10 +80,6 @@ class Model {
 
  private:
   Model() = default;
-  // The attention weights a single layer's run reads: the biases beside the packing (SIMD), or every
-  // one unpacked into `unpacked` (scalar).
-  const AttentionWeights& layer_weights(KernelPath path, AttentionWeights& unpacked) const;
-
   Config config_;
   PackedModel weights_;       // a single layer: block 0's attention, with optional wte/wpe tables
   bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded or trained)

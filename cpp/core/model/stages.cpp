@@ -1,6 +1,5 @@
 #include "model/stages.h"
 
-#include <sstream>
 
 #include "base/error.h"
 
@@ -15,27 +14,38 @@ bool mlp(const Config& c) { return has_mlp(c.preset); }
 // Rotary position embeddings: a single layer whose llama-layout weights brought a base (config.h).
 bool rotary(const Config& c) { return c.preset == Preset::single && c.rope_base > 0; }
 
+// The rows in the enum's order: stage_spec(s) is row s.
+constexpr StageSpec kStages[] = {
+    {Stage::tokenize, "tokenize", "input", false, every_model},
+    {Stage::embed, "embed", "input", false, every_model},
+    {Stage::ln_1, "ln_1", "block", true, layer_norm},
+    {Stage::project, "project", "qkv", true, every_model},
+    {Stage::split, "split", "qkv", true, every_model},
+    {Stage::rope, "rope", "qkv", true, rotary},
+    {Stage::attend, "attend", "attend", true, every_model},
+    {Stage::concat, "concat", "output", true, every_model},
+    {Stage::output, "output", "output", true, every_model},
+    {Stage::residual, "residual", "block", true, blocks},
+    {Stage::ln_2, "ln_2", "block", true, layer_norm},
+    {Stage::mlp, "mlp", "block", true, mlp},
+    {Stage::mlp_residual, "mlp_residual", "block", true, mlp},
+    {Stage::ln_f, "ln_f", "head", false, layer_norm},
+    {Stage::logits, "logits", "head", false, blocks},
+    {Stage::predict, "predict", "head", false, blocks},
+};
+
+constexpr bool rows_in_enum_order() {
+  size_t i = 0;
+  for (const StageSpec& s : kStages)
+    if (static_cast<size_t>(s.stage) != i++) return false;
+  return i == static_cast<size_t>(Stage::count);
+}
+static_assert(rows_in_enum_order(), "stage_table() must have one row per Stage, in the enum's order");
+
 }  // namespace
 
 const std::vector<StageSpec>& stage_table() {
-  static const std::vector<StageSpec> table = {
-      {Stage::tokenize, "tokenize", "input", false, every_model},
-      {Stage::embed, "embed", "input", false, every_model},
-      {Stage::ln_1, "ln_1", "block", true, layer_norm},
-      {Stage::project, "project", "qkv", true, every_model},
-      {Stage::split, "split", "qkv", true, every_model},
-      {Stage::rope, "rope", "qkv", true, rotary},
-      {Stage::attend, "attend", "attend", true, every_model},
-      {Stage::concat, "concat", "output", true, every_model},
-      {Stage::output, "output", "output", true, every_model},
-      {Stage::residual, "residual", "block", true, blocks},
-      {Stage::ln_2, "ln_2", "block", true, layer_norm},
-      {Stage::mlp, "mlp", "block", true, mlp},
-      {Stage::mlp_residual, "mlp_residual", "block", true, mlp},
-      {Stage::ln_f, "ln_f", "head", false, layer_norm},
-      {Stage::logits, "logits", "head", false, blocks},
-      {Stage::predict, "predict", "head", false, blocks},
-  };
+  static const std::vector<StageSpec> table(std::begin(kStages), std::end(kStages));
   return table;
 }
 
@@ -45,6 +55,8 @@ const std::vector<TensorSpec>& tensor_table() {
       {"position_encoding", Stage::embed, "(1, T, d_model)", "where each token sits"},
       {"x", Stage::embed, "(1, T, d_model)", "token_embedding + position_encoding"},
       {"ln_1", Stage::ln_1, "(1, T, d_model)", "LayerNorm(block input): each row to mean 0, variance 1, then · γ + β"},
+      {"ln_1_mean", Stage::ln_1, "(1, T)", "each row's mean", true},
+      {"ln_1_rstd", Stage::ln_1, "(1, T)", "1 / √(each row's variance + ε)", true},
       {"q", Stage::project, "(1, T, d_model)", "x · W_Qᵀ + b_Q"},
       {"k", Stage::project, "(1, T, kv_heads·d_head)", "x · W_Kᵀ + b_K"},
       {"v", Stage::project, "(1, T, kv_heads·d_head)", "x · W_Vᵀ + b_V"},
@@ -63,17 +75,22 @@ const std::vector<TensorSpec>& tensor_table() {
       {"y", Stage::output, "(1, T, d_model)", "concat · W_Oᵀ + b_O"},
       {"resid_mid", Stage::residual, "(1, T, d_model)", "block input + y"},
       {"ln_2", Stage::ln_2, "(1, T, d_model)", "LayerNorm(resid_mid)"},
-      {"mlp_hidden", Stage::mlp, "(1, T, 4·d_model)", "GELU(ln_2 · W_fcᵀ + b_fc)"},
+      {"ln_2_mean", Stage::ln_2, "(1, T)", "each row's mean", true},
+      {"ln_2_rstd", Stage::ln_2, "(1, T)", "1 / √(each row's variance + ε)", true},
+      {"mlp_pre", Stage::mlp, "(1, T, 4·d_model)", "ln_2 · W_fcᵀ + b_fc, before GELU", true},
+      {"mlp_hidden", Stage::mlp, "(1, T, 4·d_model)", "GELU(mlp_pre)"},
       {"mlp_out", Stage::mlp, "(1, T, d_model)", "mlp_hidden · W_projᵀ + b_proj"},
       {"resid_out", Stage::mlp_residual, "(1, T, d_model)", "resid_mid + mlp_out"},
       {"ln_f", Stage::ln_f, "(1, T, d_model)", "LayerNorm(last block's output)"},
+      {"ln_f_mean", Stage::ln_f, "(1, T)", "each row's mean", true},
+      {"ln_f_rstd", Stage::ln_f, "(1, T)", "1 / √(each row's variance + ε)", true},
       {"logits", Stage::logits, "(1, T, vocab)", "final · W_Uᵀ: a score per vocabulary entry"},
       {"probs", Stage::predict, "(1, T, vocab)", "softmax(logits): the next token's probabilities"},
   };
   return table;
 }
 
-const StageSpec& stage_spec(Stage stage) { return stage_table().at(static_cast<size_t>(stage)); }
+const StageSpec& stage_spec(Stage stage) { return kStages[static_cast<size_t>(stage)]; }
 
 const char* stage_name(Stage stage) { return stage_spec(stage).id; }
 
@@ -111,26 +128,34 @@ const TensorSpec* find_tensor_spec(const std::string& name) {
 Shape evaluate_shape(const std::string& expression, const std::map<std::string, int64_t>& dims) {
   if (expression.size() < 2 || expression.front() != '(' || expression.back() != ')')
     throw Error("shape expression '" + expression + "' is not in parentheses");
+  // Split by hand: a string stream would bring the C++ locales into the WebAssembly module (~60 KB).
+  const auto trimmed = [](std::string s) {
+    s.erase(0, s.find_first_not_of(' '));
+    s.erase(s.find_last_not_of(' ') + 1);
+    return s;
+  };
+  const auto split = [](const std::string& s, const std::string& by) {
+    std::vector<std::string> out;
+    for (size_t begin = 0;;) {
+      const size_t end = s.find(by, begin);
+      out.push_back(s.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+      if (end == std::string::npos) return out;
+      begin = end + by.size();
+    }
+  };
   Shape shape;
-  std::stringstream parts(expression.substr(1, expression.size() - 2));
-  std::string part;
-  while (std::getline(parts, part, ',')) {
+  for (const std::string& part : split(expression.substr(1, expression.size() - 2), ",")) {
+    if (trimmed(part).empty()) continue;  // "(d_model,)": a trailing comma
     int64_t size = 1;
-    size_t begin = 0;
-    while (begin <= part.size()) {  // factors joined by "·" (UTF-8 C2 B7)
-      size_t end = part.find("\xC2\xB7", begin);
-      std::string factor = part.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-      factor.erase(0, factor.find_first_not_of(' '));
-      factor.erase(factor.find_last_not_of(' ') + 1);
+    for (const std::string& raw : split(part, "\xC2\xB7")) {  // factors joined by "·" (UTF-8 C2 B7)
+      const std::string factor = trimmed(raw);
       if (!factor.empty() && factor.find_first_not_of("0123456789") == std::string::npos) {
         size *= std::stoll(factor);
-      } else {
-        const auto it = dims.find(factor);
-        if (it == dims.end()) throw Error("shape expression '" + expression + "' names an unknown size '" + factor + "'");
-        size *= it->second;
+        continue;
       }
-      if (end == std::string::npos) break;
-      begin = end + 2;
+      const auto it = dims.find(factor);
+      if (it == dims.end()) throw Error("shape expression '" + expression + "' names an unknown size '" + factor + "'");
+      size *= it->second;
     }
     shape.push_back(size);
   }

@@ -14,12 +14,14 @@
 
 namespace mha {
 
-// In the order a learner walks them. Stages marked per_layer repeat for every block.
+// In the order a learner walks them, which is the order of stage_table()'s rows (checked when
+// stages.cpp compiles). Stages marked per_layer repeat for every block.
 enum class Stage {
   tokenize, embed,                                              // text -> ids -> x
   ln_1, project, split, rope, attend, concat, output, residual, // each block: attention
   ln_2, mlp, mlp_residual,                                      // each block: MLP (GPT-2)
   ln_f, logits, predict,                                        // after the last block
+  count,                                                        // how many there are
 };
 
 struct StageSpec {
@@ -33,8 +35,9 @@ struct StageSpec {
 struct TensorSpec {
   const char* name;     // the trace name; per-layer tensors are recorded as layers.{i}.{name}
   Stage stage;
-  const char* shape;    // "(1, heads, T, T)", in the names of shape_dims()
+  const char* shape;    // "(1, heads, T, T)", in the names of shape_dims(); the 1 is the batch
   const char* formula;  // one line a learner can read
+  bool for_backward = false;  // kept for the backward pass (LayerNorm's statistics, the MLP before GELU), not drawn
 };
 
 // Every stage and every tensor, in walk order. A model records the subset its architecture has.

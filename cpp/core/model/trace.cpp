@@ -47,8 +47,8 @@ void Trace::defer(Stage stage, int layer, const char* name, const Shape& shape, 
 void Trace::make(size_t index) const {
   TraceEntry& e = entries_[index];
   if (!e.pending) return;
-  e.pending = false;  // first: a fill reads only earlier entries, never this one
-  e.deferred.fill(*this, e.tensor, e.deferred);
+  e.pending = false;  // first: a fill reads other entries, never this one
+  e.deferred.fill(*this, e.layer, e.tensor, e.deferred);
 }
 
 void Trace::finish() { entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_), entries_.end()); }
@@ -60,10 +60,15 @@ const Tensor& Trace::get(const std::string& name) const {
   throw Error("the trace has no tensor named '" + name + "'");
 }
 
-const Tensor& Trace::at(size_t index) const {
-  if (index >= entries_.size()) throw Error("internal: no trace entry " + std::to_string(index));
-  make(index);
-  return entries_[index].tensor;
+const Tensor& Trace::get(int layer, const char* name) const {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const TraceEntry& e = entries_[i];
+    if (e.layer == layer && (layer < 0 ? e.name == name : base_name(e.name) == name)) {
+      make(i);
+      return e.tensor;
+    }
+  }
+  throw Error("internal: the trace has no tensor " + layer_name(layer, name));
 }
 
 const TraceEntry* Trace::find(const std::string& name) const {

@@ -17,9 +17,9 @@ class Trace;
 // copies and recomputations (heads split out of q, k and v; the unmasked scores) that a caller
 // who reads only y never pays for. The fields mean what `fill` makes of them.
 struct Deferred {
-  void (*fill)(const Trace& trace, Tensor& out, const Deferred& how) = nullptr;
-  size_t from[2] = {0, 0};  // indices of the entries it is made from (Trace::at)
-  int n = 0, T = 0, D = 0, group = 1, variant = 0;
+  void (*fill)(const Trace& trace, int layer, Tensor& out, const Deferred& how) = nullptr;
+  const char* from[2] = {nullptr, nullptr};  // the names of its layer's tensors it is made from
+  int B = 1, n = 0, T = 0, D = 0, group = 1, variant = 0;
   float scale = 1.0f;
 };
 
@@ -46,13 +46,13 @@ class Trace {
   void restart(size_t capacity = kDefaultCapacity);
   Tensor& slot(Stage stage, int layer, const char* name, const Shape& shape);
   Tensor& slot(Stage stage, const char* name, const Shape& shape) { return slot(stage, -1, name, shape); }
-  // A slot whose values are made only when first read (get, at, find_made, entries), by how.fill.
+  // A slot whose values are made only when first read (get, find_made, entries), by how.fill.
   void defer(Stage stage, int layer, const char* name, const Shape& shape, const Deferred& how);
-  size_t last_index() const { return cursor_ - 1; }  // of the slot just handed out, for Deferred::from
   void finish();
   bool has(const std::string& name) const;
   const Tensor& get(const std::string& name) const;  // throws mha::Error for an unknown name
-  const Tensor& at(size_t index) const;              // made, if it was deferred
+  // Tensor `name` of block `layer` (-1: model-level, or a single layer's), made if it was deferred.
+  const Tensor& get(int layer, const char* name) const;
   // The entry named so (its values made), or null. Its stage, layer and shape never need making:
   // find() leaves a deferred tensor as it is.
   const TraceEntry* find_made(const std::string& name) const;

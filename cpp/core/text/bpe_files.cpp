@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 
 [[noreturn]] void bad_file(const std::string& file, const std::string& why) {
-  throw Error(file + ": " + why, "tokenizer", "tokenizer_bad_file", {{"file", file}});
+  throw Error(ErrorCode::tokenizer_bad_file, "tokenizer", {{"file", file}, {"why", why}});
 }
 
 // A token or line of a file inside a message: quoted, control characters escaped so the message
@@ -156,8 +156,7 @@ std::shared_ptr<BpeTokenizer> load_bpe_tokenizer(const std::string& dir) {
   const std::string merges = first_of("vocab.bpe", "merges.txt");
   if (!vocab.empty() && !merges.empty()) return bpe_from_vocab_and_merges(read_file(vocab), vocab, read_file(merges), merges);
   if (file_exists(base + "tokenizer.json")) return bpe_from_tokenizer_json(read_file(base + "tokenizer.json"), base + "tokenizer.json");
-  throw Error("no tokenizer in '" + dir + "': it needs encoder.json or vocab.json with vocab.bpe or merges.txt, or tokenizer.json",
-              "tokenizer", "tokenizer_missing", {{"dir", dir}});
+  throw Error(ErrorCode::tokenizer_missing, "tokenizer", {{"dir", dir}});
 }
 
 }  // namespace mha

@@ -84,9 +84,8 @@ BpeTokenizer::BpeTokenizer(const std::vector<std::string>& id_tokens, std::vecto
     const std::string spelled = gpt2_spell_bytes(std::string(1, static_cast<char>(b)));
     const auto it = ids.find(spelled);
     if (it == ids.end())
-      throw Error(source + " has no token for byte " + std::to_string(b) + " (spelled \"" + spelled +
-                      "\"): it is not a byte-level BPE vocabulary like GPT-2's",
-                  "tokenizer", "tokenizer_not_byte_level", {{"file", source}});
+      throw Error(ErrorCode::tokenizer_not_byte_level, "tokenizer",
+                  {{"file", source}, {"byte", std::to_string(b)}, {"spelled", spelled}});
     byte_ids_[b] = it->second;
   }
   ranks_.reserve(merges.size());

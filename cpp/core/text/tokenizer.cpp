@@ -139,15 +139,13 @@ void check_text(const std::string& text) {
   // UTF-8 first, so a broken paste is reported as such whatever its length.
   validate_utf8(text);
   if (text.size() > static_cast<std::size_t>(kMaxTextBytes))
-    throw Error("text is " + std::to_string(text.size()) + " bytes; the maximum is " + std::to_string(kMaxTextBytes), "text",
-                "text_too_long", {{"bytes", std::to_string(text.size())}, {"max", std::to_string(kMaxTextBytes)}});
+    throw Error(ErrorCode::text_too_long, "text", {{"bytes", std::to_string(text.size())}, {"max", std::to_string(kMaxTextBytes)}});
 }
 
 void check_token_count(std::size_t tokens) {
-  if (tokens == 0) throw Error("text is empty: type at least one word or character", "text", "text_empty");
+  if (tokens == 0) throw Error(ErrorCode::text_empty, "text");
   if (tokens > static_cast<std::size_t>(kMaxTextTokens))
-    throw Error("text has " + std::to_string(tokens) + " tokens; the maximum is " + std::to_string(kMaxTextTokens), "text",
-                "text_too_many_tokens", {{"tokens", std::to_string(tokens)}, {"max", std::to_string(kMaxTextTokens)}});
+    throw Error(ErrorCode::text_too_many_tokens, "text", {{"tokens", std::to_string(tokens)}, {"max", std::to_string(kMaxTextTokens)}});
 }
 
 CharWordTokenizer::CharWordTokenizer(int vocab_size) : vocab_size_(vocab_size) {
@@ -190,10 +188,8 @@ Tokenized FirstAppearanceTokenizer::tokenize(const std::string& text) const {
     size_t index = static_cast<size_t>(std::find(seen.begin(), seen.end(), piece) - seen.begin());
     if (index == seen.size()) {
       if (static_cast<int>(seen.size()) + 1 >= vocab_size_)
-        throw Error("text has more than " + std::to_string(vocab_size_ - 1) +
-                        " different tokens, the most this model's vocabulary of " + std::to_string(vocab_size_) +
-                        " ids can tell apart",
-                    "text", "text_too_many_different", {{"max", std::to_string(vocab_size_ - 1)}, {"vocab", std::to_string(vocab_size_)}});
+        throw Error(ErrorCode::text_too_many_different, "text",
+                    {{"max", std::to_string(vocab_size_ - 1)}, {"vocab", std::to_string(vocab_size_)}});
       seen.push_back(piece);
     }
     out.ids.push_back(static_cast<int32_t>(index + 1));

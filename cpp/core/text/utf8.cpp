@@ -9,8 +9,7 @@ namespace mha {
 namespace {
 
 [[noreturn]] void throw_bad_utf8(const std::string& what, std::size_t offset) {
-  throw Error("text is not valid UTF-8: " + what + " at offset " + std::to_string(offset), "text", "text_not_utf8",
-              {{"offset", std::to_string(offset)}});
+  throw Error(ErrorCode::text_not_utf8, "text", {{"what", what}, {"offset", std::to_string(offset)}});
 }
 
 std::string hex(unsigned value, int digits) {

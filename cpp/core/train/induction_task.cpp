@@ -109,8 +109,18 @@ InductionRecipe induction_recipe() {
   InductionRecipe r;
   Config& c = r.config;
   c.preset = Preset::attn_only;
-  c.layers = 2, c.heads = 4, c.d_model = 64, c.vocab_size = 64, c.causal = true;
+  c.layers = 2, c.heads = 4, c.d_model = 64, c.vocab_size = 64, c.causal = true, c.seed = 2;
   c.max_positions = 2 * r.task.max_length + 1;
+  return r;
+}
+
+InductionRecipe induction_recipe_small() {
+  InductionRecipe r = induction_recipe();
+  r.config.d_model = 32, r.config.heads = 2, r.config.vocab_size = 32;
+  r.task.max_length = 16;
+  r.config.max_positions = 2 * r.task.max_length + 1;
+  r.batch = 8;
+  r.adam.lr = 5e-3f;
   return r;
 }
 
@@ -128,7 +138,7 @@ std::map<std::string, std::string> training_metadata(const InductionRecipe& r, i
 
 InductionTraining::InductionTraining(InductionRecipe recipe)
     : recipe_(checked(std::move(recipe))),
-      trainer_(recipe_.config, random_model_weights(recipe_.config, recipe_.init_std), recipe_.adam),
+      trainer_(recipe_.config, random_weights(recipe_.config, recipe_.init_std), recipe_.adam),
       data_(derive_seed(recipe_.config.seed, kStreamData)) {}
 
 double InductionTraining::induction_score(int sequences) const {

@@ -47,8 +47,9 @@ std::vector<InductionScores> evaluate_induction(const Model& model, const Induct
                                                 int sequences);
 
 // The mean over L of the best last-layer head's induction score: one number for "has the model
-// found induction yet" (the phase change is the first step where it passes 0.7).
+// found induction yet". The phase change is the first step where it reaches kPhaseChangeScore.
 double induction_score(const std::vector<InductionScores>& scores);
+constexpr double kPhaseChangeScore = 0.7;
 
 // A whole training run of the induction task, as `mha train`, the WebAssembly module and the
 // benchmarks drive it: weights drawn from config.seed, batches from their own stream of the seed.
@@ -58,11 +59,16 @@ struct InductionRecipe {
   int batch = 16;
   AdamSettings adam;
   float init_std = 0.1f;
+  int steps = 3000;  // how long `mha train` and the page train it
 };
 
-// The recipe `mha train`, the page's trainer and the benchmarks start from: an attn-only model of 2
-// layers, 4 heads, d_model 64, vocabulary 64, and the fields' defaults above. One home for them all.
+// The shipped model's recipe (models/induction.safetensors, `npm run train`), which `mha train`, the
+// page's trainer and the benchmarks start from: an attn-only model of 2 layers, 4 heads, d_model 64,
+// vocabulary 64, seed 2, and the fields' defaults above. One home for them all.
 InductionRecipe induction_recipe();
+// The same task at half the width, for a phone's "Train it yourself": d_model 32, 2 heads,
+// vocabulary 32, L up to 16, batch 8, lr 5e-3.
+InductionRecipe induction_recipe_small();
 
 // What a trained model's file says about how it was made (its __metadata__): the recipe in words,
 // the seed, the steps, and that it reads text by first appearance after the start token 0.

@@ -6,6 +6,7 @@ import { t } from '../../i18n.js';
 import { localMessage } from '../../messages.js';
 import { MODELS, MODEL_KINDS, isSized } from '../../attributes.js';
 import { mountOpening } from './opening.js';
+import catalog from '../../catalog.js';
 
 export const EXAMPLES = [
   '我是秦始皇',
@@ -20,9 +21,9 @@ export const TRAINED_EXAMPLES = [
 ];
 
 const NUMBER_FIELDS = [
-  { key: 'dModel', id: 'd-model', label: 'dModel', min: 1, max: 4096, list: [4, 8, 16, 32, 64, 128, 256, 512, 768, 1024] },
-  { key: 'heads', id: 'heads', label: 'heads', min: 1, max: 256, list: [1, 2, 4, 8, 12, 16, 32] },
-  { key: 'kvHeads', id: 'kv-heads', label: 'kvHeads', min: 1, max: 256, list: [1, 2, 4, 8] },
+  { key: 'dModel', id: 'd-model', label: 'dModel', min: 1, max: catalog.limits.dModel, list: [4, 8, 16, 32, 64, 128, 256, 512, 768, 1024] },
+  { key: 'heads', id: 'heads', label: 'heads', min: 1, max: catalog.limits.heads, list: [1, 2, 4, 8, 12, 16, 32] },
+  { key: 'kvHeads', id: 'kv-heads', label: 'kvHeads', min: 1, max: catalog.limits.heads, list: [1, 2, 4, 8] },
   { key: 'seed', id: 'seed', label: 'seed', min: 0, max: 9007199254740991, list: null },
 ];
 

@@ -8,13 +8,11 @@ import { h, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor, lutOf, lutIndex } from '../parts/colors.js';
 import { download } from '../../export/files.js';
+import catalog from '../../catalog.js';
 
-// What the buttons train: the shipped recipe, or a smaller one for phones.
-export const TRAIN_SIZES = {
-  standard: { dModel: 64, heads: 4, layers: 2, vocabSize: 64, batch: 16, lr: 0.003, initStd: 0.1, maxSteps: 3000 },
-  small: { dModel: 32, heads: 2, layers: 2, vocabSize: 32, batch: 8, lr: 0.005, initStd: 0.1, maxLength: 16, maxSteps: 3000 },
-};
-const PHASE = 0.7; // the induction score that marks the phase change
+// What the buttons train: the core's recipes (catalog.h), the shipped one or a smaller one for phones.
+export const TRAIN_SIZES = { standard: catalog.recipes.induction, small: catalog.recipes.inductionSmall };
+const PHASE = catalog.phaseChangeScore; // the induction score that marks the phase change
 const SEQUENTIAL = { kind: 'sequential', max: 1 };
 
 function drawMap(canvas, data, offset, T) {
@@ -71,7 +69,7 @@ function lossCurve() {
 }
 
 export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) {
-  const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, phaseStep: null, losses: [], size: 'standard', seed: 1 };
+  const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, phaseStep: null, losses: [], size: 'standard', seed: TRAIN_SIZES.standard.seed };
   let worker = null;
   let pendingFile = null;
   const L = () => store.state.lang;
@@ -149,7 +147,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) 
       ? t(lang, 'train.idle')
       : t(lang, 'train.readout', { step: state.step, rate: state.stepsPerSecond.toFixed(0), loss: state.loss === null ? '—' : state.loss.toFixed(3), ind: state.induction.toFixed(2) });
     setText(readout, text);
-    curve.draw(state.losses, TRAIN_SIZES[state.size].maxSteps, state.phaseStep, t(lang, 'train.curveLabel', { step: state.step }), lang);
+    curve.draw(state.losses, TRAIN_SIZES[state.size].steps, state.phaseStep, t(lang, 'train.curveLabel', { step: state.step }), lang);
   }
 
   function ensureWorker() {
@@ -182,7 +180,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) 
         ? msg.probe.heads.layers.flatMap((layer, l) => layer.heads.map((m, hd) => ({ layer: l, head: hd, previousToken: m.previous_token, induction: m.induction, label: m.label })))
         : [];
       onProgress({ step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, phaseStep: state.phaseStep, heads });
-      const max = TRAIN_SIZES[state.size].maxSteps;
+      const max = TRAIN_SIZES[state.size].steps;
       if (state.running && state.step >= max) controller.pause('done');
       else if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || 'paused' });
     };
@@ -190,10 +188,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) 
   }
 
   const probeIds = () => (store.state.result && store.state.result.config.model !== 'single' ? Array.from(store.state.result.ids) : [0, 1, 2, 3, 4, 1, 2, 3, 4]);
-  const options = () => {
-    const { maxSteps, ...recipe } = TRAIN_SIZES[state.size];
-    return { ...recipe, seed: state.seed };
-  };
+  const options = () => ({ ...TRAIN_SIZES[state.size], seed: state.seed });
   let endReason = null;
 
   const controller = {

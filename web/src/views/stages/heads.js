@@ -5,10 +5,12 @@
 import { h, live, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
+import catalog from '../../catalog.js';
 
-const METRICS = ['previous_token', 'induction', 'duplicate_token', 'first_token', 'self', 'entropy'];
-// Every metric the core computes, for the formulas under the table.
-const ALL_METRICS = ['entropy', 'self', 'previous_token', 'first_token', 'locality', 'distance', 'distance_normalised', 'induction', 'duplicate_token'];
+// The core's metrics (head_metric_table): the ones with a column in the table, and every one for
+// the formulas under it.
+const ALL_METRICS = catalog.headMetrics.map((m) => m.id);
+const METRICS = catalog.headMetrics.filter((m) => m.column).map((m) => m.id);
 
 // The heads × heads similarity as a small table of shaded cells (1 = the same rows, 0 = disjoint).
 function similarityTable(lang, H) {

@@ -1,0 +1,344 @@
+#include "model/forward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "base/error.h"
+#include "kernels/gelu.h"
+#include "kernels/heads.h"
+#include "kernels/layernorm.h"
+#include "kernels/loss.h"
+#include "kernels/rope.h"
+#include "model/embedding.h"
+#include "model/stages.h"
+
+namespace mha {
+
+float gate_of(const HeadGates& gates, int layer, int head) {
+  if (static_cast<size_t>(layer) >= gates.size() || gates[layer].empty()) return 1.0f;
+  return gates[layer][static_cast<size_t>(head)];
+}
+
+namespace {
+
+using std::to_string;
+
+// The kernels of one path, so the forward reads as one sequence of ops.
+struct KernelSet {
+  decltype(&kernels::linear_forward_simd) linear;
+  decltype(&kernels::attend_head_forward_strided_simd) attend_head;
+  decltype(&kernels::scores_forward_simd) scores;
+  decltype(&kernels::rope_forward_simd) rope;
+  decltype(&kernels::layernorm_forward_simd) layernorm;
+  decltype(&kernels::gelu_forward_simd) gelu;
+};
+
+KernelSet kernel_set(KernelPath path) {
+  using namespace kernels;
+  if (path == KernelPath::scalar)
+    return {linear_forward_scalar, attend_head_forward_strided_scalar, scores_forward_scalar, rope_forward_scalar,
+            layernorm_forward_scalar, gelu_forward_scalar};
+  return {linear_forward_simd, attend_head_forward_strided_simd, scores_forward_simd, rope_forward_simd,
+          layernorm_forward_simd, gelu_forward_simd};
+}
+
+// The deferred tensors of the split and attend stages (trace.h's Deferred), made when first read.
+// q_heads, k_heads, v_heads out of q, k, v, and head_out out of the concat the heads were written into.
+void fill_split(const Trace& trace, int layer, Tensor& out, const Deferred& how) {
+  split_heads(out.ptr(), trace.get(layer, how.from[0]).ptr(), how.B, how.T, how.n, how.D);
+}
+
+// raw_scores without a mask: the scores themselves.
+void fill_copy(const Trace& trace, int layer, Tensor& out, const Deferred& how) {
+  const Tensor& from = trace.get(layer, how.from[0]);
+  std::copy(from.data.begin(), from.data.end(), out.data.begin());
+}
+
+// raw_scores under the causal mask: what the mask hides, the future scores, computed like the rest
+// from the heads' q and k (from: (B, n, T, D) and (B, n / group, T, D)).
+void fill_unmasked_scores(const Trace& trace, int layer, Tensor& out, const Deferred& how) {
+  const Tensor &q = trace.get(layer, how.from[0]), &k = trace.get(layer, how.from[1]);
+  const auto scores = kernel_set(static_cast<KernelPath>(how.variant)).scores;
+  const size_t TT = static_cast<size_t>(how.T) * how.T, TD = static_cast<size_t>(how.T) * how.D;
+  const int kv = how.n / how.group;
+  for (int b = 0; b < how.B; ++b)
+    for (int h = 0; h < how.n; ++h)
+      scores(out.ptr() + (static_cast<size_t>(b) * how.n + h) * TT, q.ptr() + (static_cast<size_t>(b) * how.n + h) * TD,
+             k.ptr() + (static_cast<size_t>(b) * kv + h / how.group) * TD, how.T, how.D, how.scale, false);
+}
+
+// Q, K, V of N rows from one packed (d_model, d_model + 2·kv) matrix, x packed once for all three.
+// When the panel width divides the widths, each product writes straight into its tensor; otherwise
+// through one fused buffer.
+void project_qkv(Tensor& q, Tensor& k, Tensor& v, const Tensor& x, const PreparedWeights& p, int N) {
+  const int d = static_cast<int>(x.shape.back()), dq = static_cast<int>(q.shape.back()), dk = static_cast<int>(k.shape.back());
+  thread_local PackedLhs x_packed;
+  pack_lhs_into(x_packed, x.ptr(), d, N, d);
+  const int panel = gemm_panel_width();
+  if (dq % panel == 0 && dk % panel == 0) {
+    int col = 0;
+    for (Tensor* t : {&q, &k, &v}) {
+      const int width = static_cast<int>(t->shape.back());
+      gemm_forward_packed(t->ptr(), width, x_packed, p.qkv, p.qkv_bias.data() + col, 1.0f, Triangle::none, col,
+                          col + width);
+      col += width;
+    }
+    return;
+  }
+  thread_local std::vector<float> fused;
+  fused.resize(static_cast<size_t>(N) * p.qkv.n);
+  gemm_forward_packed(fused.data(), p.qkv.n, x_packed, p.qkv, p.qkv_bias.data(), 1.0f, Triangle::none, 0, p.qkv.n);
+  for (int t = 0; t < N; ++t) {
+    const float* row = fused.data() + static_cast<size_t>(t) * p.qkv.n;
+    std::copy_n(row, dq, q.ptr() + static_cast<size_t>(t) * dq);
+    std::copy_n(row + dq, dk, k.ptr() + static_cast<size_t>(t) * dk);
+    std::copy_n(row + dq + dk, dk, v.ptr() + static_cast<size_t>(t) * dk);
+  }
+}
+
+// out (N, n) = in (N, k) · wᵀ + b: SIMD from the packed wᵀ, scalar from w (n, k).
+void linear(float* out, const float* in, const Tensor& w, const Tensor* b, const PackedMatrix* packed, int N,
+            KernelPath path) {
+  const float* bias = b && !b->data.empty() ? b->ptr() : nullptr;
+  if (path == KernelPath::simd)
+    gemm_forward(out, packed->n, in, packed->k, *packed, bias, N, 1.0f, Triangle::none);
+  else
+    kernels::linear_forward_scalar(out, in, w.ptr(), bias, N, static_cast<int>(w.shape[1]), static_cast<int>(w.shape[0]));
+}
+
+// `name` = LayerNorm(in) over each row, with the row means and 1/std it keeps for the backward pass
+// as name_mean and name_rstd.
+const Tensor& layernorm(Trace& trace, Stage stage, int layer, const char* name, const char* mean_name,
+                        const char* rstd_name, const Tensor& in, const Tensor& weight, const Tensor& bias, int B, int T,
+                        const KernelSet& ks) {
+  const int d = static_cast<int>(in.shape.back());
+  Tensor& out = trace.slot(stage, layer, name, {B, T, d});
+  Tensor& mean = trace.slot(stage, layer, mean_name, {B, T});
+  Tensor& rstd = trace.slot(stage, layer, rstd_name, {B, T});
+  ks.layernorm(out.ptr(), mean.ptr(), rstd.ptr(), in.ptr(), weight.ptr(), bias.ptr(), B * T, d, kLayerNormEps);
+  return out;
+}
+
+// dst = a + b, elementwise.
+void add(Tensor& dst, const Tensor& a, const Tensor& b) {
+  for (size_t i = 0; i < dst.data.size(); ++i) dst.data[i] = a.data[i] + b.data[i];
+}
+
+// The attention stages of block `layer` on x (B, T, d_model); returns y.
+const Tensor& attention(Trace& trace, int layer, const Tensor& x, const AttentionWeights& w, const PreparedWeights* p,
+                        const Config& c, int B, int T, const ForwardOptions& o) {
+  const KernelSet ks = kernel_set(o.path);
+  const int d = c.d_model, heads = c.heads, kv_heads = c.kv_heads_or_heads(), D = c.d_head(), N = B * T;
+  const int group = heads / kv_heads;  // query heads served by one key/value head
+
+  // project
+  Tensor& q = trace.slot(Stage::project, layer, "q", {B, T, d});
+  Tensor& k = trace.slot(Stage::project, layer, "k", {B, T, kv_heads * D});
+  Tensor& v = trace.slot(Stage::project, layer, "v", {B, T, kv_heads * D});
+  if (o.path == KernelPath::simd) {
+    project_qkv(q, k, v, x, *p, N);
+  } else {
+    ks.linear(q.ptr(), x.ptr(), w.w_q.ptr(), w.b_q.ptr(), N, d, d);
+    ks.linear(k.ptr(), x.ptr(), w.w_k.ptr(), w.b_k.ptr(), N, d, kv_heads * D);
+    ks.linear(v.ptr(), x.ptr(), w.w_v.ptr(), w.b_v.ptr(), N, d, kv_heads * D);
+  }
+
+  // split heads: (B, T, n·D) -> (B, n, T, D). Attend reads each head where it lies in q, k and v, so
+  // the split copies are made only when read (RoPE and the backward pass read them).
+  const auto split_of = [&](const char* from, int n) { return Deferred{fill_split, {from, nullptr}, B, n, T, D}; };
+  trace.defer(Stage::split, layer, "q_heads", {B, heads, T, D}, split_of("q", heads));
+  trace.defer(Stage::split, layer, "k_heads", {B, kv_heads, T, D}, split_of("k", kv_heads));
+  trace.defer(Stage::split, layer, "v_heads", {B, kv_heads, T, D}, split_of("v", kv_heads));
+
+  // What attend reads: head h of sequence b at q_of(b, h), its rows q_ld apart (k likewise, by group).
+  const bool rotary = walks(c, Stage::rope);
+  const float *q_base = q.ptr(), *k_base = k.ptr();
+  if (rotary) {  // llama weights: the scores see q and k turned by their positions
+    const RopeTables& tables = rope_tables(T, D, c.rope_base);
+    Tensor& q_rot = trace.slot(Stage::rope, layer, "q_rot", {B, heads, T, D});
+    Tensor& k_rot = trace.slot(Stage::rope, layer, "k_rot", {B, kv_heads, T, D});
+    const Tensor &q_heads = trace.get(layer, "q_heads"), &k_heads = trace.get(layer, "k_heads");
+    for (int i = 0; i < B * heads; ++i)
+      ks.rope(q_rot.ptr() + static_cast<size_t>(i) * T * D, q_heads.ptr() + static_cast<size_t>(i) * T * D,
+              tables.cos.data(), tables.sin.data(), T, D);
+    for (int i = 0; i < B * kv_heads; ++i)
+      ks.rope(k_rot.ptr() + static_cast<size_t>(i) * T * D, k_heads.ptr() + static_cast<size_t>(i) * T * D,
+              tables.cos.data(), tables.sin.data(), T, D);
+    q_base = q_rot.ptr(), k_base = k_rot.ptr();
+  }
+  const int q_ld = rotary ? D : heads * D, k_ld = rotary ? D : kv_heads * D;
+  const auto q_of = [&](int b, int h) {
+    return q_base + (rotary ? (static_cast<size_t>(b) * heads + h) * T * D : static_cast<size_t>(b) * T * heads * D + h * D);
+  };
+  const auto k_of = [&](int b, int g) {
+    return k_base + (rotary ? (static_cast<size_t>(b) * kv_heads + g) * T * D : static_cast<size_t>(b) * T * kv_heads * D + g * D);
+  };
+
+  // attend, each head on its own, written into its columns of the concat
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  // What the mask hides: the future scores, computed like the rest when read. Unmasked, the scores.
+  trace.defer(Stage::attend, layer, "raw_scores", {B, heads, T, T},
+              c.causal ? Deferred{fill_unmasked_scores, {rotary ? "q_rot" : "q_heads", rotary ? "k_rot" : "k_heads"}, B,
+                                  heads, T, D, group, static_cast<int>(o.path), scale}
+                       : Deferred{fill_copy, {"scores", nullptr}});
+  Tensor& scores = trace.slot(Stage::attend, layer, "scores", {B, heads, T, T});
+  Tensor& weights = trace.slot(Stage::attend, layer, "weights", {B, heads, T, T});
+  trace.defer(Stage::attend, layer, "head_out", {B, heads, T, D}, split_of("concat", heads));
+  Tensor& concat = trace.slot(Stage::concat, layer, "concat", {B, T, d});
+  const int gate_layer = std::max(layer, 0);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < heads; ++h) {
+      const int g = h / group;
+      const size_t tt = (static_cast<size_t>(b) * heads + h) * T * T;
+      float* out = concat.ptr() + static_cast<size_t>(b) * T * d + h * D;
+      ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, out, d, q_of(b, h), q_ld, k_of(b, g), k_ld,
+                     v.ptr() + static_cast<size_t>(b) * T * kv_heads * D + g * D, kv_heads * D, T, D, scale, c.causal);
+      const float gate = o.gates ? gate_of(*o.gates, gate_layer, h) : 1.0f;
+      if (gate == 1.0f) continue;
+      for (int t = 0; t < T; ++t) {  // gated: 0 switches the head off, exactly
+        float* row = out + static_cast<size_t>(t) * d;
+        if (gate == 0.0f) std::fill_n(row, D, 0.0f);
+        else
+          for (int i = 0; i < D; ++i) row[i] *= gate;
+      }
+    }
+
+  Tensor& y = trace.slot(Stage::output, layer, "y", {B, T, d});
+  if (o.path == KernelPath::simd)
+    gemm_forward(y.ptr(), d, concat.ptr(), d, p->out, w.b_o.ptr(), N, 1.0f, Triangle::none);
+  else
+    ks.linear(y.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), N, d, d);
+
+  // Finite inputs can still overflow float32; say so rather than show NaN. Every overflow reaches
+  // y: an infinite Q, K or score turns the softmax to NaN, an infinite V reaches head_out. (A score
+  // of -inf is the correct limit, a weight of 0.)
+  check_finite(y, "the result (float32 overflow; scale the input or weights down)");
+  return y;
+}
+
+// The positions a model has: its learned table's rows, or as many as sinusoids allow.
+int positions_of(const ModelWeights& w, const Config& c) {
+  if (has_blocks(c.preset)) return c.max_positions;
+  return w.position_table.data.empty() ? kMaxSeq : static_cast<int>(w.position_table.shape[0]);
+}
+
+// The ids a model may run, checked once for every use: one batch of B·T ids, each in the vocabulary.
+void check_ids(const std::vector<int32_t>& ids, int B, int T, int positions, const Config& c) {
+  if (B < 1 || T < 1) throw Error("give at least one token");
+  if (T > positions)
+    throw Error(ErrorCode::too_many_positions, "text", {{"tokens", to_string(T)}, {"max", to_string(positions)}});
+  if (ids.size() != static_cast<size_t>(B) * T)
+    throw Error("internal: a batch of " + to_string(B) + " × " + to_string(T) + " needs that many ids, got " +
+                to_string(ids.size()));
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= c.vocab_size)
+      throw Error(ErrorCode::token_outside_vocabulary, "text",
+                  {{"id", to_string(ids[i])}, {"position", to_string(i % T)}, {"vocab", to_string(c.vocab_size)}});
+}
+
+// token_embedding, position_encoding and x = their sum, (B, T, d_model). Models with blocks read
+// their tables (wte from the packed unembedding when it is tied and held only there); a single layer
+// draws seeded rows scaled by √d_model and sinusoidal positions, unless its file brought tables.
+void embed(Trace& trace, const std::vector<int32_t>& ids, int B, int T, const ModelWeights& w, const PreparedModel& p,
+           const Config& c) {
+  const int d = c.d_model;
+  Tensor& tokens = trace.slot(Stage::embed, "token_embedding", {B, T, d});
+  Tensor& positions = trace.slot(Stage::embed, "position_encoding", {B, T, d});
+  Tensor& x = trace.slot(Stage::embed, "x", {B, T, d});
+  if (has_blocks(c.preset) && w.token_table.data.empty()) {
+    for (size_t i = 0; i < ids.size(); ++i) packed_get_column(p.unembedding, ids[i], tokens.ptr() + i * d);
+  } else if (has_blocks(c.preset)) {
+    for (size_t i = 0; i < ids.size(); ++i)
+      std::copy_n(w.token_table.ptr() + static_cast<size_t>(ids[i]) * d, d, tokens.ptr() + i * d);
+  } else {
+    const Tensor rows = token_embeddings(ids, c, w.token_table);
+    std::copy(rows.data.begin(), rows.data.end(), tokens.data.begin());
+  }
+  const Tensor table = w.position_table.data.empty() ? sinusoidal_positions(T, d) : Tensor();
+  const float* position_rows = table.data.empty() ? w.position_table.ptr() : table.ptr();
+  for (int b = 0; b < B; ++b) std::copy_n(position_rows, static_cast<size_t>(T) * d, positions.ptr() + static_cast<size_t>(b) * T * d);
+  add(x, tokens, positions);
+}
+
+}  // namespace
+
+size_t model_trace_size(const Config& c) {
+  const std::vector<Stage> stages = stages_of(c);
+  size_t per_block = 0, model = 0;
+  for (const TensorSpec& spec : tensor_table())
+    if (std::find(stages.begin(), stages.end(), spec.stage) != stages.end())
+      (stage_spec(spec.stage).per_layer ? per_block : model) += 1;
+  return model + per_block * static_cast<size_t>(c.layers);
+}
+
+void model_forward(Trace& trace, const std::vector<int32_t>& ids, int B, int T, const ModelWeights& w,
+                   const PreparedModel& p, const Config& c, const ForwardOptions& o) {
+  validate_config(c);
+  check_ids(ids, B, T, positions_of(w, c), c);
+  trace.restart(model_trace_size(c));
+  trace.ids = ids;
+  embed(trace, ids, B, T, w, p, c);
+  forward_from_x(trace, B, T, w, p, c, o);
+}
+
+void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const PreparedModel& p, const Config& c,
+                    const ForwardOptions& o) {
+  validate_config(c);
+  if (o.gates && (o.gates->size() > static_cast<size_t>(c.layers)))
+    throw Error("internal: head gates for more layers than the model has");
+  if (o.gates)
+    for (const std::vector<float>& layer : *o.gates)
+      if (!layer.empty() && layer.size() != static_cast<size_t>(c.heads))
+        throw Error("internal: head gates for " + to_string(layer.size()) + " heads; the model has " + to_string(c.heads));
+  if (o.path == KernelPath::scalar && w.blocks.at(0).attention.w_q.data.empty())
+    throw Error("internal: the scalar path reads unpacked weights (unpack_model)");
+  const KernelSet ks = kernel_set(o.path);
+  const int d = c.d_model, N = B * T;
+  const bool blocks = has_blocks(c.preset);
+  const Tensor& x = trace.get(-1, "x");
+  if (x.shape != Shape{B, T, d})
+    throw Error("input x has shape " + shape_to_string(x.shape) + "; expected " + shape_to_string({B, T, d}));
+  check_finite(x, "input x");
+
+  const Tensor* stream = &x;  // the residual stream each block reads and writes
+  for (int i = 0; i < c.layers; ++i) {
+    const int layer = blocks ? i : -1;  // a single layer's tensors carry no layers.{i}. prefix
+    const BlockWeights& bw = w.blocks[i];
+    const PreparedBlock* pb = o.path == KernelPath::simd ? &p.blocks.at(i) : nullptr;  // the scalar path reads bw
+    const Tensor* attention_in = stream;
+    if (has_layer_norm(c.preset))
+      attention_in = &layernorm(trace, Stage::ln_1, layer, "ln_1", "ln_1_mean", "ln_1_rstd", *stream, bw.ln_1_weight,
+                                bw.ln_1_bias, B, T, ks);
+    const Tensor& y = attention(trace, layer, *attention_in, bw.attention, pb ? &pb->attention : nullptr, c, B, T, o);
+    if (!blocks) break;  // one attention layer: y is the result
+    Tensor& resid_mid = trace.slot(Stage::residual, layer, "resid_mid", {B, T, d});
+    add(resid_mid, *stream, y);
+    stream = &resid_mid;
+    if (!has_mlp(c.preset)) continue;
+    const Tensor& ln_2 =
+        layernorm(trace, Stage::ln_2, layer, "ln_2", "ln_2_mean", "ln_2_rstd", resid_mid, bw.ln_2_weight, bw.ln_2_bias, B, T, ks);
+    Tensor& pre = trace.slot(Stage::mlp, layer, "mlp_pre", {B, T, 4 * d});
+    linear(pre.ptr(), ln_2.ptr(), bw.w_fc, &bw.b_fc, pb ? &pb->fc : nullptr, N, o.path);
+    Tensor& hidden = trace.slot(Stage::mlp, layer, "mlp_hidden", {B, T, 4 * d});
+    ks.gelu(hidden.ptr(), pre.ptr(), static_cast<int>(hidden.numel()));
+    Tensor& mlp_out = trace.slot(Stage::mlp, layer, "mlp_out", {B, T, d});
+    linear(mlp_out.ptr(), hidden.ptr(), bw.w_proj, &bw.b_proj, pb ? &pb->proj : nullptr, N, o.path);
+    Tensor& resid_out = trace.slot(Stage::mlp_residual, layer, "resid_out", {B, T, d});
+    add(resid_out, resid_mid, mlp_out);
+    stream = &resid_out;
+  }
+  if (blocks) {
+    if (has_layer_norm(c.preset))
+      stream = &layernorm(trace, Stage::ln_f, -1, "ln_f", "ln_f_mean", "ln_f_rstd", *stream, w.ln_f_weight, w.ln_f_bias, B, T, ks);
+    const int V = c.vocab_size;
+    Tensor& logits = trace.slot(Stage::logits, "logits", {B, T, V});
+    linear(logits.ptr(), stream->ptr(), w.unembedding_matrix(), nullptr, &p.unembedding, N, o.path);
+    check_finite(logits, "the logits (float32 overflow; the weights are too large)");
+    Tensor& probs = trace.slot(Stage::predict, "probs", {B, T, V});
+    softmax_forward_rows(probs.ptr(), logits.ptr(), N, V);
+  }
+  trace.finish();
+}
+
+}  // namespace mha

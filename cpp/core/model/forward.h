@@ -1,0 +1,51 @@
+// The one forward pass (llm.c's gpt2_forward): every use runs it. A learner's run of one text is a
+// batch of 1 whose every stage tensor the page draws; a training step is a batch of B sequences in
+// the trainer's own trace; the gradient passes of the analyses walk the same tensors back
+// (backward.h). Tensors are recorded under stages.h's names and shapes, a batch of B in place of
+// each shape's leading 1:
+//   embed      token_embedding, position_encoding, x
+//   each block ln_1 (GPT-2) → project q, k, v → split q_heads, k_heads, v_heads → rope q_rot, k_rot
+//              (Llama) → attend raw_scores, scores, weights, head_out → concat → output y →
+//              residual resid_mid → ln_2, mlp_pre, mlp_hidden, mlp_out, resid_out (GPT-2)
+//   head       ln_f (GPT-2) → logits → probs
+// A single attention layer (Preset::single) is one block without residual, LayerNorm or MLP.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/config.h"
+#include "kernels/kernels.h"
+#include "model/trace.h"
+#include "model/weights.h"
+
+namespace mha {
+
+// Each head's output is multiplied by its gate before the concat: the one place a head is switched
+// off. gates[layer][head]: 1 = on, 0 = off, anything between scales it (Michel et al.'s ξ_h). Empty
+// (or an empty layer): all on.
+using HeadGates = std::vector<std::vector<float>>;
+float gate_of(const HeadGates& gates, int layer, int head);
+
+struct ForwardOptions {
+  KernelPath path = KernelPath::simd;
+  const HeadGates* gates = nullptr;
+};
+
+// How many trace entries a run of this config makes (what Trace::restart reserves).
+size_t model_trace_size(const Config& config);
+
+// ids: B sequences of T ids, row after row. Runs embed, every block and (models with blocks) the
+// head, into a restarted `trace`; ids must be in [0, vocab) and T ≤ max_positions (mha::Error names
+// the problem). KernelPath::simd reads every matrix from `packed` (so `weights` may be a
+// PackedModel's rest, its matrices empty); KernelPath::scalar reads them from `weights`.
+void model_forward(Trace& trace, const std::vector<int32_t>& ids, int B, int T, const ModelWeights& weights,
+                   const PreparedModel& packed, const Config& config, const ForwardOptions& options = {});
+
+// The same from an embedded input already in the trace as its "x" (B, T, d_model), on: what
+// model_forward runs after embedding, and what a single layer runs on an input of its own. The
+// caller has restarted the trace and slotted x; this finishes it.
+void forward_from_x(Trace& trace, int B, int T, const ModelWeights& weights, const PreparedModel& packed,
+                    const Config& config, const ForwardOptions& options = {});
+
+}  // namespace mha
