@@ -7,10 +7,11 @@ const fs = require('node:fs');
 const path = require('node:path');
 const createMhaOver = require('../mha.js'); // its core, ./build/mha-core.js, is bundled without the wasm
 
-let wasm = null;
+let wasm = null; // read once, shared by every module instance
 function createMha(options = {}) {
+  if (options.wasmBinary) return createMhaOver(options);
   wasm = wasm || fs.readFileSync(path.join(__dirname, 'mha-core.wasm'));
-  return createMhaOver({ wasmBinary: wasm, ...options });
+  return createMhaOver({ ...options, wasmBinary: wasm });
 }
 createMha.MhaError = createMhaOver.MhaError;
 // require('mha-demo') is createMha; so are its .createMha and .default, for destructuring and for
