@@ -4,7 +4,8 @@
 //   2. <mha-demo>, loaded from node_modules by file:// in Chromium, draws;
 //   3. the types: usage files (tests/node/package/) compile with tsc --strict, each mistake marked in
 //      wrong.ts is reported and nothing else, and the declarations name exactly the members the
-//      module, its classes and the element have, the core's stages and the attributes the element reads.
+//      module, its classes and the element have, the core's stages, the attributes the element reads
+//      and the fields of each event's detail.
 // Needs the build (npm run build writes dist/). Prints the tarball's size, which the README quotes.
 'use strict';
 
@@ -171,6 +172,30 @@ test('<mha-demo> from node_modules by file:// draws the trained model (beside it
       demo.goTo('split');
     }));
     assert.deepEqual(detail, { stage: 'split' });
+    // What the other events carry: a bad attribute, and a moment of training.
+    const error = await tab.evaluate(() => new Promise((resolve) => {
+      const demo = document.querySelector('#random');
+      demo.addEventListener('error', (e) => resolve(e.detail), { once: true });
+      demo.setAttribute('heads', '7');
+    }));
+    assert.equal(error.attribute, 'heads', error.message);
+    const training = await tab.evaluate(() => new Promise((resolve) => {
+      const demo = document.querySelector('#trained');
+      let progress = null;
+      demo.addEventListener('trainprogress', (e) => {
+        if (!progress) demo.pause();
+        progress = e.detail;
+      });
+      demo.addEventListener('trainend', (e) => resolve({ progress, end: e.detail, state: demo.training }), { once: true });
+      demo.train();
+    }));
+    assert.ok(training.progress.step > 0 && training.progress.heads.length === 8, JSON.stringify(training.progress));
+    assert.equal(training.end.reason, 'paused');
+    const keys = (object) => Object.keys(object);
+    Object.assign(runtime, {
+      StageChangeDetail: keys(detail), MhaDemoErrorDetail: keys(error), TrainProgressDetail: keys(training.progress),
+      TrainProgressHead: keys(training.progress.heads[0]), TrainEndDetail: keys(training.end), MhaDemoTraining: keys(training.state),
+    });
     Object.assign(runtime, await tab.evaluate(() => {
       const MhaDemo = customElements.get('mha-demo');
       const callbacks = ['constructor', 'connectedCallback', 'disconnectedCallback', 'attributeChangedCallback'];
@@ -209,10 +234,13 @@ test('TypeScript: the documented API compiles with --strict, mistakes do not, an
     stages: ['StageId', runtime.StageId],
     attributes: ['MhaDemoAttributeName', runtime.MhaDemoAttributeName],
     element: ['Exclude<keyof MhaDemoElement, keyof HTMLElement>', runtime.MhaDemoElement],
+    training: ['keyof MhaDemoTraining', runtime.MhaDemoTraining],
+    ...Object.fromEntries(['StageChangeDetail', 'MhaDemoErrorDetail', 'TrainProgressDetail', 'TrainEndDetail'].map((d) => [d, [`keyof ${d}`, runtime[d]]])),
+    TrainProgressHead: ["keyof TrainProgressDetail['heads'][number]", runtime.TrainProgressHead],
   };
   fs.writeFileSync(path.join(article, 'runtime.ts'), `// Written by tests/node/package.test.js from the running module and element.
 import type { Gpt2Tokenizer, Mha, Model, ModelBuilder, StageId, Trace, Trainer } from '${pkg.name}';
-import type { MhaDemoAttributeName, MhaDemoElement } from '${pkg.name}/element';
+import type { MhaDemoAttributeName, MhaDemoElement, MhaDemoErrorDetail, MhaDemoTraining, StageChangeDetail, TrainEndDetail, TrainProgressDetail } from '${pkg.name}/element';
 type Agree<Declared, AtRunTime> = [Exclude<AtRunTime, Declared>, Exclude<Declared, AtRunTime>] extends [never, never]
   ? 'agree' : { undeclared: Exclude<AtRunTime, Declared>; declaredButAbsent: Exclude<Declared, AtRunTime> };
 ${Object.entries(checks).map(([name, [declared, names]]) => `export const ${name}Agrees: Agree<${declared}, ${union(names)}> = 'agree';`).join('\n')}
