@@ -11,8 +11,9 @@
 #                                                       wasm gzipped, as base64: 60 KB less to download
 #                                                       than base64 of the raw wasm, even gzipped
 #   import glueText from 'worker-glue:'                 web/src/worker.js bundled, minified, as a string
-#   web/build/mha-trained.js  the trained model (models/induction.safetensors, its F32 tensors as F16),
-#                          a classic script beside mha-demo.js that the widget loads when it starts
+#   web/build/mha-trained.js  each trained model of models/trained-models.json (today the one of
+#                          models/induction.safetensors), its F32 tensors as F16, a classic script beside
+#                          mha-demo.js that the widget loads when it starts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node - <<'JS'
@@ -20,18 +21,12 @@ const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { toF16 } = require('./scripts/model-f16.js');
+const { splitCore, trainedModels, shippedModelBytes, modelScript } = require('./scripts/web-parts.js');
 
-// mha-core.js (SINGLE_FILE) with the wasm's base64 taken out of its data: URI, and the wasm gzipped.
-// The core uses the Module's wasmBinary when it is given one (web/src/core.js inflates it).
+// mha-core.js without its wasm, and the wasm gzipped (web/src/core.js inflates it).
 async function coreParts() {
-  const text = fs.readFileSync('web/build/mha-core.js', 'utf8');
-  const uri = /(data:application\/octet-stream;base64,)([A-Za-z0-9+/=]+)/;
-  const found = uri.exec(text);
-  if (!found) throw new Error('web/build/mha-core.js holds no inlined wasm: is it a SINGLE_FILE build?');
-  const wasmGz = zlib.gzipSync(Buffer.from(found[2], 'base64'), { level: 9 }).toString('base64');
-  const core = (await esbuild.transform(text.replace(uri, '$1'), { minify: true, target: 'es2020', logLevel: 'warning' })).code;
-  return { core, wasmGz };
+  const { core, wasm } = await splitCore();
+  return { core, wasmGz: zlib.gzipSync(wasm, { level: 9 }).toString('base64') };
 }
 
 // import catalog from 'catalog:' — the core's declarations (cpp/core/catalog.h: defaults, limits,
@@ -76,10 +71,9 @@ async function main() {
   });
   // Beside the widget, not in it: it keeps mha-demo.js under 300 KB gzipped, and a script (unlike a
   // fetch) loads from file:// too.
-  const model = Buffer.from(await toF16(fs.readFileSync('models/induction.safetensors'))).toString('base64');
-  fs.writeFileSync('web/build/mha-trained.js',
-    `// The model this project trained (npm run train), F32 tensors stored as F16, as base64.\n` +
-    `(self.mhaTrainedModels = self.mhaTrainedModels || {}).induction = '${model}';\n`);
+  for (const model of trainedModels()) {
+    fs.writeFileSync(path.join('web/build', model.script), modelScript(model, await shippedModelBytes(model)));
+  }
   await esbuild.build({
     entryPoints: ['web/src/main.js'], bundle: true, format: 'iife', target: 'es2020', outfile: 'web/build/app.js', logLevel: 'warning',
     plugins: [catalogPlugin],

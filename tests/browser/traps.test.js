@@ -12,6 +12,7 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const { usePageSuite } = require('./browser.js');
+const { trainedModels } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const WAIT = 10_000;
@@ -155,6 +156,7 @@ test('from file://, the share snippets name files, not file:/// addresses', { ti
   assert.doesNotMatch(snippets.iframe, /file:/);
   assert.match(snippets.element, /src="mha-demo\.js"/);
   assert.match(snippets.intro, /opened from disk/);
+  for (const model of trainedModels()) assert.ok(snippets.intro.includes(model.script), `the intro says to copy ${model.script} too`);
 });
 
 test('one token is "1 token"; a strip opened at a late stage shows that stage', { timeout: TEST_TIMEOUT }, async () => {

@@ -5,6 +5,7 @@
 // with the linked settings.
 import { fromQuery, parse, toAttributes, toQuery, elementSnippet, iframeSnippet, PERMALINK_ATTRS } from './attributes.js';
 import { defaultLang, t } from './i18n.js';
+import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 
 const demo = document.querySelector('mha-demo');
 const isEmbed = document.body.dataset.page === 'embed';
@@ -102,7 +103,8 @@ function mountEmbedDialog() {
     fields.link.value = `${here}?${toQuery(pairs)}`;
     fields.element.value = elementSnippet(pairs, fromDisk ? 'mha-demo.js' : `${dir}build/mha-demo.js`);
     fields.iframe.value = iframeSnippet(pairs, `${dir}embed.html`, t(lang, 'appTitle'));
-    for (const el of dialog.querySelectorAll('[data-i18n]')) el.textContent = t(lang, el.dataset.i18n === 'embedIntro' && fromDisk ? 'embedIntroFile' : el.dataset.i18n);
+    const models = TRAINED_MODELS.map((m) => m.script).join(', '); // the files to copy beside mha-demo.js
+    for (const el of dialog.querySelectorAll('[data-i18n]')) el.textContent = t(lang, el.dataset.i18n === 'embedIntro' && fromDisk ? 'embedIntroFile' : el.dataset.i18n, { models });
   }
   document.getElementById('embed-open').addEventListener('click', () => {
     fill();

@@ -105,8 +105,8 @@ export const STRINGS = {
     zh: '两段代码都会显示你现在看到的内容。地址栏里的链接也是它的永久链接。',
   },
   embedIntroFile: {
-    en: 'This page was opened from disk, so the snippets name files rather than addresses: copy web/build/mha-demo.js and mha-trained.js beside your article (and embed.html with its build/ folder for the iframe), or change the paths to where you publish them.',
-    zh: '本页是从磁盘打开的，所以代码里写的是文件名而不是网址：把 web/build/mha-demo.js 和 mha-trained.js 复制到文章旁边（iframe 还需要 embed.html 和它的 build/ 文件夹），或者把路径改成你发布它们的位置。',
+    en: 'This page was opened from disk, so the snippets name files rather than addresses: copy web/build/mha-demo.js and {models} beside your article (and embed.html with its build/ folder for the iframe), or change the paths to where you publish them.',
+    zh: '本页是从磁盘打开的，所以代码里写的是文件名而不是网址：把 web/build/mha-demo.js 和 {models} 复制到文章旁边（iframe 还需要 embed.html 和它的 build/ 文件夹），或者把路径改成你发布它们的位置。',
   },
   embedElement: { en: 'A custom element (one script, works offline):', zh: '自定义元素（一个脚本，离线可用）：' },
   embedIframe: { en: 'An iframe (for platforms that strip scripts):', zh: 'iframe（适用于会删除脚本的平台）：' },

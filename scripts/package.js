@@ -1,0 +1,62 @@
+// The npm package's files, into dist/ (npm run build's last step; package.json's "files" and
+// "exports" name them). Everything comes from what the build made; nothing is built twice:
+//   mha-demo.js                 the element, one classic script (web/build/mha-demo.js)
+//   <model script>.js           each trained model beside it, as the widget loads it (web/build/)
+//   models/<id>.safetensors     the same model's bytes for Node (models/trained-models.json names them)
+//   index.cjs, index.mjs        Node's createMha(): web/mha.js and the core's script (web/package/index.cjs)
+//   mha-core.wasm               the core's wasm, read by index.cjs
+//   *.d.ts, *.d.mts             the types (web/package/)
+// Written to dist.partial/ and renamed, so dist/ is never half-written.
+'use strict';
+
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
+const { splitCore, trainedModels, shippedModelBytes } = require('./web-parts.js');
+
+const ROOT = path.join(__dirname, '..');
+const BUILD = path.join(ROOT, 'web', 'build');
+const SOURCES = path.join(ROOT, 'web', 'package');
+const DIST = path.join(ROOT, 'dist');
+const PARTIAL = `${DIST}.partial`;
+
+async function main() {
+  const models = trainedModels();
+  for (const file of ['mha-demo.js', 'mha-core.js', ...models.map((m) => m.script)]) {
+    if (!fs.existsSync(path.join(BUILD, file))) throw new Error(`web/build/${file} is missing: run npm run build`);
+  }
+  fs.rmSync(PARTIAL, { recursive: true, force: true });
+  fs.mkdirSync(path.join(PARTIAL, 'models'), { recursive: true });
+
+  fs.copyFileSync(path.join(BUILD, 'mha-demo.js'), path.join(PARTIAL, 'mha-demo.js'));
+  for (const model of models) {
+    fs.copyFileSync(path.join(BUILD, model.script), path.join(PARTIAL, model.script));
+    fs.writeFileSync(path.join(PARTIAL, 'models', `${model.id}.safetensors`), await shippedModelBytes(model));
+  }
+
+  const { core, wasm } = await splitCore();
+  fs.writeFileSync(path.join(PARTIAL, 'mha-core.wasm'), wasm);
+  const coreWithoutWasm = {
+    name: 'core-without-wasm',
+    setup(build) {
+      build.onResolve({ filter: /\/build\/mha-core\.js$/ }, () => ({ path: 'mha-core.js', namespace: 'core' }));
+      build.onLoad({ filter: /.*/, namespace: 'core' }, () => ({ contents: core, loader: 'js' }));
+    },
+  };
+  await esbuild.build({
+    entryPoints: [path.join(SOURCES, 'index.cjs')], bundle: true, format: 'cjs', platform: 'node', target: 'node18',
+    outfile: path.join(PARTIAL, 'index.cjs'), plugins: [coreWithoutWasm], logLevel: 'warning',
+    banner: { js: '// mha-demo: createMha() for Node. Built from web/package/index.cjs, web/mha.js and the WebAssembly core.' },
+  });
+  for (const file of fs.readdirSync(SOURCES)) {
+    if (file !== 'index.cjs') fs.copyFileSync(path.join(SOURCES, file), path.join(PARTIAL, file));
+  }
+
+  fs.rmSync(DIST, { recursive: true, force: true });
+  fs.renameSync(PARTIAL, DIST);
+}
+
+main().catch((e) => {
+  console.error(`package: ${e.message || e}`);
+  process.exit(1);
+});

@@ -1,0 +1,41 @@
+// An article's script around <mha-demo>, as the README's "Embed it" documents it. Compiled, never run.
+/// <reference types="mha-demo/element" />
+import type { MhaDemoAttributes, MhaDemoElement, TrainProgressDetail } from 'mha-demo/element';
+
+const el = document.querySelector('mha-demo');
+if (el) {
+  el.addEventListener('stagechange', (e) => console.log(e.detail.stage.toUpperCase()));
+  el.addEventListener('error', (e) => console.log(e.detail.attribute, e.detail.message));
+  el.addEventListener('trainprogress', (e) => console.log(e.detail.step, e.detail.loss ?? NaN, e.detail.heads[0].label));
+  el.addEventListener('trainend', (e) => console.log(e.detail.reason === 'done', e.detail.step));
+  el.addEventListener('click', (e) => console.log(e.clientX));
+  el.ready.then((demo: MhaDemoElement) => {
+    demo.goTo('attend');
+    demo.next();
+    demo.prev();
+    demo.focusStage();
+    const stages = demo.stages ?? [];
+    console.log(stages.length, demo.state.stage, demo.state.settings.heads, demo.state.result?.tokens, demo.memoryBytes);
+    demo.train();
+    demo.pause();
+    demo.resetTraining(3);
+    console.log(demo.training?.step);
+  });
+  el.setAttribute('heads', '4');
+  el.setAttribute('controls', 'minimal');
+  el.setAttribute('stage', 'split');
+  el.setAttribute('class', 'wide');
+  const input = document.querySelector('input');
+  if (input?.files) el.openFile(input.files).then((opened) => console.log(opened.kind, opened.layout));
+  el.cancelOpen();
+}
+
+const made = document.createElement('mha-demo');
+const settings: Partial<MhaDemoAttributes> = { text: '我是秦始皇', 'd-model': '512', heads: '8', stage: 'attend', lang: 'zh' };
+for (const [name, value] of Object.entries(settings)) made.setAttribute(name, value);
+document.body.append(made);
+const onProgress = (detail: TrainProgressDetail) => detail.stepsPerSecond;
+made.addEventListener('trainprogress', (e) => onProgress(e.detail));
+
+// The script also defines createMha() on the page.
+createMha().then((mha) => mha.STAGES.length);

@@ -1,0 +1,18 @@
+// Calls that must not compile: each line marked `wrong:` is a mistake tsc --strict has to report,
+// and no other line may be reported (tests/node/package.test.js). Never run.
+/// <reference types="mha-demo/element" />
+import createMha from 'mha-demo';
+
+async function mistakes() {
+  const mha = await createMha();
+  const model = new mha.Model({ heads: 'four' }); // wrong: heads is a number
+  const trace = model.runText('a b');
+  trace.data(3); // wrong: a tensor's name is a string
+  model.loadWeights(new Uint8Array(0), 'onnx'); // wrong: no such layout
+  new mha.Trace(); // wrong: traces come from runs
+  const el = document.querySelector('mha-demo')!;
+  el.goTo('nowhere'); // wrong: not a stage
+  el.setAttribute('controls', 'some'); // wrong: full, minimal or none
+  el.addEventListener('trainprogress', (e) => e.detail.nope); // wrong: no such detail
+}
+mistakes();

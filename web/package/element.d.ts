@@ -1,0 +1,199 @@
+// Types of <mha-demo> (web/src/element.js), the element dist/mha-demo.js defines, as the README's
+// "Embed it" documents it. Written by hand; tests/node/package.test.js checks them against the
+// element in Chromium (every public member declared, every attribute it observes) and compiles a
+// usage file with `tsc --strict`.
+//
+// Bring them in with `import 'mha-demo/element'` (a bundler also bundles the script) or, for a page
+// that loads the script with a <script> tag, `/// <reference types="mha-demo/element" />`. Then
+// document.querySelector('mha-demo') is an MhaDemoElement and its events carry typed details.
+//
+// Where things go: a new attribute into MhaDemoAttributes; a new method or property into
+// MhaDemoElement; a new event into MhaDemoEventMap (its detail as an interface beside the others).
+
+import type { HeadAnalysis, HeadLabel, LayerLayout, Layout, ModelConfig, StageId } from './mha';
+
+export {};
+
+// ---------- attributes ----------
+
+type Whole = `${number}`;
+
+/** The attributes <mha-demo> reads (all strings, as in HTML); see the README's table for defaults. */
+export interface MhaDemoAttributes {
+  /** trained: the 2-layer model this project trained; random: one attention layer of seeded weights;
+   * blocks: two GPT-2-style blocks of seeded weights; or the URL of a whole model's .safetensors (needs http). */
+  model: 'trained' | 'random' | 'blocks' | `${string}.safetensors` | `${string}.safetensors?${string}`;
+  /** The sentence: up to 4096 bytes / 512 tokens (the trained model reads at most 60 tokens). */
+  text: string;
+  /** The layer whose attention is shown (a model of blocks). */
+  'view-layer': Whole;
+  /** Heads switched off, `layer.head,…` such as '1.0,1.3'. */
+  ablate: string;
+  /** Divisible by heads. */
+  'd-model': Whole;
+  heads: Whole;
+  /** Divides heads (grouped-query / multi-query attention). */
+  'kv-heads': Whole;
+  /** A boolean attribute: present is on, except 'false', '0', 'off' or 'no'. */
+  causal: string;
+  /** The random weights' seed, 0 or more. */
+  seed: Whole;
+  /** One of the model's stages. */
+  stage: StageId;
+  /** The head enlarged at the attend stage, 0 … heads − 1. */
+  head: Whole;
+  show: 'weights' | 'scores' | 'raw';
+  lang: 'en' | 'zh' | `en-${string}` | `zh-${string}`;
+  controls: 'full' | 'minimal' | 'none';
+  /** One attention layer's weights: a safetensors URL (fetched: needs http), its layout and layer. */
+  weights: string;
+  layout: LayerLayout;
+  layer: Whole;
+  /** The name of a model file the learner opened (the permalink names it and asks for it again). */
+  file: string;
+}
+export type MhaDemoAttributeName = keyof MhaDemoAttributes;
+
+// ---------- events ----------
+
+export interface StageChangeDetail {
+  stage: StageId;
+}
+export interface MhaDemoErrorDetail {
+  /** The message the demo shows (English). */
+  message: string;
+  /** The attribute it is about ('heads', 'text', 'model', …). */
+  attribute: string;
+}
+export interface TrainProgressDetail {
+  step: number;
+  /** The last step's loss, null before the first. */
+  loss: number | null;
+  stepsPerSecond: number;
+  /** The mean induction score of the best last-layer head; passes 0.7 at the phase change. */
+  induction: number;
+  /** The step where it first passed 0.7, or null. */
+  phaseStep: number | null;
+  heads: Array<{ layer: number; head: number; previousToken: number | null; induction: number | null; label: HeadLabel }>;
+}
+export interface TrainEndDetail {
+  step: number;
+  loss: number | null;
+  reason: 'paused' | 'done' | 'reset';
+}
+
+/** Every event of <mha-demo> (they bubble and cross the shadow root), with the element's own. */
+export interface MhaDemoEventMap extends Omit<HTMLElementEventMap, 'error'> {
+  stagechange: CustomEvent<StageChangeDetail>;
+  /** A new message about an attribute, the text or a file (not a script error). */
+  error: CustomEvent<MhaDemoErrorDetail>;
+  trainprogress: CustomEvent<TrainProgressDetail>;
+  trainend: CustomEvent<TrainEndDetail>;
+}
+
+// ---------- state ----------
+
+/** What the demo runs on. */
+export interface MhaDemoSettings {
+  /** file: a model the learner opened (or model="….safetensors"). */
+  model: 'trained' | 'random' | 'blocks' | 'file';
+  text: string;
+  dModel: number;
+  heads: number;
+  kvHeads: number;
+  causal: boolean;
+  seed: number;
+  layer: number | null;
+  switchedOff: Array<[layer: number, head: number]>;
+}
+
+/** The last good run, as plain copied arrays. */
+export interface MhaDemoResult {
+  text: string;
+  tokens: string[];
+  ids: number[];
+  config: ModelConfig;
+  /** The layer shown. */
+  layer: number;
+  heads: HeadAnalysis | null;
+  /** Every tensor of the run by its trace name (the layer shown's also under their single-layer names). */
+  tensors: Record<string, { stage: StageId; shape: number[]; data: Float32Array }>;
+}
+
+/** el.state: one demo's store, read-only (set attributes or call methods to change it). */
+export interface MhaDemoState {
+  readonly lang: 'en' | 'zh';
+  readonly stage: StageId;
+  readonly settings: Readonly<MhaDemoSettings>;
+  readonly result: MhaDemoResult | null;
+  readonly status: 'loading' | 'loading-weights' | 'computing' | 'idle';
+  readonly head: number;
+  readonly attendMode: 'weights' | 'scores' | 'raw';
+  readonly controls: 'full' | 'minimal' | 'none';
+  /** The core could not be loaded: nothing else can be shown. */
+  readonly fatal: string | null;
+  /** A file being opened, in bytes. */
+  readonly opening: { name: string; read: number; total: number } | null;
+}
+
+/** el.training: the training panel's run (trained model, full controls), or null where there is none. */
+export interface MhaDemoTraining {
+  step: number;
+  running: boolean;
+  loss: number | null;
+  stepsPerSecond: number;
+  induction: number;
+  phaseStep: number | null;
+}
+
+/** What el.openFile resolves to. */
+export interface OpenedFile {
+  name: string;
+  layout: Layout;
+  /** model: a whole model, now shown; weights: one attention layer, now the random-weights mode's weights. */
+  kind: 'model' | 'weights';
+  /** GPT-2 tokenizer files came with it. */
+  tokenizer: boolean;
+}
+
+// ---------- the element ----------
+
+export interface MhaDemoElement extends HTMLElement {
+  /** Resolves to the element when its first picture is drawn; rejects with the message it shows if the first run fails. */
+  readonly ready: Promise<MhaDemoElement>;
+  readonly state: MhaDemoState;
+  /** The stages of the model shown, in order (null before the first run). */
+  readonly stages: StageId[] | null;
+  goTo(stage: StageId): void;
+  next(): void;
+  prev(): void;
+  /** Keyboard focus to the current stage's title (a page's "skip to the current stage" link). */
+  focusStage(): void;
+  /** Starts or resumes training the trained model's recipe from scratch, in a worker. */
+  train(): void;
+  pause(): void;
+  /** Back to step 0, with this seed (else the next one). */
+  resetTraining(seed?: number): void;
+  readonly training: MhaDemoTraining | null;
+  /** Opens a model (.safetensors) from a File or Blob with a name, or with GPT-2's tokenizer files beside it. */
+  openFile(file: Blob | FileList | ArrayLike<Blob>): Promise<OpenedFile>;
+  /** Stops a file that is still opening; the model shown stays. */
+  cancelOpen(): void;
+  /** Bytes of WebAssembly memory this demo's core holds (its peak); 0 before it loads. */
+  readonly memoryBytes: number;
+
+  /** A known attribute takes its own values: setAttribute('heads', 'four') does not compile. */
+  setAttribute<N extends string>(name: N, value: N extends MhaDemoAttributeName ? MhaDemoAttributes[N] : string): void;
+  addEventListener<K extends keyof MhaDemoEventMap>(type: K, listener: (this: MhaDemoElement, ev: MhaDemoEventMap[K]) => any, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof MhaDemoEventMap>(type: K, listener: (this: MhaDemoElement, ev: MhaDemoEventMap[K]) => any, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'mha-demo': MhaDemoElement;
+  }
+  /** The element script also defines createMha() on the page (the same API as the package's Node entry). */
+  var createMha: typeof import('./mha').createMha;
+}
