@@ -36,6 +36,8 @@ export interface Mha {
   readonly STAGES: readonly StageId[];
   /** The core's one table of stages and tensors. */
   readonly stageTable: StageTable;
+  /** Every default, limit, recipe, head metric and error code the core declares (cpp/core/catalog.h). */
+  readonly catalog: Catalog;
   /** The layout a safetensors file's tensor names imply. bytes: the whole file, or its first 8 + N bytes with fileSize the whole file's. */
   guessLayout(bytes: Bytes, fileSize?: number): Layout;
   /** WebAssembly memory held by the module, in bytes. It only grows, so this is also the peak. */
@@ -67,11 +69,45 @@ export type Ids = Int32Array | readonly number[];
 
 export interface StageTable {
   stages: Array<{ id: StageId; family: StageFamily; perLayer: boolean }>;
-  /** shape: an expression such as '(1, heads, T, T)'; formula: how it is made, in words. */
-  tensors: Array<{ name: string; stage: StageId; shape: string; formula: string }>;
+  /** shape: an expression such as '(1, heads, T, T)'; formula: how it is made, in words;
+   *  forBackward: kept for the backward pass (LayerNorm's statistics), not drawn. */
+  tensors: Array<{ name: string; stage: StageId; shape: string; formula: string; forBackward?: true }>;
   /** The stages each kind of model walks, in order. */
   stagesOf: Record<ModelKind, StageId[]>;
 }
+
+/** What the core declares, once: read these rather than repeating a value. */
+export interface Catalog {
+  limits: { dModel: number; heads: number; tokens: number; textBytes: number; textTokens: number; layers: number; vocabSize: number };
+  /** A model's settings when none is given. */
+  defaults: Required<ModelOptions>;
+  /** Llama's rope_theta when a file does not say. */
+  ropeBase: number;
+  presets: ModelKind[];
+  /** induction: the shipped model's recipe (`mha train`'s defaults); inductionSmall: a phone's. */
+  recipes: { induction: Recipe; inductionSmall: Recipe };
+  /** The induction score that marks the phase change. */
+  phaseChangeScore: number;
+  /** column: the heads panel shows it in a column. */
+  headMetrics: Array<{ id: string; column: boolean; abbreviation: string }>;
+  labelRules: Array<{ label: HeadLabel; metric: string; atLeast: number }>;
+  /** Every error a caller can meet: MhaError.code, and its English sentence with {names} for MhaError.params. */
+  errorCodes: Array<{ code: string; english: string }>;
+}
+
+/** A training recipe, as a Trainer takes it. */
+export type Recipe = Required<TrainerOptions> & {
+  kvHeads: number;
+  causal: boolean;
+  maxPositions: number;
+  task: 'induction';
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  /** How many steps it trains. */
+  steps: number;
+};
 
 /** Settings of a model; missing keys take the defaults (a single layer, d_model 512, 8 heads). */
 export interface ModelOptions {
