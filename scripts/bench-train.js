@@ -24,7 +24,7 @@ const { parseSafetensors } = require('../tests/node/safetensors.js');
 
 const SEEDS = [1, 2, 3];
 const CHECK_EVERY = 50;
-const MAX_STEPS = 3000;
+const MAX_STEPS = require('../web/build/catalog.json').recipes.induction.steps;
 const LENGTHS = [4, 17, 30];
 const STEPS = { 4: 150, 17: 60, 30: 40 }; // timed steps per round, after WARMUP
 const WARMUP = 5;
@@ -54,7 +54,7 @@ async function wasmTask(mha, seed) {
       const t0 = process.hrtime.bigint();
       trainer.step(CHECK_EVERY);
       busy += Number(process.hrtime.bigint() - t0) / 1e9;
-      if (phaseStep === null && trainer.inductionScore(1) >= 0.7) {
+      if (phaseStep === null && trainer.inductionScore(1) >= mha.catalog.phaseChangeScore) {
         phaseStep = trainer.stepsDone;
         phaseSeconds = busy;
         if (trainer.stepsDone >= 1000) break; // enough steps for the rate
@@ -190,7 +190,8 @@ function checkLines(checks, losses) {
   }
   if (peers.torchInfo) row('torch', `native: PyTorch ${peers.torchInfo.torch.replace(/a0$/, '')}`, { group: 'n' });
 
-  console.log('Training the induction model: attn-only, 2 layers, 4 heads, d_model 64, vocabulary 64, batch 16, Adam lr 3e-3.');
+  const r = mha.catalog.recipes.induction;
+  console.log(`Training the induction model: ${r.model}, ${r.layers} layers, ${r.heads} heads, d_model ${r.dModel}, vocabulary ${r.vocabSize}, batch ${r.batch}, Adam lr ${r.lr}.`);
   console.log(`${cpuModel()}, ${os.cpus().length} cores, Node ${process.version}, load average ${loadAtStart} at the start, ${loadAverage()} at the end.`);
   console.log(`Steps/s at fixed L: every engine from our initial weights (seed 1), batches of 16 × (2L + 1) tokens, ${WARMUP} warm-up steps`);
   console.log(`then ${LENGTHS.map((L) => STEPS[L]).join('/')} timed (the native CLI times the warm-up too), medians of ${ROUNDS} interleaved rounds;`);

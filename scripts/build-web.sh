@@ -32,14 +32,20 @@ async function coreParts() {
 // import catalog from 'catalog:' — the core's declarations (cpp/core/catalog.h: defaults, limits,
 // recipes, metrics, error codes) as the module just built hands them out, so the page reads the
 // core's values before the module has loaded, and never a copy of its own.
+// Also written to web/build/catalog.json, for scripts that read it without loading the module.
+let catalogJson = null;
+async function catalogText() {
+  if (!catalogJson) {
+    catalogJson = JSON.stringify((await require('./web/mha.js')()).catalog);
+    fs.writeFileSync('web/build/catalog.json', catalogJson);
+  }
+  return catalogJson;
+}
 const catalogPlugin = {
   name: 'catalog',
   setup(build) {
     build.onResolve({ filter: /^catalog:$/ }, () => ({ path: 'catalog', namespace: 'catalog' }));
-    build.onLoad({ filter: /.*/, namespace: 'catalog' }, async () => {
-      const mha = await require('./web/mha.js')();
-      return { contents: JSON.stringify(mha.catalog), loader: 'json' };
-    });
+    build.onLoad({ filter: /.*/, namespace: 'catalog' }, async () => ({ contents: await catalogText(), loader: 'json' }));
   },
 };
 

@@ -32,13 +32,13 @@
     const core = await createMhaCore(moduleOptions);
     // The core's one table of stages and tensors (cpp/core/model/stages.h): {stages: [{id, family, perLayer}],
     // tensors: [{name, stage, shape, formula}], stagesOf: {single: [ids…], 'attn-only': […], gpt2: […]}}.
-    const stageTable = core.stageTable();
-    // The stages of one attention layer, in walk order.
-    const STAGES = stageTable.stagesOf.single;
     // What the core declares, once (cpp/core/catalog.h): {limits, defaults, ropeBase, presets,
     // recipes: {induction, inductionSmall}, phaseChangeScore, headMetrics: [{id, column, abbreviation}],
-    // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}]}.
+    // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}], stageTable}.
     const catalog = Object.freeze(JSON.parse(core.catalog()));
+    const { stageTable } = catalog;
+    // The stages of one attention layer, in walk order.
+    const STAGES = stageTable.stagesOf.single;
 
     class Trace {
       constructor(raw) {

@@ -42,7 +42,6 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("headAnalysis", &TraceHandle::head_analysis);
 
   function("memoryBytes", &memory_bytes);
-  function("stageTable", &mha_wasm::stage_table_object);
   function("catalog", &mha_wasm::catalog_text);
   function("guessLayout", &mha_wasm::guess_layout_object);
 

@@ -173,38 +173,6 @@ std::vector<int32_t> ids_from_js(const val& ids) {
   return out;
 }
 
-val stage_table_object() {
-  val stages = val::array();
-  for (const mha::StageSpec& s : mha::stage_table()) {
-    val o = val::object();
-    o.set("id", std::string(s.id));
-    o.set("family", std::string(s.family));
-    o.set("perLayer", s.per_layer);
-    stages.call<void>("push", o);
-  }
-  val tensors = val::array();
-  for (const mha::TensorSpec& t : mha::tensor_table()) {
-    val o = val::object();
-    o.set("name", std::string(t.name));
-    o.set("stage", std::string(mha::stage_name(t.stage)));
-    o.set("shape", std::string(t.shape));
-    o.set("formula", std::string(t.formula));
-    if (t.for_backward) o.set("forBackward", true);  // kept for the backward pass; the page does not draw it
-    tensors.call<void>("push", o);
-  }
-  val presets = val::object();  // which stages each kind of model walks with seeded weights
-  for (mha::Preset p : {mha::Preset::single, mha::Preset::attn_only, mha::Preset::gpt2}) {
-    mha::Config c;
-    c.preset = p;
-    presets.set(mha::preset_name(p), stage_ids(c));
-  }
-  val out = val::object();
-  out.set("stages", stages);
-  out.set("tensors", tensors);
-  out.set("stagesOf", presets);
-  return out;
-}
-
 std::string catalog_text() { return mha::catalog().dump(); }
 
 val guess_layout_object(const val& bytes, double file_size) {

@@ -32,8 +32,6 @@ emscripten::val tokenized_object(const mha::Tokenized& tokenized);  // {tokens: 
 // [[layer, head], …] heads switched off -> their gates 0, every other 1; undefined/null: none.
 mha::HeadGates head_switches_from_js(const emscripten::val& pairs, const mha::Config& config);
 std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or number[]
-// {stages: [{id, family, perLayer}], tensors: [{name, stage, shape, formula}]}: stages.h's table.
-emscripten::val stage_table_object();
 // catalog.h's object as JSON text (web/mha.js parses it once into mha.catalog).
 std::string catalog_text();
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.

@@ -3,6 +3,7 @@
 #include "analysis/head_metrics.h"
 #include "base/config.h"
 #include "base/error_codes.h"
+#include "model/stages.h"
 #include "train/induction_task.h"
 
 namespace mha {
@@ -28,6 +29,26 @@ json recipe_json(const InductionRecipe& r) {
   return out;
 }
 
+// stages.h's table: {stages: [{id, family, perLayer}], tensors: [{name, stage, shape, formula,
+// forBackward?}], stagesOf: {single: [ids…], 'attn-only': […], gpt2: […]}}, the last with seeded weights.
+json stage_table_json() {
+  json stages = json::array(), tensors = json::array(), of = json::object();
+  for (const StageSpec& s : stage_table()) stages.push_back({{"id", s.id}, {"family", s.family}, {"perLayer", s.per_layer}});
+  for (const TensorSpec& t : tensor_table()) {
+    json row = {{"name", t.name}, {"stage", stage_name(t.stage)}, {"shape", t.shape}, {"formula", t.formula}};
+    if (t.for_backward) row["forBackward"] = true;  // kept for the backward pass; the page does not draw it
+    tensors.push_back(row);
+  }
+  for (const PresetSpec& p : kPresets) {
+    Config c;
+    c.preset = p.preset;
+    json ids = json::array();
+    for (Stage s : stages_of(c)) ids.push_back(stage_name(s));
+    of[p.name] = ids;
+  }
+  return {{"stages", stages}, {"tensors", tensors}, {"stagesOf", of}};
+}
+
 }  // namespace
 
 json catalog() {
@@ -39,7 +60,7 @@ json catalog() {
   json errors = json::array();
   for (const ErrorCodeSpec& e : error_code_table()) errors.push_back({{"code", e.id}, {"english", e.english}});
   json presets = json::array();
-  for (Preset p : {Preset::single, Preset::attn_only, Preset::gpt2}) presets.push_back(preset_name(p));
+  for (const PresetSpec& p : kPresets) presets.push_back(p.name);
   return {
       {"limits",
        {{"dModel", kMaxDModel},
@@ -57,6 +78,7 @@ json catalog() {
       {"headMetrics", metrics},
       {"labelRules", rules},
       {"errorCodes", errors},
+      {"stageTable", stage_table_json()},
   };
 }
 

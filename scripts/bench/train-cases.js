@@ -1,7 +1,7 @@
 // The training benchmark's like-for-like cases: every engine trains the same model (the shipped
 // recipe with the repeat length fixed at L, so T = 2L + 1 and the position table has T rows) from the
-// same initial weights (our trainer's, for seed 1), on batches of 16 sequences of that one shape, with
-// Adam lr 3e-3. Each call runs `warmup` + `steps` steps from the initial weights and returns
+// same initial weights (our trainer's, for seed 1), on batches of the recipe's size of that one shape,
+// with its Adam. Each call runs `warmup` + `steps` steps from the initial weights and returns
 // {rate: timed steps/s, loss: the last step's loss}; how the steps are timed is in each runner.
 //   native   build/<dir>/mha train --min-length L --max-length L (the CLI times all its steps)
 //   wasm     mha.Trainer in this process (web/mha.js)
@@ -16,8 +16,11 @@ const { execFileSync } = require('node:child_process');
 const { ROOT } = require('./ours.js');
 const { rng } = require('./weights.js'); // the peers' batches need only the task's shape, not our stream's tokens
 
-const RECIPE = { dModel: 64, heads: 4, layers: 2, vocabSize: 64, batch: 16, lr: 0.003, initStd: 0.1 };
-const ADAM = { lr: RECIPE.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8 }; // AdamSettings' defaults (cpp/core/train/adam.h)
+// The shipped recipe, as the core declares it (cpp/core/catalog.cpp, written by the bundle's build).
+const { recipes } = require('../../web/build/catalog.json');
+const { dModel, heads, layers, vocabSize, batch, lr, initStd, beta1, beta2, eps } = recipes.induction;
+const RECIPE = { dModel, heads, layers, vocabSize, batch, lr, initStd };
+const ADAM = { lr, beta1, beta2, eps };
 const SEED = 1;
 const PYTHON = '/usr/bin/python3';
 

@@ -140,4 +140,11 @@ function upperCells(T) {
   return out;
 }
 
-module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, CHROMIUM, ARGS };
+// The core's stage table (web/mha.js in Node): what a test expects the page to walk, never a list of its own.
+let table = null;
+async function stageTable() {
+  if (!table) table = (await require('../../web/mha.js')()).stageTable;
+  return table;
+}
+
+module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, stageTable, CHROMIUM, ARGS };

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite } = require('./browser.js');
+const { usePageSuite, stageTable } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -158,7 +158,7 @@ test('a permalink restores the model, layer, switched-off heads and stage; rando
   await page.locator('#model').selectOption('random');
   await page.waitForFunction(() => document.querySelector('mha-demo').state.result.config.model === 'single', null, { timeout: WAIT });
   s = await shown();
-  assert.deepEqual(s.stages, ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output']);
+  assert.deepEqual(s.stages, (await stageTable()).stagesOf.single);
   assert.deepEqual(s.pipeline, s.stages);
   assert.ok(s.stages.includes(s.stage), `the stage moved to one this model has: ${s.stage}`);
   suite.assertNoProblems();
@@ -246,7 +246,7 @@ test('open your own model: a whole model file, a single PyTorch layer, and a bad
   await page.locator('#model-file').setInputFiles(path.join(ROOT, 'tests', 'reference', 'data', 'pytorch_mha.weights.safetensors'));
   await page.waitForFunction(() => document.querySelector('mha-demo').state.result.config.model === 'single' && document.querySelector('mha-demo').state.result.config.dModel === 24, null, { timeout: WAIT });
   s = await shown();
-  assert.deepEqual(s.stages, ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output']);
+  assert.deepEqual(s.stages, (await stageTable()).stagesOf.single);
   assert.match(await page.locator('#status').textContent(), /^pytorch_mha\.weights\.safetensors · pytorch, layer 0 · /, 'a single layer names its layout');
   suite.assertNoProblems();
 });

@@ -11,11 +11,11 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite, hatchedWeightCells, upperCells } = require('./browser.js');
+const { usePageSuite, hatchedWeightCells, upperCells, stageTable } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
-const STAGES = ['tokenize', 'embed', 'project', 'split', 'attend', 'concat', 'output'];
+let STAGES; // a single layer's stages, from the core's table
 const CJK = /[\u3400-\u9fff]/;
 const TEST_TIMEOUT = 90_000;
 const WAIT = 10_000;
@@ -27,8 +27,9 @@ const suite = usePageSuite({
   files: ['web/index.html', 'web/build/mha-core.js', 'web/build/app.js', 'web/build/mha-demo.js'],
   wait: WAIT,
 });
-beforeEach(() => {
+beforeEach(async () => {
   ({ server, page, problems } = suite);
+  STAGES = (await stageTable()).stagesOf.single;
 });
 const assertNoProblems = () => suite.assertNoProblems();
 

@@ -19,7 +19,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite, readCanvases } = require('./browser.js');
+const { usePageSuite, readCanvases, stageTable } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -146,7 +146,7 @@ async function stagePicture(stage) {
 // The attend stage first (as the changes left it), then the others, which catch up when shown.
 async function allStagePictures() {
   const out = { attend: await stagePicture('attend') };
-  for (const stage of ['tokenize', 'embed', 'project', 'split', 'concat', 'output']) out[stage] = await stagePicture(stage);
+  for (const stage of (await stageTable()).stagesOf.single) if (stage !== 'attend') out[stage] = await stagePicture(stage);
   return out;
 }
 

@@ -93,6 +93,8 @@ export interface Catalog {
   labelRules: Array<{ label: HeadLabel; metric: string; atLeast: number }>;
   /** Every error a caller can meet: MhaError.code, and its English sentence with {names} for MhaError.params. */
   errorCodes: Array<{ code: string; english: string }>;
+  /** The stage table (also mha.stageTable). */
+  stageTable: StageTable;
 }
 
 /** A training recipe, as a Trainer takes it. */

@@ -48,21 +48,25 @@ Error no_such_head(long long layer, long long head, const Config& c) {
                 {"last_head", to_string(c.heads - 1)}});
 }
 
+namespace {
+constexpr bool presets_in_enum_order() {
+  int i = 0;
+  for (const PresetSpec& p : kPresets)
+    if (static_cast<int>(p.preset) != i++) return false;
+  return true;
+}
+static_assert(presets_in_enum_order(), "kPresets must have one row per Preset, in the enum's order");
+}  // namespace
+
 Preset parse_preset(const char* name) {
-  const std::string n = name;
-  if (n == "single") return Preset::single;
-  if (n == "attn-only") return Preset::attn_only;
-  if (n == "gpt2") return Preset::gpt2;
-  throw Error("unknown model '" + n + "'; expected single, attn-only or gpt2");
+  std::string names;
+  for (const PresetSpec& p : kPresets) {
+    if (std::string(name) == p.name) return p.preset;
+    names += names.empty() ? p.name : std::string(", ") + p.name;
+  }
+  throw Error("unknown model '" + std::string(name) + "'; expected one of " + names);
 }
 
-const char* preset_name(Preset preset) {
-  switch (preset) {
-    case Preset::single: return "single";
-    case Preset::attn_only: return "attn-only";
-    case Preset::gpt2: return "gpt2";
-  }
-  return "?";
-}
+const char* preset_name(Preset preset) { return preset_spec(preset).name; }
 
 }  // namespace mha

@@ -16,19 +16,33 @@ constexpr int kMaxVocab = 1 << 20;    // rows of a token table (GPT-2: 50,257)
 constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file does not say
 constexpr float kLayerNormEps = 1e-5f;         // GPT-2's
 
-// One description, three kinds of model:
-enum class Preset {
-  single,     // one attention layer on embedded text, no residual: the shapes lesson
-  attn_only,  // blocks of attention with residuals, learned positions, untied unembedding
-  gpt2,       // pre-LN blocks: LayerNorm, attention, residual, LayerNorm, GELU MLP, residual; final
-              // LayerNorm; unembedding tied to the token table
+// One description, three kinds of model, each a row of kPresets below (in the enum's order).
+enum class Preset { single, attn_only, gpt2 };
+
+struct PresetSpec {
+  Preset preset;
+  const char* name;       // as the CLI, the module and model files say it
+  bool blocks;            // residual blocks, learned tables, logits over a vocabulary
+  bool layer_norm;        // LayerNorm before attention (and the MLP), and a final one
+  bool mlp;               // a GELU MLP after attention in each block
+  bool tied_unembedding;  // the unembedding is the token table
 };
-Preset parse_preset(const char* name);  // "single" | "attn-only" | "gpt2", else mha::Error
+inline constexpr PresetSpec kPresets[] = {
+    // one attention layer on embedded text, no residual: the shapes lesson
+    {Preset::single, "single", false, false, false, false},
+    // blocks of attention with residuals, learned positions, untied unembedding
+    {Preset::attn_only, "attn-only", true, false, false, false},
+    // pre-LN blocks: LayerNorm, attention, residual, LayerNorm, GELU MLP, residual; final LayerNorm;
+    // unembedding tied to the token table
+    {Preset::gpt2, "gpt2", true, true, true, true},
+};
+constexpr const PresetSpec& preset_spec(Preset p) { return kPresets[static_cast<int>(p)]; }
+Preset parse_preset(const char* name);  // a row's name, else mha::Error
 const char* preset_name(Preset preset);
-inline bool has_blocks(Preset p) { return p != Preset::single; }  // residuals, learned tables, logits
-inline bool has_layer_norm(Preset p) { return p == Preset::gpt2; }
-inline bool has_mlp(Preset p) { return p == Preset::gpt2; }
-inline bool ties_unembedding(Preset p) { return p == Preset::gpt2; }  // the unembedding is wte
+constexpr bool has_blocks(Preset p) { return preset_spec(p).blocks; }
+constexpr bool has_layer_norm(Preset p) { return preset_spec(p).layer_norm; }
+constexpr bool has_mlp(Preset p) { return preset_spec(p).mlp; }
+constexpr bool ties_unembedding(Preset p) { return preset_spec(p).tied_unembedding; }
 
 struct Config {
   Preset preset = Preset::single;

@@ -6,10 +6,8 @@
 
 #include "base/error.h"
 #include "kernels/encoder.h"
-#include "kernels/gelu.h"
 #include "kernels/heads.h"
-#include "kernels/kernels.h"
-#include "kernels/layernorm.h"
+#include "kernels/kernel_table.h"
 #include "kernels/loss.h"
 #include "model/parameters.h"
 
@@ -18,24 +16,6 @@ namespace mha {
 namespace {
 
 using std::to_string;
-
-// The backward kernels of one path (and the one forward kernel the gates need again).
-struct Ops {
-  decltype(&kernels::linear_backward_simd) linear_backward;
-  decltype(&kernels::attend_head_backward_simd) attend_backward;
-  decltype(&kernels::layernorm_backward_simd) layernorm_backward;
-  decltype(&kernels::gelu_backward_simd) gelu_backward;
-  decltype(&kernels::weighted_sum_forward_simd) weighted_sum;
-};
-
-Ops ops_for(KernelPath path) {
-  using namespace kernels;
-  if (path == KernelPath::scalar)
-    return {linear_backward_scalar, attend_head_backward_scalar, layernorm_backward_scalar, gelu_backward_scalar,
-            weighted_sum_forward_scalar};
-  return {linear_backward_simd, attend_head_backward_simd, layernorm_backward_simd, gelu_backward_simd,
-          weighted_sum_forward_simd};
-}
 
 void sized(std::vector<float>& v, size_t n) { v.assign(n, 0.0f); }
 void zero(std::vector<float>& v) { std::fill(v.begin(), v.end(), 0.0f); }
@@ -70,7 +50,7 @@ void ModelBackward::run(ModelWeights& grads, HeadGates* gate_grads, const Trace&
                         const std::vector<int32_t>& targets, int B, int T, const ModelWeights& w, const Config& c,
                         const ForwardOptions& o) {
   if (!has_blocks(c.preset)) throw Error("the backward pass runs models with blocks, whose loss is the next token's");
-  const Ops op = ops_for(o.path);
+  const KernelTable& op = kernel_table(o.path);
   const int N = B * T, d = c.d_model, kv = c.kv_dim(), H = c.heads, G = c.kv_heads_or_heads(), D = c.d_head(),
             V = c.vocab_size, group = H / G;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
@@ -150,7 +130,7 @@ void ModelBackward::run(ModelWeights& grads, HeadGates* gate_grads, const Trace&
           if (gate != 1.0f)
             for (size_t i = 0; i < TD; ++i) dout[i] *= gate;
         }
-        op.attend_backward(dq_heads_.data() + bh * TD, dk_heads_.data() + bg * TD, dv_heads_.data() + bg * TD, dscores_.data(),
+        op.attend_head_backward(dq_heads_.data() + bh * TD, dk_heads_.data() + bg * TD, dv_heads_.data() + bg * TD, dscores_.data(),
                            dout, q_heads.ptr() + bh * TD, k_heads.ptr() + bg * TD, v_heads.ptr() + bg * TD,
                            weights.ptr() + bh * TT, T, D, scale, c.causal);
       }

@@ -5,9 +5,8 @@
 #include <string>
 
 #include "base/error.h"
-#include "kernels/gelu.h"
 #include "kernels/heads.h"
-#include "kernels/layernorm.h"
+#include "kernels/kernel_table.h"
 #include "kernels/loss.h"
 #include "kernels/rope.h"
 #include "model/embedding.h"
@@ -23,25 +22,6 @@ float gate_of(const HeadGates& gates, int layer, int head) {
 namespace {
 
 using std::to_string;
-
-// The kernels of one path, so the forward reads as one sequence of ops.
-struct KernelSet {
-  decltype(&kernels::linear_forward_simd) linear;
-  decltype(&kernels::attend_head_forward_strided_simd) attend_head;
-  decltype(&kernels::scores_forward_simd) scores;
-  decltype(&kernels::rope_forward_simd) rope;
-  decltype(&kernels::layernorm_forward_simd) layernorm;
-  decltype(&kernels::gelu_forward_simd) gelu;
-};
-
-KernelSet kernel_set(KernelPath path) {
-  using namespace kernels;
-  if (path == KernelPath::scalar)
-    return {linear_forward_scalar, attend_head_forward_strided_scalar, scores_forward_scalar, rope_forward_scalar,
-            layernorm_forward_scalar, gelu_forward_scalar};
-  return {linear_forward_simd, attend_head_forward_strided_simd, scores_forward_simd, rope_forward_simd,
-          layernorm_forward_simd, gelu_forward_simd};
-}
 
 // The deferred tensors of the split and attend stages (trace.h's Deferred), made when first read.
 // q_heads, k_heads, v_heads out of q, k, v, and head_out out of the concat the heads were written into.
@@ -59,7 +39,7 @@ void fill_copy(const Trace& trace, int layer, Tensor& out, const Deferred& how) 
 // from the heads' q and k (from: (B, n, T, D) and (B, n / group, T, D)).
 void fill_unmasked_scores(const Trace& trace, int layer, Tensor& out, const Deferred& how) {
   const Tensor &q = trace.get(layer, how.from[0]), &k = trace.get(layer, how.from[1]);
-  const auto scores = kernel_set(static_cast<KernelPath>(how.variant)).scores;
+  const auto scores = kernel_table(static_cast<KernelPath>(how.variant)).scores;
   const size_t TT = static_cast<size_t>(how.T) * how.T, TD = static_cast<size_t>(how.T) * how.D;
   const int kv = how.n / how.group;
   for (int b = 0; b < how.B; ++b)
@@ -111,7 +91,7 @@ void linear(float* out, const float* in, const Tensor& w, const Tensor* b, const
 // as name_mean and name_rstd.
 const Tensor& layernorm(Trace& trace, Stage stage, int layer, const char* name, const char* mean_name,
                         const char* rstd_name, const Tensor& in, const Tensor& weight, const Tensor& bias, int B, int T,
-                        const KernelSet& ks) {
+                        const KernelTable& ks) {
   const int d = static_cast<int>(in.shape.back());
   Tensor& out = trace.slot(stage, layer, name, {B, T, d});
   Tensor& mean = trace.slot(stage, layer, mean_name, {B, T});
@@ -128,7 +108,7 @@ void add(Tensor& dst, const Tensor& a, const Tensor& b) {
 // The attention stages of block `layer` on x (B, T, d_model); returns y.
 const Tensor& attention(Trace& trace, int layer, const Tensor& x, const AttentionWeights& w, const PreparedWeights* p,
                         const Config& c, int B, int T, const ForwardOptions& o) {
-  const KernelSet ks = kernel_set(o.path);
+  const KernelTable& ks = kernel_table(o.path);
   const int d = c.d_model, heads = c.heads, kv_heads = c.kv_heads_or_heads(), D = c.d_head(), N = B * T;
   const int group = heads / kv_heads;  // query heads served by one key/value head
 
@@ -293,7 +273,7 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
         throw Error("internal: head gates for " + to_string(layer.size()) + " heads; the model has " + to_string(c.heads));
   if (o.path == KernelPath::scalar && w.blocks.at(0).attention.w_q.data.empty())
     throw Error("internal: the scalar path reads unpacked weights (unpack_model)");
-  const KernelSet ks = kernel_set(o.path);
+  const KernelTable& ks = kernel_table(o.path);
   const int d = c.d_model, N = B * T;
   const bool blocks = has_blocks(c.preset);
   const Tensor& x = trace.get(-1, "x");
