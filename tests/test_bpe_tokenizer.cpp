@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -182,7 +183,7 @@ TEST_CASE("bad tokenizer files are one-line errors naming the file") {
     check_error(error_of(vocab, "a b\n"), "vocab.bpe: line 1: \"a b\" needs \"ab\", which is not in the vocabulary");
   }
   SUBCASE("a vocabulary without the byte tokens") {
-    check_error(error_of("{\"a\": 0}", ""), "encoder.json and vocab.bpe has no token for byte 0");
+    check_error(error_of("{\"a\": 0}", ""), "encoder.json has no token for byte 0");
   }
   SUBCASE("tokenizer.json without a model, or with a bad merge") {
     check_error([] {
@@ -206,4 +207,73 @@ TEST_CASE("bad tokenizer files are one-line errors naming the file") {
       check_error(e.what(), "no tokenizer in '/nonexistent-dir'");
     }
   }
+}
+
+TEST_CASE(
+    "a bad token is quoted in the message whatever its bytes: 81+ continuation bytes read nothing past the string") {
+  const std::string dir = std::string(MHA_REPRO_DIR) + "/bpe-quote-overflow";
+  try {
+    mha::load_bpe_tokenizer(dir);
+    FAIL("no error");
+  } catch (const mha::Error& e) {
+    CHECK(e.code() == "tokenizer_bad_merge_line");
+    CHECK(e.params().at("line") == "2");
+    std::string quoted = "\"";  // the line's first 80 bytes, each written \x80, then "…"
+    for (int i = 0; i < 80; ++i) quoted += "\\x80";
+    CHECK(e.params().at("text") == quoted + "…\"");
+  }
+  for (const std::string& text : {std::string(200, '\x80'), std::string(81, '\x84') + "x", std::string("\xE6\x88"),
+                                  std::string(79, 'a') + "\xE6\x88\x91", std::string("a\nb\x7F")}) {
+    const std::string p = mha::printable(text);
+    CHECK(p.find('\n') == std::string::npos);
+    CHECK(p.size() <= 4 * 80 + 3);
+  }
+  CHECK(mha::printable(std::string(79, 'a') + "\xE6\x88\x91") ==
+        std::string(79, 'a') + "\xE6\x88\x91");  // a whole character at the cut
+  CHECK(mha::printable(std::string(80, 'a') + "\xE6\x88\x91") == std::string(80, 'a') + "…");
+}
+
+TEST_CASE("a number too large for a double in encoder.json is one line naming the file") {
+  const std::string dir = std::string(MHA_REPRO_DIR) + "/json406-tokenizer";
+  CHECK_THROWS_WITH_AS(mha::load_bpe_tokenizer(dir), (dir + "/encoder.json: a number too large to read: 1e400").c_str(),
+                       mha::Error);
+  CHECK_THROWS_WITH_AS(
+      mha::bpe_from_tokenizer_json(bytes(R"({"model": {"vocab": {"a": 1e999}, "merges": []}})"), "tokenizer.json"),
+      "tokenizer.json: a number too large to read: 1e999", mha::Error);
+}
+
+TEST_CASE("every tokenizer file error has its own code, field \"tokenizer\" and the file in its params") {
+  const std::string vocab = tiny_vocab_json({"aa"});
+  const auto info = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const mha::Error& e) {
+      return std::make_pair(e.code(), e.field() + " " + e.params().at("file"));
+    }
+    return std::make_pair(std::string("(no error)"), std::string());
+  };
+  const auto pair = [&](const std::string& v, const std::string& m) {
+    return info([&] { mha::bpe_from_vocab_and_merges(bytes(v), "encoder.json", bytes(m), "vocab.bpe"); });
+  };
+  const auto single = [&](const std::string& json) {
+    return info([&] { mha::bpe_from_tokenizer_json(bytes(json), "tokenizer.json"); });
+  };
+  using P = std::pair<std::string, std::string>;
+  CHECK(pair("{\"a\": 1", "") == P{"tokenizer_not_json", "tokenizer encoder.json"});
+  CHECK(pair("{\"a\": 1, \"a\": 2}", "") == P{"tokenizer_key_twice", "tokenizer encoder.json"});
+  CHECK(pair("[]", "") == P{"tokenizer_vocab_not_object", "tokenizer encoder.json"});
+  CHECK(pair("{\"\": 1}", "") == P{"tokenizer_empty_token", "tokenizer encoder.json"});
+  CHECK(pair("{\"a\": 1.5}", "") == P{"tokenizer_id_not_whole", "tokenizer encoder.json"});
+  CHECK(pair("{\"a\": 18446744073709551615}", "") == P{"tokenizer_id_range", "tokenizer encoder.json"});
+  CHECK(pair("{\"a\": 1, \"b\": 1}", "") == P{"tokenizer_id_twice", "tokenizer encoder.json"});
+  CHECK(pair(vocab, "ab\n") == P{"tokenizer_bad_merge_line", "tokenizer vocab.bpe"});
+  CHECK(pair(vocab, "a b\n") == P{"tokenizer_merge_line_unknown", "tokenizer vocab.bpe"});
+  CHECK(pair("{\"a\": 0}", "") == P{"tokenizer_not_byte_level", "tokenizer encoder.json"});
+  CHECK(single("[1]") == P{"tokenizer_no_model", "tokenizer tokenizer.json"});
+  CHECK(single(R"({"model": {"type": "WordPiece"}})") == P{"tokenizer_not_bpe", "tokenizer tokenizer.json"});
+  CHECK(single(R"({"model": {"vocab": {}}})") == P{"tokenizer_no_vocab_merges", "tokenizer tokenizer.json"});
+  CHECK(single(R"({"model": {"vocab": )" + vocab + R"(, "merges": [3]}})") ==
+        P{"tokenizer_bad_merge", "tokenizer tokenizer.json"});
+  CHECK(single(R"({"model": {"vocab": )" + vocab + R"(, "merges": ["a b"]}})") ==
+        P{"tokenizer_merge_unknown", "tokenizer tokenizer.json"});
 }

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "analysis/head_metrics.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 #include "model/stages.h"
 

@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "model/model.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 #include "test_helpers.h"
 

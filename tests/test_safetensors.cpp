@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "io/layouts.h"
 #include "model/model.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 #include "base/tensor.h"
 #include "model/trace.h"
@@ -118,24 +119,6 @@ Bytes file_of(const Named& tensors) {
   for (const auto& [name, t] : tensors) w.add(name, t);
   return w.bytes();
 }
-
-// A fresh empty directory, removed when this object goes.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "mha_test_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
-Bytes slurp(const std::filesystem::path& p) { return mha::read_file(p.string()); }
 
 }  // namespace
 
@@ -479,9 +462,9 @@ TEST_CASE("reading a tensor that is not there, or of the wrong dtype, is an erro
   const mha::SafetensorsFile f = open(bytes);
 
   SUBCASE("missing tensor") {
-    CHECK_THROWS_WITH_AS(f.read_float("y"), doctest::Contains("no tensor named 'y'"), mha::Error);
-    CHECK_THROWS_WITH_AS(f.read_int("y"), doctest::Contains("no tensor named 'y'"), mha::Error);
-    CHECK_THROWS_WITH_AS(f.entry("y"), doctest::Contains("no tensor named 'y'"), mha::Error);
+    CHECK_THROWS_WITH_AS(f.read_float("y"), doctest::Contains("has no tensor 'y'"), mha::Error);
+    CHECK_THROWS_WITH_AS(f.read_int("y"), doctest::Contains("has no tensor 'y'"), mha::Error);
+    CHECK_THROWS_WITH_AS(f.entry("y"), doctest::Contains("has no tensor 'y'"), mha::Error);
   }
   SUBCASE("I64 read as float names the tensor and its dtype") {
     CHECK_THROWS_WITH_AS(f.read_float("ids"), doctest::Contains("tensor 'ids' has dtype I64"), mha::Error);
@@ -504,8 +487,8 @@ TEST_CASE("reading a tensor that is not there, or of the wrong dtype, is an erro
 }
 
 TEST_CASE("read_file of a missing path names it") {
-  CHECK_THROWS_WITH_AS(mha::read_file("/nonexistent/dir/w.safetensors"),
-                       doctest::Contains("'/nonexistent/dir/w.safetensors'"), mha::Error);
+  CHECK_THROWS_WITH_AS(mha::read_file("/nonexistent/dir/w.safetensors"), "/nonexistent/dir/w.safetensors: no such file",
+                       mha::Error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -539,7 +522,7 @@ TEST_CASE("a pytorch file with in_proj_weight of the wrong shape names the tenso
     v.add("in_proj_weight", iota_tensor({12}));
     const Bytes vb = v.bytes();
     CHECK_THROWS_WITH_AS(mha::load_weights_layer(open(vb), mha::WeightLayout::pytorch, 0, 1, 0),
-                         doctest::Contains("'in_proj_weight' has shape (12,); expected a 2-d matrix"), mha::Error);
+                         doctest::Contains("'in_proj_weight' has shape (12,); expected (rows, columns)"), mha::Error);
   }
   SUBCASE("a bias of the wrong length") {
     const Bytes vb = file_of(with(pytorch_tensors(4), "out_proj.bias", iota_tensor({5})));
@@ -608,9 +591,9 @@ TEST_CASE("llama kv_heads that disagree with k_proj's rows are an error") {
     CHECK(contains(m, "8 rows = 2 heads of d_head 4"));
   }
   SUBCASE("kv_heads 8 (plain MHA) through from_safetensors") {
-    CHECK_THROWS_WITH_AS(mha::Model::from_safetensors(config_with_heads(8, 8), bytes.data(), bytes.size(),
-                                                      mha::WeightLayout::llama, 0),
-                         doctest::Contains("kv_heads is 8 but the file's K projection has 8 rows"), mha::Error);
+    CHECK_THROWS_WITH_AS(
+        mha::Model::from_safetensors(config_with_heads(8, 8), bytes.data(), bytes.size(), mha::WeightLayout::llama, 0),
+        doctest::Contains("kv_heads is 8 but the K projection of the file has 8 rows"), mha::Error);
   }
   SUBCASE("k_proj rows that are not whole heads") {
     mha::SafetensorsWriter w;
@@ -892,44 +875,116 @@ TEST_CASE("the reference weight files load") {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Atomic writes
+// Files that contradict themselves, and the reproducers found by fuzzing (tests/data/repro)
 
-TEST_CASE("write_file_atomically leaves either the whole file or nothing") {
-  TempDir dir;
-  const std::filesystem::path target = dir.path / "trace.safetensors";
-  const std::filesystem::path partial = dir.path / "trace.safetensors.partial";
-  const Bytes first = {1, 2, 3, 4, 5};
+namespace {
 
-  SUBCASE("a fresh file: contents written, no .partial left") {
-    mha::write_file_atomically(target.string(), first);
-    CHECK(slurp(target) == first);
-    CHECK_FALSE(std::filesystem::exists(partial));
+std::string repro(const std::string& file) { return std::string(MHA_REPRO_DIR) + "/" + file; }
+
+// The mha::Error reading `path` as a whole model gives: its code and message.
+std::pair<std::string, std::string> model_error(const std::string& path, int heads = 0) {
+  const Bytes bytes = mha::read_file(path);
+  try {
+    mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, heads, "m.safetensors");
+  } catch (const mha::Error& e) {
+    return {e.code(), e.what()};
   }
-  SUBCASE("an existing file is replaced whole") {
-    mha::write_file_atomically(target.string(), first);
-    const Bytes second = mha::SafetensorsWriter().bytes();
-    mha::write_file_atomically(target.string(), second);
-    CHECK(slurp(target) == second);
-    CHECK_FALSE(std::filesystem::exists(partial));
+  return {"(no error)", ""};
+}
+
+}  // namespace
+
+TEST_CASE("a tensor named twice is refused, not read as the last one") {
+  CHECK(model_error(repro("inconsistent-files/duplicate_name.safetensors")) ==
+        std::pair<std::string, std::string>{
+            "safetensors_key_twice",
+            "m.safetensors: the header names 'wte.weight' twice, so it cannot be told which is meant"});
+  SUBCASE("a key twice anywhere in the header, metadata or a tensor's entry") {
+    for (const char* header : {R"({"__metadata__":{"heads":"2","heads":"4"}})",
+                               R"({"w":{"dtype":"F32","dtype":"F16","shape":[1],"data_offsets":[0,4]}})"}) {
+      CAPTURE(header);
+      const Bytes bytes = raw_file(header, f32_bytes({1.0f}));
+      CHECK_THROWS_WITH_AS(open(bytes), doctest::Contains("twice"), mha::Error);
+    }
   }
-  SUBCASE("an empty file") {
-    mha::write_file_atomically(target.string(), {});
-    CHECK(std::filesystem::exists(target));
-    CHECK(std::filesystem::file_size(target) == 0);
-  }
-  SUBCASE("a directory that does not exist: an error naming the path, nothing created") {
-    const std::filesystem::path missing = dir.path / "no_such_dir" / "out.safetensors";
-    CHECK_THROWS_WITH_AS(mha::write_file_atomically(missing.string(), first),
-                         doctest::Contains(missing.string().c_str()), mha::Error);
-    CHECK_FALSE(std::filesystem::exists(missing));
-    CHECK_FALSE(std::filesystem::exists(missing.parent_path()));
-    CHECK(std::filesystem::is_empty(dir.path));
-  }
-  SUBCASE("a target that is a directory: the error names it, no .partial left") {
-    std::filesystem::create_directory(target);
-    CHECK_THROWS_WITH_AS(mha::write_file_atomically(target.string(), first), doctest::Contains(target.string().c_str()),
+}
+
+TEST_CASE("tensors whose bytes overlap are refused, fully or in part") {
+  CHECK(model_error(repro("inconsistent-files/overlap.safetensors")).first == "tensors_overlap");
+  CHECK(model_error(repro("inconsistent-files/partial_overlap.safetensors")).first == "tensors_overlap");
+  const Bytes data(16);
+  SUBCASE("the same range") {
+    const Bytes bytes = raw_file(
+        R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+        data);
+    CHECK_THROWS_WITH_AS(open(bytes), "the file: tensors 'a' and 'b' share bytes 0 to 8 of the data section",
                          mha::Error);
-    CHECK(std::filesystem::is_directory(target));
-    CHECK_FALSE(std::filesystem::exists(partial));
+  }
+  SUBCASE("one inside another, after a third") {
+    const Bytes bytes = raw_file(
+        R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[3],"data_offsets":[4,16]},"c":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+        data);
+    CHECK_THROWS_WITH_AS(open(bytes), "the file: tensors 'b' and 'c' share bytes 8 to 12 of the data section",
+                         mha::Error);
+  }
+  SUBCASE("touching ranges and empty tensors are fine") {
+    const Bytes bytes = raw_file(
+        R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},"e":{"dtype":"F32","shape":[0],"data_offsets":[4,4]}})",
+        data);
+    CHECK_NOTHROW(open(bytes));
+  }
+}
+
+TEST_CASE("__metadata__ heads must be a whole number written plainly, and --heads within the limits") {
+  CHECK(model_error(repro("inconsistent-files/heads_2abc.safetensors")) ==
+        std::pair<std::string, std::string>{
+            "metadata_bad_heads", "m.safetensors: __metadata__ heads is '2abc', not a whole number from 1 to 256"});
+  const Bytes good = mha::read_file(repro("inconsistent-files/heads_2abc.safetensors"));
+  const mha::SafetensorsFile f(good.data(), good.size());
+  for (const char* heads : {"1.9", "", "0", "02", " 2", "-2", "257", "1e1", "99999999999"}) {
+    CAPTURE(heads);
+    mha::SafetensorsWriter w;
+    for (const std::string& name : f.names()) w.add(name, f.read_float(name));
+    w.set_metadata("heads", heads);
+    const Bytes bytes = w.bytes();
+    CHECK_THROWS_WITH_AS(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0),
+                         doctest::Contains("__metadata__ heads is"), mha::Error);
+    CHECK_NOTHROW(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 2));
+  }
+  for (int heads : {-1, 257, 1 << 30}) {
+    CAPTURE(heads);
+    CHECK_THROWS_WITH_AS(mha::Model::from_model_file(good.data(), good.size(), mha::WeightLayout::attn_only, heads),
+                         ("heads must be between 1 and 256, got " + std::to_string(heads)).c_str(), mha::Error);
+  }
+}
+
+TEST_CASE("a JSON number too large for a double is one line naming the file, not nlohmann's own message") {
+  const Bytes bytes = mha::read_file(repro("json406-minimal.safetensors"));
+  CHECK_THROWS_WITH_AS(mha::SafetensorsFile(bytes.data(), bytes.size(), "json406.safetensors"),
+                       "json406.safetensors: the header has a number too large to read: 1e400", mha::Error);
+}
+
+TEST_CASE("a limit is said with the real size the file asks for, not a clamped one") {
+  // 2,000,000 rows of width 1: over kMaxVocab
+  const size_t rows = 2000000;
+  const std::string header = R"({"wte.weight":{"dtype":"F32","shape":[2000000,1],"data_offsets":[0,8000000]},)"
+                             R"("wpe.weight":{"dtype":"F32","shape":[4,1],"data_offsets":[8000000,8000016]}})";
+  const Bytes bytes = raw_file(header, Bytes(4 * rows + 16));
+  CHECK_THROWS_WITH_AS(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 1),
+                       "the file: vocab_size is 2000000, over the limit of 1048576", mha::Error);
+}
+
+TEST_CASE("every error opening a file has a code, the file's name in its params and a single line") {
+  // A name with a newline and a tensor name with control characters still give one line.
+  const Bytes bytes = raw_file("{\"w\\n\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}}", Bytes(8));
+  try {
+    mha::SafetensorsFile f(bytes.data(), bytes.size(), "two\nlines.safetensors");
+    FAIL("no error");
+  } catch (const mha::Error& e) {
+    CHECK(e.code() == "tensor_byte_count");
+    CHECK(e.field().empty());
+    CHECK(e.params().at("file") == "two\\x0Alines.safetensors");
+    CHECK(e.params().at("tensor") == "w\\x0A");
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
   }
 }

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "base/error.h"
 #include "train/induction_task.h"
 #include "model/model.h"
 #include "io/model_file.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 #include "test_helpers.h"
 #include "train/train.h"

@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "io/model_builder.h"
 #include "io/model_file.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 #include "model/stages.h"
 #include "model/forward.h"
@@ -240,8 +241,9 @@ TEST_CASE("a NaN or infinity in a whole model's file names the file's tensor and
       out.set_metadata("heads", "4");
       const std::vector<uint8_t> bytes = out.bytes();
       CHECK_THROWS_WITH_AS(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 0),
-                           ("tensor '" + name + "' contains " + (std::isnan(bad) ? "NaN" : "infinity") + " at flat index " +
-                            std::to_string(at)).c_str(),
+                           ("the file: tensor '" + name + "' contains " + (std::isnan(bad) ? "NaN" : "infinity") +
+                            " at flat index " + std::to_string(at))
+                               .c_str(),
                            mha::Error);
     }
   }

@@ -22,6 +22,7 @@
 #include "model/model.h"
 #include "io/model_file.h"
 #include "base/random.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 #include "model/forward.h"
 #include "model/parameters.h"

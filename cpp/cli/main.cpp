@@ -15,6 +15,7 @@
 #include "catalog.h"
 #include "io/compare.h"
 #include "base/error.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 #include "io/trace_file.h"
 #include "heads_report.h"

@@ -5,6 +5,7 @@
 #include "text/bpe_files.h"
 #include "base/error.h"
 #include "io/model_file.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 
 namespace mha_cli {
@@ -123,7 +124,7 @@ Run run(const RunOptions& o) {
   } else {
     if (!off.empty()) throw mha::Error("--ablate goes with --text or --ids");
     const std::vector<uint8_t> bytes = mha::read_file(o.input_path);
-    const mha::SafetensorsFile file(bytes.data(), bytes.size());
+    const mha::SafetensorsFile file(bytes.data(), bytes.size(), o.input_path);
     trace = model.run_input(file.read_float("x"), path);
   }
   return {std::move(model), std::move(trace)};  // the model is not copied: its weights can be large

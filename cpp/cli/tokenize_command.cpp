@@ -8,6 +8,7 @@
 
 #include "text/bpe_files.h"
 #include "base/error.h"
+#include "io/files.h"
 #include "io/safetensors.h"
 
 namespace mha_cli {

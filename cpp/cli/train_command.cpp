@@ -13,7 +13,7 @@
 #include "base/error.h"
 #include "train/induction_task.h"
 #include "io/model_file.h"
-#include "io/safetensors.h"
+#include "io/files.h"
 
 namespace mha_cli {
 

@@ -88,7 +88,7 @@ test('bad text and bad files throw MhaError with field and code', () => {
   assert.throws(() => tokenizer.encode(''), { name: 'MhaError', field: 'text', code: 'text_empty' });
   assert.throws(() => tokenizer.encode('a'.repeat(5000)), { code: 'text_too_long' });
   assert.throws(() => new mha.Gpt2Tokenizer(new TextEncoder().encode('{"a": 1'), new Uint8Array()),
-    { name: 'MhaError', field: 'tokenizer', code: 'tokenizer_bad_file', message: /^encoder\.json: not valid JSON/ });
+    { name: 'MhaError', field: 'tokenizer', code: 'tokenizer_not_json', message: /^encoder\.json: not valid JSON/ });
   assert.throws(() => new mha.Gpt2Tokenizer(new TextEncoder().encode('{"model": {}}')),
     { message: /^tokenizer\.json: model needs "vocab"/ });
 });

@@ -13,6 +13,11 @@ constexpr int kMaxTextBytes = 4096;   // UTF-8 bytes of text given to the tokeni
 constexpr int kMaxTextTokens = 512;   // tokens the tokenizer may produce
 constexpr int kMaxLayers = 48;
 constexpr int kMaxVocab = 1 << 20;    // rows of a token table (GPT-2: 50,257)
+constexpr uint64_t kMaxFileBytes = 4ull << 30;         // a file read whole (GPT-2 large in float32: 3.1 GB)
+constexpr uint64_t kMaxStreamBytes = 256 << 20;        // a pipe or device, whose size is not known before
+constexpr uint64_t kMaxTokenizerFileBytes = 64 << 20;  // encoder.json, vocab.bpe, tokenizer.json (GPT-2's: 1 MB)
+constexpr int kMaxBatch = 4096;                        // sequences in one training step
+constexpr int kMaxTrainingMegabytes = 1024;   // what a training run may need: weights, Adam's moments, activations
 constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file does not say
 constexpr float kLayerNormEps = 1e-5f;         // GPT-2's
 

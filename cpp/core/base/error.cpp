@@ -28,6 +28,31 @@ std::string fill_sentence(const std::string& sentence, const ErrorParams& params
   return out;
 }
 
+std::string printable(const std::string& text, size_t max_bytes) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  size_t i = 0;
+  while (i < text.size() && i < max_bytes) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    // the length of the character a lead byte starts, 0 for a byte that starts none
+    const size_t length = c < 0x80                 ? 1
+                          : c >= 0xC2 && c <= 0xDF ? 2
+                          : c >= 0xE0 && c <= 0xEF ? 3
+                          : c >= 0xF0 && c <= 0xF4 ? 4
+                                                   : 0;
+    bool whole = length > 0 && i + length <= text.size();
+    for (size_t k = 1; whole && k < length; ++k) whole = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (!whole || c < 0x20 || c == 0x7F) {
+      out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+      ++i;
+    } else {
+      out.append(text, i, length);
+      i += length;
+    }
+  }
+  return i < text.size() ? out + "…" : out;
+}
+
 namespace {
 ErrorParams with_name(ErrorParams params, const std::string& field) {
   if (!field.empty() && !params.count("name")) params["name"] = field;

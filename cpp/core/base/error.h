@@ -35,4 +35,9 @@ class Error : public std::runtime_error {
 // `sentence` with each {name} replaced by params' value (a name params lack stays as it is).
 std::string fill_sentence(const std::string& sentence, const ErrorParams& params);
 
+// Text from a file (a tensor's name, a token, a line) as a message can hold it: control characters and
+// bytes that are not UTF-8 written \xNN, so the message stays one line, and cut after about
+// `max_bytes` at a whole character, marked "…".
+std::string printable(const std::string& text, size_t max_bytes = 80);
+
 }  // namespace mha

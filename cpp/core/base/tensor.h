@@ -30,5 +30,7 @@ std::string shape_to_string(const Shape& shape);
 
 // Throws mha::Error naming `what` if any value is NaN or infinite.
 void check_finite(const Tensor& tensor, std::string_view what);
+// The index of the first NaN or infinity of values[0, count), or count when every value is finite.
+size_t first_non_finite(const float* values, size_t count);
 
 }  // namespace mha

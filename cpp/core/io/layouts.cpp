@@ -49,15 +49,16 @@ std::string find_prefix(const SafetensorsFile& file, WeightLayout layout, int la
     if (file.has(p + key)) return p;
     looked += (looked.empty() ? "'" : ", '") + p + key + "'";
   }
-  throw Error(std::string("no ") + layout_name(layout) + " attention weights for layer " + to_string(layer) +
-              " in the file: looked for " + looked);
+  throw file_error(ErrorCode::layer_not_found, file.name(),
+                   {{"layout", layout_name(layout)}, {"layer", to_string(layer)}, {"looked", looked}});
 }
 
 // The size of W's output (transposed: the file's columns) or input dimension of a 2-d file tensor.
 int64_t dim_of(const SafetensorsFile& file, const std::string& name, bool transposed, bool out) {
   const Shape& s = file.entry(name).shape;
   if (s.size() != 2 || s[0] < 1 || s[1] < 1)
-    throw Error("tensor '" + name + "' has shape " + shape_to_string(s) + "; expected a 2-d matrix");
+    throw tensor_error(ErrorCode::tensor_wrong_shape, file.name(), name,
+                       {{"shape", shape_to_string(s)}, {"expected", "(rows, columns)"}});
   return s[(out != transposed) ? 0 : 1];
 }
 
@@ -69,7 +70,6 @@ std::pair<int64_t, int64_t> sizes_of(const SafetensorsFile& file, FileLayout lay
   const FileTensor& k = file_tensor(spec_named("attn.w_k"), layout);
   const int64_t d = dim_of(file, prefix + q.name, q.transposed, false);
   if (std::string(q.name) == k.name) return {d, d};
-  if (!file.has(prefix + k.name)) throw Error("the file has no tensor '" + prefix + k.name + "'");
   return {d, dim_of(file, prefix + k.name, k.transposed, true)};
 }
 
@@ -85,7 +85,7 @@ double rope_base_of(const SafetensorsFile& f) {
     used = 0;
   }
   if (used == 0 || used != it->second.size() || !(base > 0) || !std::isfinite(base))
-    throw Error("__metadata__ rope_theta is '" + it->second + "'; expected a positive number such as 10000");
+    throw file_error(ErrorCode::metadata_bad_rope_theta, f.name(), {{"value", printable(it->second, 40)}});
   return base;
 }
 
@@ -97,9 +97,9 @@ void read_tables(const SafetensorsFile& f, const std::string& prefix, LoadedWeig
     dim_of(f, root + name, false, true);
     Tensor t = f.read_float(root + name);
     if (t.shape[1] != out.d_model)
-      throw Error("tensor '" + root + name + "' has shape " + shape_to_string(t.shape) + "; expected (rows, " +
-                  to_string(out.d_model) + ")");
-    check_finite(t, "tensor '" + root + name + "'");
+      throw tensor_error(ErrorCode::tensor_wrong_shape, f.name(), root + name,
+                         {{"shape", shape_to_string(t.shape)}, {"expected", "(rows, " + to_string(out.d_model) + ")"}});
+    check_finite_values(f.name(), root + name, t.ptr(), t.numel());
     *table = std::move(t);
   }
 }
@@ -129,17 +129,24 @@ LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layou
   const FileLayout where = file_layout(layout);
   const std::string prefix = find_prefix(file, layout, layer);
   const auto [d, kv] = sizes_of(file, where, prefix);
-  if (d > kMaxDModel) throw Error("d_model " + to_string(d) + " is over the limit of " + to_string(kMaxDModel));
+  if (d > kMaxDModel)
+    throw file_error(ErrorCode::model_over_limit, file.name(),
+                     {{"size", "d_model"}, {"value", to_string(d)}, {"max", to_string(kMaxDModel)}});
   Config c;
   c.d_model = static_cast<int>(d);
   c.heads = heads;
   validate_config(c);
   if (kv % c.d_head() != 0)
-    throw Error("K projection has " + to_string(kv) + " rows, not a multiple of d_head " + to_string(c.d_head()));
+    throw file_error(ErrorCode::kv_rows_not_multiple, file.name(),
+                     {{"rows", to_string(kv)}, {"d_head", to_string(c.d_head())}});
   const int file_kv_heads = static_cast<int>(kv / c.d_head());
   if (kv_heads != 0 && kv_heads != file_kv_heads)
-    throw Error("kv_heads is " + to_string(kv_heads) + " but the file's K projection has " + to_string(kv) + " rows = " +
-                to_string(file_kv_heads) + " heads of d_head " + to_string(c.d_head()));
+    throw Error(ErrorCode::kv_heads_file_mismatch, "kv_heads",
+                {{"file", printable(file.name(), 200)},
+                 {"kv_heads", to_string(kv_heads)},
+                 {"rows", to_string(kv)},
+                 {"file_kv_heads", to_string(file_kv_heads)},
+                 {"d_head", to_string(c.d_head())}});
   c.kv_heads = file_kv_heads;
   validate_config(c);
 
@@ -147,15 +154,12 @@ LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layou
   w.blocks.resize(1);
   for (const FileTensorParts& t : layer_file_tensors(c, where, prefix)) {
     for (const ParameterSpec* spec : t.parts) spec->tensor(w, 0) = Tensor(parameter_shape(*spec, c));
-    if (!file.has(t.name)) {
-      if (t.optional) continue;  // zeros (Llama has no biases)
-      throw Error("the file has no tensor '" + t.name + "'");
-    }
-    const Tensor values = file.read_float(t.name);
-    check_finite(values, "tensor '" + t.name + "'");  // named as the file names it, with its index there
+    if (!file.has(t.name) && t.optional) continue;                           // zeros (Llama has no biases)
+    const Tensor values = file.read_float(t.name);                           // tensor_missing when it is not there
+    check_finite_values(file.name(), t.name, values.ptr(), values.numel());  // its index in the file's tensor
     if (values.shape != t.file_shape())
-      throw Error("tensor '" + t.name + "' has shape " + shape_to_string(values.shape) + "; expected " +
-                  shape_to_string(t.file_shape()));
+      throw tensor_error(ErrorCode::tensor_wrong_shape, file.name(), t.name,
+                         {{"shape", shape_to_string(values.shape)}, {"expected", shape_to_string(t.file_shape())}});
     for_each_run(t, 0, values.numel(), [&](size_t part, int64_t row, int64_t col, size_t at, size_t n, bool along_row) {
       Tensor& p = t.parts[part]->tensor(w, 0);
       const int64_t width = p.shape.size() == 2 ? p.shape[1] : 1;

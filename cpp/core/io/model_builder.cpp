@@ -16,7 +16,15 @@ using std::to_string;
 std::string root_of(const SafetensorsHeader& f) {
   if (f.has("wte.weight")) return "";
   if (f.has("transformer.wte.weight")) return "transformer.";
-  throw Error("no token table in the file: looked for 'wte.weight' and 'transformer.wte.weight'");
+  throw file_error(ErrorCode::model_no_token_table, f.name());
+}
+
+// A size read off the file, refused with its real value when over the core's limit.
+int within_limit(const SafetensorsHeader& f, const char* size, int64_t value, int64_t max) {
+  if (value > max)
+    throw file_error(ErrorCode::model_over_limit, f.name(),
+                     {{"size", size}, {"value", to_string(value)}, {"max", to_string(max)}});
+  return static_cast<int>(value);
 }
 
 // Every block the file names, found from all its h.N. tensors rather than by counting up to the first
@@ -31,29 +39,33 @@ int count_layers(const SafetensorsHeader& f, const std::string& root) {
     const std::string index = name.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
     if (dot == std::string::npos || index.empty() || index.size() > 6 ||
         index.find_first_not_of("0123456789") != std::string::npos)
-      throw Error("tensor '" + name + "' is not named " + prefix + "{block}.…");
+      throw tensor_error(ErrorCode::model_bad_block_name, f.name(), name, {{"prefix", prefix}});
     blocks.insert(std::stoi(index));
   }
-  if (blocks.empty()) throw Error("no blocks in the file: looked for '" + prefix + "0.attn.c_attn.weight'");
-  const int n = *blocks.rbegin() + 1;
-  if (n > kMaxLayers) throw Error("the file has " + to_string(n) + " blocks; at most " + to_string(kMaxLayers) + " are supported");
+  if (blocks.empty()) throw tensor_error(ErrorCode::model_no_blocks, f.name(), prefix + "0.attn.c_attn.weight");
+  const int n = within_limit(f, "layers", *blocks.rbegin() + 1, kMaxLayers);
   for (int i = 0; i < n; ++i)
     if (!blocks.count(i))
-      throw Error("the file has block " + to_string(n - 1) + " but no tensor of block " + to_string(i) + " ('" + prefix +
-                  to_string(i) + ".…')");
+      throw file_error(ErrorCode::model_block_missing, f.name(),
+                       {{"last", to_string(n - 1)}, {"missing", to_string(i)}, {"prefix", prefix}});
   return n;
 }
 
+// heads: the caller's, 0 to take the file's __metadata__ "heads", which must be a whole number
+// written plainly ("2abc" and "1.9" are not 2 and 1).
 int heads_from(const SafetensorsHeader& f, int heads) {
+  if (heads < 0 || heads > kMaxHeads)
+    throw Error(ErrorCode::out_of_range, "heads",
+                {{"min", "1"}, {"max", to_string(kMaxHeads)}, {"value", to_string(heads)}});
   if (heads > 0) return heads;
   const auto it = f.metadata().find("heads");
-  if (it == f.metadata().end())
-    throw Error("the file does not say how many heads its layers have: give --heads (12 for GPT-2 small)");
-  try {
-    return std::stoi(it->second);
-  } catch (const std::exception&) {
-    throw Error("the file's __metadata__ heads is '" + it->second + "', not a number");
-  }
+  if (it == f.metadata().end()) throw file_error(ErrorCode::model_no_heads, f.name());
+  const std::string& text = it->second;
+  if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos || text[0] == '0' ||
+      std::stoi(text) > kMaxHeads)
+    throw file_error(ErrorCode::metadata_bad_heads, f.name(),
+                     {{"value", printable(text, 40)}, {"max", to_string(kMaxHeads)}});
+  return std::stoi(text);
 }
 
 }  // namespace
@@ -83,22 +95,23 @@ void ModelBuilder::place(const Target& t, size_t first, const float* values, siz
 
 ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads) {
   if (!has_blocks(preset)) throw Error("read_model reads attn-only or gpt2 models");
+  file_ = f.name();
   const std::string root = root_of(f);
   Config& c = model_.config;
   c.preset = preset;
   c.causal = true;
-  const Shape& wte = f.entry(root + "wte.weight").shape;
-  if (wte.size() != 2 || wte[0] < 1 || wte[1] < 1)
-    throw Error("tensor '" + root + "wte.weight' has shape " + shape_to_string(wte) + "; expected (vocab, d_model)");
-  if (!f.has(root + "wpe.weight")) throw Error("the file has no position table '" + root + "wpe.weight'");
-  const Shape& wpe = f.entry(root + "wpe.weight").shape;
-  if (wpe.size() != 2 || wpe[0] < 1)
-    throw Error("tensor '" + root + "wpe.weight' has shape " + shape_to_string(wpe) + "; expected (positions, d_model)");
-  const int64_t d = wte[1];
-  if (d > kMaxDModel) throw Error("d_model " + to_string(d) + " is over the limit of " + to_string(kMaxDModel));
-  c.d_model = static_cast<int>(d);
-  c.vocab_size = static_cast<int>(std::min<int64_t>(wte[0], kMaxVocab + int64_t{1}));
-  c.max_positions = static_cast<int>(std::min<int64_t>(wpe[0], kMaxSeq + int64_t{1}));
+  const auto table = [&](const std::string& name, const char* expected) {
+    const Shape& shape = f.entry(name).shape;  // tensor_missing when it is not there
+    if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1)
+      throw tensor_error(ErrorCode::tensor_wrong_shape, f.name(), name,
+                         {{"shape", shape_to_string(shape)}, {"expected", expected}});
+    return shape;
+  };
+  const Shape wte = table(root + "wte.weight", "(vocab, d_model)");
+  const Shape wpe = table(root + "wpe.weight", "(positions, d_model)");
+  c.d_model = within_limit(f, "d_model", wte[1], kMaxDModel);
+  c.vocab_size = within_limit(f, "vocab_size", wte[0], kMaxVocab);
+  c.max_positions = within_limit(f, "max_positions", wpe[0], kMaxSeq);
   c.layers = count_layers(f, root);
   c.heads = heads_from(f, heads);
   const auto tokenizer = f.metadata().find("tokenizer");
@@ -112,13 +125,12 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads)
   w.blocks.resize(static_cast<size_t>(c.layers));
   p.blocks.resize(static_cast<size_t>(c.layers));
   for (FileTensorParts& parts : model_file_tensors(c, root)) {
-    if (!f.has(parts.name)) throw Error("the file has no tensor '" + parts.name + "'");
-    const SafetensorsEntry& e = f.entry(parts.name);
+    const SafetensorsEntry& e = f.entry(parts.name);  // tensor_missing when it is not there
     Target t;
-    t.dtype = float_dtype(e.dtype, parts.name);  // before the shape, as SafetensorsFile::read_float checks it
+    t.dtype = float_dtype(f, parts.name);  // before the shape, as SafetensorsFile::read_float checks it
     if (e.shape != parts.file_shape())
-      throw Error("tensor '" + parts.name + "' has shape " + shape_to_string(e.shape) + "; expected " +
-                  shape_to_string(parts.file_shape()));
+      throw tensor_error(ErrorCode::tensor_wrong_shape, f.name(), parts.name,
+                         {{"shape", shape_to_string(e.shape)}, {"expected", shape_to_string(parts.file_shape())}});
     t.bytes = e.end - e.begin;
     needed_.push_back({parts.name, e.dtype, f.data_begin() + e.begin, f.data_begin() + e.end});
     t.parts = std::move(parts);
@@ -143,12 +155,12 @@ size_t ModelBuilder::needed_bytes() const {
 void ModelBuilder::add(const std::string& name, const uint8_t* bytes, size_t size) {
   if (finished_) throw Error("the model is already built");
   const auto it = targets_.find(name);
-  if (it == targets_.end()) throw Error("the model does not use a tensor '" + name + "'");
+  if (it == targets_.end()) throw Error("the model does not use a tensor '" + printable(name) + "'");
   Target& t = it->second;
   const size_t width = float_dtype_size(t.dtype);
   if (size % width != 0 || t.received + size > t.bytes)
-    throw Error("tensor '" + name + "': " + to_string(size) + " more bytes after " + to_string(t.received) + " do not fit its " +
-                to_string(t.bytes) + " in whole values");
+    throw Error("tensor '" + printable(name) + "': " + to_string(size) + " more bytes after " + to_string(t.received) +
+                " do not fit its " + to_string(t.bytes) + " in whole values");
   const size_t first = t.received / width, count = size / width;
   // A chunk at a time: converted, checked, put in place.
   constexpr size_t kChunk = 2048;
@@ -160,17 +172,7 @@ void ModelBuilder::add(const std::string& name, const uint8_t* bytes, size_t siz
       std::memcpy(values, src, sizeof(float) * n);
     else
       for (size_t i = 0; i < n; ++i) values[i] = to_float32(src + i * width, t.dtype);
-    uint32_t bad = 0;  // all exponent bits set: NaN or infinity (branch-free, as check_finite)
-    for (size_t i = 0; i < n; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, values + i, sizeof bits);
-      bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-    }
-    if (bad)
-      for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(values[i]))
-          throw Error("tensor '" + name + "' contains " + (std::isnan(values[i]) ? "NaN" : "infinity") + " at flat index " +
-                      to_string(first + done + i));
+    check_finite_values(file_, name, values, n, first + done);
     place(t, first + done, values, n);
     done += n;
   }
@@ -181,8 +183,8 @@ LoadedModel ModelBuilder::finish() {
   if (finished_) throw Error("the model is already built");
   for (const auto& [name, t] : targets_)
     if (t.received != t.bytes)
-      throw Error("tensor '" + name + "' is incomplete: " + to_string(t.received) + " of its " + to_string(t.bytes) +
-                  " bytes were given");
+      throw Error("tensor '" + printable(name) + "' is incomplete: " + to_string(t.received) + " of its " +
+                  to_string(t.bytes) + " bytes were given");
   // Every value was checked as it came (add), every shape before (the constructor).
   for (size_t i = 0; i < model_.weights.packed.blocks.size(); ++i)
     model_.weights.packed.blocks[i].attention.qkv_bias = qkv_bias_of(model_.weights.rest.blocks[i].attention);

@@ -66,6 +66,7 @@ class ModelBuilder {
   // count values of target t from its flat index `first` on, into place.
   void place(const Target& t, size_t first, const float* values, size_t count);
 
+  std::string file_;  // the file's name, for messages
   LoadedModel model_;
   std::map<std::string, Target> targets_;
   std::vector<TensorRead> needed_;

@@ -17,7 +17,7 @@ LoadedModel read_model(const SafetensorsFile& f, Preset preset, int heads) {
 Preset whole_model_preset(const SafetensorsHeader& f, const std::string& layout) {
   const std::string chosen = layout.empty() ? guess_layout(f) : layout;
   if (chosen == "pytorch" || chosen == "llama")
-    throw Error("the file holds one " + chosen + " attention layer, not a whole model: load it as weights");
+    throw file_error(ErrorCode::file_is_one_layer, f.name(), {{"layout", chosen}});
   return parse_layout(chosen) == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only;
 }
 
@@ -34,8 +34,7 @@ std::string guess_layout(const SafetensorsHeader& f) {
   }
   if (any_with("q_proj.weight")) return "llama";
   if (any_with("in_proj_weight")) return "pytorch";
-  throw Error("cannot tell the file's layout: it has none of c_attn.weight (GPT-2), q_proj.weight (Llama) or "
-              "in_proj_weight (PyTorch)");
+  throw file_error(ErrorCode::layout_unknown, f.name());
 }
 
 std::vector<uint8_t> write_model(const ModelWeights& w, const Config& c, const std::map<std::string, std::string>& metadata) {

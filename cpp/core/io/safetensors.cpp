@@ -1,13 +1,13 @@
 #include "io/safetensors.h"
 
-#include <cerrno>
-#include <cstdio>
+#include <algorithm>
+#include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "io/json_text.h"
 
 namespace mha {
 
@@ -49,82 +49,125 @@ float half_to_float(uint16_t h) {
   return f;
 }
 
-SafetensorsEntry parse_entry(const std::string& name, const json& j, size_t data_size) {
-  auto bad = [&](const std::string& why) { return Error("safetensors header: tensor '" + name + "' " + why); };
-  if (!j.is_object()) throw bad("is not a JSON object");
-  if (!j.contains("dtype") || !j["dtype"].is_string()) throw bad("has no string \"dtype\"");
-  if (!j.contains("shape") || !j["shape"].is_array()) throw bad("has no \"shape\" array");
+SafetensorsEntry parse_entry(const std::string& file, const std::string& name, const json& j, size_t data_size) {
+  const auto bad = [&](ErrorCode code, ErrorParams params = {}) {
+    return tensor_error(code, file, name, std::move(params));
+  };
+  if (!j.is_object()) throw bad(ErrorCode::tensor_not_object);
+  if (!j.contains("dtype") || !j["dtype"].is_string()) throw bad(ErrorCode::tensor_no_dtype);
+  if (!j.contains("shape") || !j["shape"].is_array()) throw bad(ErrorCode::tensor_no_shape);
   if (!j.contains("data_offsets") || !j["data_offsets"].is_array() || j["data_offsets"].size() != 2)
-    throw bad("has no [begin, end] \"data_offsets\"");
+    throw bad(ErrorCode::tensor_no_offsets);
 
   SafetensorsEntry e;
   e.dtype = j["dtype"].get<std::string>();
   uint64_t numel = 1;
   for (const auto& dim : j["shape"]) {
-    if (!dim.is_number_unsigned()) throw bad("has a shape entry that is not a non-negative integer");
+    if (!dim.is_number_unsigned()) throw bad(ErrorCode::tensor_bad_shape);
     const uint64_t d = dim.get<uint64_t>();
-    if (d != 0 && numel > std::numeric_limits<uint32_t>::max() / d) throw bad("has an impossibly large shape");
+    if (d != 0 && numel > std::numeric_limits<uint32_t>::max() / d) throw bad(ErrorCode::tensor_shape_too_large);
     numel *= d;
     e.shape.push_back(static_cast<int64_t>(d));
   }
   for (const auto& off : j["data_offsets"])
-    if (!off.is_number_unsigned()) throw bad("has data_offsets that are not non-negative integers");
+    if (!off.is_number_unsigned()) throw bad(ErrorCode::tensor_bad_offsets);
   const uint64_t begin = j["data_offsets"][0].get<uint64_t>();
   const uint64_t end = j["data_offsets"][1].get<uint64_t>();
   if (begin > end || end > data_size)
-    throw bad("has data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-              "] outside the " + std::to_string(data_size) + "-byte data section (is the file truncated?)");
+    throw bad(ErrorCode::tensor_outside_data,
+              {{"begin", std::to_string(begin)}, {"end", std::to_string(end)}, {"size", std::to_string(data_size)}});
   const size_t width = dtype_size(e.dtype);
   if (width != 0 && end - begin != numel * width)
-    throw bad("has " + std::to_string(end - begin) + " bytes but its " + e.dtype + " shape " +
-              shape_to_string(e.shape) + " needs " + std::to_string(numel * width));
+    throw bad(ErrorCode::tensor_byte_count, {{"bytes", std::to_string(end - begin)},
+                                             {"dtype", printable(e.dtype, 16)},
+                                             {"shape", shape_to_string(e.shape)},
+                                             {"needed", std::to_string(numel * width)}});
   e.begin = static_cast<size_t>(begin);
   e.end = static_cast<size_t>(end);
   return e;
 }
 
+// Two tensors reading the same bytes would make one a copy of the other: a file that says so is broken.
+void check_no_overlap(const std::string& file, const std::map<std::string, SafetensorsEntry>& entries) {
+  std::vector<std::pair<const std::string*, const SafetensorsEntry*>> by_begin;
+  for (const auto& [name, e] : entries)
+    if (e.end > e.begin) by_begin.push_back({&name, &e});
+  std::sort(by_begin.begin(), by_begin.end(),
+            [](const auto& a, const auto& b) { return a.second->begin < b.second->begin; });
+  for (size_t i = 1, last = 0; i < by_begin.size(); ++i) {  // last: the tensor reaching furthest so far
+    const SafetensorsEntry &a = *by_begin[last].second, &b = *by_begin[i].second;
+    if (b.begin < a.end)
+      throw file_error(ErrorCode::tensors_overlap, file,
+                       {{"first", printable(*by_begin[last].first)},
+                        {"second", printable(*by_begin[i].first)},
+                        {"begin", std::to_string(b.begin)},
+                        {"end", std::to_string(std::min(a.end, b.end))}});
+    if (b.end > a.end) last = i;
+  }
+}
+
 }  // namespace
 
-SafetensorsHeader::SafetensorsHeader(const uint8_t* bytes, size_t prefix_size, size_t size) {
-  if (size < 8) throw Error("safetensors file is " + std::to_string(size) + " bytes: too short for its 8-byte header length");
+Error file_error(ErrorCode code, const std::string& file, ErrorParams params) {
+  params["file"] = printable(file, 200);
+  return Error(code, "", std::move(params));
+}
+
+Error tensor_error(ErrorCode code, const std::string& file, const std::string& tensor, ErrorParams params) {
+  params["tensor"] = printable(tensor);
+  return file_error(code, file, std::move(params));
+}
+
+void check_finite_values(const std::string& file, const std::string& tensor, const float* values, size_t count,
+                         size_t first) {
+  const size_t i = first_non_finite(values, count);
+  if (i < count)
+    throw tensor_error(std::isnan(values[i]) ? ErrorCode::tensor_nan : ErrorCode::tensor_infinite, file, tensor,
+                       {{"index", std::to_string(first + i)}});
+}
+
+SafetensorsHeader::SafetensorsHeader(const uint8_t* bytes, size_t prefix_size, size_t size, const std::string& name)
+    : name_(name) {
+  if (size < 8) throw file_error(ErrorCode::safetensors_too_short, name, {{"bytes", std::to_string(size)}});
   if (prefix_size < 8) throw Error("safetensors header: got " + std::to_string(prefix_size) + " bytes of the file, not its first 8");
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | bytes[i];
   if (header_len > size - 8)
-    throw Error("safetensors header length " + std::to_string(header_len) + " runs past the end of the " +
-                std::to_string(size) + "-byte file (is the file truncated?)");
-  if (header_len > kMaxHeaderBytes) throw Error("safetensors header length " + std::to_string(header_len) + " is over 100 MB");
+    throw file_error(ErrorCode::safetensors_header_past_end, name,
+                     {{"length", std::to_string(header_len)}, {"size", std::to_string(size)}});
+  if (header_len > kMaxHeaderBytes)
+    throw file_error(ErrorCode::safetensors_header_too_large, name,
+                     {{"length", std::to_string(header_len)}, {"max", std::to_string(kMaxHeaderBytes)}});
   if (prefix_size < 8 + header_len)
     throw Error("safetensors header: got " + std::to_string(prefix_size) + " bytes of the file, not its first " +
                 std::to_string(8 + header_len));
 
   const char* header_begin = reinterpret_cast<const char*>(bytes + 8);
-  json header;
-  try {
-    header = json::parse(header_begin, header_begin + header_len);
-  } catch (const json::parse_error& e) {
-    throw Error(std::string("safetensors header is not valid JSON: ") + e.what());
-  }
-  if (!header.is_object()) throw Error("safetensors header is JSON but not an object");
+  const json header = parse_json_text(header_begin, header_begin + header_len, printable(name, 200),
+                                      {ErrorCode::safetensors_header_not_json, ErrorCode::safetensors_number_too_large,
+                                       ErrorCode::safetensors_key_twice, ""});
+  if (!header.is_object()) throw file_error(ErrorCode::safetensors_header_not_object, name);
 
   data_begin_ = 8 + static_cast<size_t>(header_len);
   const size_t data_size = size - data_begin_;
-  for (const auto& [name, value] : header.items()) {
-    if (name == "__metadata__") {
-      if (!value.is_object()) throw Error("safetensors header: __metadata__ is not an object");
-      for (const auto& [key, v] : value.items()) {
-        if (!v.is_string()) throw Error("safetensors header: metadata '" + key + "' is not a string");
-        metadata_[key] = v.get<std::string>();
+  for (const auto& [key, value] : header.items()) {
+    if (key == "__metadata__") {
+      if (!value.is_object()) throw file_error(ErrorCode::safetensors_metadata_not_object, name);
+      for (const auto& [meta, v] : value.items()) {
+        if (!v.is_string())
+          throw file_error(ErrorCode::safetensors_metadata_not_string, name, {{"key", printable(meta)}});
+        metadata_[meta] = v.get<std::string>();
       }
       continue;
     }
-    entries_[name] = parse_entry(name, value, data_size);
+    entries_[key] = parse_entry(name, key, value, data_size);
   }
+  check_no_overlap(name, entries_);
 }
 
 const SafetensorsEntry& SafetensorsHeader::entry(const std::string& name) const {
   auto it = entries_.find(name);
-  if (it == entries_.end()) throw Error("safetensors file has no tensor named '" + name + "'");
+  if (it == entries_.end()) throw tensor_error(ErrorCode::tensor_missing, name_, name);
   return it->second;
 }
 
@@ -134,11 +177,12 @@ std::vector<std::string> SafetensorsHeader::names() const {
   return out;
 }
 
-FloatDtype float_dtype(const std::string& dtype, const std::string& name) {
+FloatDtype float_dtype(const SafetensorsHeader& file, const std::string& tensor) {
+  const std::string& dtype = file.entry(tensor).dtype;
   if (dtype == "F32") return FloatDtype::f32;
   if (dtype == "F16") return FloatDtype::f16;
   if (dtype == "BF16") return FloatDtype::bf16;
-  throw Error("tensor '" + name + "' has dtype " + dtype + "; expected F32, F16 or BF16");
+  throw tensor_error(ErrorCode::tensor_not_float, file.name(), tensor, {{"dtype", printable(dtype, 16)}});
 }
 
 size_t float_dtype_size(FloatDtype dtype) { return dtype == FloatDtype::f32 ? 4 : 2; }
@@ -156,13 +200,13 @@ float to_float32(const uint8_t* src, FloatDtype dtype) {
   return f;
 }
 
-SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size)
-    : SafetensorsHeader(bytes, size, size), data_(bytes + data_begin()) {}
+SafetensorsFile::SafetensorsFile(const uint8_t* bytes, size_t size, const std::string& name)
+    : SafetensorsHeader(bytes, size, size, name), data_(bytes + data_begin()) {}
 
 Tensor SafetensorsFile::read_float(const std::string& name) const {
   const SafetensorsEntry& e = entry(name);
   // The dtype is checked before allocating: an unknown dtype's byte count was never checked.
-  const FloatDtype dtype = float_dtype(e.dtype, name);
+  const FloatDtype dtype = float_dtype(*this, name);
   Tensor t(e.shape);
   const uint8_t* src = data_ + e.begin;
   if (dtype == FloatDtype::f32) {
@@ -176,7 +220,7 @@ Tensor SafetensorsFile::read_float(const std::string& name) const {
 std::vector<int64_t> SafetensorsFile::read_int(const std::string& name) const {
   const SafetensorsEntry& e = entry(name);
   if (e.dtype != "I64" && e.dtype != "I32")
-    throw Error("tensor '" + name + "' has dtype " + e.dtype + "; expected I64 or I32");
+    throw tensor_error(ErrorCode::tensor_not_int, this->name(), name, {{"dtype", printable(e.dtype, 16)}});
   const size_t n = shape_numel(e.shape);
   std::vector<int64_t> out(n);
   const uint8_t* src = data_ + e.begin;
@@ -229,37 +273,6 @@ std::vector<uint8_t> SafetensorsWriter::bytes() const {
     cursor += p.raw.size();
   }
   return out;
-}
-
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string write_partial_file(const std::string& path, const std::vector<uint8_t>& bytes) {
-  const std::string partial = path + ".partial";
-  std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error("cannot write '" + path + "': " + std::strerror(errno));
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) {
-    std::remove(partial.c_str());
-    throw Error("writing '" + path + "' failed (disk full?)");
-  }
-  return partial;
-}
-
-void move_into_place(const std::string& partial, const std::string& path) {
-  if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(partial.c_str());
-    throw Error("cannot move the finished file into place at '" + path + "': " + why);
-  }
-}
-
-void write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
-  move_into_place(write_partial_file(path, bytes), path);
 }
 
 }  // namespace mha

@@ -1,7 +1,8 @@
 // Read and write the safetensors format (Hugging Face): an 8-byte little-endian header length N,
 // N bytes of JSON header, then the raw little-endian tensor data.
 // Reading validates everything before handing out a value, so a truncated or hostile file gives
-// one clear mha::Error, never a crash.
+// one clear mha::Error naming the file (error_codes.h), never a crash: a header that is not JSON, a
+// name given twice, tensors outside the data or sharing bytes are all refused.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "base/tensor.h"
 
 namespace mha {
+
+// What a file is called in messages when its name is not known (bytes from elsewhere).
+inline constexpr const char* kUnnamedFile = "the file";
 
 struct SafetensorsEntry {
   std::string dtype;  // "F32", "F16", "BF16", "I64", ...
@@ -23,25 +28,29 @@ struct SafetensorsEntry {
 // The header alone: what a reader needs to fetch tensors one by one (model_builder.h) without the
 // whole file in memory. `prefix` holds at least the file's first 8 + N bytes; `file_size` is the whole
 // file's, so every tensor's data_offsets are checked against the data section it will be read from.
+// `name` is the file's, for messages (a path, or the name a learner gave the file).
 class SafetensorsHeader {
  public:
-  SafetensorsHeader(const uint8_t* prefix, size_t prefix_size, size_t file_size);  // throws mha::Error
+  SafetensorsHeader(const uint8_t* prefix, size_t prefix_size, size_t file_size,
+                    const std::string& name = kUnnamedFile);  // throws mha::Error
 
   bool has(const std::string& name) const { return entries_.count(name) != 0; }
   const SafetensorsEntry& entry(const std::string& name) const;  // throws if missing
   std::vector<std::string> names() const;
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   size_t data_begin() const { return data_begin_; }  // 8 + N: where the data section starts in the file
+  const std::string& name() const { return name_; }
 
  private:
+  std::string name_;
   size_t data_begin_ = 0;
   std::map<std::string, SafetensorsEntry> entries_;
   std::map<std::string, std::string> metadata_;
 };
 
-// F32, F16 and BF16 to float32, exactly; other dtypes are an error naming `name`.
+// F32, F16 and BF16 to float32, exactly; other dtypes are an error naming the tensor and its file.
 enum class FloatDtype { f32, f16, bf16 };
-FloatDtype float_dtype(const std::string& dtype, const std::string& name);
+FloatDtype float_dtype(const SafetensorsHeader& file, const std::string& tensor);
 size_t float_dtype_size(FloatDtype dtype);
 float to_float32(const uint8_t* src, FloatDtype dtype);  // one little-endian value
 
@@ -49,7 +58,7 @@ float to_float32(const uint8_t* src, FloatDtype dtype);  // one little-endian va
 class SafetensorsFile : public SafetensorsHeader {
  public:
   // Copies nothing: `bytes` must outlive this object. Throws mha::Error if the file is malformed.
-  SafetensorsFile(const uint8_t* bytes, size_t size);
+  SafetensorsFile(const uint8_t* bytes, size_t size, const std::string& name = kUnnamedFile);
 
   const uint8_t* data_of(const std::string& name) const { return data_ + entry(name).begin; }
   // F32, F16 and BF16 convert exactly to float32; other dtypes are an error naming the tensor.
@@ -59,6 +68,15 @@ class SafetensorsFile : public SafetensorsHeader {
  private:
   const uint8_t* data_ = nullptr;  // start of the data section
 };
+
+// Errors about a file (`code` one of error_codes.h's for files) and about one of its tensors: the
+// file's name and the tensor's fill {file} and {tensor}, made printable.
+Error file_error(ErrorCode code, const std::string& file, ErrorParams params = {});
+Error tensor_error(ErrorCode code, const std::string& file, const std::string& tensor, ErrorParams params = {});
+// Throws tensor_nan or tensor_infinite for the first value of values[0, count) that is not finite,
+// named by its flat index in the file's tensor (values[0] is index `first`).
+void check_finite_values(const std::string& file, const std::string& tensor, const float* values, size_t count,
+                         size_t first = 0);
 
 class SafetensorsWriter {
  public:
@@ -76,13 +94,5 @@ class SafetensorsWriter {
   std::vector<Pending> tensors_;
   std::map<std::string, std::string> metadata_;
 };
-
-// Whole-file helpers for the CLI and tests. write_file_atomically writes a temporary beside the
-// target and renames it, so a failure never leaves a half-written file. Its two halves are there for
-// files that must appear together: write every PATH.partial first, then move each into place.
-std::vector<uint8_t> read_file(const std::string& path);
-void write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes);
-std::string write_partial_file(const std::string& path, const std::vector<uint8_t>& bytes);  // -> PATH.partial
-void move_into_place(const std::string& partial, const std::string& path);  // removes `partial` if it fails
 
 }  // namespace mha

@@ -78,8 +78,9 @@ void Model::configure(const Config& asked) {
   config_ = config;
 }
 
-Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer) {
-  const SafetensorsFile file(bytes, size);
+Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer,
+                              const std::string& name) {
+  const SafetensorsFile file(bytes, size, name);
   if (base.rope_base > 0 && layout != WeightLayout::llama)
     throw Error(std::string("a RoPE base goes with llama-layout weights; ") + layout_name(layout) +
                 " attention has no rotary position embeddings");
@@ -103,10 +104,11 @@ Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t s
   return m;
 }
 
-Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads) {
+Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads,
+                             const std::string& name) {
   if (layout != WeightLayout::gpt2 && layout != WeightLayout::attn_only)
     throw Error(std::string("a whole model is read in the gpt2 or attn-only layout, not ") + layout_name(layout));
-  const SafetensorsFile file(bytes, size);
+  const SafetensorsFile file(bytes, size, name);
   LoadedModel loaded = read_model(file, layout == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only, heads);
   return from_loaded(std::move(loaded));
 }
@@ -129,10 +131,10 @@ Model Model::from_weights(const Config& config, ModelWeights weights) {
   return m;
 }
 
-void Model::load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer) {
+void Model::load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer, const std::string& name) {
   Config base = config_;
   base.rope_base = 0;  // the new file's own base, not the last file's
-  *this = from_safetensors(base, bytes, size, layout, layer);  // assigned only once it has succeeded
+  *this = from_safetensors(base, bytes, size, layout, layer, name);  // assigned only once it has succeeded
 }
 
 Trace Model::run_text(const std::string& text, KernelPath path, const HeadGates& gates) const {

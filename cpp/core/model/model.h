@@ -25,10 +25,13 @@ class Model {
 
   // One attention layer read from safetensors bytes. d_model (and kv_heads, when `base` leaves it 0)
   // come from the file; heads, causal, seed from `base`. Llama weights bring RoPE: base.rope_base when
-  // > 0 (an error for other layouts), else the file's rope_theta, else kDefaultRopeBase. A token/position table in the file is used for text.
-  static Model from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
+  // > 0 (an error for other layouts), else the file's rope_theta, else kDefaultRopeBase. A token/position table in the
+  // file is used for text. `name`: the file's, for messages.
+  static Model from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer,
+                                const std::string& name = kUnnamedFile);
   // A whole model (layout gpt2 or attn_only); heads from `heads` or, when 0, the file's __metadata__.
-  static Model from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads);
+  static Model from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads,
+                               const std::string& name = kUnnamedFile);
   // A model from weights in hand (a trainer's).
   static Model from_weights(const Config& config, ModelWeights weights);
   // A model read from a file (read_model, ModelBuilder): its weights, and its tokenizer when the file names one.
@@ -42,7 +45,8 @@ class Model {
   void configure(const Config& config);
 
   // Replaces the weights as from_safetensors does, keeping heads and kv_heads. On error the model is unchanged.
-  void load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer);
+  void load_weights(const uint8_t* bytes, size_t size, WeightLayout layout, int layer,
+                    const std::string& name = kUnnamedFile);
 
   // The tokenizer --text goes through. Models with blocks start with: attn-only, first-appearance ids
   // (tokenizer.h); gpt2, none (give one, e.g. bpe_files.h's, or run ids). A tokenizer with more ids
