@@ -208,7 +208,7 @@ TEST_CASE("the shipped model's heads specialise, on sequences it never saw, also
 TEST_CASE("a GPT-2-layout model trained here reads text by first appearance, as its file says; without that word it needs GPT-2's tokenizer") {
   mha::InductionRecipe r = mha::induction_recipe();
   r.config.preset = mha::Preset::gpt2;
-  r.config.layers = 1, r.config.d_model = 16, r.config.heads = 2, r.config.vocab_size = 20;
+  r.config.layers = 2, r.config.d_model = 16, r.config.heads = 2, r.config.vocab_size = 20;
   r.task.max_length = 6;
   const mha::InductionTraining training(r);
   const mha::InductionRecipe& used = training.recipe();
@@ -218,4 +218,54 @@ TEST_CASE("a GPT-2-layout model trained here reads text by first appearance, as 
   const std::vector<uint8_t> silent = mha::write_model(training.trainer().weights(), used.config);
   const mha::Model needs = mha::Model::from_model_file(silent.data(), silent.size(), mha::WeightLayout::gpt2, 0);
   CHECK_THROWS_WITH_AS(needs.run_text("a b a"), doctest::Contains("its own tokenizer"), mha::Error);
+}
+
+TEST_CASE("a training recipe is checked before anything is allocated, each refusal naming its setting") {
+  const auto refusal = [](const std::function<void(mha::InductionRecipe&)>& edit) {
+    mha::InductionRecipe r = mha::induction_recipe();
+    edit(r);
+    try {
+      mha::InductionTraining training(r);
+    } catch (const mha::Error& e) {
+      return e.field() + ": " + e.what();
+    }
+    return std::string("(no error)");
+  };
+  using R = mha::InductionRecipe;
+  CHECK(refusal([](R& r) { r.config.layers = 1; }) ==
+        "layers: the induction task needs at least 2 layers, one to find the previous token and one to copy what "
+        "followed it; got 1");
+  CHECK(refusal([](R& r) { r.batch = 0; }) == "batch: batch must be between 1 and 4096, got 0");
+  CHECK(refusal([](R& r) { r.batch = 1 << 30; }) == "batch: batch must be between 1 and 4096, got 1073741824");
+  // 2·max_length + 1 would overflow int: refused first (UBSan sees no overflow)
+  CHECK(refusal([](R& r) { r.task.max_length = 2147483647; }) ==
+        "max_length: max_length must be between 4 and 2047, got 2147483647");
+  CHECK(refusal([](R& r) { r.task.min_length = -5; }) == "min_length: min_length must be between 2 and 2047, got -5");
+  // sizes that pass every other check but imply tens of GB
+  CHECK(refusal([](R& r) { r.config.vocab_size = 1 << 20; }) ==
+        ": training on batches of 16 × 61 tokens needs about 18198 MB of memory; the limit is 1024 MB");
+  CHECK(refusal([](R& r) { r.batch = 4096, r.task.max_length = 2000; }).find("the limit is 1024 MB") !=
+        std::string::npos);
+  CHECK(refusal([](R&) {}) == "(no error)");
+  // the estimate grows with what training holds
+  mha::Config c = mha::induction_recipe().config;
+  const uint64_t small = mha::training_bytes(c, 16, 61);
+  CHECK(mha::training_bytes(c, 32, 61) > small);
+  c.vocab_size *= 2;
+  CHECK(mha::training_bytes(c, 16, 61) > small);
+}
+
+TEST_CASE("evaluating induction stops when asked, and refuses sequences outside its range") {
+  mha::InductionRecipe r = mha::induction_recipe_small();
+  const mha::InductionTraining training(r);
+  const mha::Model model = training.model();
+  int asked = 0;
+  const auto scores = mha::evaluate_induction(model, training.recipe().task, 1, 1000, [&] { return ++asked > 3; });
+  CHECK(asked == 4);      // asked before each sequence: stopped at the fourth
+  CHECK(scores.empty());  // no length was finished
+  CHECK(mha::evaluate_induction(model, training.recipe().task, 1, 1).size() ==
+        static_cast<size_t>(r.task.max_length - r.task.min_length + 1));
+  for (int sequences : {0, -1, mha::kMaxEvalSequences + 1})
+    CHECK_THROWS_WITH_AS(mha::evaluate_induction(model, training.recipe().task, 1, sequences),
+                         doctest::Contains("sequences must be between 1 and 100000"), mha::Error);
 }

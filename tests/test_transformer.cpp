@@ -63,12 +63,7 @@ void check_same_parameters(const mha::ModelWeights& got, const mha::ModelWeights
 // Every entry's shape is the table's expression for it, and stages come in the table's order.
 void check_against_table(const mha::Trace& t, const mha::Config& c) {
   const int T = static_cast<int>(t.ids.empty() ? t.get("x").shape[1] : static_cast<int64_t>(t.ids.size()));
-  const std::map<std::string, int64_t> dims = {{"T", T},
-                                               {"d_model", c.d_model},
-                                               {"heads", c.heads},
-                                               {"kv_heads", c.kv_heads_or_heads()},
-                                               {"d_head", c.d_head()},
-                                               {"vocab", c.vocab_size}};
+  const std::map<std::string, int64_t> dims = mha::shape_dims(c, T);
   int last_stage = -1, last_layer = -1;
   for (const mha::TraceEntry& e : t.entries()) {
     CAPTURE(e.name);
@@ -453,5 +448,15 @@ TEST_CASE("a second run of the same size into the same trace allocates nothing")
     CHECK(storage() == first);
     CHECK(trace.get("logits").data != first_logits);
     CHECK(trace.get("logits").data == model.run_ids({9, 8, 7, 6, 5}).get("logits").data);
+  }
+}
+
+TEST_CASE("trace_floats counts what a run records, every tensor of every layer") {
+  for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
+    const mha::Config c = blocks_config(preset, 3);
+    const mha::Trace t = mha::Model(c).run_ids({1, 2, 3, 4, 5});
+    int64_t total = 0;
+    for (const mha::TraceEntry& e : t.entries()) total += static_cast<int64_t>(e.tensor.numel());
+    CHECK(mha::trace_floats(c, 5) == total);
   }
 }

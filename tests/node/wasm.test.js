@@ -392,7 +392,7 @@ test('training in WASM gives the same bits as `mha train` natively: every loss a
     trainer.delete();
   }
   assert.throws(() => new mha.Trainer({ model: 'single', layers: 1 }), /trains an attn-only or gpt2 model/);
-  assert.throws(() => new mha.Trainer({ batch: 0 }), /batch must be at least 1/);
+  assert.throws(() => new mha.Trainer({ batch: 0 }), /batch must be between 1 and 4096, got 0/);
 });
 
 test('head analysis: the CLI (mha heads --json) and the module agree on every metric, with a head switched off', () => {

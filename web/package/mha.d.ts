@@ -78,7 +78,11 @@ export interface StageTable {
 
 /** What the core declares, once: read these rather than repeating a value. */
 export interface Catalog {
-  limits: { dModel: number; heads: number; tokens: number; textBytes: number; textTokens: number; layers: number; vocabSize: number };
+  /** batch, repeatLength (the longest L) and trainingMegabytes (the memory a run may imply) bound a Trainer. */
+  limits: {
+    dModel: number; heads: number; tokens: number; textBytes: number; textTokens: number; layers: number; vocabSize: number;
+    batch: number; repeatLength: number; trainingMegabytes: number;
+  };
   /** A model's settings when none is given. */
   defaults: Required<ModelOptions>;
   /** Llama's rope_theta when a file does not say. */

@@ -112,17 +112,6 @@ const FileTensor& file_tensor(const ParameterSpec& spec, FileLayout layout) {
   return spec.model_file;
 }
 
-std::map<std::string, int64_t> shape_dims(const Config& c, int T) {
-  return {{"B", 1},
-          {"T", T},
-          {"d_model", c.d_model},
-          {"heads", c.heads},
-          {"kv_heads", c.kv_heads_or_heads()},
-          {"d_head", c.d_head()},
-          {"vocab", c.vocab_size},
-          {"positions", c.max_positions}};
-}
-
 Shape parameter_shape(const ParameterSpec& spec, const Config& c) { return evaluate_shape(spec.shape, shape_dims(c)); }
 
 namespace {
@@ -181,6 +170,16 @@ const Tensor& parameter_of(const ModelWeights& w, const ParameterSpec& spec, int
 void for_each_parameter(const ModelWeights& w, const Config& c,
                         const std::function<void(const std::string&, const ParameterSpec&, const Tensor&)>& fn) {
   walk(c, [&](const ParameterSpec& spec, int l) { fn(parameter_name(spec, l, c), spec, parameter_of(w, spec, l)); });
+}
+
+int64_t parameter_count(const Config& c) {
+  int64_t total = 0;
+  walk(c, [&](const ParameterSpec& spec, int) {
+    int64_t n = 1;
+    for (int64_t d : parameter_shape(spec, c)) n *= d;
+    total += n;
+  });
+  return total;
 }
 
 ModelWeights zeros_like(const Config& c) {

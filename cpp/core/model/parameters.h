@@ -50,9 +50,6 @@ struct ParameterSpec {
 const std::vector<ParameterSpec>& parameter_table();
 const FileTensor& file_tensor(const ParameterSpec& spec, FileLayout layout);
 
-// The named sizes shape expressions use: d_model, heads, kv_heads, d_head, vocab, positions (and T
-// and B when given).
-std::map<std::string, int64_t> shape_dims(const Config& config, int T = 0);
 Shape parameter_shape(const ParameterSpec& spec, const Config& config);
 
 // A parameter of read-only weights (the table's accessors take them writable).
@@ -63,6 +60,9 @@ void for_each_parameter(ModelWeights& weights, const Config& config,
                         const std::function<void(const std::string& name, const ParameterSpec& spec, Tensor& tensor)>& fn);
 void for_each_parameter(const ModelWeights& weights, const Config& config,
                         const std::function<void(const std::string& name, const ParameterSpec& spec, const Tensor& tensor)>& fn);
+
+// How many numbers the config's parameters are, without allocating them.
+int64_t parameter_count(const Config& config);
 
 // Zero-filled tensors of every parameter's shape (gradients, optimiser moments).
 ModelWeights zeros_like(const Config& config);

@@ -103,6 +103,29 @@ std::vector<Stage> stages_of(const Config& config) {
 
 bool walks(const Config& config, Stage stage) { return stage_spec(stage).walked_by(config); }
 
+std::map<std::string, int64_t> shape_dims(const Config& c, int T) {
+  return {{"B", 1},
+          {"T", T},
+          {"d_model", c.d_model},
+          {"heads", c.heads},
+          {"kv_heads", c.kv_heads_or_heads()},
+          {"d_head", c.d_head()},
+          {"vocab", c.vocab_size},
+          {"positions", c.max_positions}};
+}
+
+int64_t trace_floats(const Config& config, int T) {
+  const std::map<std::string, int64_t> dims = shape_dims(config, T);
+  int64_t total = 0;
+  for (const TensorSpec& t : tensor_table()) {
+    if (!walks(config, t.stage)) continue;
+    int64_t n = 1;
+    for (int64_t d : evaluate_shape(t.shape, dims)) n *= d;
+    total += n * (stage_spec(t.stage).per_layer ? config.layers : 1);
+  }
+  return total;
+}
+
 int layer_of(const std::string& name) {
   if (name.rfind("layers.", 0) != 0) return -1;
   return std::stoi(name.substr(7));

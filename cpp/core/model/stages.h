@@ -51,9 +51,17 @@ const char* stage_name(Stage stage);
 // The spec of a trace name: "q" and "layers.3.q" both give q's row. Null for an unknown name.
 const TensorSpec* find_tensor_spec(const std::string& name);
 
+// The named sizes shape expressions use (this table's and parameters.h's): d_model, heads, kv_heads,
+// d_head, vocab, positions, and T and B.
+std::map<std::string, int64_t> shape_dims(const Config& config, int T = 0);
+
 // A shape expression evaluated with named sizes: "(1, T, 4·d_model)" with {T: 5, d_model: 8} ->
 // (1, 5, 32). Throws mha::Error for an unknown name, so a typo in the table fails the tests.
 Shape evaluate_shape(const std::string& expression, const std::map<std::string, int64_t>& dims);
+
+// The floats one run of T tokens records (batch 1): every tensor of the stages the config walks,
+// per-layer ones once per block. What a batch of B sequences holds is B times this.
+int64_t trace_floats(const Config& config, int T);
 
 // "layers.3.q" -> 3; "x" -> -1.
 int layer_of(const std::string& name);

@@ -32,9 +32,12 @@ Batch induction_batch(Rng& rng, const InductionTask& task, int B) {
 }
 
 std::vector<InductionScores> evaluate_induction(const Model& model, const InductionTask& task, uint64_t seed,
-                                                int sequences) {
+                                                int sequences, const std::function<bool()>& stop) {
   const Config& c = model.config();
-  if (c.layers < 2) throw Error("induction needs at least 2 layers: one to find the previous token, one to copy");
+  if (c.layers < 2) throw Error(ErrorCode::induction_needs_two_layers, "layers", {{"value", std::to_string(c.layers)}});
+  if (sequences < 1 || sequences > kMaxEvalSequences)
+    throw Error(ErrorCode::out_of_range, "sequences",
+                {{"min", "1"}, {"max", std::to_string(kMaxEvalSequences)}, {"value", std::to_string(sequences)}});
   Rng rng(seed);
   std::vector<InductionScores> out;
   Trace trace;
@@ -46,6 +49,7 @@ std::vector<InductionScores> evaluate_induction(const Model& model, const Induct
     std::vector<double> prev(static_cast<size_t>(c.heads), 0.0), induction(static_cast<size_t>(c.heads), 0.0);
     int right = 0;
     for (int n = 0; n < sequences; ++n) {
+      if (stop && stop()) return out;
       const std::vector<int32_t> ids = induction_sequence(rng, L, task.vocab);
       model.run_ids_into(trace, ids);
       const Tensor& a0 = trace.get(first);
@@ -89,11 +93,21 @@ namespace {
 constexpr uint64_t kStreamData = 2000;   // the batches' stream of the seed, fixed forever
 constexpr uint64_t kStreamCheck = 4000;  // the phase-change check's sequences
 
+void check_range(const char* field, int value, int min, int max) {
+  using std::to_string;
+  if (value < min || value > max)
+    throw Error(ErrorCode::out_of_range, field,
+                {{"min", to_string(min)}, {"max", to_string(max)}, {"value", to_string(value)}});
+}
+
+// Sizes first (so 2·max_length + 1 cannot overflow), then the config, then the memory they imply.
 InductionRecipe checked(InductionRecipe r) {
   if (!has_blocks(r.config.preset)) throw Error("the induction task trains an attn-only or gpt2 model");
-  if (r.task.min_length < 2 || r.task.max_length < r.task.min_length)
-    throw Error("the repeated part must be at least 2 tokens long, and min_length at most max_length");
-  if (r.batch < 1) throw Error("batch must be at least 1, got " + std::to_string(r.batch));
+  if (r.config.layers < 2)
+    throw Error(ErrorCode::induction_needs_two_layers, "layers", {{"value", std::to_string(r.config.layers)}});
+  check_range("min_length", r.task.min_length, 2, kMaxInductionLength);
+  check_range("max_length", r.task.max_length, r.task.min_length, kMaxInductionLength);
+  check_range("batch", r.batch, 1, kMaxBatch);
   if (!(r.init_std > 0.0f)) throw Error("init_std must be positive");
   if (!(r.adam.lr > 0.0f)) throw Error("the learning rate must be positive");
   r.config.causal = true;
@@ -101,6 +115,13 @@ InductionRecipe checked(InductionRecipe r) {
   r.task.vocab = r.config.vocab_size;
   if (r.task.vocab < 3) throw Error("the vocabulary needs the start token and at least two more, got " + std::to_string(r.task.vocab));
   validate_config(r.config);
+  const uint64_t needed = training_bytes(r.config, r.batch, r.config.max_positions) >> 20;
+  if (needed > static_cast<uint64_t>(kMaxTrainingMegabytes))
+    throw Error(ErrorCode::training_too_large, "",
+                {{"batch", std::to_string(r.batch)},
+                 {"tokens", std::to_string(r.config.max_positions)},
+                 {"needed", std::to_string(needed)},
+                 {"max", std::to_string(kMaxTrainingMegabytes)}});
   return r;
 }
 }  // namespace

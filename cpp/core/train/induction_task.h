@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,10 +42,13 @@ struct InductionScores {
   int induction_head = -1;
 };
 
-// For every L in [task.min_length, task.max_length]: `sequences` fresh sequences from `seed`, run
-// through the model, the scores averaged over them. The model must have at least 2 layers.
+// For every L in [task.min_length, task.max_length]: `sequences` (1 … kMaxEvalSequences) fresh sequences
+// from `seed`, run through the model, the scores averaged over them. The model must have at least 2
+// layers. `stop`, asked before each sequence, ends it early (returning the lengths done) when it says
+// so: a Ctrl-C is honoured within one run, not at the end of a long evaluation.
 std::vector<InductionScores> evaluate_induction(const Model& model, const InductionTask& task, uint64_t seed,
-                                                int sequences);
+                                                int sequences, const std::function<bool()>& stop = nullptr);
+constexpr int kMaxEvalSequences = 100000;
 
 // The mean over L of the best last-layer head's induction score: one number for "has the model
 // found induction yet". The phase change is the first step where it reaches kPhaseChangeScore.
@@ -53,10 +57,15 @@ constexpr double kPhaseChangeScore = 0.7;
 
 // A whole training run of the induction task, as `mha train`, the WebAssembly module and the
 // benchmarks drive it: weights drawn from config.seed, batches from their own stream of the seed.
+// The longest repeated part: a sequence of 2·L + 1 tokens fits the most positions a model may have.
+constexpr int kMaxInductionLength = (kMaxSeq - 1) / 2;
+
+// Every setting is checked before anything is allocated, the memory the run implies too
+// (train.h's training_bytes against kMaxTrainingMegabytes), each refusal naming its setting.
 struct InductionRecipe {
-  Config config;       // attn-only or gpt2; max_positions is set to 2·max_length + 1
+  Config config;       // attn-only or gpt2, 2 layers or more; max_positions is set to 2·max_length + 1
   InductionTask task;  // task.vocab is config.vocab_size
-  int batch = 16;
+  int batch = 16;      // 1 … kMaxBatch
   AdamSettings adam;
   float init_std = 0.1f;
   int steps = 3000;  // how long `mha train` and the page train it

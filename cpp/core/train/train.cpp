@@ -5,8 +5,15 @@
 
 #include "base/error.h"
 #include "model/parameters.h"
+#include "model/stages.h"
 
 namespace mha {
+
+uint64_t training_bytes(const Config& config, int B, int T) {
+  const uint64_t floats = 5 * static_cast<uint64_t>(parameter_count(config)) +
+                          2 * static_cast<uint64_t>(B) * static_cast<uint64_t>(trace_floats(config, T));
+  return floats * sizeof(float);
+}
 
 Trainer::Trainer(const Config& config, ModelWeights weights, const AdamSettings& adam, KernelPath path)
     : config_(config), weights_(std::move(weights)), adam_(adam), path_(path) {

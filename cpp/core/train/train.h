@@ -16,6 +16,11 @@
 
 namespace mha {
 
+// About how many bytes training `config` on batches of B × T ids holds: the parameters five times
+// (weights, gradients, Adam's two moments, each step's packing) and the forward's tensors twice (kept
+// for the backward, and the backward's own). For refusing a run that could not fit before it starts.
+uint64_t training_bytes(const Config& config, int B, int T);
+
 class Trainer {
  public:
   // Trains `weights` (a model of blocks described by `config`) in place, starting from step 0.
