@@ -234,7 +234,7 @@ TEST_CASE("bad configs, NaN and overflow are errors with a reason") {
   }
   SUBCASE("overflow inside the computation") {
     for (float& v : x.data) v = 3e38f;
-    CHECK_THROWS_WITH_AS(model.run_input(x), Contains("overflow"), mha::Error);
+    CHECK_THROWS_WITH_AS(model.run_input(x), Contains("overflowed"), mha::Error);
   }
 }
 

@@ -460,3 +460,45 @@ TEST_CASE("trace_floats counts what a run records, every tensor of every layer")
     CHECK(mha::trace_floats(c, 5) == total);
   }
 }
+
+TEST_CASE("finite weights that overflow float32 inside a run make it fail, naming the first tensor that overflowed") {
+  const mha::Config c = blocks_config(mha::Preset::attn_only);
+  mha::ModelWeights w = mha::Model(c).model_weights();
+  const std::vector<int32_t> ids = {0, 5, 9, 5, 7, 1};
+  const auto error_of = [&](const mha::ModelWeights& weights) {
+    try {
+      mha::Model::from_weights(c, weights).run_ids(ids);
+    } catch (const mha::Error& e) {
+      return e.code() + " " + e.params().at("tensor");
+    }
+    return std::string("(no error)");
+  };
+  CHECK(error_of(w) == "(no error)");
+  SUBCASE("W_K near float32's largest: k overflows") {
+    std::fill(w.token_table.data.begin(), w.token_table.data.end(), 1.0f);
+    std::fill(w.blocks[0].attention.w_k.data.begin(), w.blocks[0].attention.w_k.data.end(), 3e38f);
+    CHECK(error_of(w) == "run_not_finite layers.0.k");
+  }
+  SUBCASE("W_O: the residual stream overflows, seen first in the next layer's scores or y") {
+    for (size_t i = 0; i < 3; ++i) w.blocks[0].attention.w_o.data[i * 7] = 3e38f;
+    CHECK(error_of(w).rfind("run_not_finite layers.", 0) == 0);
+  }
+  SUBCASE("the masked future scores, made only when read, are checked when made") {
+    // Token 1's query and token 2's key are 1e20 in the dimensions W_Q and W_K read: only q_0·k_1,
+    // hidden by the mask, overflows, so the run itself is finite.
+    const mha::Config one = blocks_config(mha::Preset::attn_only, 1);
+    mha::ModelWeights m = mha::Model(one).model_weights();
+    const int d = one.d_model, half = d / 2;
+    mha::AttentionWeights& a = m.blocks[0].attention;
+    std::fill(a.w_q.data.begin(), a.w_q.data.end(), 0.0f);
+    std::fill(a.w_k.data.begin(), a.w_k.data.end(), 0.0f);
+    for (int r = 0; r < half; ++r) a.w_q.data[r * d + r] = 1.0f, a.w_k.data[r * d + half + r] = 1.0f;
+    for (int i = 0; i < half; ++i) m.token_table.data[1 * d + i] = 1e20f, m.token_table.data[2 * d + half + i] = 1e20f;
+    const mha::Trace t = mha::Model::from_weights(one, m).run_ids({1, 2});
+    CHECK_THROWS_WITH_AS(
+        t.get("layers.0.raw_scores"),
+        doctest::Contains("the numbers of this run overflowed: layers.0.raw_scores has a value that is not finite"),
+        mha::Error);
+    CHECK_THROWS_AS(t.get("layers.0.raw_scores"), mha::Error);  // still not made, so it says so again
+  }
+}

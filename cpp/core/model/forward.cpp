@@ -23,6 +23,10 @@ namespace {
 
 using std::to_string;
 
+[[noreturn]] void throw_not_finite(const std::string& tensor) {
+  throw Error(ErrorCode::run_not_finite, "", {{"tensor", tensor}});
+}
+
 // The deferred tensors of the split and attend stages (trace.h's Deferred), made when first read.
 // q_heads, k_heads, v_heads out of q, k, v, and head_out out of the concat the heads were written into.
 void fill_split(const Trace& trace, int layer, Tensor& out, const Deferred& how) {
@@ -46,6 +50,7 @@ void fill_unmasked_scores(const Trace& trace, int layer, Tensor& out, const Defe
     for (int h = 0; h < how.n; ++h)
       scores(out.ptr() + (static_cast<size_t>(b) * how.n + h) * TT, q.ptr() + (static_cast<size_t>(b) * how.n + h) * TD,
              k.ptr() + (static_cast<size_t>(b) * kv + h / how.group) * TD, how.T, how.D, how.scale, false);
+  if (first_non_finite(out.ptr(), out.numel()) < out.numel()) throw_not_finite(layer_name(layer, "raw_scores"));
 }
 
 // Q, K, V of N rows from one packed (d_model, d_model + 2·kv) matrix, x packed once for all three.
@@ -190,10 +195,6 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
   else
     ks.linear(y.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), N, d, d);
 
-  // Finite inputs can still overflow float32; say so rather than show NaN. Every overflow reaches
-  // y: an infinite Q, K or score turns the softmax to NaN, an infinite V reaches head_out. (A score
-  // of -inf is the correct limit, a weight of 0.)
-  check_finite(y, "the result (float32 overflow; scale the input or weights down)");
   return y;
 }
 
@@ -314,11 +315,30 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
     const int V = c.vocab_size;
     Tensor& logits = trace.slot(Stage::logits, "logits", {B, T, V});
     linear(logits.ptr(), stream->ptr(), w.unembedding_matrix(), nullptr, &p.unembedding, N, o.path);
-    check_finite(logits, "the logits (float32 overflow; the weights are too large)");
     Tensor& probs = trace.slot(Stage::predict, "probs", {B, T, V});
     softmax_forward_rows(probs.ptr(), logits.ptr(), N, V);
   }
   trace.finish();
+}
+
+void check_run_finite(const Trace& trace, const Config& c) {
+  for (const TraceEntry& e : trace.entries_as_made()) {
+    if (e.pending) continue;
+    const Tensor& t = e.tensor;
+    if (!(c.causal && base_name(e.name) == "scores")) {
+      if (first_non_finite(t.ptr(), t.numel()) < t.numel()) throw_not_finite(e.name);
+      continue;
+    }
+    // (B, heads, T, T): row i is finite up to its diagonal, −∞ after it
+    const int64_t T = t.shape.back();
+    for (int64_t row = 0; row < static_cast<int64_t>(t.numel()) / T; ++row) {
+      const float* r = t.ptr() + row * T;
+      const int64_t i = row % T;
+      if (first_non_finite(r, static_cast<size_t>(i + 1)) <= static_cast<size_t>(i)) throw_not_finite(e.name);
+      for (int64_t j = i + 1; j < T; ++j)
+        if (r[j] != -INFINITY) throw_not_finite(e.name);
+    }
+  }
 }
 
 }  // namespace mha

@@ -42,6 +42,12 @@ size_t model_trace_size(const Config& config);
 void model_forward(Trace& trace, const std::vector<int32_t>& ids, int B, int T, const ModelWeights& weights,
                    const PreparedModel& packed, const Config& config, const ForwardOptions& options = {});
 
+// Finite numbers can still overflow float32 on the way (weights near 3e38): throws run_not_finite
+// naming the first tensor of the run, in walk order, that holds a NaN or an infinity, where −∞ is
+// allowed only as the causal mask puts it (above the diagonal of scores). A deferred tensor (trace.h)
+// is checked when it is made. Model's runs call it; training checks its loss instead.
+void check_run_finite(const Trace& trace, const Config& config);
+
 // The same from an embedded input already in the trace as its "x" (B, T, d_model), on: what
 // model_forward runs after embedding, and what a single layer runs on an input of its own. The
 // caller has restarted the trace and slotted x; this finishes it.

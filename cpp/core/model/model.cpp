@@ -169,6 +169,7 @@ void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPa
     model_forward(trace, ids, 1, T, model_weights(), weights_.packed, config_, options);
   else
     model_forward(trace, ids, 1, T, weights_.rest, weights_.packed, config_, options);
+  check_run_finite(trace, config_);
   trace.tokens.clear();
   for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));  // run_text_into names them
 }
@@ -198,6 +199,7 @@ void Model::run_input_into(Trace& trace, Tensor&& input, KernelPath path) const 
     forward_from_x(trace, 1, T, model_weights(), weights_.packed, config_, {path, nullptr});
   else
     forward_from_x(trace, 1, T, weights_.rest, weights_.packed, config_, {path, nullptr});
+  check_run_finite(trace, config_);
 }
 
 }  // namespace mha

@@ -48,7 +48,12 @@ void Trace::make(size_t index) const {
   TraceEntry& e = entries_[index];
   if (!e.pending) return;
   e.pending = false;  // first: a fill reads other entries, never this one
-  e.deferred.fill(*this, e.layer, e.tensor, e.deferred);
+  try {
+    e.deferred.fill(*this, e.layer, e.tensor, e.deferred);
+  } catch (...) {
+    e.pending = true;  // a fill that failed (an overflow) leaves nothing half-made to read
+    throw;
+  }
 }
 
 void Trace::finish() { entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(cursor_), entries_.end()); }

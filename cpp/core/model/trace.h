@@ -59,6 +59,8 @@ class Trace {
   const TraceEntry* find(const std::string& name) const;
   // Every entry, each deferred one made first.
   const std::vector<TraceEntry>& entries() const;
+  // Every entry as it is: a deferred one not read yet is still pending, its values not made.
+  const std::vector<TraceEntry>& entries_as_made() const { return entries_; }
   std::vector<std::string> names() const;
 
  private:
