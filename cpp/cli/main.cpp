@@ -8,6 +8,7 @@
 //   mha tokenize --tokenizer DIR --text ...   GPT-2's tokens and ids of a text
 //   mha catalog                               the core's limits, defaults, recipes, metrics and error codes (JSON)
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -32,16 +33,21 @@ struct CompareOptions {
   double tolerance = 1e-4;
 };
 
-// Prints one line per tensor of `expected`; true when all are within tolerance.
+// Prints one line per tensor of `expected`; true when all are within tolerance. A file with no float
+// tensor to compare is an error, not a pass.
 bool compare_files(const CompareOptions& o) {
+  if (!(o.tolerance >= 0) || !std::isfinite(o.tolerance))  // also NaN, which every comparison would pass
+    throw mha::Error("--tolerance must be a number 0 or more, got " + std::to_string(o.tolerance));
   const std::vector<uint8_t> actual_bytes = mha::read_file(o.actual_path);
   const std::vector<uint8_t> expected_bytes = mha::read_file(o.expected_path);
-  const mha::SafetensorsFile actual(actual_bytes.data(), actual_bytes.size());
-  const mha::SafetensorsFile expected(expected_bytes.data(), expected_bytes.size());
+  const mha::SafetensorsFile actual(actual_bytes.data(), actual_bytes.size(), o.actual_path);
+  const mha::SafetensorsFile expected(expected_bytes.data(), expected_bytes.size(), o.expected_path);
   bool all_ok = true;
+  int compared = 0;
   for (const std::string& name : expected.names()) {
     const std::string& dtype = expected.entry(name).dtype;
     if (dtype != "F32" && dtype != "F16" && dtype != "BF16") continue;
+    ++compared;
     if (!actual.has(name)) {
       std::printf("%-24s missing from %s\n", name.c_str(), o.actual_path.c_str());
       all_ok = false;
@@ -53,6 +59,8 @@ bool compare_files(const CompareOptions& o) {
                 c.detail.c_str());
     all_ok = all_ok && c.ok;
   }
+  if (compared == 0)
+    throw mha::Error(o.expected_path + " has no F32, F16 or BF16 tensor to compare: nothing was checked");
   return all_ok;
 }
 
@@ -121,8 +129,17 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {  // a bad option: said like every other error
+    std::string message = e.what();
+    for (char& c : message)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "mha: error: %s (mha %s--help lists the options)\n", message.c_str(),
+                 app.get_subcommands().empty() ? "" : (app.get_subcommands().front()->get_name() + " ").c_str());
+    return 1;
   } catch (const mha_cli::Interrupted& e) {
     std::fprintf(stderr, "mha: error: %s\n", e.what());
     return 130;  // 128 + SIGINT, as a shell reports a program Ctrl-C stopped

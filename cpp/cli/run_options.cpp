@@ -51,16 +51,16 @@ std::vector<int32_t> parse_ids(const std::string& list) {
   std::stringstream parts(list);
   std::string part;
   while (std::getline(parts, part, ',')) {
-    size_t used = 0;
-    long long value = 0;
-    try {
-      value = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || part.find_first_not_of(" 0123456789-", 0) != std::string::npos || value < INT32_MIN || value > INT32_MAX)
-      throw mha::Error("--ids takes whole numbers separated by commas, e.g. 0,3,17; got '" + part + "'");
-    ids.push_back(static_cast<int32_t>(value));
+    // one whole number, spaces around it allowed: "1 2" and "1-2" are not an id
+    const size_t first = part.find_first_not_of(' '), last = part.find_last_not_of(' ');
+    const std::string number = first == std::string::npos ? "" : part.substr(first, last - first + 1);
+    const size_t digits = number.empty() || number[0] != '-' ? 0 : 1;
+    if (number.size() <= digits || number.size() > digits + 10 ||
+        number.find_first_not_of("0123456789", digits) != std::string::npos || std::stoll(number) < INT32_MIN ||
+        std::stoll(number) > INT32_MAX)
+      throw mha::Error("--ids takes whole numbers separated by commas, e.g. 0,3,17; got '" + mha::printable(part, 40) +
+                       "'");
+    ids.push_back(static_cast<int32_t>(std::stoll(number)));
   }
   if (ids.empty()) throw mha::Error("--ids is empty: give at least one token id");
   return ids;
@@ -93,18 +93,24 @@ mha::Model load_model(const RunOptions& o) {
   config.rope_base = o.rope_base;
   config.preset = mha::parse_preset(o.preset.c_str());
   config.causal = config.causal || mha::has_blocks(config.preset);
+  if (o.heads_given && (config.heads < 1 || config.heads > mha::kMaxHeads))  // 0 is not "the file's"
+    throw mha::Error(mha::ErrorCode::out_of_range, "heads",
+                     {{"min", "1"}, {"max", std::to_string(mha::kMaxHeads)}, {"value", std::to_string(config.heads)}});
   if (!o.model_path.empty()) {
     const std::vector<uint8_t> bytes = mha::read_file(o.model_path);
     const std::string layout =
-        o.layout.empty() ? mha::guess_layout(mha::SafetensorsFile(bytes.data(), bytes.size())) : o.layout;
+        o.layout.empty() ? mha::guess_layout(mha::SafetensorsFile(bytes.data(), bytes.size(), o.model_path)) : o.layout;
     if (layout == "pytorch" || layout == "llama")
-      throw mha::Error("the file holds one " + layout + " attention layer, not a whole model: open it with --weights");
-    return mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(layout), o.heads_given ? config.heads : 0);
+      throw mha::Error(o.model_path + " holds one " + layout +
+                       " attention layer, not a whole model: open it with --weights");
+    return mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(layout),
+                                       o.heads_given ? config.heads : 0, o.model_path);
   }
   if (o.weights_path.empty()) return mha::Model(config);
   const std::vector<uint8_t> bytes = mha::read_file(o.weights_path);
   const std::string layout = o.layout.empty() ? "pytorch" : o.layout;
-  return mha::Model::from_safetensors(config, bytes.data(), bytes.size(), mha::parse_layout(layout), o.layer);
+  return mha::Model::from_safetensors(config, bytes.data(), bytes.size(), mha::parse_layout(layout), o.layer,
+                                      o.weights_path);
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ void tokenize(const TokenizeOptions& o) {
   const auto tokenizer = mha::load_bpe_tokenizer(o.tokenizer_dir);
   std::string text = o.text;
   if (!o.has_text) {
-    const std::vector<uint8_t> bytes = mha::read_file(o.file);  // byte for byte: a final newline is a token too
+    // byte for byte (a final newline is a token too), and no more than a text may hold
+    const std::vector<uint8_t> bytes = mha::read_file(o.file, mha::kMaxTextBytes);
     text.assign(bytes.begin(), bytes.end());
   }
   const mha::Tokenized out = tokenizer->tokenize(text);

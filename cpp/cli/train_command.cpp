@@ -66,8 +66,11 @@ void train(const TrainOptions& o) {
   mha::InductionRecipe recipe = o.recipe;
   recipe.config.preset = mha::parse_preset(o.preset.c_str());
   if (!mha::has_blocks(recipe.config.preset)) throw mha::Error("--preset must be attn-only or gpt2");
-  mha::InductionTraining training(recipe);
+  mha::InductionTraining training(recipe);  // every setting and the memory they imply checked here
   const mha::InductionTask& task = training.recipe().task;
+  const std::string csv_path = loss_csv_path(o.out);
+  mha::check_output_path(o.out);  // before the work, not after it
+  mha::check_output_path(csv_path);
 
   std::string csv = "step,loss\n";
   const bool terminal = isatty(fileno(stderr));
@@ -96,7 +99,9 @@ void train(const TrainOptions& o) {
   stop_if_interrupted(steps_done);
 
   const std::vector<mha::InductionScores> scores =
-      evaluate_induction(training.model(), task, mha::derive_seed(o.recipe.config.seed, 3000), o.eval_sequences);
+      evaluate_induction(training.model(), task, mha::derive_seed(o.recipe.config.seed, 3000), o.eval_sequences,
+                         [] { return interrupted.load(); });
+  stop_if_interrupted(steps_done);
   double min_accuracy = 1, min_previous = 1, min_induction = 1;
   for (const auto& s : scores) {
     min_accuracy = std::min(min_accuracy, s.accuracy);
@@ -121,9 +126,8 @@ void train(const TrainOptions& o) {
   metadata["evaluation"] = summary;
   const std::vector<uint8_t> bytes = mha::write_model(training.trainer().weights(), training.recipe().config, metadata);
   stop_if_interrupted(steps_done);
-  // Both files written beside their targets first, then both moved into place: a Ctrl-C up to the
-  // last check leaves nothing; after it the two renames finish together.
-  const std::string csv_path = loss_csv_path(o.out);
+  // Both files written beside their targets first, then both moved into place, all or none: a Ctrl-C
+  // up to the last check leaves nothing; after it the two renames finish together.
   std::vector<std::string> partials = {mha::write_partial_file(o.out, bytes)};
   try {
     partials.push_back(mha::write_partial_file(csv_path, std::vector<uint8_t>(csv.begin(), csv.end())));
@@ -132,8 +136,7 @@ void train(const TrainOptions& o) {
     throw;
   }
   stop_if_interrupted(steps_done, partials);
-  mha::move_into_place(partials[0], o.out);
-  mha::move_into_place(partials[1], csv_path);
+  mha::move_all_into_place({{partials[0], o.out}, {partials[1], csv_path}});
   std::printf("wrote %s and %s\n", o.out.c_str(), loss_csv_path(o.out).c_str());
 }
 
@@ -146,10 +149,10 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--layers", o->recipe.config.layers, "blocks");
   cmd->add_option("--heads", o->recipe.config.heads, "attention heads per block");
   cmd->add_option("--d-model", o->recipe.config.d_model, "model width");
-  cmd->add_option("--vocab", o->recipe.config.vocab_size, "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens")
-      ->check(CLI::Range(3, 1 << 20));
+  cmd->add_option("--vocab", o->recipe.config.vocab_size,
+                  "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens");
   cmd->add_option("--steps", o->recipe.steps, "optimiser steps")->check(CLI::Range(1, 10000000));
-  cmd->add_option("--batch", o->recipe.batch, "sequences per step")->check(CLI::Range(1, 4096));
+  cmd->add_option("--batch", o->recipe.batch, "sequences per step");
   cmd->add_option("--lr", o->recipe.adam.lr, "AdamW learning rate")->check(CLI::PositiveNumber);
   cmd->add_option("--init-std", o->recipe.init_std, "spread of the initial weights")->check(CLI::PositiveNumber);
   cmd->add_option("--min-length", o->recipe.task.min_length, "shortest repeated part L");
@@ -157,7 +160,8 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--seed", o->recipe.config.seed, "seed of the initial weights and the data");
   cmd->add_option("--phase-every", o->phase_every, "check the induction score every N steps and report the phase change (0: no)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--eval-sequences", o->eval_sequences, "fresh sequences per L for the final check")->check(CLI::Range(1, 100000));
+  cmd->add_option("--eval-sequences", o->eval_sequences, "fresh sequences per L for the final check")
+      ->check(CLI::Range(1, mha::kMaxEvalSequences));
   cmd->add_option("--out", o->out, "the model file (.safetensors); the loss curve goes beside it as .loss.csv")->required();
   cmd->callback([o, command_line] {
     o->command = command_line;
