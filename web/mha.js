@@ -40,21 +40,31 @@
     // The stages of one attention layer, in walk order.
     const STAGES = stageTable.stagesOf.single;
 
+    // A raw handle's last error as an MhaError: every raw method returns its failure value ("" for a
+    // message, or null) and keeps what went wrong (cpp/bindings/handles.h).
+    const failed = (raw) => {
+      throw new MhaError(raw.lastError(), raw.lastErrorInfo());
+    };
+    const failedIfNull = (raw, value) => (value === null ? failed(raw) : value);
+    const checked = (raw, error) => {
+      if (error) failed(raw);
+    };
+
     class Trace {
       constructor(raw) {
         this._raw = raw;
       }
-      tokens() { return this._raw.tokens(); }
-      ids() { return this._raw.ids(); }
-      names() { return this._raw.names(); }
+      tokens() { return failedIfNull(this._raw, this._raw.tokens()); }
+      ids() { return failedIfNull(this._raw, this._raw.ids()); }
+      names() { return failedIfNull(this._raw, this._raw.names()); }
       // The block a tensor belongs to (layers.{i}.*), or -1 for model-level tensors.
       layer(name) { return this._need(name, this._raw.layer(name)); }
-      config() { return this._raw.config(); }
+      config() { return failedIfNull(this._raw, this._raw.config()); }
       // What each head does, measured in the core (cpp/core/analysis/head_metrics.h): {layers: [{heads: [{entropy,
       // self, previous_token, first_token, locality, distance, distance_normalised, induction,
       // duplicate_token, label}], similarity: [[…]]}]}, null where a metric has no row to stand on.
       headAnalysis() {
-        const text = this._raw.headAnalysis();
+        const text = failedIfNull(this._raw, this._raw.headAnalysis());
         return text ? JSON.parse(text) : null;
       }
       stage(name) { return this._need(name, this._raw.stage(name)); }
@@ -78,6 +88,7 @@
         this._raw = null;
       }
       _need(name, value) {
+        if (value === null && this._raw.lastError()) failed(this._raw);
         if (value === null) throw new MhaError(`the trace has no tensor named '${name}'`);
         return value;
       }
@@ -98,46 +109,39 @@
       // Changes settings in place; on error the model keeps its previous settings and weights.
       // Loaded or trained weights are kept: a setting their shapes forbid is an error.
       configure(options) {
-        this._check(this._raw.configure(options));
+        checked(this._raw, this._raw.configure(options));
         return this;
       }
       // Drops loaded weights for seeded random ones of the given settings.
       useRandomWeights(options = {}) {
-        this._check(this._raw.useRandomWeights(options));
+        checked(this._raw, this._raw.useRandomWeights(options));
         return this;
       }
       // A whole model from safetensors bytes. layout: 'gpt2' | 'attn-only', or undefined to guess from
-      // the tensor names; heads: undefined to take the file's __metadata__.
-      loadModel(bytes, { layout = '', heads = 0 } = {}) {
-        if (typeof layout !== 'string') throw new MhaError('layout must be "gpt2" or "attn-only"');
-        if (!Number.isInteger(heads) || heads < 0) throw new MhaError('heads must be a whole number');
-        this._check(this._raw.loadModel(bytes, layout, heads));
+      // the tensor names; heads: undefined to take the file's __metadata__; name: the file's, which
+      // errors about it then say.
+      loadModel(bytes, { layout = '', heads = 0, name = '' } = {}) {
+        checked(this._raw, this._raw.loadModel(bytes, layout, heads, name));
         return this;
       }
       // The weights as a safetensors file (Uint8Array), in the layout they would be loaded from.
-      modelFile() {
-        const bytes = this._raw.modelFile();
-        if (typeof bytes === 'string') throw new MhaError(bytes);
-        return bytes;
-      }
+      modelFile() { return failedIfNull(this._raw, this._raw.modelFile()); }
       // The tokenizer runText goes through: a Gpt2Tokenizer, for a GPT-2 model (which has none of its
       // own). The model keeps it after tokenizer.delete(); loadModel starts it without one again.
       setTokenizer(tokenizer) {
         if (!(tokenizer instanceof Gpt2Tokenizer) || !tokenizer._raw) throw new MhaError('setTokenizer takes a Gpt2Tokenizer');
-        this._check(this._raw.setTokenizer(tokenizer._raw));
+        checked(this._raw, this._raw.setTokenizer(tokenizer._raw));
         return this;
       }
       get isSeeded() { return this._raw.isSeeded(); }
 
-      loadWeights(bytes, layout = 'pytorch', layer = 0) {
-        if (typeof layout !== 'string') throw new MhaError('layout must be "pytorch", "llama" or "gpt2"');
-        if (!Number.isInteger(layer) || layer < 0) throw new MhaError('layer must be a whole number, 0 or more');
-        this._check(this._raw.loadWeights(bytes, layout, layer));
+      // One attention layer from safetensors bytes; name: the file's, which errors about it then say.
+      loadWeights(bytes, layout = 'pytorch', layer = 0, { name = '' } = {}) {
+        checked(this._raw, this._raw.loadWeights(bytes, layout, layer, name));
         return this;
       }
       // switchedOff: [[layer, head], …] heads whose head_out is zeroed before the concat.
       runText(text, { switchedOff } = {}) {
-        if (typeof text !== 'string') throw new MhaError('text must be a string');
         return this._trace(this._raw.runText(text, switchedOff));
       }
       // Token ids taken as given (Int32Array or number[]).
@@ -147,16 +151,16 @@
       // x: Float32Array (or number[]) of T × d_model values, row by row. into: a Trace of this
       // model's to refill in place and return (its storage reused: nothing is allocated for the same T).
       runInput(x, T, { into } = {}) {
-        if (!Number.isInteger(T)) throw new MhaError('T must be a whole number');
         if (into === undefined) return this._trace(this._raw.runInput(x, T));
         if (!(into instanceof Trace) || !into._raw) throw new MhaError('into must be a Trace that has not been deleted');
-        this._check(this._raw.refillInput(into._raw, x, T));
+        checked(this._raw, this._raw.refillInput(into._raw, x, T));
         return into;
       }
-      get config() { return this._raw.config(); }
+      get config() { return failedIfNull(this._raw, this._raw.config()); }
       // A weight as {shape, data}: w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o (y = x·Wᵀ + b).
       weight(name) {
         const w = this._raw.weight(name);
+        if (w === null && this._raw.lastError()) failed(this._raw);
         if (w === null) throw new MhaError(`no weight named '${name}'; expected w_q, b_q, w_k, b_k, w_v, b_v, w_o or b_o`);
         return w;
       }
@@ -164,38 +168,31 @@
         if (this._raw) this._raw.delete();
         this._raw = null;
       }
-      _trace(raw) {
-        if (!raw) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
-        return new Trace(raw);
-      }
-      _check(error) {
-        if (error) throw new MhaError(error, this._raw.lastErrorInfo());
-      }
+      _trace(raw) { return new Trace(failedIfNull(this._raw, raw)); }
     }
 
     // A whole model read a tensor at a time (cpp/core/io/model_builder.h), for files too large to hold:
     // web/src/modelReader.mjs drives it from a Blob. header: at least the file's first 8 + N bytes;
-    // fileSize: the whole file's; layout: 'gpt2' | 'attn-only' | '' (guessed); heads: 0 = the file's.
-    // The header is checked at once (a missing or misshapen tensor is an MhaError here).
+    // fileSize: the whole file's; layout: 'gpt2' | 'attn-only' | '' (guessed); heads: 0 = the file's;
+    // name: the file's, which errors about it then say. The header is checked at once (a missing or
+    // misshapen tensor is an MhaError here).
     class ModelBuilder {
-      constructor(header, fileSize, { layout = '', heads = 0 } = {}) {
-        if (typeof layout !== 'string') throw new MhaError('layout must be "gpt2" or "attn-only"');
-        if (!Number.isInteger(heads) || heads < 0) throw new MhaError('heads must be a whole number');
+      constructor(header, fileSize, { layout = '', heads = 0, name = '' } = {}) {
         this._raw = new core.RawModelBuilder();
         try {
-          this._check(this._raw.begin(header, fileSize, layout, heads));
+          checked(this._raw, this._raw.begin(header, fileSize, layout, heads, name));
         } catch (e) {
           this.delete();
           throw e;
         }
       }
       // [{name, dtype, begin, end}]: the tensors to read, in file order, as byte offsets in the file.
-      get needed() { return this._raw.needed(); }
+      get needed() { return failedIfNull(this._raw, this._raw.needed()); }
       // The model's settings as they will be: {model, layers, dModel, heads, vocabSize, …}.
       get config() { return this._raw.config(); }
       // The next bytes (Uint8Array) of tensor `name`; a tensor may come in pieces, in order.
       add(name, bytes) {
-        this._check(this._raw.add(name, bytes));
+        checked(this._raw, this._raw.add(name, bytes));
         return this;
       }
       // The built Model (yours to delete), once every needed tensor has come.
@@ -204,16 +201,13 @@
         const error = this._raw.finish(model._raw);
         if (error) {
           model.delete();
-          this._check(error);
+          failed(this._raw);
         }
         return model;
       }
       delete() {
         if (this._raw) this._raw.delete();
         this._raw = null;
-      }
-      _check(error) {
-        if (error) throw new MhaError(error, this._raw.lastErrorInfo());
       }
     }
 
@@ -234,15 +228,10 @@
         }
       }
       // {tokens: string[], ids: Int32Array}; a token holding part of a character shows its bytes as <0xE6>.
-      encode(text) {
-        if (typeof text !== 'string') throw new MhaError('text must be a string');
-        const out = this._raw.encode(text);
-        if (out === null) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
-        return out;
-      }
+      encode(text) { return failedIfNull(this._raw, this._raw.encode(text)); }
       get vocabSize() { return this._raw.vocabSize(); }
       // The text of one id, as encode() shows tokens ('' outside the vocabulary): names a predicted token.
-      tokenText(id) { return this._raw.tokenText(id); }
+      tokenText(id) { return failedIfNull(this._raw, this._raw.tokenText(id)); }
       delete() {
         if (this._raw) this._raw.delete();
         this._raw = null;
@@ -263,29 +252,16 @@
         }
       }
       // Runs `count` steps; returns their losses (Float32Array).
-      step(count = 1) {
-        if (!Number.isInteger(count) || count < 1) throw new MhaError('count must be a whole number, 1 or more');
-        const losses = this._raw.step(count);
-        if (losses === null) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
-        return losses;
-      }
+      step(count = 1) { return failedIfNull(this._raw, this._raw.step(count)); }
       get stepsDone() { return this._raw.stepsDone(); }
       // The mean over L of the best last-layer head's induction score on `sequences` fresh sequences
       // per L, the same ones as `mha train --phase-every` checks (the phase change: it reaches
       // catalog.phaseChangeScore).
-      inductionScore(sequences = 1) { return this._raw.inductionScore(sequences); }
+      inductionScore(sequences = 1) { return failedIfNull(this._raw, this._raw.inductionScore(sequences)); }
       // The weights now, as safetensors bytes (the attn-only layout of models/induction.safetensors).
-      modelFile() {
-        const bytes = this._raw.modelFile();
-        if (typeof bytes === 'string') throw new MhaError(bytes);
-        return bytes;
-      }
+      modelFile() { return failedIfNull(this._raw, this._raw.modelFile()); }
       // A run of the current weights on ids, as a Trace (head maps and metrics while it trains).
-      runIds(ids) {
-        const raw = this._raw.runIds(ids);
-        if (!raw) throw new MhaError(this._raw.lastError());
-        return new Trace(raw);
-      }
+      runIds(ids) { return new Trace(failedIfNull(this._raw, this._raw.runIds(ids))); }
       delete() {
         if (this._raw) this._raw.delete();
         this._raw = null;
@@ -296,10 +272,10 @@
     const memoryBytes = () => core.memoryBytes();
 
     // The layout a safetensors file's tensor names imply: 'gpt2', 'attn-only', 'llama' or 'pytorch'.
-    // bytes: the whole file, or its first 8 + N bytes with fileSize the whole file's.
-    const guessLayout = (bytes, fileSize = -1) => {
-      const out = core.guessLayout(bytes, fileSize);
-      if (out.error !== undefined) throw new MhaError(out.error);
+    // bytes: the whole file, or its first 8 + N bytes with fileSize the whole file's; name: the file's.
+    const guessLayout = (bytes, fileSize = -1, { name = '' } = {}) => {
+      const out = core.guessLayout(bytes, fileSize, name);
+      if (out.error !== undefined) throw new MhaError(out.error, out.info || null);
       return out.layout;
     };
 

@@ -39,7 +39,9 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("data", &TraceHandle::data)
       .function("view", &TraceHandle::view)
       .function("config", &TraceHandle::config)
-      .function("headAnalysis", &TraceHandle::head_analysis);
+      .function("headAnalysis", &TraceHandle::head_analysis)
+      .function("lastError", &last_error_of<TraceHandle>)
+      .function("lastErrorInfo", &last_error_info_of<TraceHandle>);
 
   function("memoryBytes", &memory_bytes);
   function("catalog", &mha_wasm::catalog_text);

@@ -1,6 +1,9 @@
 // What JavaScript holds: a model and the traces it produced. The handles never throw into
-// JavaScript; a failed call returns an empty string / null and keeps the message in last_error(),
-// which web/mha.js turns into an exception. The model is left as it was.
+// JavaScript: every method runs through LastError's guard, so a failed call returns its documented
+// failure value ("" for a success-or-message method returns the message; null otherwise) and keeps
+// the error in last_error(), which web/mha.js turns into an MhaError. The model is left as it was.
+// Every argument a caller could get wrong comes as an emscripten::val and is checked here (marshal.h),
+// so a wrong type or a fraction is an error naming it, not Embind's conversion of it.
 #pragma once
 
 #include <emscripten/val.h>
@@ -9,31 +12,41 @@
 #include <string>
 #include <vector>
 
+#include "io/model_builder.h"
+#include "model/model.h"
 #include "text/bpe_tokenizer.h"
 #include "train/induction_task.h"
-#include "model/model.h"
-#include "io/model_builder.h"
 
 namespace mha_wasm {
+
+using emscripten::val;
 
 // What every handle keeps of its last failed call, for web/mha.js to throw as MhaError.
 class LastError {
  public:
   std::string last_error() const { return last_error_; }
-  emscripten::val last_error_info() const { return last_error_info_; }  // {message, field?, code?, params}
+  val last_error_info() const { return last_error_info_; }  // {message, field?, code?, params}
 
  protected:
+  // body(), or `failed` with the error kept; std::bad_alloc (a heap that cannot grow) is reported like
+  // any other error rather than ending the module. Const: a failed read of a const handle is kept too.
   template <class T, class Body>
-  T run_guarded(T failed, Body body);  // body(), or `failed` with the error kept (handles.cpp)
+  T run_guarded(T failed, Body body) const;
+  // body() for a method that returns "" when it worked and the error's message when it did not.
+  template <class Body>
+  std::string run_checked(Body body) const;
 
-  std::string last_error_;
-  emscripten::val last_error_info_ = emscripten::val::null();
+ private:
+  mutable std::string last_error_;
+  mutable val last_error_info_ = val::null();
 };
 
 // Traces JavaScript has deleted, kept for the model's next run to refill: re-running allocates nothing.
 using TracePool = std::vector<mha::Trace>;
 
-class TraceHandle {
+// A tensor named by a name that is not a string, or not in the trace, is null; a tensor that cannot be
+// made (an overflow found when it is made) is null with last_error() set.
+class TraceHandle : public LastError {
  public:
   TraceHandle(mha::Trace trace, mha::Config config, std::weak_ptr<TracePool> pool)
       : trace_(std::move(trace)), config_(config), pool_(std::move(pool)) {}
@@ -41,23 +54,24 @@ class TraceHandle {
   TraceHandle(const TraceHandle&) = delete;
   TraceHandle& operator=(const TraceHandle&) = delete;
 
-  emscripten::val tokens() const;                  // string[]
-  emscripten::val ids() const;                     // Int32Array
-  emscripten::val names() const;                   // string[], in stage order
-  emscripten::val stage(const std::string& name) const;  // "attend", or null for an unknown name
-  emscripten::val layer(const std::string& name) const;  // the block index, -1 model-level, or null
-  emscripten::val shape(const std::string& name) const;  // number[], or null
-  emscripten::val data(const std::string& name) const;   // a Float32Array copy that outlives memory growth, or null
+  val tokens() const;                // string[]
+  val ids() const;                   // Int32Array
+  val names() const;                 // string[], in stage order
+  val stage(const val& name) const;  // "attend", or null
+  val layer(const val& name) const;  // the block index, -1 model-level, or null
+  val shape(const val& name) const;  // number[], or null
+  val data(const val& name) const;   // a Float32Array copy that outlives memory growth, or null
   // A Float32Array over the tensor in WebAssembly memory, or null: valid only until the module's
   // memory next grows or the trace is deleted, so for copying out of at once (Trace.data(name, into)).
-  emscripten::val view(const std::string& name) const;
-  emscripten::val config() const;
+  val view(const val& name) const;
+  val config() const;
   void refill(mha::Trace trace, const mha::Config& config) { trace_ = std::move(trace), config_ = config; }
   mha::Trace take() { return std::move(trace_); }
-  // head_metrics.h's analysis of every layer as JSON text, or "" when the run had no tokens.
-  std::string head_analysis() const;
+  // head_metrics.h's analysis of every layer as JSON text, "" when the run had no tokens, or null.
+  val head_analysis() const;
 
  private:
+  const mha::TraceEntry* entry(const val& name, bool made) const;  // null: no such tensor
   mha::Trace trace_;
   mha::Config config_;
   std::weak_ptr<TracePool> pool_;  // the model's, if it is still alive
@@ -67,12 +81,11 @@ class TraceHandle {
 class TokenizerHandle : public LastError {
  public:
   // encoder.json / vocab.json and vocab.bpe / merges.txt; the names are for error messages. "" or the error.
-  std::string load_vocab_and_merges(const emscripten::val& vocab, const std::string& vocab_name,
-                                    const emscripten::val& merges, const std::string& merges_name);
-  std::string load_tokenizer_json(const emscripten::val& json, const std::string& name);  // "" or the error
-  emscripten::val encode(const std::string& text);  // {tokens: string[], ids: Int32Array}, or null (last_error())
-  int vocab_size() const { return tokenizer_ ? tokenizer_->vocab_size() : 0; }
-  std::string token_text(int id) const { return tokenizer_ ? tokenizer_->token_text(id) : std::string(); }
+  std::string load_vocab_and_merges(const val& vocab, const val& vocab_name, const val& merges, const val& merges_name);
+  std::string load_tokenizer_json(const val& json, const val& name);  // "" or the error
+  val encode(const val& text) const;                                  // {tokens: string[], ids: Int32Array}, or null
+  int vocab_size() const;                                             // 0 before a load (and on an error)
+  val token_text(const val& id) const;                                // '' outside the vocabulary, or null
   std::shared_ptr<const mha::BpeTokenizer> tokenizer() const { return tokenizer_; }
 
  private:
@@ -83,25 +96,26 @@ class ModelHandle : public LastError {
  public:
   ModelHandle();
 
-  std::string configure(const emscripten::val& options);  // "" or the error
-  std::string load_weights(const emscripten::val& bytes, const std::string& layout, int layer);
+  std::string configure(const val& options);  // "" or the error
+  // One attention layer; name: the file's, for messages ("" for none). "" or the error.
+  std::string load_weights(const val& bytes, const val& layout, const val& layer, const val& name);
   // A whole model (layout "gpt2" | "attn-only", "" = guessed from the names); heads 0 = from the file.
-  std::string load_model(const emscripten::val& bytes, const std::string& layout, int heads);
-  std::string use_random_weights(const emscripten::val& options);  // a new seeded model
-  emscripten::val model_file() const;  // the weights as safetensors bytes (Uint8Array), models with blocks
+  std::string load_model(const val& bytes, const val& layout, const val& heads, const val& name);
+  std::string use_random_weights(const val& options);  // a new seeded model
+  val model_file() const;  // the weights as safetensors bytes (Uint8Array), models with blocks; or null
   // The tokenizer run_text goes through (shared, so the handle may be deleted after). A loaded model
   // starts without one again. "" or the error (more ids than the model's vocabulary, none loaded).
   std::string set_tokenizer(const TokenizerHandle& tokenizer);
-  TraceHandle* run_text(const std::string& text, const emscripten::val& switched_off);
-  TraceHandle* run_ids(const emscripten::val& ids, const emscripten::val& switched_off);
-  TraceHandle* run_input(const emscripten::val& x, int T);
+  bool is_seeded() const;
+  TraceHandle* run_text(const val& text, const val& switched_off);  // or null
+  TraceHandle* run_ids(const val& ids, const val& switched_off);
+  TraceHandle* run_input(const val& x, const val& T);
   // The same refilling `into` in place (its storage reused, nothing allocated for the same sizes):
   // "" or the error, after which into's tensors are unspecified.
-  std::string refill_input(TraceHandle& into, const emscripten::val& x, int T);
-  bool is_seeded() const { return model_.is_seeded(); }
+  std::string refill_input(TraceHandle& into, const val& x, const val& T);
   void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
-  emscripten::val config() const;
-  emscripten::val weight(const std::string& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
+  val config() const;                                            // or null
+  val weight(const val& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
 
  private:
   mha::Trace take_trace();  // a recycled trace, or a new one
@@ -114,12 +128,13 @@ class ModelHandle : public LastError {
 // is replaced only then. Each piece is copied once into the model's weights and dropped.
 class ModelBuilderHandle : public LastError {
  public:
-  // header: at least the file's first 8 + N bytes; layout "gpt2" | "attn-only" | "" (guessed); heads 0 = the file's.
-  std::string begin(const emscripten::val& header, double file_size, const std::string& layout, int heads);
-  emscripten::val needed() const;  // [{name, dtype, begin, end}] in file order, offsets in the whole file
-  emscripten::val config() const;  // the model's config as it will be, or null before begin
-  std::string add(const std::string& name, const emscripten::val& bytes);  // "" or the error
-  std::string finish(ModelHandle& into);  // "" or the error
+  // header: at least the file's first 8 + N bytes; layout "gpt2" | "attn-only" | "" (guessed); heads 0 =
+  // the file's; name: the file's, for messages ("" for none). "" or the error.
+  std::string begin(const val& header, const val& file_size, const val& layout, const val& heads, const val& name);
+  val needed() const;  // [{name, dtype, begin, end}] in file order, offsets in the whole file ([] before begin)
+  val config() const;  // the model's config as it will be, or null before begin
+  std::string add(const val& name, const val& bytes);  // "" or the error
+  std::string finish(ModelHandle& into);               // "" or the error
 
  private:
   std::unique_ptr<mha::ModelBuilder> builder_;
@@ -131,12 +146,12 @@ class TrainerHandle : public LastError {
  public:
   // options: {model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd,
   // minLength, maxLength}; missing keys take `mha train`'s defaults. "" or the error.
-  std::string start(const emscripten::val& options);
-  emscripten::val step(int count);  // Float32Array of the losses, or null (last_error())
-  int steps_done() const { return training_ ? training_->trainer().steps_done() : 0; }
-  double induction_score(int sequences) const;  // the phase-change check (InductionTraining)
-  emscripten::val model_file() const;  // the weights as safetensors bytes, or the error as a string
-  TraceHandle* run_ids(const emscripten::val& ids);
+  std::string start(const val& options);
+  val step(const val& count);  // Float32Array of the losses, or null
+  int steps_done() const;
+  val induction_score(const val& sequences) const;  // the phase-change check (InductionTraining), or null
+  val model_file() const;                           // the weights as safetensors bytes, or null
+  TraceHandle* run_ids(const val& ids) const;       // or null
 
  private:
   std::unique_ptr<mha::InductionTraining> training_;

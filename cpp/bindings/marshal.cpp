@@ -3,6 +3,7 @@
 #include <emscripten/bind.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "base/error.h"
 #include "catalog.h"
@@ -16,30 +17,38 @@ using emscripten::val;
 
 namespace {
 
-// The core's name of an option: dModel -> d_model, the field of the errors about it.
+// The core's name of an option: dModel -> d_model, the field of the errors about it (T stays T).
 std::string field_of(const char* key) {
   std::string out;
   for (const char* c = key; *c; ++c) {
-    if (*c >= 'A' && *c <= 'Z') out += '_', out += static_cast<char>(*c - 'A' + 'a');
+    if (*c >= 'A' && *c <= 'Z' && c != key)
+      out += '_', out += static_cast<char>(*c - 'A' + 'a');
     else out += *c;
   }
   return out;
 }
 
+// A number as a message says it: whole numbers without a fraction (1e12 as 1000000000000), others as %g.
+std::string number_text(double x) {
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e18) return std::to_string(static_cast<long long>(x));
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
 double whole_number(const val& options, const char* key, double current, double min, double max) {
   const val v = options[key];
   if (v.isUndefined() || v.isNull()) return current;
-  // {name} in English is the option as JavaScript spells it (dModel); the field is the core's name.
-  if (!v.isNumber()) throw mha::Error(mha::ErrorCode::not_a_number, field_of(key), {{"name", key}});
-  const double d = v.as<double>();
-  if (!std::isfinite(d) || d != std::floor(d))
-    throw mha::Error(mha::ErrorCode::not_whole, field_of(key), {{"name", key}});
-  if (d < min || d > max) {
-    const auto text = [](double x) { return std::to_string(static_cast<long long>(x)); };
-    throw mha::Error(mha::ErrorCode::out_of_range, field_of(key),
-                     {{"name", key}, {"min", text(min)}, {"max", text(max)}, {"value", text(d)}});
-  }
-  return d;
+  return whole_number_arg(v, key, min, max);
+}
+
+// A positive, finite number option (a rate, a spread), or `current` when it is not given.
+double positive_number(const val& options, const char* key, double current) {
+  const val v = options[key];
+  if (v.isUndefined() || v.isNull()) return current;
+  if (!v.isNumber() || !std::isfinite(static_cast<float>(v.as<double>())) || !(v.as<double>() > 0))
+    throw mha::Error(key + std::string(" must be a positive number"));
+  return v.as<double>();
 }
 
 // The ids of the stages a model walks, in table order.
@@ -50,6 +59,29 @@ val stage_ids(const mha::Config& c) {
 }
 
 }  // namespace
+
+std::string string_arg(const val& value, const char* name) {
+  if (!value.isString()) throw mha::Error(std::string(name) + " must be a string");
+  return value.as<std::string>();
+}
+
+double whole_number_arg(const val& v, const char* key, double min, double max) {
+  // {name} in English is the option as JavaScript spells it (dModel); the field is the core's name.
+  if (!v.isNumber()) throw mha::Error(mha::ErrorCode::not_a_number, field_of(key), {{"name", key}});
+  const double d = v.as<double>();
+  if (!std::isfinite(d) || d != std::floor(d))
+    throw mha::Error(mha::ErrorCode::not_whole, field_of(key), {{"name", key}});
+  if (d < min || d > max)
+    throw mha::Error(mha::ErrorCode::out_of_range, field_of(key),
+                     {{"name", key}, {"min", number_text(min)}, {"max", number_text(max)}, {"value", number_text(d)}});
+  return d;
+}
+
+std::string file_name_arg(const val& value) {
+  if (value.isUndefined() || value.isNull()) return mha::kUnnamedFile;
+  const std::string name = string_arg(value, "name");
+  return name.empty() ? mha::kUnnamedFile : name;
+}
 
 mha::Config config_from_options(const val& options, const mha::Config& base) {
   if (!options.isUndefined() && !options.isNull() && options.typeOf().as<std::string>() != "object")
@@ -77,6 +109,21 @@ mha::Config config_from_options(const val& options, const mha::Config& base) {
   }
   mha::validate_config(c);
   return c;
+}
+
+mha::InductionRecipe recipe_from_options(const val& options) {
+  mha::InductionRecipe r = mha::induction_recipe();
+  r.config = config_from_options(options, r.config);
+  if (options.isUndefined() || options.isNull()) return r;
+  // The sizes' limits are the core's (induction_task.h); here only what an int can hold.
+  r.batch = static_cast<int>(whole_number(options, "batch", r.batch, 1, mha::kMaxBatch));
+  r.task.min_length =
+      static_cast<int>(whole_number(options, "minLength", r.task.min_length, 2, mha::kMaxInductionLength));
+  r.task.max_length =
+      static_cast<int>(whole_number(options, "maxLength", r.task.max_length, 2, mha::kMaxInductionLength));
+  r.adam.lr = static_cast<float>(positive_number(options, "lr", r.adam.lr));
+  r.init_std = static_cast<float>(positive_number(options, "initStd", r.init_std));
+  return r;
 }
 
 val config_to_object(const mha::Config& c) {
@@ -175,14 +222,19 @@ std::vector<int32_t> ids_from_js(const val& ids) {
 
 std::string catalog_text() { return mha::catalog().dump(); }
 
-val guess_layout_object(const val& bytes, double file_size) {
+val guess_layout_object(const val& bytes, const val& file_size, const val& name) {
   val out = val::object();
   try {
     const std::vector<uint8_t> data = bytes_from_js(bytes);
-    const size_t size = file_size < 0 ? data.size() : static_cast<size_t>(file_size);
-    out.set("layout", mha::guess_layout(mha::SafetensorsHeader(data.data(), data.size(), size)));
+    const double size = whole_number_arg(file_size, "fileSize", -1, 9007199254740991.0);
+    out.set("layout",
+            mha::guess_layout(mha::SafetensorsHeader(
+                data.data(), data.size(), size < 0 ? data.size() : static_cast<size_t>(size), file_name_arg(name))));
+  } catch (const std::bad_alloc&) {
+    out.set("error", std::string("out of memory"));
   } catch (const std::exception& e) {
     out.set("error", std::string(e.what()));
+    out.set("info", error_info(e));
   }
   return out;
 }

@@ -15,6 +15,7 @@
 #include "text/tokenizer.h"
 #include "model/forward.h"
 #include "model/parameters.h"
+#include "train/induction_task.h"
 
 namespace mha_wasm {
 
@@ -22,6 +23,16 @@ namespace mha_wasm {
 // `base`'s values. model: "single" | "attn-only" | "gpt2".
 mha::Config config_from_options(const emscripten::val& options, const mha::Config& base);
 emscripten::val config_to_object(const mha::Config& config);
+// A training recipe: induction_recipe() with config_from_options's keys and batch, lr, initStd,
+// minLength, maxLength over it; each a number of the right kind, else an mha::Error naming it.
+mha::InductionRecipe recipe_from_options(const emscripten::val& options);
+
+// One argument as the core wants it, or an mha::Error naming it (field: the core's name of it):
+std::string string_arg(const emscripten::val& value, const char* name);  // a string
+// a number with no fraction in [min, max] (codes not_a_number, not_whole, out_of_range)
+double whole_number_arg(const emscripten::val& value, const char* name, double min, double max);
+// a file's name for messages: a string, or undefined/null/"" for none (mha::kUnnamedFile)
+std::string file_name_arg(const emscripten::val& value);
 
 std::vector<uint8_t> bytes_from_js(const emscripten::val& array);  // Uint8Array or ArrayBuffer
 std::vector<float> floats_from_js(const emscripten::val& array);    // Float32Array or number[]
@@ -36,8 +47,10 @@ std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or 
 std::string catalog_text();
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.
 emscripten::val error_info(const std::exception& e);
-// {layout} that a safetensors file's names imply (model_file.h guess_layout), or {error}. bytes: the
-// whole file, or its first 8 + N bytes with file_size the whole file's (-1: bytes is the whole file).
-emscripten::val guess_layout_object(const emscripten::val& bytes, double file_size);
+// {layout} that a safetensors file's names imply (model_file.h guess_layout), or {error, info} (info as
+// error_info). bytes: the whole file, or its first 8 + N bytes with file_size the whole file's (-1: bytes
+// is the whole file); name: the file's, for messages.
+emscripten::val guess_layout_object(const emscripten::val& bytes, const emscripten::val& file_size,
+                                    const emscripten::val& name);
 
 }  // namespace mha_wasm

@@ -433,6 +433,9 @@ test('errors about a setting or the text carry their field, a stable code and th
   // A file error has a code and the file in its params, and no setting to point at.
   e = caught(() => model.loadWeights(new Uint8Array([1, 2, 3])));
   assert.deepEqual([e.field, e.code, e.params], [null, 'safetensors_too_short', { file: 'the file', bytes: '3' }]);
+  e = caught(() => model.loadWeights(new Uint8Array([1, 2, 3]), 'pytorch', 0, { name: 'mine.safetensors' }));
+  assert.deepEqual([e.field, e.code, e.params.file], [null, 'safetensors_too_short', 'mine.safetensors']);
+  assert.match(e.message, /^mine\.safetensors is 3 bytes/);
   model.delete();
 });
 

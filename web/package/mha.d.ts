@@ -39,7 +39,7 @@ export interface Mha {
   /** Every default, limit, recipe, head metric and error code the core declares (cpp/core/catalog.h). */
   readonly catalog: Catalog;
   /** The layout a safetensors file's tensor names imply. bytes: the whole file, or its first 8 + N bytes with fileSize the whole file's. */
-  guessLayout(bytes: Bytes, fileSize?: number): Layout;
+  guessLayout(bytes: Bytes, fileSize?: number, options?: { name?: string }): Layout;
   /** WebAssembly memory held by the module, in bytes. It only grows, so this is also the peak. */
   memoryBytes(): number;
 }
@@ -159,6 +159,8 @@ export interface LoadModelOptions {
   layout?: ModelLayout | '';
   /** 0 or left out: the file's __metadata__. */
   heads?: number;
+  /** The file's name, which errors about the file then say ('the file' when left out). */
+  name?: string;
 }
 
 /** The induction task's training run; missing keys take `mha train`'s defaults (2 layers, 4 heads, d_model 64). */
@@ -255,7 +257,7 @@ declare class Model {
   setTokenizer(tokenizer: Gpt2Tokenizer): this;
   readonly isSeeded: boolean;
   /** One attention layer's weights. */
-  loadWeights(bytes: Bytes, layout?: LayerLayout, layer?: number): this;
+  loadWeights(bytes: Bytes, layout?: LayerLayout, layer?: number, options?: { name?: string }): this;
   runText(text: string, options?: RunOptions): Trace;
   runIds(ids: Ids, options?: RunOptions): Trace;
   /** x: T × d_model values, row by row. into: a Trace of this model's to refill in place (nothing allocated for the same T). */
