@@ -27,7 +27,8 @@ if [ "$profile" = "bench" ]; then
   packages+=("libopenblas0-pthread:PyTorch's BLAS in the native comparison (Debian's default is reference BLAS, ~10x slower)")
 fi
 if [ "$profile" = "test" ]; then
-  packages+=("chromium:browser tests" "fonts-wqy-zenhei:CJK glyphs in headless Chromium")
+  packages+=("chromium:browser tests" "fonts-wqy-zenhei:CJK glyphs in headless Chromium"
+             "clang-14:the fuzz targets (scripts/fuzz.sh)" "libclang-rt-14-dev:libFuzzer and the sanitizers' runtimes for clang 14")
 fi
 
 missing=()

@@ -14,6 +14,9 @@ cmake --preset native-asan >/dev/null
 cmake --build --preset native-asan -j "$(nproc)"
 ctest --preset native-asan --no-tests=error
 
+echo "== fuzz targets, briefly over their corpus (libFuzzer with AddressSanitizer and UBSan)"
+bash scripts/fuzz.sh
+
 echo "== WebAssembly module against the native core (node:test)"
 node --test tests/node/
 
