@@ -40,6 +40,16 @@
     // The stages of one attention layer, in walk order.
     const STAGES = stageTable.stagesOf.single;
 
+    // loadModel's and ModelBuilder's options, checked; config.json as text ('' = none).
+    function wholeModelOptions(layout, heads, config) {
+      if (typeof layout !== 'string') throw new MhaError('layout must be "gpt2" or "attn-only"');
+      if (!Number.isInteger(heads) || heads < 0) throw new MhaError('heads must be a whole number');
+      if (config instanceof ArrayBuffer) config = new Uint8Array(config);
+      if (config instanceof Uint8Array) config = new TextDecoder().decode(config);
+      if (typeof config !== 'string') throw new MhaError('config must be config.json\'s text or bytes');
+      return { layout, heads, config };
+    }
+
     class Trace {
       constructor(raw) {
         this._raw = raw;
@@ -107,11 +117,11 @@
         return this;
       }
       // A whole model from safetensors bytes. layout: 'gpt2' | 'attn-only', or undefined to guess from
-      // the tensor names; heads: undefined to take the file's __metadata__.
-      loadModel(bytes, { layout = '', heads = 0 } = {}) {
-        if (typeof layout !== 'string') throw new MhaError('layout must be "gpt2" or "attn-only"');
-        if (!Number.isInteger(heads) || heads < 0) throw new MhaError('heads must be a whole number');
-        this._check(this._raw.loadModel(bytes, layout, heads));
+      // the tensor names; heads: undefined to take config.json's n_head (config: its text or bytes), the
+      // file's __metadata__, or d_model / 64 for gpt2 (config.headsFrom says which).
+      loadModel(bytes, { layout = '', heads = 0, config = '' } = {}) {
+        const options = wholeModelOptions(layout, heads, config);
+        this._check(this._raw.loadModel(bytes, options.layout, options.heads, options.config));
         return this;
       }
       // The weights as a safetensors file (Uint8Array), in the layout they would be loaded from.
@@ -175,15 +185,15 @@
 
     // A whole model read a tensor at a time (cpp/core/io/model_builder.h), for files too large to hold:
     // web/src/modelReader.mjs drives it from a Blob. header: at least the file's first 8 + N bytes;
-    // fileSize: the whole file's; layout: 'gpt2' | 'attn-only' | '' (guessed); heads: 0 = the file's.
+    // fileSize: the whole file's; layout: 'gpt2' | 'attn-only' | '' (guessed); heads: 0 = config.json's
+    // (config: its text or bytes), the file's, or d_model / 64 for gpt2.
     // The header is checked at once (a missing or misshapen tensor is an MhaError here).
     class ModelBuilder {
-      constructor(header, fileSize, { layout = '', heads = 0 } = {}) {
-        if (typeof layout !== 'string') throw new MhaError('layout must be "gpt2" or "attn-only"');
-        if (!Number.isInteger(heads) || heads < 0) throw new MhaError('heads must be a whole number');
+      constructor(header, fileSize, { layout = '', heads = 0, config = '' } = {}) {
+        const options = wholeModelOptions(layout, heads, config);
         this._raw = new core.RawModelBuilder();
         try {
-          this._check(this._raw.begin(header, fileSize, layout, heads));
+          this._check(this._raw.begin(header, fileSize, options.layout, options.heads, options.config));
         } catch (e) {
           this.delete();
           throw e;

@@ -148,24 +148,29 @@ mha::Trace ModelHandle::take_trace() {
   return trace;
 }
 
-std::string ModelHandle::load_model(const val& bytes, const std::string& layout, int heads) {
+std::string ModelHandle::load_model(const val& bytes, const std::string& layout, int heads, const std::string& config_json) {
   run_guarded(false, [&] {
     const std::vector<uint8_t> data = bytes_from_js(bytes);
     const mha::SafetensorsFile file(data.data(), data.size());
-    mha::LoadedModel loaded = mha::read_model(file, mha::whole_model_preset(file, layout), heads);
+    const mha::ModelConfigFile config = config_json.empty() ? mha::ModelConfigFile{} : mha::parse_config_json(config_json);
+    mha::LoadedModel loaded =
+        mha::read_model(file, mha::whole_model_preset(file, layout), heads, config_json.empty() ? nullptr : &config);
     model_ = mha::Model::from_loaded(std::move(loaded));
     return true;
   });
   return last_error_;
 }
 
-std::string ModelBuilderHandle::begin(const val& header, double file_size, const std::string& layout, int heads) {
+std::string ModelBuilderHandle::begin(const val& header, double file_size, const std::string& layout, int heads,
+                                      const std::string& config_json) {
   run_guarded(false, [&] {
     if (!(file_size >= 0) || file_size > 9007199254740991.0) throw mha::Error("the file size must be a whole number of bytes");
     const std::vector<uint8_t> prefix = bytes_from_js(header);
     const mha::SafetensorsHeader parsed(prefix.data(), prefix.size(), static_cast<size_t>(file_size));
+    const mha::ModelConfigFile config = config_json.empty() ? mha::ModelConfigFile{} : mha::parse_config_json(config_json);
     builder_.reset();
-    builder_ = std::make_unique<mha::ModelBuilder>(parsed, mha::whole_model_preset(parsed, layout), heads);
+    builder_ = std::make_unique<mha::ModelBuilder>(parsed, mha::whole_model_preset(parsed, layout), heads,
+                                                   config_json.empty() ? nullptr : &config);
     return true;
   });
   return last_error_;
@@ -186,7 +191,10 @@ val ModelBuilderHandle::needed() const {
 }
 
 val ModelBuilderHandle::config() const {
-  return builder_ ? config_to_object(builder_->config()) : val::null();
+  if (!builder_) return val::null();
+  val o = config_to_object(builder_->config());
+  o.set("headsFrom", std::string(mha::heads_source_name(builder_->heads_from())));
+  return o;
 }
 
 std::string ModelBuilderHandle::add(const std::string& name, const val& bytes) {
@@ -277,7 +285,7 @@ std::string ModelHandle::refill_input(TraceHandle& into, const val& x, int T) {
   return last_error_;
 }
 
-val ModelHandle::config() const { return config_to_object(model_.config()); }
+val ModelHandle::config() const { return model_config_object(model_.config(), model_.facts()); }
 
 val ModelHandle::weight(const std::string& name) const {
   if (mha::has_blocks(model_.config().preset)) return val::null();  // a single layer's names

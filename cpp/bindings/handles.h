@@ -85,8 +85,9 @@ class ModelHandle : public LastError {
 
   std::string configure(const emscripten::val& options);  // "" or the error
   std::string load_weights(const emscripten::val& bytes, const std::string& layout, int layer);
-  // A whole model (layout "gpt2" | "attn-only", "" = guessed from the names); heads 0 = from the file.
-  std::string load_model(const emscripten::val& bytes, const std::string& layout, int heads);
+  // A whole model (layout "gpt2" | "attn-only", "" = guessed from the names); heads 0 = from
+  // config_json (config.json's text, "" = none), the file, or d_model / 64 for gpt2.
+  std::string load_model(const emscripten::val& bytes, const std::string& layout, int heads, const std::string& config_json);
   std::string use_random_weights(const emscripten::val& options);  // a new seeded model
   emscripten::val model_file() const;  // the weights as safetensors bytes (Uint8Array), models with blocks
   // The tokenizer run_text goes through (shared, so the handle may be deleted after). A loaded model
@@ -114,10 +115,12 @@ class ModelHandle : public LastError {
 // is replaced only then. Each piece is copied once into the model's weights and dropped.
 class ModelBuilderHandle : public LastError {
  public:
-  // header: at least the file's first 8 + N bytes; layout "gpt2" | "attn-only" | "" (guessed); heads 0 = the file's.
-  std::string begin(const emscripten::val& header, double file_size, const std::string& layout, int heads);
+  // header: at least the file's first 8 + N bytes; layout "gpt2" | "attn-only" | "" (guessed); heads 0 =
+  // config_json's (config.json's text, "" = none), the file's, or d_model / 64 for gpt2.
+  std::string begin(const emscripten::val& header, double file_size, const std::string& layout, int heads,
+                    const std::string& config_json);
   emscripten::val needed() const;  // [{name, dtype, begin, end}] in file order, offsets in the whole file
-  emscripten::val config() const;  // the model's config as it will be, or null before begin
+  emscripten::val config() const;  // the model's config as it will be (and headsFrom), or null before begin
   std::string add(const std::string& name, const emscripten::val& bytes);  // "" or the error
   std::string finish(ModelHandle& into);  // "" or the error
 

@@ -98,6 +98,19 @@ val config_to_object(const mha::Config& c) {
   return o;
 }
 
+val model_config_object(const mha::Config& c, const mha::ModelFacts& f) {
+  val o = config_to_object(c);
+  o.set("weights", std::string(f.loaded ? "loaded" : "seeded"));
+  o.set("layout", f.layout);
+  o.set("task", f.task);
+  o.set("tokenizer", f.tokenizer);
+  o.set("tokenTable", f.token_table);
+  o.set("positions", f.positions);
+  o.set("biases", f.biases);
+  o.set("headsFrom", f.heads_from);
+  return o;
+}
+
 std::vector<uint8_t> bytes_from_js(const val& array) {
   val view = array;
   if (array.instanceof(val::global("ArrayBuffer"))) view = val::global("Uint8Array").new_(array);

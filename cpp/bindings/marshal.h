@@ -14,6 +14,7 @@
 #include "base/tensor.h"
 #include "text/tokenizer.h"
 #include "model/forward.h"
+#include "model/model.h"
 #include "model/parameters.h"
 
 namespace mha_wasm {
@@ -22,6 +23,9 @@ namespace mha_wasm {
 // `base`'s values. model: "single" | "attn-only" | "gpt2".
 mha::Config config_from_options(const emscripten::val& options, const mha::Config& base);
 emscripten::val config_to_object(const mha::Config& config);
+// config_to_object and what the model is (model.h's ModelFacts): {…, weights: 'seeded' | 'loaded',
+// layout, task, tokenizer, tokenTable, positions, biases, headsFrom}.
+emscripten::val model_config_object(const mha::Config& config, const mha::ModelFacts& facts);
 
 std::vector<uint8_t> bytes_from_js(const emscripten::val& array);  // Uint8Array or ArrayBuffer
 std::vector<float> floats_from_js(const emscripten::val& array);    // Float32Array or number[]

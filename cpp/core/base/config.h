@@ -15,6 +15,7 @@ constexpr int kMaxLayers = 48;
 constexpr int kMaxVocab = 1 << 20;    // rows of a token table (GPT-2: 50,257)
 constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file does not say
 constexpr float kLayerNormEps = 1e-5f;         // GPT-2's
+constexpr int kGpt2DHead = 64;  // every GPT-2 size: d_model / heads (a checkpoint that does not say its heads)
 
 // One description, three kinds of model, each a row of kPresets below (in the enum's order).
 enum class Preset { single, attn_only, gpt2 };

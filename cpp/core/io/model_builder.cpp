@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "base/error.h"
 
@@ -44,16 +46,40 @@ int count_layers(const SafetensorsHeader& f, const std::string& root) {
   return n;
 }
 
-int heads_from(const SafetensorsHeader& f, int heads) {
-  if (heads > 0) return heads;
+// heads and where they came from (HeadsSource), in that order of precedence.
+std::pair<int, HeadsSource> choose_heads(const SafetensorsHeader& f, int heads, const ModelConfigFile* config, Preset preset,
+                                         int d_model) {
+  if (heads > 0) return {heads, HeadsSource::given};
   const auto it = f.metadata().find("heads");
-  if (it == f.metadata().end())
-    throw Error("the file does not say how many heads its layers have: give --heads (12 for GPT-2 small)");
-  try {
-    return std::stoi(it->second);
-  } catch (const std::exception&) {
-    throw Error("the file's __metadata__ heads is '" + it->second + "', not a number");
+  if (config && config->heads > 0) {
+    if (it != f.metadata().end() && it->second != to_string(config->heads))
+      throw Error(config->name + " says n_head " + to_string(config->heads) + " but the model file's __metadata__ says heads " +
+                  it->second + ": give --heads to choose");
+    return {config->heads, HeadsSource::config_json};
   }
+  if (it != f.metadata().end()) {
+    try {
+      return {std::stoi(it->second), HeadsSource::metadata};
+    } catch (const std::exception&) {
+      throw Error("the file's __metadata__ heads is '" + it->second + "', not a number");
+    }
+  }
+  if (preset == Preset::gpt2 && d_model % kGpt2DHead == 0) return {d_model / kGpt2DHead, HeadsSource::gpt2_d_head};
+  throw Error("the file does not say how many heads its layers have: give --heads, or its config.json (n_head)");
+}
+
+// A config.json must describe this file's model: a size it says and the header contradicts is
+// another model's config.
+void check_config(const ModelConfigFile& config, const Config& c, int64_t vocab_rows, int64_t position_rows) {
+  const auto same = [&](const char* key, int said, int64_t is, const char* what) {
+    if (said > 0 && said != is)
+      throw Error(config.name + " says " + key + " " + to_string(said) + " but the model file has " + to_string(is) + " " + what +
+                  ": they are not one model's files");
+  };
+  same("n_embd", config.d_model, c.d_model, "columns in its token table (d_model)");
+  same("n_layer", config.layers, c.layers, "blocks");
+  same("vocab_size", config.vocab, vocab_rows, "rows in its token table");
+  same("n_positions", config.positions, position_rows, "rows in its position table");
 }
 
 }  // namespace
@@ -81,7 +107,17 @@ void ModelBuilder::place(const Target& t, size_t first, const float* values, siz
   });
 }
 
-ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads) {
+const char* heads_source_name(HeadsSource source) {
+  switch (source) {
+    case HeadsSource::given: return "given";
+    case HeadsSource::config_json: return "config.json";
+    case HeadsSource::metadata: return "metadata";
+    case HeadsSource::gpt2_d_head: return "gpt2-d-head";
+  }
+  return "?";
+}
+
+ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads, const ModelConfigFile* config) {
   if (!has_blocks(preset)) throw Error("read_model reads attn-only or gpt2 models");
   const std::string root = root_of(f);
   Config& c = model_.config;
@@ -100,9 +136,14 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads)
   c.vocab_size = static_cast<int>(std::min<int64_t>(wte[0], kMaxVocab + int64_t{1}));
   c.max_positions = static_cast<int>(std::min<int64_t>(wpe[0], kMaxSeq + int64_t{1}));
   c.layers = count_layers(f, root);
-  c.heads = heads_from(f, heads);
-  const auto tokenizer = f.metadata().find("tokenizer");
-  model_.first_appearance = tokenizer != f.metadata().end() && tokenizer->second == "first-appearance";
+  if (config) check_config(*config, c, wte[0], wpe[0]);
+  std::tie(c.heads, model_.heads_from) = choose_heads(f, heads, config, preset, c.d_model);
+  const auto said = [&](const char* key) {
+    const auto it = f.metadata().find(key);
+    return it == f.metadata().end() ? std::string() : it->second;
+  };
+  model_.first_appearance = said("tokenizer") == "first-appearance";
+  if (said("task") == "induction" || (said("task").empty() && model_.first_appearance)) model_.task = "induction";
   validate_config(c);  // before any tensor: heads that do not divide d_model, too many positions
 
   // Every check first, then the allocation: a broken file costs no memory. Which tensors the file
