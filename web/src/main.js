@@ -139,8 +139,12 @@ function mountEmbedDialog() {
   });
 }
 
+// Settles as the demo's ready does; a rejection is the demo's to show (it does), not an unhandled one.
+const ready = customElements.whenDefined('mha-demo').then(() => demo.ready);
+ready.catch(() => {});
+
 window.mhaPage = {
-  ready: customElements.whenDefined('mha-demo').then(() => demo.ready),
+  ready,
   get state() {
     return demo.state;
   },

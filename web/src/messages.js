@@ -1,7 +1,9 @@
 // What the page says about a core error, and where. A core error about a setting or the text comes
 // as {message, field, code, params} (web/mha.js MhaError, cpp/core/base/error.h): its code picks the
 // sentence and its params fill it, in either language, and its field picks the control it is shown
-// next to. A message the page wrote itself (a failed fetch, say) is a plain string, shown as it is.
+// next to. A message the page writes itself (a failed fetch, a file to open again) is {key, params},
+// a sentence of strings.js; a plain string is shown as it is.
+import { t } from './i18n.js';
 
 // How each setting is named in a sentence.
 const NAMES = {
@@ -40,9 +42,16 @@ export const SENTENCES = {
   },
 };
 
-export const messageOf = (error) => (typeof error === 'string' ? error : error.message);
+// The page's own message: a sentence of strings.js by key; cause, a core error (or another message)
+// that fills its {why} in the same language.
+export const pageMessage = (key, params = {}, cause = null) => (cause === null ? { key, params } : { key, params, cause });
+const paramsOf = (error, lang) => (error.cause ? { ...error.params, why: localMessage(error.cause, lang) } : error.params);
+
+// In English (an `error` event's detail, el.ready's rejection).
+export const messageOf = (error) => (typeof error === 'string' ? error : error.key ? t('en', error.key, paramsOf(error, 'en')) : error.message);
 
 export function localMessage(error, lang) {
+  if (typeof error !== 'string' && error.key) return t(lang, error.key, paramsOf(error, lang));
   if (typeof error === 'string' || !error.code) return messageOf(error);
   const sentence = (SENTENCES[lang] || {})[error.code];
   if (!sentence) return error.message;
@@ -55,7 +64,7 @@ export function localMessage(error, lang) {
 const KEY_OF_FIELD = { model: 'model', d_model: 'dModel', heads: 'heads', kv_heads: 'kvHeads', seed: 'seed', text: 'text', switched_off: 'switchedOff' };
 
 export function fieldFor(error, phase, changed) {
-  if (phase === 'layer' || phase === 'switchedOff' || phase === 'model') return phase;
+  if (phase === 'layer' || phase === 'switchedOff' || phase === 'model' || phase === 'ids') return phase;
   if (error.code === 'd_model_not_divisible') return changed === 'dModel' ? 'dModel' : 'heads';
   if (error.code === 'heads_not_divisible' || error.code === 'kv_heads_range') return changed === 'heads' ? 'heads' : 'kvHeads';
   if (error.field && KEY_OF_FIELD[error.field]) return KEY_OF_FIELD[error.field];
@@ -63,5 +72,5 @@ export function fieldFor(error, phase, changed) {
   return changed && changed !== 'causal' ? changed : 'text';
 }
 
-// A core error as the store keeps it: with its code when it has one, else its message.
-export const storedError = (e) => (e.code ? { message: e.message, field: e.field, code: e.code, params: e.params } : e.message);
+// A core error as the store keeps it: the page's sentence, or with its code when it has one, else its message.
+export const storedError = (e) => e.page || (e.code ? { message: e.message, field: e.field, code: e.code, params: e.params } : e.message);

@@ -35,6 +35,18 @@ export const STRINGS = {
     en: 'Drop another .safetensors file on the demo to open it. A GPT-2 checkpoint reads text with its tokenizer: open or drop its files with it (encoder.json and vocab.bpe, vocab.json and merges.txt, or tokenizer.json).',
     zh: '把另一个 .safetensors 文件拖到演示上即可打开。GPT-2 检查点要用它的分词器读文本：把分词器文件（encoder.json 和 vocab.bpe、vocab.json 和 merges.txt，或 tokenizer.json）和它一起打开或拖进来。',
   },
+  'headsFrom.config.json': { en: 'Its {h} heads are config.json’s n_head.', zh: '它的 {h} 个头来自 config.json 的 n_head。' },
+  'headsFrom.metadata': { en: 'Its {h} heads are what the file says.', zh: '它的 {h} 个头是文件里写明的。' },
+  'headsFrom.gpt2-d-head': {
+    en: 'The file does not say how many heads it has: {h} = d_model {d} / 64, as in every GPT-2 size (d_head 64). Change it under heads, or open its config.json with it.',
+    zh: '文件没有写明有几个头：{h} = d_model {d} / 64，每种大小的 GPT-2 都是 d_head 64。可以在 heads 里修改，或把它的 config.json 一起打开。',
+  },
+  'headsFrom.given': { en: 'You chose {h} heads: d_head = {d} / {h} = {dh}.', zh: '你选了 {h} 个头：d_head = {d} / {h} = {dh}。' },
+  tokenIds: { en: 'Token ids', zh: 'token id' },
+  idsNote: {
+    en: '{name} came without its tokenizer files, so it reads token ids (0 … {last}). To read text, open its tokenizer files: encoder.json and vocab.bpe, vocab.json and merges.txt, or tokenizer.json.',
+    zh: '{name} 没有带分词器文件，所以它读的是 token id（0 … {last}）。要读文本，请打开它的分词器文件：encoder.json 和 vocab.bpe、vocab.json 和 merges.txt，或 tokenizer.json。',
+  },
   opening: { en: 'Reading {name}: {read} of {total} MB', zh: '正在读取 {name}：{read} / {total} MB' },
   cancel: { en: 'Cancel', zh: '取消' },
   // The status line's start when the model comes from a file: what was opened, as what.
@@ -89,14 +101,29 @@ export const STRINGS = {
   attrError: { en: 'This demo cannot show its settings:', zh: '这个演示无法按设置显示：' },
   staleBox: { en: 'The pictures below still show the last valid settings.', zh: '下面的图仍是上一次有效设置的结果。' },
   loadingWeights: { en: 'Loading weights…', zh: '正在加载权重…' },
-  weightsFailed: {
-    en: 'could not load weights from {url}: {msg}',
-    zh: '无法从 {url} 加载权重：{msg}',
+  // What could not be loaded (store.unavailable): the sentence, then what the pictures show instead.
+  fetchFailed: { en: 'could not load {url}: the server answered {status}', zh: '无法加载 {url}：服务器返回 {status}' },
+  fetchFailedNetwork: { en: 'could not load {url}: the server did not answer', zh: '无法加载 {url}：服务器没有应答' },
+  fetchFailedFile: {
+    en: 'could not load {url}: browsers do not let a page opened from file:// fetch other files; serve the folder over http (for example npm start)',
+    zh: '无法加载 {url}：浏览器不允许以 file:// 打开的页面读取其他文件；请通过 http 提供这个文件夹（例如 npm start）',
   },
-  weightsFileHint: {
-    en: 'Browsers do not let a page opened from file:// fetch other files; serve the folder over http (for example npm start) to use weights.',
-    zh: '浏览器不允许以 file:// 打开的页面读取其他文件；要使用权重，请通过 http 提供页面（例如 npm start）。',
+  reopenFile: {
+    en: 'open {name} again (“Open a model file…”, or drop it here): a page may not read a file from your disk by itself',
+    zh: '请再次打开 {name}（“打开模型文件…”，或拖到这里）：网页不能自己读取你磁盘上的文件',
   },
+  fileFailed: { en: '{name}: {why}', zh: '{name}：{why}' },
+  filesWithoutModel: { en: '{names}: open the model’s .safetensors file together with these', zh: '{names}：请把模型的 .safetensors 文件和它们一起打开' },
+  tokenizerNeeds: { en: '{name}: the tokenizer needs {missing} too', zh: '{name}：分词器还需要 {missing}' },
+  tokenizerWithLayer: {
+    en: 'a tokenizer goes with a whole model; {name} holds one {layout} attention layer',
+    zh: '分词器要配整个模型使用；{name} 只有一个 {layout} 注意力层',
+  },
+  idsEmpty: { en: 'give at least one token id, e.g. 0 1 2', zh: '请至少给出一个 token id，例如 0 1 2' },
+  idsNotWhole: { en: 'token ids are whole numbers separated by spaces or commas; got “{part}”', zh: 'token id 是用空格或逗号分开的整数；这里是“{part}”' },
+  'unavailable.kept': { en: 'The pictures below still show the last model that could be shown.', zh: '下面的图仍是上一个能显示的模型。' },
+  'unavailable.seeded': { en: 'The pictures below show seeded random weights of these sizes instead.', zh: '下面的图改为显示同样大小的随机权重（带种子）。' },
+  'unavailable.trained': { en: 'The pictures below show the trained model instead.', zh: '下面的图改为显示训练好的模型。' },
 
   embedButton: { en: 'Embed / share', zh: '嵌入 / 分享' },
   embedTitle: { en: 'Put this demo in your article', zh: '把这个演示放进你的文章' },
@@ -295,6 +322,9 @@ export const STRINGS = {
   'metric.locality': { en: 'locality', zh: '局部性' },
   'metric.distance': { en: 'distance', zh: '距离' },
   'metric.distance_normalised': { en: 'distance ÷ uniform', zh: '距离 ÷ 均匀' },
+  'metric.help.locality': { en: 'mean weight within 3 tokens of the token itself', zh: '落在自身前后 3 个 token 以内的平均权重' },
+  'metric.help.distance': { en: 'how far it looks on average, in tokens', zh: '平均看多远，以 token 计' },
+  'metric.help.distance_normalised': { en: 'its distance over uniform attention’s: 1 = as far as uniform, 0 = only itself', zh: '它的距离除以均匀注意力的距离：1 = 与均匀一样远，0 = 只看自己' },
   'metric.help.duplicate_token': { en: 'mean weight on earlier occurrences of the current token', zh: '落在当前 token 之前出现处的平均权重' },
   'metric.help.first_token': { en: 'mean weight on the first token (an “attention sink”)', zh: '落在第一个 token 上的平均权重（“注意力汇”）' },
   'metric.help.self': { en: 'mean weight on the token itself', zh: '落在自身上的平均权重' },

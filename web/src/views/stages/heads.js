@@ -7,10 +7,11 @@ import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import catalog from '../../catalog.js';
 
-// The core's metrics (head_metric_table): the ones with a column in the table, and every one for
-// the formulas under it.
+// The core's metrics (head_metric_table), each a column of the table and a formula under it;
+// fractions of the attention (0 … 1) have a bar, distances (in tokens) a number only.
 const ALL_METRICS = catalog.headMetrics.map((m) => m.id);
-const METRICS = catalog.headMetrics.filter((m) => m.column).map((m) => m.id);
+const METRICS = ALL_METRICS;
+const FRACTION = new Set(catalog.headMetrics.filter((m) => m.fraction).map((m) => m.id));
 
 // The heads × heads similarity as a small table of shaded cells (1 = the same rows, 0 = disjoint).
 function similarityTable(lang, H) {
@@ -59,7 +60,7 @@ export function headsPanel(state, actions) {
   for (let hd = 0; hd < H; hd++) {
     const label = h('span', { class: 'head-label' });
     const cells = METRICS.map((metric) => {
-      const barEl = h('span', { class: 'metric-bar' });
+      const barEl = FRACTION.has(metric) ? h('span', { class: 'metric-bar' }) : null;
       const value = h('span', { class: 'metric-value' });
       return { metric, barEl, value, td: h('td', { class: 'metric', 'data-metric': metric, title: t(lang, `metric.help.${metric}`) }, barEl, value) };
     });
@@ -96,7 +97,7 @@ export function headsPanel(state, actions) {
       for (const c of row.cells) {
         const v = m[c.metric];
         const text = fmt(v);
-        c.barEl.style.setProperty('--v', text === null ? '0' : String(Math.max(0, Math.min(1, v))));
+        if (c.barEl) c.barEl.style.setProperty('--v', text === null ? '0' : String(Math.max(0, Math.min(1, v))));
         setText(c.value, text === null ? t(lang, 'none') : text);
       }
       const on = !off.has(`${layer}.${hd}`);
