@@ -168,3 +168,24 @@ for (const [from, to] of [['trained', 'random'], ['trained', 'blocks'], ['blocks
     assertNoProblems();
   });
 }
+
+test('a link from a file opened from disk says it cannot carry the file', { timeout: TEST_TIMEOUT }, async () => {
+  await page.goto(`${server.url}?lang=zh`);
+  await demo(() => document.querySelector('mha-demo').ready);
+  const bytes = require('node:fs').readFileSync(require('node:path').join(__dirname, '..', '..', 'models', 'induction.safetensors'));
+  await page.locator('#model-file').setInputFiles({ name: 'mine.safetensors', mimeType: 'application/octet-stream', buffer: bytes });
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.settings.file === 'mine.safetensors' && document.querySelector('mha-demo').state.status === 'idle', null, { timeout: WAIT });
+  await page.locator('#embed-open').click();
+  const note = await demo(() => {
+    const p = document.querySelector('#embed-dialog [data-link-note]');
+    return p.hidden ? null : p.textContent;
+  });
+  assert.match(note || '', /链接带不走 mine\.safetensors/);
+  await page.locator('#embed-dialog [data-close]').click();
+  // The trained model again: nothing to say.
+  await page.locator('#model').selectOption('trained');
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.settings.model === 'trained' && document.querySelector('mha-demo').state.status === 'idle', null, { timeout: WAIT });
+  await page.locator('#embed-open').click();
+  assert.equal(await demo(() => document.querySelector('#embed-dialog [data-link-note]').hidden), true);
+  assertNoProblems();
+});

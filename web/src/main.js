@@ -105,6 +105,13 @@ function mountEmbedDialog() {
     fields.iframe.value = iframeSnippet(pairs, `${dir}embed.html`, t(lang, 'appTitle'));
     const models = TRAINED_MODELS.map((m) => m.script).join(', '); // the files to copy beside mha-demo.js
     for (const el of dialog.querySelectorAll('[data-i18n]')) el.textContent = t(lang, el.dataset.i18n === 'embedIntro' && fromDisk ? 'embedIntroFile' : el.dataset.i18n, { models });
+    // What a link cannot carry: a file opened from the learner's disk.
+    const note = dialog.querySelector('[data-link-note]');
+    const s = demo.state;
+    const local = s.settings.model === 'file' && !s.settings.modelUrl ? ['linkNoFile', s.settings.file]
+      : s.settings.model === 'random' && s.weights && s.weights.file ? ['linkNoWeights', s.weights.url] : null;
+    note.hidden = !local;
+    note.textContent = local ? t(lang, local[0], { name: local[1] }) : '';
   }
   document.getElementById('embed-open').addEventListener('click', () => {
     fill();

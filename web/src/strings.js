@@ -135,6 +135,14 @@ export const STRINGS = {
     en: 'This page was opened from disk, so the snippets name files rather than addresses: copy web/build/mha-demo.js and {models} beside your article (and embed.html with its build/ folder for the iframe), or change the paths to where you publish them.',
     zh: '本页是从磁盘打开的，所以代码里写的是文件名而不是网址：把 web/build/mha-demo.js 和 {models} 复制到文章旁边（iframe 还需要 embed.html 和它的 build/ 文件夹），或者把路径改成你发布它们的位置。',
   },
+  linkNoFile: {
+    en: 'A link cannot carry {name}: it was opened from your disk. Whoever opens the link is asked to open the file themselves.',
+    zh: '链接带不走 {name}：它是从你的磁盘打开的。打开链接的人会被请求自己打开这个文件。',
+  },
+  linkNoWeights: {
+    en: 'A link cannot carry the weights of {name}: they were opened from your disk. The link opens with seeded random weights instead.',
+    zh: '链接带不走 {name} 的权重：它们是从你的磁盘打开的。链接打开后显示的是带种子的随机权重。',
+  },
   embedElement: { en: 'A custom element (one script, works offline):', zh: '自定义元素（一个脚本，离线可用）：' },
   embedIframe: { en: 'An iframe (for platforms that strip scripts):', zh: 'iframe（适用于会删除脚本的平台）：' },
   embedLink: { en: 'Permalink:', zh: '永久链接：' },
