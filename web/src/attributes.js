@@ -17,7 +17,7 @@ export const MODEL_KINDS = {
 export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
 export const isSized = (model) => MODEL_KINDS[model].sized;
 // "Turn on the causal mask" is said only where there is a control to turn it on.
-export const maskOffKey = (controls, model) => (controls === 'full' && MODEL_KINDS[model].causalChoice ? 'attend.maskOff' : 'attend.maskOffNoControl');
+export const causalControl = (state) => state.controls === 'full' && Boolean(MODEL_KINDS[state.settings.model].causalChoice);
 export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
 // The core's defaults (config.h, through catalog.js); the text is the page's own.
 export const DEFAULTS = { text: '我是秦始皇', dModel: catalog.defaults.dModel, heads: catalog.defaults.heads, kvHeads: null, causal: catalog.defaults.causal, seed: catalog.defaults.seed };

@@ -9,6 +9,7 @@ import { h, clear, renew } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { exportStage } from '../../export/files.js';
 import { releaseCanvases } from '../parts/canvasRegistry.js';
+import { causalControl } from '../../attributes.js';
 
 export const QUIET_MS = 1500;
 
@@ -33,7 +34,7 @@ export function mountSections(root, store, actions, steps) {
       class: 'export-btn',
       'data-export-stage': format,
       onclick: (ev) => {
-        if (store.state.result) exportStage(store.state.result, step.id, format, ev.currentTarget);
+        if (store.state.result) exportStage(store.state, step.id, format, ev.currentTarget);
       },
     }, label);
 
@@ -63,7 +64,7 @@ export function mountSections(root, store, actions, steps) {
     if (!same(s.textFrom, td)) {
       // A new result mostly leaves these texts as they were: only what differs is written, so an
       // unchanged paragraph is not laid out and its text shaped again.
-      const ctx = { lang: state.lang, controls: state.controls, model: state.settings.model, config: state.result.config, T: state.result.tokens.length, layer: state.result.layer };
+      const ctx = { lang: state.lang, causalControl: causalControl(state), config: state.result.config, T: state.result.tokens.length, layer: state.result.layer, result: state.result };
       const perLayer = state.result.config.layers > 1 && state.result.tensors[`layers.${state.result.layer}.${firstTensor(s.step.id, state)}`];
       const where = { i: s.i + 1, n: sections.length, l: state.result.layer };
       const texts = [

@@ -13,7 +13,7 @@ import { tokenLabels, tokenName } from '../../format.js';
 import { exportButtons, relabelExport, figureBase, plainText } from '../parts/exportButtons.js';
 import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
-import { maskOffKey } from '../../attributes.js';
+import { causalControl } from '../../attributes.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
@@ -43,7 +43,7 @@ function attendBar(state, actions) {
   const button = (mode, key) =>
     h('button', { type: 'button', class: 'seg', 'aria-pressed': String(attendMode === mode), 'data-attend-mode': mode, onclick: () => actions.setAttendMode(mode) }, t(lang, key));
   const on = h('span', {}, t(lang, 'attend.maskOn'));
-  const off = h('span', {}, t(lang, maskOffKey(state.controls, state.settings.model)));
+  const off = h('span', {}, t(lang, causalControl(state) ? 'attend.maskOff' : 'attend.maskOffNoControl'));
   const show = (causal) => {
     for (const [el, shown] of [[on, causal], [off, !causal]]) {
       if (shown) el.removeAttribute('aria-hidden');

@@ -6,6 +6,7 @@ import { h, live, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import catalog from '../../catalog.js';
+import { hasBlocks } from '../../modelFacts.js';
 
 // The core's metrics (head_metric_table), each a column of the table and a formula under it;
 // fractions of the attention (0 … 1) have a bar, distances (in tokens) a number only.
@@ -109,7 +110,7 @@ export function headsPanel(state, actions) {
 
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
-    h('p', { class: 'hint' }, t(lang, 'heads.intro')),
+    h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle')),
     h('table', { class: 'heads-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
         METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) }, t(lang, `metric.${m}`))),
