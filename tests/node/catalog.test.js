@@ -59,6 +59,7 @@ test('every head metric, label and stage of the core has its strings in English 
     has(`metric.${m.id}`);
     has(`metric.formula.${m.id}`);
     has(`metric.help.${m.id}`);
+    has(`metric.short.${m.id}`);
   }
   for (const r of mha.catalog.labelRules) has(`label.${r.label}`);
   has('label.mixed');

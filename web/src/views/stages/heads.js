@@ -70,11 +70,11 @@ export function headsPanel(state, actions) {
       'aria-label': t(lang, 'heads.switch', { h: hd, l: layer }),
       onchange: () => actions.toggleHead(layer, hd),
     });
+    // The switch sits with the head's name, in the column that stays put when the metrics scroll.
     const tr = h('tr', { 'data-head': String(hd), style: { '--head': headColor(hd) } },
-      h('th', { scope: 'row' }, t(lang, 'head', { h: hd })),
+      h('th', { scope: 'row' }, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'head', { h: hd })))),
       h('td', {}, label),
-      cells.map((c) => c.td),
-      h('td', {}, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'heads.on')))));
+      cells.map((c) => c.td));
     // Hovering a head's row marks its map in the grid above.
     const mark = (on) => {
       const tile = tr.getRootNode().querySelector && tr.getRootNode().querySelector(`section[data-stage="attend"] [data-tensor="weights"] .head-tile[data-head="${hd}"]`);
@@ -111,13 +111,15 @@ export function headsPanel(state, actions) {
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
     h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle')),
-    h('table', { class: 'heads-table' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
-        METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) }, t(lang, `metric.${m}`))),
-        h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')))),
-      h('tbody', {}, rows.map((r) => r.tr))),
+    // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page.
+    h('div', { class: 'heads-scroll' }, h('table', { class: 'heads-table' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
+        // A narrow demo shows each metric's short name; its full name stays for screen readers.
+        METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) },
+          h('span', { class: 'm-full' }, t(lang, `metric.${m}`)), h('span', { class: 'm-short', 'aria-hidden': 'true' }, t(lang, `metric.short.${m}`)))))),
+      h('tbody', {}, rows.map((r) => r.tr)))),
     h('div', { class: 'heads-more' },
-      h('div', {}, h('h4', {}, t(lang, 'heads.similarity')), h('p', { class: 'hint' }, t(lang, 'heads.similarityHelp')), sim.table),
+      h('div', { class: 'heads-similarity' }, h('h4', {}, t(lang, 'heads.similarity')), h('p', { class: 'hint' }, t(lang, 'heads.similarityHelp')), h('div', { class: 'heads-scroll' }, sim.table)),
       h('details', { class: 'metric-formulas' }, h('summary', {}, t(lang, 'heads.formulas')),
         h('dl', {}, ALL_METRICS.map((m) => [h('dt', {}, t(lang, `metric.${m}`)), h('dd', { html: t(lang, `metric.formula.${m}`) })])),
         labelRules(lang, state.result.heads.labels))));
