@@ -236,7 +236,9 @@ export class MhaDemo extends HTMLElement {
       const prev = h('button', { id: 'prev', type: 'button', class: 'nav-btn' });
       const next = h('button', { id: 'next', type: 'button', class: 'nav-btn' });
       const list = h('div', { id: 'pipeline-list', class: 'pipe-scroll' });
-      const pipeline = h('nav', { id: 'pipeline', class: 'pipeline' }, prev, list, next);
+      // A group, not a navigation landmark: a widget inside an article adds none of the page's
+      // landmarks (several demos on a page would repeat them).
+      const pipeline = h('div', { id: 'pipeline', class: 'pipeline', role: 'group' }, prev, list, next);
       mountPipeline(list, store, goTo);
       mountNav(prev, next, store, goTo, this._frame);
       const top = h('div', { class: 'top' });

@@ -46,7 +46,8 @@ export function mountSections(root, store, actions, steps) {
     const text = h('p', { class: 'stage-text' });
     const formula = h('div', { class: 'formula', role: 'math' });
     const body = h('div', { class: 'stage-body' });
-    const section = h('section', { 'data-stage': step.id, class: `stage fam-${step.family}`, 'aria-labelledby': `title-${step.id}` },
+    // A named group, not a region landmark: the page's landmarks are the page's (see the pipeline).
+    const section = h('section', { 'data-stage': step.id, class: `stage fam-${step.family}`, role: 'group', 'aria-labelledby': `title-${step.id}` },
       h('header', { class: 'stage-head' }, h('div', {}, kicker, title), exports), text, formula, body);
     section.hidden = true;
     root.append(section);
