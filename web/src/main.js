@@ -22,16 +22,17 @@ function statePairs() {
 }
 
 // Writes only what differs: even an equal value written to <html lang> restyles and relays out the
-// whole page (~4 ms), and each replaceState is a same-document navigation that costs ~5 ms and makes
-// Chromium fetch and decode the favicon again. So the permalink is written once the demo's new
-// picture is out and the page is idle, not on every change.
-let urlPending = false;
+// whole page (~4 ms), and each replaceState is a same-document navigation that costs ~2.5-5 ms and
+// makes Chromium fetch and decode the favicon again. So the permalink is written once the changes
+// have paused (URL_QUIET_MS) and the page is idle: not on every keystroke, and never in the time
+// left before the frame that shows a change (where an idle callback asked for at once may run).
+const URL_QUIET_MS = 300;
+let urlTimer = null;
 function setText(id, text) {
   const el = document.getElementById(id);
   if (el.textContent !== text) el.textContent = text;
 }
 function writeURL() {
-  urlPending = false;
   const query = toQuery(statePairs());
   if (location.search.slice(1) === query) return;
   try {
@@ -52,10 +53,8 @@ function onAttributes() {
   setText('app-subtitle', t(lang, 'appSubtitle'));
   setText('embed-open', t(lang, 'embedButton'));
   setText('skip-link', t(lang, 'skipToStage'));
-  if (!urlPending) {
-    urlPending = true;
-    whenIdle(writeURL);
-  }
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => whenIdle(writeURL), URL_QUIET_MS);
 }
 new MutationObserver(onAttributes).observe(demo, { attributes: true, attributeFilter: PERMALINK_ATTRS });
 onAttributes();

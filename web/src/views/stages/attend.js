@@ -272,15 +272,16 @@ function headDetail(state) {
 
 // The attend picture as parts, each with what it is drawn from: on a change only the parts whose
 // inputs changed are touched, and those show the new state in their own DOM where they can
-// (a new result, another head); a new language or weights-or-scores choice rebuilds them.
+// (a new result, another head); a new language or weights-or-scores choice rebuilds them. The parts
+// under the maps are lazy: scrolled out of view, they follow just after the change (sections.js).
 export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
   return [
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
-    { key: [result, lang], make: () => headsPanel(state, actions) },
-    { key: [result, lang, attendMode, state.head], make: () => headDetail(state) },
-    { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }) },
+    { key: [result, lang], make: () => headsPanel(state, actions), lazy: true },
+    { key: [result, lang, attendMode, state.head], make: () => headDetail(state), lazy: true },
+    { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }), lazy: true },
     { key: [state.worked, lang], make: () => workedView(state) },
   ];
 }
