@@ -31,10 +31,7 @@ export const STRINGS = {
   modelBlocks: { en: 'random GPT-2 blocks, any size', zh: '随机权重的 GPT-2 块，任意大小' },
   modelFile: { en: 'file: {name}', zh: '文件：{name}' },
   openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
-  fileNote: {
-    en: 'Drop another .safetensors file on the demo to open it. A GPT-2 checkpoint reads text with its tokenizer: open or drop its files with it (encoder.json and vocab.bpe, vocab.json and merges.txt, or tokenizer.json).',
-    zh: '把另一个 .safetensors 文件拖到演示上即可打开。GPT-2 检查点要用它的分词器读文本：把分词器文件（encoder.json 和 vocab.bpe、vocab.json 和 merges.txt，或 tokenizer.json）和它一起打开或拖进来。',
-  },
+  fileNote: { en: 'Drop another .safetensors file on the demo to open it.', zh: '把另一个 .safetensors 文件拖到演示上即可打开。' },
   'headsFrom.config.json': { en: 'Its {h} heads are config.json’s n_head.', zh: '它的 {h} 个头来自 config.json 的 n_head。' },
   'headsFrom.metadata': { en: 'Its {h} heads are what the file says.', zh: '它的 {h} 个头是文件里写明的。' },
   'headsFrom.gpt2-d-head': {
