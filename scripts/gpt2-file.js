@@ -26,9 +26,10 @@ function gpt2Tensors({ layers, dModel: d, vocab, positions }) {
 }
 
 // Writes the file; returns {size, headerBytes, tensors: {name: {shape, begin, end}}} (offsets in the file).
-function writeGpt2File(path, sizes = GPT2_SMALL, seed = 1) {
+// metadata: the header's __metadata__; Hugging Face's checkpoints hold only {format: 'pt'} (no heads).
+function writeGpt2File(path, sizes = GPT2_SMALL, seed = 1, metadata = { heads: String(sizes.heads) }) {
   const tensors = gpt2Tensors(sizes);
-  const header = { __metadata__: { heads: String(sizes.heads) } };
+  const header = { __metadata__: metadata };
   let offset = 0;
   for (const [name, shape] of tensors) {
     const bytes = 4 * shape.reduce((a, b) => a * b, 1);
@@ -66,4 +67,8 @@ function writeGpt2File(path, sizes = GPT2_SMALL, seed = 1) {
   return { size: headerBytes + offset, headerBytes, tensors: where };
 }
 
-module.exports = { GPT2_SMALL, writeGpt2File };
+// Hugging Face's config.json for those sizes (the keys the core reads, and one it ignores).
+const hfConfig = ({ layers, dModel, vocab, positions, heads }) =>
+  JSON.stringify({ model_type: 'gpt2', n_head: heads, n_layer: layers, n_embd: dModel, n_positions: positions, vocab_size: vocab });
+
+module.exports = { GPT2_SMALL, writeGpt2File, hfConfig };

@@ -352,6 +352,36 @@ fi
 run shapes --preset gpt2 --layers 1 --d-model 8 --heads 2 --vocab-size 50257 --tokenizer "$TOK" --text "Hello world"
 if [ "$rc" -eq 0 ] && grep -qF "[15496, 995]" stdout.txt; then pass "shapes --tokenizer shows GPT-2's ids"; else fail "shapes --tokenizer" "exit code $rc"; fi
 
+# A Hugging Face GPT-2 checkpoint: its header's __metadata__ is only {"format": "pt"}, its heads are in the
+# config.json beside it, or else d_model / 64 (every GPT-2 size has d_head 64), said on stderr.
+mkdir -p hf
+run train --preset gpt2 --layers 2 --heads 2 --d-model 128 --vocab 40 --steps 1 --batch 1 --max-length 6 --eval-sequences 1 --out hf_ours.safetensors
+python3 - hf_ours.safetensors hf/model.safetensors <<'EOF'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", data[:8])[0]
+header = json.loads(data[8:8 + n])
+header["__metadata__"] = {"format": "pt"}
+h = json.dumps(header).encode()
+h += b" " * (-(8 + len(h)) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(h)) + h + data[8 + n:])
+EOF
+run shapes --model hf/model.safetensors --ids 1,2
+if [ "$rc" -eq 0 ] && grep -q "heads 2," stdout.txt && grep -q "note: .*2 = d_model 128 / 64" stderr.txt; then
+  pass "a GPT-2 checkpoint that does not say its heads: d_model / 64, and stderr says so"
+else
+  fail "a GPT-2 checkpoint without heads" "exit code $rc"
+fi
+printf '{"n_head": 4, "n_layer": 2, "n_embd": 128, "vocab_size": 40, "model_type": "gpt2"}' >hf/config.json
+run shapes --model hf/model.safetensors --ids 1,2
+if [ "$rc" -eq 0 ] && grep -q "heads 4," stdout.txt && [ ! -s stderr.txt ]; then pass "config.json beside --model gives its n_head"; else fail "config.json beside --model" "exit code $rc"; fi
+printf '{"n_head": 8}' >other.json
+run shapes --model hf/model.safetensors --config other.json --ids 1,2
+if [ "$rc" -eq 0 ] && grep -q "heads 8," stdout.txt; then pass "--config F gives its n_head"; else fail "--config F" "exit code $rc"; fi
+printf '{"n_head": 12, "n_layer": 12}' >other.json
+expect_error "a config.json of another model (n_layer 12 for 2 blocks)" none.txt shapes --model hf/model.safetensors --config other.json --ids 1,2
+expect_error "a config.json that is not JSON" none.txt shapes --model hf/model.safetensors --config "$TOK/vocab.bpe" --ids 1,2
+
 mkdir -p bad_tok
 printf '{"a": 1' >bad_tok/encoder.json
 printf '#version: 0.2\na b\n' >bad_tok/vocab.bpe

@@ -17,6 +17,7 @@
 #include "model/parameters.h"
 #include "model/weights.h"
 #include "test_helpers.h"
+#include "train/induction_task.h"
 
 namespace {
 
@@ -501,4 +502,89 @@ TEST_CASE("finite weights that overflow float32 inside a run make it fail, namin
         mha::Error);
     CHECK_THROWS_AS(t.get("layers.0.raw_scores"), mha::Error);  // still not made, so it says so again
   }
+}
+// A Hugging Face checkpoint: the same tensors with only {"format": "pt"} in its __metadata__.
+std::vector<uint8_t> as_hugging_face(const std::vector<uint8_t>& ours) {
+  const mha::SafetensorsFile file(ours.data(), ours.size());
+  mha::SafetensorsWriter out;
+  for (const std::string& n : file.names()) out.add(n, file.read_float(n));
+  out.set_metadata("format", "pt");
+  return out.bytes();
+}
+
+TEST_CASE("a GPT-2 checkpoint that does not say its heads: d_model / 64, config.json's n_head, or the caller's") {
+  const mha::Config c = blocks_config(mha::Preset::gpt2, 2, 128, 4, 32);
+  const std::vector<uint8_t> bytes = as_hugging_face(mha::write_model(mha::Model(c).model_weights(), c));
+  const mha::SafetensorsFile file(bytes.data(), bytes.size());
+  SUBCASE("nothing says: every GPT-2 size has d_head 64") {
+    const mha::Model m = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 0);
+    CHECK(m.config().heads == 128 / mha::kGpt2DHead);
+    CHECK(m.facts().heads_from == "gpt2-d-head");
+  }
+  SUBCASE("config.json's n_head, its sizes checked against the file") {
+    const mha::ModelConfigFile hf = mha::parse_config_json(R"({"n_head": 4, "n_layer": 2, "n_embd": 128, "n_positions": 24,
+        "vocab_size": 32, "architectures": ["GPT2LMHeadModel"], "n_inner": null})");
+    const mha::Model m = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 0, mha::kUnnamedFile, &hf);
+    CHECK(m.config().heads == 4);
+    CHECK(m.facts().heads_from == "config.json");
+    CHECK(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 8, mha::kUnnamedFile, &hf).facts().heads_from == "given");
+    for (const auto& [text, says] : {std::pair<const char*, const char*>{R"({"n_layer": 12})", "n_layer 12 but the file has 2:"},
+                                     {R"({"n_embd": 768})", "n_embd 768"},
+                                     {R"({"vocab_size": 50257})", "vocab_size 50257"},
+                                     {R"({"n_positions": 1024})", "n_positions 1024"}}) {
+      CAPTURE(text);
+      const mha::ModelConfigFile other = mha::parse_config_json(text);
+      CHECK_THROWS_WITH_AS(mha::read_model(file, mha::Preset::gpt2, 0, &other), doctest::Contains(says), mha::Error);
+    }
+    const mha::ModelConfigFile odd = mha::parse_config_json(R"({"n_head": 3})");
+    CHECK_THROWS_WITH_AS(mha::read_model(file, mha::Preset::gpt2, 0, &odd), doctest::Contains("divisible"), mha::Error);
+  }
+  SUBCASE("a config.json that is not one") {
+    for (const char* text : {"", "[1, 2]", "{\"n_head\": 0}", "{\"n_head\": 2.5}", "{\"n_head\": \"12\"}", "{\"n_head\": 1e12}"}) {
+      CAPTURE(text);
+      CHECK_THROWS_WITH_AS(mha::parse_config_json(text, "gpt2/config.json"), doctest::Contains("gpt2/config.json"), mha::Error);
+    }
+  }
+  SUBCASE("d_model that is no multiple of 64, or an attn-only file: it must be told") {
+    const mha::Config narrow = blocks_config(mha::Preset::gpt2, 1, 48, 4, 32);
+    const std::vector<uint8_t> b = as_hugging_face(mha::write_model(mha::Model(narrow).model_weights(), narrow));
+    CHECK_THROWS_WITH_AS(mha::Model::from_model_file(b.data(), b.size(), mha::WeightLayout::gpt2, 0),
+                         doctest::Contains("does not say how many heads"), mha::Error);
+    const mha::Config attn = blocks_config(mha::Preset::attn_only, 1, 128, 4, 32);
+    const std::vector<uint8_t> a = as_hugging_face(mha::write_model(mha::Model(attn).model_weights(), attn));
+    CHECK_THROWS_WITH_AS(mha::Model::from_model_file(a.data(), a.size(), mha::WeightLayout::attn_only, 0),
+                         doctest::Contains("does not say how many heads"), mha::Error);
+  }
+}
+
+TEST_CASE("a model's facts say what it is, whichever way it was made") {
+  const auto facts = [](const mha::Model& m) {
+    const mha::ModelFacts f = m.facts();
+    return std::string(f.loaded ? "loaded" : "seeded") + " " + f.layout + "|" + f.task + "|" + f.tokenizer + "|" + f.token_table + "|" +
+           f.positions + "|" + (f.biases ? "biases" : "none") + "|" + f.heads_from;
+  };
+  CHECK(facts(mha::Model(mha::Config{})) == "seeded ||hashed|scaled|sinusoidal|biases|given");
+  const std::string llama = std::string(MHA_REFERENCE_DIR) + "/llama_gqa.weights.safetensors";
+  const std::vector<uint8_t> layer = mha::read_file(llama);
+  mha::Config eight;
+  eight.heads = 8;
+  CHECK(facts(mha::Model::from_safetensors(eight, layer.data(), layer.size(), mha::WeightLayout::llama, 0)) ==
+        "loaded llama||hashed|scaled|sinusoidal|none|given");
+  const mha::Config g = blocks_config(mha::Preset::gpt2, 2, 128, 4, 32);
+  const mha::Model seeded(g);
+  CHECK(facts(seeded) == "seeded ||first-appearance|table|table|biases|given");
+  const std::vector<uint8_t> hf = as_hugging_face(mha::write_model(seeded.model_weights(), g));
+  mha::Model opened = mha::Model::from_model_file(hf.data(), hf.size(), mha::WeightLayout::gpt2, 0);
+  CHECK(facts(opened) == "loaded gpt2|||table|table|biases|gpt2-d-head");
+  mha::Config fewer = opened.config();
+  fewer.heads = 8;
+  opened.configure(fewer);  // a heads control: the weights allow it
+  CHECK(facts(opened) == "loaded gpt2|||table|table|biases|given");
+
+  mha::InductionRecipe r = mha::induction_recipe();
+  r.config.layers = 2, r.config.d_model = 16, r.config.heads = 2, r.config.vocab_size = 20;
+  const mha::InductionTraining training(r);
+  const std::vector<uint8_t> trained = mha::write_model(training.trainer().weights(), r.config, mha::training_metadata(training.recipe(), 0));
+  CHECK(facts(mha::Model::from_model_file(trained.data(), trained.size(), mha::WeightLayout::attn_only, 0)) ==
+        "loaded attn-only|induction|first-appearance|table|table|biases|metadata");
 }

@@ -49,6 +49,12 @@
     const checked = (raw, error) => {
       if (error) failed(raw);
     };
+    // config.json as text for the core ('' = none): its text or its bytes; anything else goes to the
+    // core as it is, which names it.
+    const configText = (config) => {
+      if (config instanceof ArrayBuffer) config = new Uint8Array(config);
+      return config instanceof Uint8Array ? new TextDecoder().decode(config) : config;
+    };
 
     class Trace {
       constructor(raw) {
@@ -118,10 +124,11 @@
         return this;
       }
       // A whole model from safetensors bytes. layout: 'gpt2' | 'attn-only', or undefined to guess from
-      // the tensor names; heads: undefined to take the file's __metadata__; name: the file's, which
-      // errors about it then say.
-      loadModel(bytes, { layout = '', heads = 0, name = '' } = {}) {
-        checked(this._raw, this._raw.loadModel(bytes, layout, heads, name));
+      // the tensor names; heads: undefined to take config.json's n_head (config: its text or bytes), the
+      // file's __metadata__, or d_model / 64 for gpt2 (config.headsFrom says which); name: the file's,
+      // which errors about it then say.
+      loadModel(bytes, { layout = '', heads = 0, name = '', config = '' } = {}) {
+        checked(this._raw, this._raw.loadModel(bytes, layout, heads, name, configText(config)));
         return this;
       }
       // The weights as a safetensors file (Uint8Array), in the layout they would be loaded from.
@@ -173,14 +180,14 @@
 
     // A whole model read a tensor at a time (cpp/core/io/model_builder.h), for files too large to hold:
     // web/src/modelReader.mjs drives it from a Blob. header: at least the file's first 8 + N bytes;
-    // fileSize: the whole file's; layout: 'gpt2' | 'attn-only' | '' (guessed); heads: 0 = the file's;
-    // name: the file's, which errors about it then say. The header is checked at once (a missing or
-    // misshapen tensor is an MhaError here).
+    // fileSize: the whole file's; layout: 'gpt2' | 'attn-only' | '' (guessed); heads: 0 = config.json's
+    // (config: its text or bytes), the file's, or d_model / 64 for gpt2; name: the file's, which errors
+    // about it then say. The header is checked at once (a missing or misshapen tensor is an MhaError here).
     class ModelBuilder {
-      constructor(header, fileSize, { layout = '', heads = 0, name = '' } = {}) {
+      constructor(header, fileSize, { layout = '', heads = 0, name = '', config = '' } = {}) {
         this._raw = new core.RawModelBuilder();
         try {
-          checked(this._raw, this._raw.begin(header, fileSize, layout, heads, name));
+          checked(this._raw, this._raw.begin(header, fileSize, layout, heads, name, configText(config)));
         } catch (e) {
           this.delete();
           throw e;

@@ -184,13 +184,16 @@ mha::Trace ModelHandle::take_trace() {
   return trace;
 }
 
-std::string ModelHandle::load_model(const val& bytes, const val& layout, const val& heads, const val& name) {
+std::string ModelHandle::load_model(const val& bytes, const val& layout, const val& heads, const val& name,
+                                    const val& config_json) {
   return run_checked([&] {
     const std::string chosen = string_arg(layout, "layout");
     const int count = static_cast<int>(whole_number_arg(heads, "heads", 0, mha::kMaxHeads));
+    const std::optional<mha::ModelConfigFile> config = config_json_arg(config_json);
     const std::vector<uint8_t> data = bytes_from_js(bytes);
     const mha::SafetensorsFile file(data.data(), data.size(), file_name_arg(name));
-    model_ = mha::Model::from_loaded(mha::read_model(file, mha::whole_model_preset(file, chosen), count));
+    model_ = mha::Model::from_loaded(
+        mha::read_model(file, mha::whole_model_preset(file, chosen), count, config ? &*config : nullptr));
   });
 }
 
@@ -258,7 +261,7 @@ std::string ModelHandle::refill_input(TraceHandle& into, const val& x, const val
 }
 
 val ModelHandle::config() const {
-  return run_guarded(val::null(), [&] { return config_to_object(model_.config()); });
+  return run_guarded(val::null(), [&] { return model_config_object(model_.config(), model_.facts()); });
 }
 
 val ModelHandle::weight(const val& name) const {
@@ -282,15 +285,17 @@ val ModelHandle::weight(const val& name) const {
 // ---------- ModelBuilderHandle ----------
 
 std::string ModelBuilderHandle::begin(const val& header, const val& file_size, const val& layout, const val& heads,
-                                      const val& name) {
+                                      const val& name, const val& config_json) {
   return run_checked([&] {
     const double size = whole_number_arg(file_size, "fileSize", 0, 9007199254740991.0);
     const std::string chosen = string_arg(layout, "layout");
     const int count = static_cast<int>(whole_number_arg(heads, "heads", 0, mha::kMaxHeads));
+    const std::optional<mha::ModelConfigFile> config = config_json_arg(config_json);
     const std::vector<uint8_t> prefix = bytes_from_js(header);
     const mha::SafetensorsHeader parsed(prefix.data(), prefix.size(), static_cast<size_t>(size), file_name_arg(name));
     builder_.reset();
-    builder_ = std::make_unique<mha::ModelBuilder>(parsed, mha::whole_model_preset(parsed, chosen), count);
+    builder_ = std::make_unique<mha::ModelBuilder>(parsed, mha::whole_model_preset(parsed, chosen), count,
+                                                   config ? &*config : nullptr);
   });
 }
 
@@ -311,7 +316,12 @@ val ModelBuilderHandle::needed() const {
 }
 
 val ModelBuilderHandle::config() const {
-  return run_guarded(val::null(), [&] { return builder_ ? config_to_object(builder_->config()) : val::null(); });
+  return run_guarded(val::null(), [&] {
+    if (!builder_) return val::null();
+    val o = config_to_object(builder_->config());
+    o.set("headsFrom", std::string(mha::heads_source_name(builder_->heads_from())));
+    return o;
+  });
 }
 
 std::string ModelBuilderHandle::add(const val& name, const val& bytes) {

@@ -99,8 +99,9 @@ class ModelHandle : public LastError {
   std::string configure(const val& options);  // "" or the error
   // One attention layer; name: the file's, for messages ("" for none). "" or the error.
   std::string load_weights(const val& bytes, const val& layout, const val& layer, const val& name);
-  // A whole model (layout "gpt2" | "attn-only", "" = guessed from the names); heads 0 = from the file.
-  std::string load_model(const val& bytes, const val& layout, const val& heads, const val& name);
+  // A whole model (layout "gpt2" | "attn-only", "" = guessed from the names); heads 0 = from
+  // config_json (config.json's text, "" = none), the file, or d_model / 64 for gpt2; name: the file's.
+  std::string load_model(const val& bytes, const val& layout, const val& heads, const val& name, const val& config_json);
   std::string use_random_weights(const val& options);  // a new seeded model
   val model_file() const;  // the weights as safetensors bytes (Uint8Array), models with blocks; or null
   // The tokenizer run_text goes through (shared, so the handle may be deleted after). A loaded model
@@ -129,10 +130,12 @@ class ModelHandle : public LastError {
 class ModelBuilderHandle : public LastError {
  public:
   // header: at least the file's first 8 + N bytes; layout "gpt2" | "attn-only" | "" (guessed); heads 0 =
-  // the file's; name: the file's, for messages ("" for none). "" or the error.
-  std::string begin(const val& header, const val& file_size, const val& layout, const val& heads, const val& name);
+  // config_json's (config.json's text, "" = none), the file's, or d_model / 64 for gpt2; name: the
+  // file's, for messages ("" for none). "" or the error.
+  std::string begin(const val& header, const val& file_size, const val& layout, const val& heads, const val& name,
+                    const val& config_json);
   val needed() const;  // [{name, dtype, begin, end}] in file order, offsets in the whole file ([] before begin)
-  val config() const;  // the model's config as it will be, or null before begin
+  val config() const;  // the model's config as it will be (and headsFrom), or null before begin
   std::string add(const val& name, const val& bytes);  // "" or the error
   std::string finish(ModelHandle& into);               // "" or the error
 

@@ -83,6 +83,13 @@ std::string file_name_arg(const val& value) {
   return name.empty() ? mha::kUnnamedFile : name;
 }
 
+std::optional<mha::ModelConfigFile> config_json_arg(const val& value) {
+  if (value.isUndefined() || value.isNull()) return std::nullopt;
+  const std::string text = string_arg(value, "config");
+  if (text.empty()) return std::nullopt;
+  return mha::parse_config_json(text);
+}
+
 mha::Config config_from_options(const val& options, const mha::Config& base) {
   if (!options.isUndefined() && !options.isNull() && options.typeOf().as<std::string>() != "object")
     throw mha::Error("options must be an object such as {dModel: 64, heads: 4}");
@@ -142,6 +149,19 @@ val config_to_object(const mha::Config& c) {
   o.set("mlp", mha::has_mlp(c.preset));
   o.set("ropeBase", c.rope_base);
   o.set("stages", stage_ids(c));  // what this model walks: loaded llama weights add rope
+  return o;
+}
+
+val model_config_object(const mha::Config& c, const mha::ModelFacts& f) {
+  val o = config_to_object(c);
+  o.set("weights", std::string(f.loaded ? "loaded" : "seeded"));
+  o.set("layout", f.layout);
+  o.set("task", f.task);
+  o.set("tokenizer", f.tokenizer);
+  o.set("tokenTable", f.token_table);
+  o.set("positions", f.positions);
+  o.set("biases", f.biases);
+  o.set("headsFrom", f.heads_from);
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include <emscripten/val.h>
 
 #include <exception>
+#include <optional>
 
 #include <cstdint>
 #include <string>
@@ -12,8 +13,10 @@
 
 #include "base/config.h"
 #include "base/tensor.h"
+#include "io/config_json.h"
 #include "text/tokenizer.h"
 #include "model/forward.h"
+#include "model/model.h"
 #include "model/parameters.h"
 #include "train/induction_task.h"
 
@@ -26,6 +29,9 @@ emscripten::val config_to_object(const mha::Config& config);
 // A training recipe: induction_recipe() with config_from_options's keys and batch, lr, initStd,
 // minLength, maxLength over it; each a number of the right kind, else an mha::Error naming it.
 mha::InductionRecipe recipe_from_options(const emscripten::val& options);
+// config_to_object and what the model is (model.h's ModelFacts): {…, weights: 'seeded' | 'loaded',
+// layout, task, tokenizer, tokenTable, positions, biases, headsFrom}.
+emscripten::val model_config_object(const mha::Config& config, const mha::ModelFacts& facts);
 
 // One argument as the core wants it, or an mha::Error naming it (field: the core's name of it):
 std::string string_arg(const emscripten::val& value, const char* name);  // a string
@@ -33,6 +39,8 @@ std::string string_arg(const emscripten::val& value, const char* name);  // a st
 double whole_number_arg(const emscripten::val& value, const char* name, double min, double max);
 // a file's name for messages: a string, or undefined/null/"" for none (mha::kUnnamedFile)
 std::string file_name_arg(const emscripten::val& value);
+// config.json's text: a string, "" (or undefined/null) for none; parsed, or nullopt
+std::optional<mha::ModelConfigFile> config_json_arg(const emscripten::val& value);
 
 std::vector<uint8_t> bytes_from_js(const emscripten::val& array);  // Uint8Array or ArrayBuffer
 std::vector<float> floats_from_js(const emscripten::val& array);    // Float32Array or number[]

@@ -1,9 +1,14 @@
 #include "run_options.h"
 
+#include <fstream>
+#include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "text/bpe_files.h"
 #include "base/error.h"
+#include "io/config_json.h"
+#include "io/model_builder.h"
 #include "io/model_file.h"
 #include "io/files.h"
 #include "io/safetensors.h"
@@ -24,6 +29,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                                                  "vocab.json + merges.txt, or tokenizer.json): --text through GPT-2's ids")
       ->excludes(ids)
       ->excludes(input);
+  cmd.add_option("--config", o.config_path, "Hugging Face's config.json for --model (n_head, …); default: config.json beside it")
+      ->needs(model);
   cmd.add_option("--layout", o.layout, "names in the file (default: guessed from them)")
       ->check(CLI::IsMember({"pytorch", "llama", "gpt2", "attn-only"}));
   cmd.add_option("--layer", o.layer, "which layer of the --weights file to read")->check(CLI::NonNegativeNumber);
@@ -86,6 +93,18 @@ mha::HeadGates parse_switched_off(const std::string& list, const mha::Config& c)
 
 namespace {
 
+// --config, else Hugging Face's config.json when it sits beside --model, else none.
+std::optional<mha::ModelConfigFile> config_file_for(const RunOptions& o) {
+  std::string path = o.config_path;
+  if (path.empty()) {
+    const size_t slash = o.model_path.find_last_of('/');
+    path = (slash == std::string::npos ? std::string() : o.model_path.substr(0, slash + 1)) + "config.json";
+    if (!std::ifstream(path).good()) return std::nullopt;
+  }
+  const std::vector<uint8_t> bytes = mha::read_file(path);
+  return mha::parse_config_json(std::string(bytes.begin(), bytes.end()), path);
+}
+
 mha::Model load_model(const RunOptions& o) {
   if (o.rope_base > 0 && (o.weights_path.empty() || o.layout != "llama"))
     throw mha::Error("--rope-base goes with --weights and --layout llama: only Llama's layers turn q and k by position");
@@ -103,8 +122,14 @@ mha::Model load_model(const RunOptions& o) {
     if (layout == "pytorch" || layout == "llama")
       throw mha::Error(o.model_path + " holds one " + layout +
                        " attention layer, not a whole model: open it with --weights");
-    return mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(layout),
-                                       o.heads_given ? config.heads : 0, o.model_path);
+    const std::optional<mha::ModelConfigFile> hf = config_file_for(o);
+    mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(layout),
+                                                   o.heads_given ? config.heads : 0, o.model_path, hf ? &*hf : nullptr);
+    if (model.facts().heads_from == mha::heads_source_name(mha::HeadsSource::gpt2_d_head))
+      std::cerr << "mha: note: " << o.model_path << " does not say its heads: " << model.config().heads << " = d_model "
+                << model.config().d_model << " / " << mha::kGpt2DHead
+                << ", as in every GPT-2 size (--heads or its config.json says otherwise)\n";
+    return model;
   }
   if (o.weights_path.empty()) return mha::Model(config);
   const std::vector<uint8_t> bytes = mha::read_file(o.weights_path);

@@ -14,6 +14,7 @@ namespace mha_cli {
 struct RunOptions {
   std::string text, ids, input_path, weights_path, model_path, layout, ablate;
   std::string tokenizer_dir;  // GPT-2's tokenizer files, for --text on a gpt2 --model
+  std::string config_path;    // --config: Hugging Face's config.json (default: the one beside --model, if any)
   // A random model's settings: the core's defaults (config.h) until an option sets one.
   mha::Config config;
   std::string preset = mha::preset_name(config.preset);

@@ -54,7 +54,7 @@ json stage_table_json() {
 json catalog() {
   json metrics = json::array();
   for (const HeadMetricSpec& m : head_metric_table())
-    metrics.push_back({{"id", m.id}, {"column", m.column}, {"abbreviation", m.abbreviation}});
+    metrics.push_back({{"id", m.id}, {"fraction", m.fraction}, {"abbreviation", m.abbreviation}});
   json rules = json::array();
   for (const LabelRule& r : head_label_rules()) rules.push_back({{"label", r.id}, {"metric", r.metric}, {"atLeast", r.threshold}});
   json errors = json::array();
@@ -75,6 +75,7 @@ json catalog() {
         {"trainingMegabytes", kMaxTrainingMegabytes}}},
       {"defaults", config_json(Config{})},
       {"ropeBase", kDefaultRopeBase},
+      {"gpt2DHead", kGpt2DHead},
       {"presets", presets},
       {"recipes", {{"induction", recipe_json(induction_recipe())}, {"inductionSmall", recipe_json(induction_recipe_small())}}},
       {"phaseChangeScore", kPhaseChangeScore},

@@ -1,6 +1,6 @@
 // axe-core (WCAG 2.1 A and AA rules, and its best practices) on every stage of the page in both
-// languages, for the trained model, random weights and random GPT-2 blocks, on the article and on
-// the iframe form. The goal is zero violations; a failure lists each rule, its nodes and why.
+// languages, for the trained model, random weights and random GPT-2 blocks, on the article (two demos
+// and an iframe, read together) and on the iframe form. The goal is zero violations; a failure lists each rule, its nodes and why.
 'use strict';
 
 const { test, beforeEach } = require('node:test');
@@ -23,9 +23,20 @@ beforeEach(() => {
   ({ server, page } = suite);
 });
 
-// Waits for every demo on the page, then runs axe over the document (shadow roots included).
+// Waits for every demo on the page and in its iframes (scrolled into view: they load lazily), then
+// runs axe over the document, shadow roots and frames included (landmarks must be unique across them).
 async function violations() {
-  await page.evaluate(() => Promise.all([...document.querySelectorAll('mha-demo')].map((d) => d.ready.catch(() => {}))));
+  await page.evaluate(() => {
+    for (const frame of document.querySelectorAll('iframe')) frame.scrollIntoView();
+  });
+  const ready = () => Promise.all([...document.querySelectorAll('mha-demo')].map((d) => d.ready.catch(() => {})));
+  await page.evaluate(ready);
+  for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
+    await frame.waitForFunction(() => document.readyState === 'complete' && document.querySelector('mha-demo') && customElements.get('mha-demo'), null, { timeout: WAIT });
+    await frame.evaluate(ready);
+    if (!(await frame.evaluate(() => typeof window.axe === 'object'))) await frame.addScriptTag({ content: AXE });
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ content: AXE });
   return page.evaluate(async (tags) => {

@@ -235,12 +235,11 @@ test('open your own model: a whole model file, a single PyTorch layer, and a bad
   // A bad file: one message, and the model shown stays as it was.
   const before = await page.evaluate(() => document.querySelector('mha-demo').state.result);
   await page.locator('#model-file').setInputFiles({ name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from([1, 2, 3]) });
-  await page.waitForFunction(() => document.querySelector('mha-demo').state.errors.model, null, { timeout: WAIT });
-  const after = await page.evaluate(() => ({ error: document.querySelector('mha-demo').state.errors.model, model: document.querySelector('mha-demo').state.settings.model }));
-  assert.match(after.error, /^broken\.safetensors: /);
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.unavailable, null, { timeout: WAIT });
+  const after = await page.evaluate(() => ({ error: document.querySelector('mha-demo').shadowRoot.querySelector('.attr-errors li[data-attribute="file"]').textContent, model: document.querySelector('mha-demo').state.settings.model }));
+  assert.match(after.error, /^file broken\.safetensors: /, 'the message is shown in the demo');
   assert.equal(after.model, 'file');
   assert.equal(await page.evaluate((r) => document.querySelector('mha-demo').state.result.text === r.text, before), true);
-  assert.ok(await page.locator('.attr-errors li[data-attribute="model"]').count(), 'the message is shown in the demo');
 
   // One PyTorch attention layer: random mode with the file's weights (d_model 24 from the file).
   await page.locator('#model-file').setInputFiles(path.join(ROOT, 'tests', 'reference', 'data', 'pytorch_mha.weights.safetensors'));
@@ -263,7 +262,7 @@ test('a GPT-2 checkpoint opened with its tokenizer files reads text: GPT-2\'s to
   try {
     // Without its tokenizer the model cannot read text, and says so; a vocabulary without merges is refused.
     await page.locator('#model-file').setInputFiles([checkpoint, path.join(gpt2Dir, 'encoder.json')]);
-    await page.waitForFunction(() => /vocab\.bpe or merges\.txt/.test(document.querySelector('mha-demo').state.errors.model || ''), null, { timeout: WAIT });
+    await page.waitForFunction(() => /vocab\.bpe or merges\.txt/.test(document.querySelector('mha-demo').shadowRoot.querySelector('.attr-errors').textContent), null, { timeout: WAIT });
     await page.locator('#model-file').setInputFiles([checkpoint, path.join(gpt2Dir, 'encoder.json'), path.join(gpt2Dir, 'vocab.bpe')]);
     await page.waitForFunction(() => {
       const s = document.querySelector('mha-demo').state;
@@ -326,8 +325,8 @@ test('opening a file shows its progress; Cancel keeps the old model; a bad file 
 
     // A bad file: its message, the old model, and the page still runs.
     await page.locator('#model-file').setInputFiles({ name: 'bad.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model at all') });
-    await page.waitForFunction(() => document.querySelector('mha-demo').state.errors.model, null, { timeout: WAIT });
-    assert.match(await page.evaluate(() => document.querySelector('mha-demo').state.errors.model), /^bad\.safetensors: safetensors header length \d+ runs past the end/);
+    await page.waitForFunction(() => document.querySelector('mha-demo').state.unavailable, null, { timeout: WAIT });
+    assert.match(await page.locator('.attr-errors li[data-attribute="file"]').textContent(), /^file bad\.safetensors: safetensors header length \d+ runs past the end/);
     assert.equal(await page.evaluate(() => document.querySelector('mha-demo').state.settings.model), before.model);
     await page.locator('#text').fill('the cat sat . the cat sat');
     await page.waitForFunction(() => document.querySelector('mha-demo').state.result.text === 'the cat sat . the cat sat', null, { timeout: WAIT });
@@ -343,9 +342,9 @@ test('opening a file shows its progress; Cancel keeps the old model; a bad file 
 
 test('a permalink to an opened file asks for the file again', { timeout: TEST_TIMEOUT }, async () => {
   await page.goto(`${server.url}?model=file&file=mine.safetensors`);
-  await page.waitForFunction(() => document.querySelector('mha-demo').state.errors.model, null, { timeout: WAIT });
-  const error = await page.evaluate(() => document.querySelector('mha-demo').state.errors.model);
-  assert.match(error, /open the model file 'mine\.safetensors' again/);
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.unavailable, null, { timeout: WAIT });
+  const error = await page.locator('.attr-errors li').textContent();
+  assert.match(error, /open mine\.safetensors again/);
 });
 
 test('model="….safetensors" fetches a whole model and opens it; a missing one rejects ready with the message', { timeout: TEST_TIMEOUT }, async () => {

@@ -150,6 +150,65 @@ async function allStagePictures() {
   return out;
 }
 
+test('typing on the default page redraws within the frame only what is in view; the parts scrolled away follow just after', { timeout: TEST_TIMEOUT }, async () => {
+  await open(server.url); // the trained model at its attend stage: the maps in view, the heads panel and the rest under them
+  const out = await page.evaluate(async () => {
+    const demo = window.mhaPage.demo;
+    const section = demo.shadowRoot.querySelector('section[data-stage="attend"]');
+    const parts = { maps: '[data-tensor="weights"]', panel: '.heads-panel', detail: '.head-detail', headOut: '[data-tensor="head_out"]' };
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    await new Promise((r) => setTimeout(r, 500)); // the observers have said what is in view
+    const counts = {};
+    const observers = Object.entries(parts).map(([name, sel]) => {
+      counts[name] = 0;
+      const mo = new MutationObserver((records) => { counts[name] += records.length; });
+      mo.observe(section.querySelector(sel), { subtree: true, childList: true, characterData: true, attributes: true });
+      return [name, mo];
+    });
+    const text = demo.shadowRoot.querySelector('#text');
+    const before = demo.state.result;
+    text.value = `${text.value}我`;
+    text.dispatchEvent(new Event('change', { bubbles: true })); // a small run: the change is drawn before this returns
+    if (demo.state.result === before) throw new Error('the change gave no new result at once');
+    for (const [name, mo] of observers) counts[name] += mo.takeRecords().length;
+    const inFrame = { ...counts }; // everything the change did before its frame
+    await frame();
+    await new Promise((r) => requestIdleCallback(r, { timeout: 1000 }));
+    await new Promise((r) => setTimeout(r, 400));
+    for (const [name, mo] of observers) {
+      counts[name] += mo.takeRecords().length;
+      mo.disconnect();
+    }
+    const T = demo.state.result.tokens.length;
+    return { inFrame, after: counts, T, detailShape: section.querySelector('.head-detail .shape').textContent, headOutShape: section.querySelector('[data-tensor="head_out"]').dataset.shape };
+  });
+  assert.ok(out.inFrame.maps > 0, 'the head maps in view are redrawn with the change');
+  for (const part of ['panel', 'detail', 'headOut']) {
+    assert.equal(out.inFrame[part], 0, `${part}, out of view, is not touched within the change (${JSON.stringify(out.inFrame)})`);
+    assert.ok(out.after[part] > 0, `${part} follows just after (${JSON.stringify(out.after)})`);
+  }
+  assert.equal(out.detailShape, `(${out.T} × ${out.T})`);
+  assert.equal(out.headOutShape, `1,4,${out.T},16`);
+  // In view, the heads panel is redrawn with the change itself.
+  const seen = await page.evaluate(async () => {
+    const demo = window.mhaPage.demo;
+    const panel = demo.shadowRoot.querySelector('.heads-panel');
+    panel.scrollIntoView();
+    await new Promise((r) => setTimeout(r, 300));
+    let n = 0;
+    const mo = new MutationObserver((records) => { n += records.length; });
+    mo.observe(panel, { subtree: true, childList: true, characterData: true, attributes: true });
+    const text = demo.shadowRoot.querySelector('#text');
+    text.value = text.value.slice(0, -1);
+    text.dispatchEvent(new Event('change', { bubbles: true }));
+    const now = n + mo.takeRecords().length;
+    mo.disconnect();
+    return now;
+  });
+  assert.ok(seen > 0, 'the heads panel in view is redrawn within the change');
+  assertNoProblems();
+});
+
 test('a new seed, the causal mask and another head are drawn in place, and look as a fresh page draws them', { timeout: TEST_TIMEOUT }, async () => {
   const text = "The animal didn't cross the street";
   await open(`${server.url}?text=${encodeURIComponent(text)}&d-model=64&heads=4&stage=attend`);

@@ -58,7 +58,8 @@ test('every head metric, label and stage of the core has its strings in English 
   for (const m of mha.catalog.headMetrics) {
     has(`metric.${m.id}`);
     has(`metric.formula.${m.id}`);
-    if (m.column) has(`metric.help.${m.id}`);
+    has(`metric.help.${m.id}`);
+    has(`metric.short.${m.id}`);
   }
   for (const r of mha.catalog.labelRules) has(`label.${r.label}`);
   has('label.mixed');

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const createMha = require('../../web/mha.js');
-const { GPT2_SMALL, writeGpt2File } = require('../../scripts/gpt2-file.js');
+const { GPT2_SMALL, writeGpt2File, hfConfig } = require('../../scripts/gpt2-file.js');
 
 let mha;
 let reader;
@@ -129,4 +129,26 @@ test('a blob without byte streams is read with arrayBuffer(), a piece at a time,
   assert.equal(plain.count.bytes, streamed.count.bytes);
   assert.ok(streamed.count.streamed > 0);
   assert.ok(plain.count.bytes < made.size);
+});
+
+test('a Hugging Face checkpoint (only {format: pt} in its header) opens: d_model / 64 heads, or config.json\'s n_head', async () => {
+  const file = path.join(tmp, 'hf.safetensors');
+  const sizes = { layers: 2, dModel: 128, vocab: 50, positions: 16, heads: 4 };
+  writeGpt2File(file, sizes, 1, { format: 'pt' });
+  const open = async (options) => {
+    const model = await reader.readModel(mha, await fs.openAsBlob(file), options);
+    try {
+      return [model.config.heads, model.config.headsFrom];
+    } finally {
+      model.delete();
+    }
+  };
+  assert.deepEqual(await open(), [128 / mha.catalog.gpt2DHead, 'gpt2-d-head'], 'every GPT-2 size has d_head 64');
+  assert.deepEqual(await open({ config: hfConfig(sizes) }), [4, 'config.json']);
+  assert.deepEqual(await open({ config: new TextEncoder().encode(hfConfig(sizes)) }), [4, 'config.json'], 'its bytes too');
+  assert.deepEqual(await open({ heads: 8, config: hfConfig(sizes) }), [8, 'given']);
+  await assert.rejects(open({ config: hfConfig({ ...sizes, layers: 12 }) }), /n_layer 12 but the model file has 2 blocks/);
+  const loaded = new mha.Model().loadModel(fs.readFileSync(file), { config: hfConfig(sizes) });
+  assert.deepEqual([loaded.config.heads, loaded.config.headsFrom, loaded.config.tokenizer, loaded.config.weights], [4, 'config.json', '', 'loaded']);
+  loaded.delete();
 });

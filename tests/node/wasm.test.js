@@ -240,7 +240,8 @@ test('errors arrive as MhaError with the CLI message, and the model stays usable
 
   assert.deepEqual(model.config, { dModel: 16, heads: 2, kvHeads: 2, dHead: 8, causal: false, seed: 3, vocabSize: 8000,
     model: 'single', layers: 1, maxPositions: 1024, layerNorm: false, mlp: false, ropeBase: 0,
-    stages: mha.stageTable.stagesOf.single });
+    stages: mha.stageTable.stagesOf.single,
+    weights: 'seeded', layout: '', task: '', tokenizer: 'hashed', tokenTable: 'scaled', positions: 'sinusoidal', biases: true, headsFrom: 'given' });
   const after = model.runText('still works');
   assert.deepEqual(after.data('y'), y);
   after.delete();

@@ -10,7 +10,7 @@
 // Where things go: a new attribute into MhaDemoAttributes; a new method or property into
 // MhaDemoElement; a new event into MhaDemoEventMap (its detail as an interface beside the others).
 
-import type { HeadAnalysis, HeadLabel, LayerLayout, Layout, ModelConfig, StageId } from './mha';
+import type { HeadAnalysis, HeadLabel, LayerLayout, Layout, ModelConfig, ModelFacts, StageId } from './mha';
 
 export {};
 
@@ -25,12 +25,17 @@ export interface MhaDemoAttributes {
   model: 'trained' | 'random' | 'blocks' | `${string}.safetensors` | `${string}.safetensors?${string}`;
   /** The sentence: up to 4096 bytes / 512 tokens (the trained model reads at most 60 tokens). */
   text: string;
+  /** Token ids separated by spaces or commas, for a model without a tokenizer (a GPT-2 checkpoint
+   * opened without its tokenizer files); '0 1 2 3 4 5 6 7' until given. */
+  ids: string;
   /** The layer whose attention is shown (a model of blocks). */
   'view-layer': Whole;
   /** Heads switched off, `layer.head,…` such as '1.0,1.3'. */
   ablate: string;
   /** Divisible by heads. */
   'd-model': Whole;
+  /** Random weights' heads; for a whole model from a file, its heads (left out: config.json's, the
+   * file's, or d_model / 64 for GPT-2). */
   heads: Whole;
   /** Divides heads (grouped-query / multi-query attention). */
   'kv-heads': Whole;
@@ -98,9 +103,12 @@ export interface MhaDemoSettings {
   /** file: a model the learner opened (or model="….safetensors"). */
   model: 'trained' | 'random' | 'blocks' | 'file';
   text: string;
+  /** The ids attribute (null: the sample), read by a model without a tokenizer. */
+  ids: string | null;
   dModel: number;
-  heads: number;
-  kvHeads: number;
+  /** null for a file's own heads. */
+  heads: number | null;
+  kvHeads: number | null;
   causal: boolean;
   seed: number;
   layer: number | null;
@@ -109,10 +117,11 @@ export interface MhaDemoSettings {
 
 /** The last good run, as plain copied arrays. */
 export interface MhaDemoResult {
-  text: string;
+  /** null when the model read token ids (it has no tokenizer). */
+  text: string | null;
   tokens: string[];
   ids: number[];
-  config: ModelConfig;
+  config: ModelConfig & ModelFacts;
   /** The layer shown. */
   layer: number;
   heads: HeadAnalysis | null;
@@ -134,6 +143,9 @@ export interface MhaDemoState {
   readonly fatal: string | null;
   /** A file being opened, in bytes. */
   readonly opening: { name: string; read: number; total: number } | null;
+  /** A model or weights asked for that could not be had (a URL that failed, a file to open again, a
+   * bad file): what it was asked by, and what the pictures show meanwhile. */
+  readonly unavailable: { attribute: 'model' | 'weights' | 'file'; instead: 'kept' | 'seeded' | 'trained' | null } | null;
 }
 
 /** el.training: the training panel's run (trained model, full controls), or null where there is none. */

@@ -87,13 +87,15 @@ export interface Catalog {
   defaults: Required<ModelOptions>;
   /** Llama's rope_theta when a file does not say. */
   ropeBase: number;
+  /** d_head of every GPT-2 size: a gpt2 checkpoint that does not say its heads gets d_model / gpt2DHead. */
+  gpt2DHead: number;
   presets: ModelKind[];
   /** induction: the shipped model's recipe (`mha train`'s defaults); inductionSmall: a phone's. */
   recipes: { induction: Recipe; inductionSmall: Recipe };
   /** The induction score that marks the phase change. */
   phaseChangeScore: number;
-  /** column: the heads panel shows it in a column. */
-  headMetrics: Array<{ id: string; column: boolean; abbreviation: string }>;
+  /** fraction: a share of the attention, 0 … 1 (distances are in tokens). */
+  headMetrics: Array<{ id: string; fraction: boolean; abbreviation: string }>;
   labelRules: Array<{ label: HeadLabel; metric: string; atLeast: number }>;
   /** Every error a caller can meet: MhaError.code, and its English sentence with {names} for MhaError.params. */
   errorCodes: Array<{ code: string; english: string }>;
@@ -150,6 +152,25 @@ export interface ModelConfig {
   stages: StageId[];
 }
 
+/** What a model is (Model.config; a Trace's config has only ModelConfig's keys). */
+export interface ModelFacts {
+  /** Drawn from the seed, or read from a file (or trained). */
+  weights: 'seeded' | 'loaded';
+  /** The file's layout; '' when seeded. */
+  layout: Layout | '';
+  /** 'induction' when its file says it was trained on the induction task; else ''. */
+  task: 'induction' | '';
+  /** How text becomes ids; '' when the model has no tokenizer and reads ids only. */
+  tokenizer: 'hashed' | 'first-appearance' | 'bpe' | '';
+  /** Seeded rows × √d_model (a single layer's), or a table's rows. */
+  tokenTable: 'scaled' | 'table';
+  positions: 'sinusoidal' | 'table';
+  /** The attention adds b_Q, b_K, b_V, b_O (Llama's has none). */
+  biases: boolean;
+  /** Where the heads came from: a setting, config.json's n_head, the file's __metadata__, or d_model / 64 (GPT-2). */
+  headsFrom: 'given' | 'config.json' | 'metadata' | 'gpt2-d-head';
+}
+
 export interface RunOptions {
   switchedOff?: HeadList;
 }
@@ -157,10 +178,12 @@ export interface RunOptions {
 export interface LoadModelOptions {
   /** Guessed from the tensor names when left out (or ''). */
   layout?: ModelLayout | '';
-  /** 0 or left out: the file's __metadata__. */
+  /** 0 or left out: config.json's n_head, else the file's __metadata__, else d_model / 64 for gpt2. */
   heads?: number;
   /** The file's name, which errors about the file then say ('the file' when left out). */
   name?: string;
+  /** Hugging Face's config.json beside the checkpoint (its text or bytes): n_head, and sizes checked against the file. */
+  config?: string | Uint8Array | ArrayBuffer;
 }
 
 /** The induction task's training run; missing keys take `mha train`'s defaults (2 layers, 4 heads, d_model 64). */
@@ -262,7 +285,7 @@ declare class Model {
   runIds(ids: Ids, options?: RunOptions): Trace;
   /** x: T × d_model values, row by row. into: a Trace of this model's to refill in place (nothing allocated for the same T). */
   runInput(x: Float32Array | readonly number[], T: number, options?: { into?: Trace }): Trace;
-  readonly config: ModelConfig;
+  readonly config: ModelConfig & ModelFacts;
   /** One attention layer's weight. */
   weight(name: WeightName): { shape: number[]; data: Float32Array };
   delete(): void;
@@ -274,8 +297,8 @@ declare class ModelBuilder {
   constructor(header: Bytes, fileSize: number, options?: LoadModelOptions);
   /** The tensors to read, in file order, as byte offsets in the file. */
   readonly needed: NeededTensor[];
-  /** The model's settings as they will be. */
-  readonly config: ModelConfig;
+  /** The model's settings as they will be, and where its heads came from. */
+  readonly config: ModelConfig & Pick<ModelFacts, 'headsFrom'>;
   /** The next bytes of tensor `name`; a tensor may come in pieces, in order. */
   add(name: string, bytes: Bytes): this;
   /** The built Model (yours to delete), once every needed tensor has come. */

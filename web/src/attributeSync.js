@@ -94,10 +94,14 @@ export class AttributeSync {
     const p = parse((name) => el.getAttribute(name));
     const writes = [];
     const s = state.settings;
-    if (state.result && Object.keys(state.errors).length === 0 && !sameSettings(p.settings, s)) {
-      writes.push(['model', s.model], ['file', s.model === 'file' ? s.file : null], ['text', s.text], ['view-layer', s.layer === null ? null : String(s.layer)],
+    // While a source is unavailable the attributes keep asking for it (a reload tries again); the
+    // picture shows a fallback until the learner changes a setting (modelSources.js).
+    if (state.result && Object.keys(state.errors).length === 0 && !state.unavailable && !sameSettings(p.settings, s)) {
+      writes.push(['model', s.modelUrl || s.model], ['file', s.model === 'file' && !s.modelUrl ? s.file : null], ['text', s.text],
+        ['ids', s.ids === null || s.ids === undefined ? null : s.ids], ['view-layer', s.layer === null ? null : String(s.layer)],
         ['ablate', s.switchedOff.length ? headListText(s.switchedOff) : null]);
       if (isSized(s.model)) writes.push(['d-model', String(s.dModel)], ['heads', String(s.heads)], ['kv-heads', String(s.kvHeads)], ['seed', String(s.seed)], ['causal', s.causal ? '' : null]);
+      else writes.push(['d-model', null], ['kv-heads', null], ['seed', null], ['causal', null], ['heads', s.model === 'file' && Number.isInteger(s.heads) ? String(s.heads) : null]);
     }
     if (p.view.stage !== state.stage) writes.push(['stage', state.stage]);
     if (state.result && p.view.head !== state.head) {

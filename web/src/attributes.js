@@ -1,4 +1,5 @@
 import { escapeHtml } from './format.js';
+import { pageMessage } from './messages.js';
 import catalog from './catalog.js';
 
 // The settings of one demo as attributes: <mha-demo text="…" d-model="512" heads="8" …>.
@@ -16,7 +17,7 @@ export const MODEL_KINDS = {
 export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
 export const isSized = (model) => MODEL_KINDS[model].sized;
 // "Turn on the causal mask" is said only where there is a control to turn it on.
-export const maskOffKey = (controls, model) => (controls === 'full' && MODEL_KINDS[model].causalChoice ? 'attend.maskOff' : 'attend.maskOffNoControl');
+export const causalControl = (state) => state.controls === 'full' && Boolean(MODEL_KINDS[state.settings.model].causalChoice);
 export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
 // The core's defaults (config.h, through catalog.js); the text is the page's own.
 export const DEFAULTS = { text: '我是秦始皇', dModel: catalog.defaults.dModel, heads: catalog.defaults.heads, kvHeads: null, causal: catalog.defaults.causal, seed: catalog.defaults.seed };
@@ -26,9 +27,10 @@ export const CONTROLS = ['full', 'minimal', 'none'];
 export const LAYOUTS = ['pytorch', 'llama', 'gpt2'];
 export const SHOWS = ['weights', 'scores', 'raw'];
 
-// attribute name -> settings key (the numbers and text the core runs on)
+// attribute name -> settings key (the numbers and text the core runs on). ids: what a model without
+// a tokenizer reads (a GPT-2 checkpoint opened without its tokenizer files).
 export const SETTING_ATTRS = {
-  model: 'model', text: 'text', 'd-model': 'dModel', heads: 'heads', 'kv-heads': 'kvHeads', causal: 'causal', seed: 'seed',
+  model: 'model', text: 'text', ids: 'ids', 'd-model': 'dModel', heads: 'heads', 'kv-heads': 'kvHeads', causal: 'causal', seed: 'seed',
   ablate: 'switchedOff', 'view-layer': 'layer', file: 'file',
 };
 export const ATTR_OF = Object.fromEntries(Object.entries(SETTING_ATTRS).map(([a, k]) => [k, a]));
@@ -37,7 +39,7 @@ export const VIEW_ATTRS = ['stage', 'head', 'lang', 'show', 'controls'];
 export const WEIGHT_ATTRS = ['weights', 'layout', 'layer'];
 export const ALL_ATTRS = [...Object.keys(SETTING_ATTRS), ...VIEW_ATTRS, ...WEIGHT_ATTRS];
 // the attributes a permalink or an embed snippet carries, in this order
-export const PERMALINK_ATTRS = ['model', 'file', 'weights', 'layout', 'layer', 'text', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'stage', 'head', 'show', 'lang'];
+export const PERMALINK_ATTRS = ['model', 'file', 'weights', 'layout', 'layer', 'text', 'ids', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'stage', 'head', 'show', 'lang'];
 
 const WHOLE = /^\s*-?\d+\s*$/;
 
@@ -84,12 +86,14 @@ export function parse(get) {
     const raw = get(attribute);
     return raw === null ? fallback : take(attribute, whole(attribute, raw, min), fallback);
   };
-  const heads = num('heads', DEFAULTS.heads);
   const text = get('text');
   const rawModel = get('model');
-  const sized = SIZE_ATTRS.some((a) => get(a) !== null);
   // model="…/x.safetensors": a whole model fetched from that URL (opened like a file).
   const modelUrl = rawModel && /\.safetensors(\?.*)?$/i.test(rawModel.trim()) ? rawModel.trim() : null;
+  // A file decides its own sizes; heads alone may be set (null: the file's).
+  const fromFile = modelUrl !== null || (rawModel !== null && rawModel.trim().toLowerCase() === 'file');
+  const sized = SIZE_ATTRS.some((a) => get(a) !== null) && !fromFile;
+  const heads = num('heads', fromFile ? null : DEFAULTS.heads);
   const model = rawModel === null || rawModel === '' ? (sized ? 'random' : 'trained')
     : modelUrl ? 'file' : take('model', oneOf('model', rawModel, MODELS), sized ? 'random' : 'trained');
   const trained = !isSized(model);
@@ -101,9 +105,10 @@ export function parse(get) {
     layer: get('view-layer') === null ? null : num('view-layer', null, 0),
     switchedOff,
     text: text === null ? (trained ? TRAINED_DEFAULTS.text : DEFAULTS.text) : text,
+    ids: get('ids'),
     dModel: num('d-model', DEFAULTS.dModel),
     heads,
-    kvHeads: num('kv-heads', heads),
+    kvHeads: fromFile ? null : num('kv-heads', heads),
     causal: parseBool(get('causal')),
     seed: num('seed', DEFAULTS.seed),
   };
@@ -152,6 +157,18 @@ export function parseHeadList(raw, errors) {
 }
 export const headListText = (pairs) => pairs.map(([l, hd]) => `${l}.${hd}`).join(',');
 
+// What a model without a tokenizer reads until it is given ids: a sample, 0 … 7.
+export const SAMPLE_IDS = '0 1 2 3 4 5 6 7';
+// "15496 995" or "15496, 995" -> {ids: [15496, 995]}, or {error} (a page message). Whether they are
+// in the vocabulary is the core's to say.
+export function parseIdList(raw) {
+  const parts = String(raw).trim().split(/[\s,]+/).filter(Boolean);
+  if (!parts.length) return { error: pageMessage('idsEmpty') };
+  const bad = parts.find((p) => !/^\d{1,9}$/.test(p));
+  if (bad !== undefined) return { error: pageMessage('idsNotWhole', { part: bad }) };
+  return { ids: parts.map(Number) };
+}
+
 // Attribute values for a state: only what differs from the defaults, in PERMALINK_ATTRS order.
 export function toAttributes({ settings, weights = null, stage, head, show, lang }) {
   const out = [];
@@ -165,6 +182,8 @@ export function toAttributes({ settings, weights = null, stage, head, show, lang
     if (weights.layer) push('layer', String(weights.layer));
   }
   push('text', settings.text);
+  if (settings.ids !== null && settings.ids !== undefined) push('ids', settings.ids);
+  if (settings.model === 'file' && Number.isInteger(settings.heads)) push('heads', String(settings.heads));
   if (!trained) {
     if (!weights) push('d-model', String(settings.dModel)); // a weights file sets d_model (and kv_heads)
     push('heads', String(settings.heads));

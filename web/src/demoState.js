@@ -7,7 +7,7 @@ export function initialState() {
     lang: 'en',
     stage: 'tokenize', // a stage id of the core's table (stages.js)
     // What the core runs on (attributes.js SETTING_ATTRS): model 'trained' | 'random' | 'file', …
-    settings: { model: 'random', text: '', dModel: DEFAULTS.dModel, heads: DEFAULTS.heads, kvHeads: DEFAULTS.heads, causal: DEFAULTS.causal, seed: DEFAULTS.seed, layer: null, switchedOff: [] },
+    settings: { model: 'random', text: '', ids: null, dModel: DEFAULTS.dModel, heads: DEFAULTS.heads, kvHeads: DEFAULTS.heads, causal: DEFAULTS.causal, seed: DEFAULTS.seed, layer: null, switchedOff: [] },
     result: null, // the last good run (engine.js snapshot): {text, tokens, ids, config, layer, stages, heads, tensors}
     errors: {}, // settings key (or 'weights', 'model', …) -> the core's error {message, field, code, params}, or a page message
     attrErrors: [], // [{attribute, message}] for attributes the core never sees
@@ -20,7 +20,10 @@ export function initialState() {
     head: 0, // the head enlarged at the attend stage
     worked: null, // the worked example's tiny run
     controls: 'full', // 'full' | 'minimal' | 'none'
-    weights: null, // one attention layer's weights: {url, layout, layer, bytes, failed?, file?}
+    weights: null, // one attention layer's weights: {url, layout, layer, bytes, file?}
+    // a model or weights asked for that could not be had (modelSources.js): {attribute: 'model' |
+    // 'weights' | 'file', message (messages.js), instead: 'kept' | 'seeded' | 'trained' | null, what the pictures show}
+    unavailable: null,
     opening: null, // a file being opened (modelSources.js): {name, read, total} in bytes, else null
   };
 }

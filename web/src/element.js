@@ -84,7 +84,7 @@ export class MhaDemo extends HTMLElement {
       isMhaError: (e) => this._engine.isMhaError(e),
     };
     if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._sources.weightsFor());
-    this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._sources.pending);
+    this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._sources.pending, (e) => this._sources.runFailed(e));
     this._scope = null;
     this._started = false;
     this._reported = new Set();
@@ -236,7 +236,9 @@ export class MhaDemo extends HTMLElement {
       const prev = h('button', { id: 'prev', type: 'button', class: 'nav-btn' });
       const next = h('button', { id: 'next', type: 'button', class: 'nav-btn' });
       const list = h('div', { id: 'pipeline-list', class: 'pipe-scroll' });
-      const pipeline = h('nav', { id: 'pipeline', class: 'pipeline' }, prev, list, next);
+      // A group, not a navigation landmark: a widget inside an article adds none of the page's
+      // landmarks (several demos on a page would repeat them).
+      const pipeline = h('div', { id: 'pipeline', class: 'pipeline', role: 'group' }, prev, list, next);
       mountPipeline(list, store, goTo);
       mountNav(prev, next, store, goTo, this._frame);
       const top = h('div', { class: 'top' });
@@ -343,9 +345,14 @@ export class MhaDemo extends HTMLElement {
       }
       this._lastStageIds = ids;
     }
-    if (changed.has('result')) this._attributes.resultArrived(state);
-    if (['errors', 'attrErrors', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
-    if (changed.has('errors') || changed.has('attrErrors')) this._reportErrors(state);
+    if (changed.has('result')) {
+      this._attributes.resultArrived(state);
+      if (state.result) this._sources.resultShown(state);
+    }
+    if (['errors', 'attrErrors', 'unavailable', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
+    if (changed.has('errors') || changed.has('attrErrors') || changed.has('unavailable')) this._reportErrors(state);
+    // Nothing to show and nothing on its way: the placeholder does not promise it.
+    if (!state.result && changed.has('status') && state.status === 'idle' && this._stagesEl) this._stagesEl.querySelector('.placeholder')?.replaceChildren();
     if (changed.has('stage') && state.result) this.dispatchEvent(new CustomEvent('stagechange', { detail: { stage: state.stage }, bubbles: true, composed: true }));
     if (['result', 'stage', 'head', 'attendMode', 'lang'].some((k) => changed.has(k))) this._attributes.reflect(state);
     if (changed.has('result') && state.result && this._resolveReady) {
@@ -368,8 +375,9 @@ export class MhaDemo extends HTMLElement {
     if (!this._engine) return; // reported once the module is loaded: the article's listeners exist by then
     const now = new Map();
     for (const e of state.attrErrors) now.set(`${e.attribute}\n${e.message}`, e);
-    for (const [key, error] of Object.entries(state.errors)) {
-      const attribute = ATTR_OF[key] || key;
+    const failures = Object.entries(state.errors).map(([key, error]) => [ATTR_OF[key] || key, error]);
+    if (state.unavailable) failures.push([state.unavailable.attribute, state.unavailable.message]);
+    for (const [attribute, error] of failures) {
       const message = messageOf(error);
       now.set(`${attribute}\n${message}`, { attribute, message });
     }

@@ -2,7 +2,8 @@
 // model for its settings (random, the trained model, or loaded weights) and one tiny model for the
 // worked example. Every trace is turned into plain copied arrays at once (the trace is deleted
 // before returning).
-import { MODEL_KINDS } from './attributes.js';
+import { MODEL_KINDS, parseIdList, SAMPLE_IDS } from './attributes.js';
+import { pageMessage } from './messages.js';
 import { readHeader, readModel } from './modelReader.mjs';
 import { topIds } from './format.js';
 import catalog from './catalog.js';
@@ -60,8 +61,12 @@ function predictedTexts(result, tokenizer) {
   return out;
 }
 
+// Every option of a seeded model, from the core's defaults up: what the last model left behind (the
+// trained model's vocabulary of 64, its 61 positions) must not decide the weights, or a link would
+// open with other numbers than the page it was copied from.
+const seededOptions = (options) => ({ ...catalog.defaults, ...options });
 // One attention layer of random weights for these settings.
-const singleOptions = (s) => ({ model: 'single', layers: 1, dModel: s.dModel, heads: s.heads, kvHeads: s.kvHeads, causal: s.causal, seed: s.seed });
+const singleOptions = (s) => seededOptions({ model: 'single', layers: 1, dModel: s.dModel, heads: s.heads, kvHeads: s.kvHeads, causal: s.causal, seed: s.seed });
 
 export class Engine {
   // trained: the bytes of the model the page opens on (models/induction.safetensors), or null and
@@ -124,7 +129,7 @@ export class Engine {
   // GPT-2-style blocks of seeded weights (LayerNorm, attention, MLP): every stage of a block, on any
   // text. The tokens are numbered by first appearance, so the vocabulary only bounds how many differ.
   _runRandomBlocks(settings) {
-    const options = { model: 'gpt2', layers: MODEL_KINDS.blocks.layers, vocabSize: RANDOM_BLOCKS_VOCAB, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, seed: settings.seed };
+    const options = seededOptions({ model: 'gpt2', layers: MODEL_KINDS.blocks.layers, vocabSize: RANDOM_BLOCKS_VOCAB, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, causal: true, seed: settings.seed });
     const key = `blocks:${JSON.stringify(options)}`;
     if (key !== this.modelKey) {
       this.modelKey = null;
@@ -140,13 +145,45 @@ export class Engine {
     return this._runBlocks(settings);
   }
 
-  // A whole model the learner opened (openFile): built once and kept beside this.model.
+  // An MhaError carrying one of the page's own sentences (messages.js pageMessage), for a phase.
+  _pageError(key, params, phase) {
+    const e = new this.mha.MhaError(key);
+    return Object.assign(e, { page: pageMessage(key, params), phase });
+  }
+
+  // A whole model the learner opened (openFile): built once and kept beside this.model. heads: the
+  // learner's, or null for the ones it was opened with (the caller's, config.json's, the file's or
+  // d_model / 64).
   _runFile(settings) {
-    if (!this.file) {
-      const name = settings.file ? ` '${settings.file}'` : '';
-      throw Object.assign(new this.mha.MhaError(`open the model file${name} again: a page may not read a file from your disk by itself`), { phase: 'model' });
+    if (!this.file) throw this._pageError('reopenFile', { name: settings.file || 'model.safetensors' }, 'model');
+    const { model } = this.file;
+    const heads = settings.heads === null || settings.heads === undefined ? this.file.heads : settings.heads;
+    if (heads !== model.config.heads) {
+      try {
+        model.configure({ heads });
+      } catch (e) {
+        if (this.isMhaError(e)) e.phase = 'config';
+        throw e;
+      }
     }
-    return this._runBlocks(settings, this.file.model, this.file.tokenizer);
+    return this._runBlocks(settings, model, this.file.tokenizer);
+  }
+
+  // Tokenizer files alone can join the model shown when it is a GPT-2 file that reads ids only.
+  canTakeTokenizer(settings) {
+    return settings.model === 'file' && Boolean(this.file) && this.file.layout === 'gpt2' && !this.file.tokenizer;
+  }
+
+  // GPT-2's tokenizer (tokenizerFiles.js's {json} | {vocab, merges}) for the file model shown.
+  async addTokenizer(tokenizerFiles) {
+    const tokenizer = await this._tokenizerFrom(tokenizerFiles);
+    try {
+      this.file.model.setTokenizer(tokenizer);
+    } catch (e) {
+      tokenizer.delete();
+      throw e;
+    }
+    this.file.tokenizer = tokenizer;
   }
 
   // A File (or any Blob with a name) as a model, checked before anything changes: a whole model
@@ -155,12 +192,12 @@ export class Engine {
   // these settings, then goes the way of weights from a URL. Throws MhaError (or an AbortError)
   // and leaves every model as it was. -> {layout, kind: 'model' | 'weights', config, bytes?}.
   // tokenizerFiles: null or {json} | {vocab, merges} (Files, tokenizerFiles.js): GPT-2's tokenizer,
-  // given to the model so that it reads text.
-  async openFile(name, blob, settings, { signal = null, onProgress, tokenizerFiles = null } = {}) {
+  // given to the model so that it reads text. configFile: null or Hugging Face's config.json (a File),
+  // which says the model's heads; settings.heads, when a model= URL's demo sets them, come first.
+  async openFile(name, blob, settings, { signal = null, onProgress, tokenizerFiles = null, configFile = null } = {}) {
     const header = await readHeader(blob);
     const layout = this.mha.guessLayout(header, blob.size);
-    if (tokenizerFiles && (layout === 'pytorch' || layout === 'llama'))
-      throw new this.mha.MhaError(`a tokenizer goes with a whole model; ${name} holds one ${layout} attention layer`);
+    if (tokenizerFiles && (layout === 'pytorch' || layout === 'llama')) throw this._pageError('tokenizerWithLayer', { name, layout });
     if (layout === 'pytorch' || layout === 'llama') {
       const bytes = new Uint8Array(await blob.arrayBuffer());
       if (signal && signal.aborted) throw Object.assign(new Error('opening the file was cancelled'), { name: 'AbortError' });
@@ -173,9 +210,11 @@ export class Engine {
       }
     }
     const tokenizer = tokenizerFiles ? await this._tokenizerFrom(tokenizerFiles) : null;
+    const config = configFile ? await configFile.text() : '';
+    const asked = settings.model === 'file' && Number.isInteger(settings.heads) ? settings.heads : 0;
     let model;
     try {
-      model = await readModel(this.mha, blob, { layout, header, signal, onProgress });
+      model = await readModel(this.mha, blob, { layout, header, signal, onProgress, config, heads: asked });
       if (tokenizer) model.setTokenizer(tokenizer);
     } catch (e) {
       if (model) model.delete();
@@ -186,7 +225,7 @@ export class Engine {
       this.file.model.delete();
       if (this.file.tokenizer) this.file.tokenizer.delete();
     }
-    this.file = { name, layout, model, tokenizer };
+    this.file = { name, layout, model, tokenizer, heads: model.config.heads };
     return { layout, kind: 'model', config: model.config, tokenizer: Boolean(tokenizer) };
   }
 
@@ -207,16 +246,25 @@ export class Engine {
     return this._snapshot(settings, layer, model, tokenizer);
   }
 
+  // A model without a tokenizer (a GPT-2 checkpoint opened without its files) reads settings.ids
+  // (SAMPLE_IDS until the learner gives some); every other model reads settings.text.
   _snapshot(settings, layer, model = this.model, tokenizer = null) {
+    const config = model.config;
+    const onIds = config.tokenizer === '';
     let trace;
     try {
-      trace = model.runText(settings.text, { switchedOff: settings.switchedOff });
+      if (!onIds) trace = model.runText(settings.text, { switchedOff: settings.switchedOff });
+      else {
+        const parsed = parseIdList(settings.ids === null || settings.ids === undefined ? SAMPLE_IDS : settings.ids);
+        if (parsed.error) throw Object.assign(new this.mha.MhaError(parsed.error.key), { page: parsed.error });
+        trace = model.runIds(parsed.ids, { switchedOff: settings.switchedOff });
+      }
     } catch (e) {
-      if (this.isMhaError(e)) e.phase = e.field === 'switched_off' ? 'switchedOff' : 'text';
+      if (this.isMhaError(e)) e.phase = e.field === 'switched_off' ? 'switchedOff' : onIds ? 'ids' : 'text';
       throw e;
     }
     try {
-      const result = snapshot(trace, model.config, settings.text, layer, this.mha.stageTable);
+      const result = snapshot(trace, config, onIds ? null : settings.text, layer, this.mha.stageTable);
       if (tokenizer) result.vocabText = predictedTexts(result, tokenizer);
       return result;
     } finally {

@@ -1,14 +1,18 @@
 // A URL's bytes for a model or weights attribute, or a message that says why not (and, on a
-// file:// page, that browsers refuse fetch there).
-import { t } from './i18n.js';
+// file:// page, that browsers refuse fetch there): {bytes} | {failure: pageMessage}.
+import { pageMessage } from './messages.js';
 
-export async function fetchBytes(url, lang) {
+export async function fetchBytes(url) {
+  let res;
   try {
-    const res = await fetch(new URL(url, document.baseURI));
-    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
+    res = await fetch(new URL(url, document.baseURI));
+  } catch {
+    return { failure: pageMessage(location.protocol === 'file:' ? 'fetchFailedFile' : 'fetchFailedNetwork', { url }) };
+  }
+  if (!res.ok) return { failure: pageMessage('fetchFailed', { url, status: `HTTP ${res.status}` }) };
+  try {
     return { bytes: new Uint8Array(await res.arrayBuffer()) };
-  } catch (e) {
-    const hint = location.protocol === 'file:' ? ` ${t(lang, 'weightsFileHint')}` : '';
-    return { failure: `${t(lang, 'weightsFailed', { url, msg: (e && e.message) || String(e) })}${hint}` };
+  } catch {
+    return { failure: pageMessage('fetchFailedNetwork', { url }) };
   }
 }

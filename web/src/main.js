@@ -22,16 +22,17 @@ function statePairs() {
 }
 
 // Writes only what differs: even an equal value written to <html lang> restyles and relays out the
-// whole page (~4 ms), and each replaceState is a same-document navigation that costs ~5 ms and makes
-// Chromium fetch and decode the favicon again. So the permalink is written once the demo's new
-// picture is out and the page is idle, not on every change.
-let urlPending = false;
+// whole page (~4 ms), and each replaceState is a same-document navigation that costs ~2.5-5 ms and
+// makes Chromium fetch and decode the favicon again. So the permalink is written once the changes
+// have paused (URL_QUIET_MS) and the page is idle: not on every keystroke, and never in the time
+// left before the frame that shows a change (where an idle callback asked for at once may run).
+const URL_QUIET_MS = 300;
+let urlTimer = null;
 function setText(id, text) {
   const el = document.getElementById(id);
   if (el.textContent !== text) el.textContent = text;
 }
 function writeURL() {
-  urlPending = false;
   const query = toQuery(statePairs());
   if (location.search.slice(1) === query) return;
   try {
@@ -52,10 +53,8 @@ function onAttributes() {
   setText('app-subtitle', t(lang, 'appSubtitle'));
   setText('embed-open', t(lang, 'embedButton'));
   setText('skip-link', t(lang, 'skipToStage'));
-  if (!urlPending) {
-    urlPending = true;
-    whenIdle(writeURL);
-  }
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => whenIdle(writeURL), URL_QUIET_MS);
 }
 new MutationObserver(onAttributes).observe(demo, { attributes: true, attributeFilter: PERMALINK_ATTRS });
 onAttributes();
@@ -105,6 +104,13 @@ function mountEmbedDialog() {
     fields.iframe.value = iframeSnippet(pairs, `${dir}embed.html`, t(lang, 'appTitle'));
     const models = TRAINED_MODELS.map((m) => m.script).join(', '); // the files to copy beside mha-demo.js
     for (const el of dialog.querySelectorAll('[data-i18n]')) el.textContent = t(lang, el.dataset.i18n === 'embedIntro' && fromDisk ? 'embedIntroFile' : el.dataset.i18n, { models });
+    // What a link cannot carry: a file opened from the learner's disk.
+    const note = dialog.querySelector('[data-link-note]');
+    const s = demo.state;
+    const local = s.settings.model === 'file' && !s.settings.modelUrl ? ['linkNoFile', s.settings.file]
+      : s.settings.model === 'random' && s.weights && s.weights.file ? ['linkNoWeights', s.weights.url] : null;
+    note.hidden = !local;
+    note.textContent = local ? t(lang, local[0], { name: local[1] }) : '';
   }
   document.getElementById('embed-open').addEventListener('click', () => {
     fill();
@@ -139,8 +145,12 @@ function mountEmbedDialog() {
   });
 }
 
+// Settles as the demo's ready does; a rejection is the demo's to show (it does), not an unhandled one.
+const ready = customElements.whenDefined('mha-demo').then(() => demo.ready);
+ready.catch(() => {});
+
 window.mhaPage = {
-  ready: customElements.whenDefined('mha-demo').then(() => demo.ready),
+  ready,
   get state() {
     return demo.state;
   },

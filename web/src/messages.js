@@ -1,7 +1,9 @@
 // What the page says about a core error, and where. A core error about a setting, the text or a file comes
 // as {message, field, code, params} (web/mha.js MhaError, cpp/core/base/error.h): its code picks the
 // sentence and its params fill it, in either language, and its field picks the control it is shown
-// next to. A message the page wrote itself (a failed fetch, say) is a plain string, shown as it is.
+// next to. A message the page writes itself (a failed fetch, a file to open again) is {key, params},
+// a sentence of strings.js; a plain string is shown as it is.
+import { t } from './i18n.js';
 
 // How each setting is named in a sentence.
 const NAMES = {
@@ -77,7 +79,11 @@ export const SENTENCES = {
     model_no_blocks: '{file} 里没有任何块：找过“{tensor}”',
     model_block_missing: '{file} 有第 {last} 块，却没有第 {missing} 块的任何张量（“{prefix}{missing}.…”）',
     model_over_limit: '{file}：{size} 是 {value}，超过了上限 {max}',
-    model_no_heads: '{file} 没有说明每层有几个头：请给出头数（GPT-2 small 是 12）',
+    model_no_heads: '{file} 没有说明每层有几个头：请给出头数（GPT-2 small 是 12），或它的 config.json（n_head）',
+    config_not_object: '{file} 不是像 Hugging Face 的 config.json 那样的 JSON 对象（{"n_head": 12, …}）',
+    config_bad_size: '{file}：{key} 必须是至少为 1 的整数，实际是 {value}',
+    config_heads_disagree: '{file} 说 n_head 是 {heads}，但 {model} 的 __metadata__ 说 heads 是 {value}：请给出头数来选择',
+    config_other_model: '{file} 说 {key} 是 {said}，但 {model} 中是 {value}：它们不是同一个模型的文件',
     metadata_bad_heads: '{file}：__metadata__ 里的 heads 是“{value}”，不是 1 到 {max} 之间的整数',
     metadata_bad_rope_theta: '{file}：__metadata__ 里的 rope_theta 是“{value}”；应为正数，例如 10000',
     layer_not_found: '{file} 里没有第 {layer} 层的 {layout} 注意力权重：找过 {looked}',
@@ -104,9 +110,16 @@ export const SENTENCES = {
   },
 };
 
-export const messageOf = (error) => (typeof error === 'string' ? error : error.message);
+// The page's own message: a sentence of strings.js by key; cause, a core error (or another message)
+// that fills its {why} in the same language.
+export const pageMessage = (key, params = {}, cause = null) => (cause === null ? { key, params } : { key, params, cause });
+const paramsOf = (error, lang) => (error.cause ? { ...error.params, why: localMessage(error.cause, lang) } : error.params);
+
+// In English (an `error` event's detail, el.ready's rejection).
+export const messageOf = (error) => (typeof error === 'string' ? error : error.key ? t('en', error.key, paramsOf(error, 'en')) : error.message);
 
 export function localMessage(error, lang) {
+  if (typeof error !== 'string' && error.key) return t(lang, error.key, paramsOf(error, lang));
   if (typeof error === 'string' || !error.code) return messageOf(error);
   const sentence = (SENTENCES[lang] || {})[error.code];
   if (!sentence) return error.message;
@@ -120,7 +133,7 @@ export function localMessage(error, lang) {
 const KEY_OF_FIELD = { model: 'model', d_model: 'dModel', heads: 'heads', kv_heads: 'kvHeads', seed: 'seed', text: 'text', switched_off: 'switchedOff' };
 
 export function fieldFor(error, phase, changed) {
-  if (phase === 'layer' || phase === 'switchedOff' || phase === 'model') return phase;
+  if (phase === 'layer' || phase === 'switchedOff' || phase === 'model' || phase === 'ids') return phase;
   if (error.code === 'd_model_not_divisible') return changed === 'dModel' ? 'dModel' : 'heads';
   if (error.code === 'heads_not_divisible' || error.code === 'kv_heads_range') return changed === 'heads' ? 'heads' : 'kvHeads';
   if (error.field && KEY_OF_FIELD[error.field]) return KEY_OF_FIELD[error.field];
@@ -128,5 +141,5 @@ export function fieldFor(error, phase, changed) {
   return changed && changed !== 'causal' ? changed : 'text';
 }
 
-// A core error as the store keeps it: with its code when it has one, else its message.
-export const storedError = (e) => (e.code ? { message: e.message, field: e.field, code: e.code, params: e.params } : e.message);
+// A core error as the store keeps it: the page's sentence, or with its code when it has one, else its message.
+export const storedError = (e) => e.page || (e.code ? { message: e.message, field: e.field, code: e.code, params: e.params } : e.message);

@@ -1,8 +1,14 @@
 // Where a demo's model comes from besides what the core builds itself: a file the learner opens
 // (picker or drop), model="….safetensors" and weights="…" fetched from their URLs. Each ends as a
 // store change and a run request; while bytes are on their way the runner waits (pending).
+//
+// A source that cannot be had (a URL that fails, a file the page may not read again by itself, a bad
+// file) is store.unavailable: said once, in the learner's language, while the picture stays the last
+// one that worked, or, on a fresh page, falls back to what the demo shows without it (seeded
+// weights of the same sizes; the trained model for a model). The attributes keep asking for it (so
+// a reload tries again) until the learner changes a setting.
 import { fetchBytes } from './fetchBytes.js';
-import { messageOf } from './messages.js';
+import { messageOf, pageMessage, storedError } from './messages.js';
 import { sortFiles } from './tokenizerFiles.js';
 
 export class ModelSources {
@@ -17,12 +23,13 @@ export class ModelSources {
     this.modelUrl = null; // the model= URL last fetched
     this._modelPending = false;
     this._opening = null; // the AbortController of the file being opened
+    this._shown = null; // {settings, weights} of the last result: what a failure falls back to
   }
 
   // True while a model= or weights= download has not arrived: a run now would show the wrong model.
   get pending() {
     const w = this._store.state.weights;
-    return this._modelPending || Boolean(w && !w.bytes && !w.failed);
+    return this._modelPending || Boolean(w && !w.bytes);
   }
 
   // The weights of random mode for a run, or null for the core's own random weights.
@@ -31,27 +38,35 @@ export class ModelSources {
     return w && w.bytes ? { key: w.url, bytes: w.bytes, layout: w.layout, layer: w.layer } : null;
   }
 
+  // A result is shown: what it was made from is what a later failure keeps.
+  resultShown(state) {
+    this._shown = { settings: state.settings, weights: state.weights };
+  }
+
   // Opens a model from a File (or Blob with a name): a whole model (gpt2, attn-only) becomes the
   // model shown; a single attention layer (pytorch, llama) becomes the weights of random mode.
   // Read with the File API a tensor at a time (engine.openFile), so it works from file:// too and
   // never holds the whole file; store.opening shows the progress. A newer file, cancelOpen() or a
   // bad file leaves the model shown as it was (a bad one says why). Several files at once: the
-  // .safetensors one and GPT-2's tokenizer files beside it (tokenizerFiles.js), so a GPT-2 model reads
-  // text. Resolves to {name, layout, kind, tokenizer}; rejects with the message, or an AbortError
-  // when cancelled.
-  async openFile(fileOrFiles) {
+  // .safetensors one, GPT-2's tokenizer files and Hugging Face's config.json beside it
+  // (tokenizerFiles.js), so a GPT-2 model reads text and has its heads; tokenizer files alone give
+  // their tokenizer to the GPT-2 model shown. Resolves to {name, layout, kind, tokenizer}; rejects
+  // with the message, or an AbortError when cancelled.
+  // attribute: what a failure is said to be about ('model' for a fetched model= URL).
+  async openFile(fileOrFiles, attribute = 'file') {
     const list = fileOrFiles.length === undefined ? [fileOrFiles] : [...fileOrFiles]; // one Blob-like, or a FileList / array
-    const { model: file, tokenizer: tokenizerFiles, missing } = sortFiles(list);
-    const store = this._store;
+    const { model: file, tokenizer: tokenizerFiles, config, missing } = sortFiles(list);
+    const engine = this._engine();
+    if (!file && tokenizerFiles && !missing && engine && engine.canTakeTokenizer(this._store.state.settings)) return this._addTokenizer(tokenizerFiles);
     if (!file || missing) {
       const message = !file
-        ? `${list.map((f) => f.name).join(', ')}: open the model's .safetensors file together with these`
-        : `${file.name}: the tokenizer needs ${missing} too`;
-      store.set({ errors: { ...store.state.errors, model: message } });
-      throw new Error(message);
+        ? pageMessage('filesWithoutModel', { names: list.map((f) => f.name).join(', ') })
+        : pageMessage('tokenizerNeeds', { name: file.name, missing });
+      this.fail(attribute, message);
+      throw new Error(messageOf(message));
     }
     const name = file.name || 'model.safetensors';
-    const engine = this._engine();
+    const store = this._store;
     this.cancelOpen();
     const controller = new AbortController();
     this._opening = controller;
@@ -62,18 +77,19 @@ export class ModelSources {
     try {
       if (!engine) throw new Error('the core is still loading');
       onProgress(0, file.size);
-      opened = await engine.openFile(name, file, store.state.settings, { signal: controller.signal, onProgress, tokenizerFiles });
+      opened = await engine.openFile(name, file, store.state.settings, { signal: controller.signal, onProgress, tokenizerFiles, configFile: config });
       if (opened.kind === 'weights') {
         store.set({ weights: { url: name, layout: opened.layout, layer: 0, bytes: opened.bytes, file: true } });
-        store.set({ settings: { ...store.state.settings, model: 'random', file: null }, errors: {} });
+        store.set({ settings: { ...store.state.settings, model: 'random', file: null, modelUrl: null }, errors: {} });
       } else {
-        store.set({ settings: { ...store.state.settings, model: 'file', file: name, layer: null, switchedOff: [] }, errors: {} });
+        // heads: null, the file's own (or config.json's, or d_model / 64) until the learner sets them.
+        store.set({ settings: { ...store.state.settings, model: 'file', file: name, modelUrl: null, layer: null, switchedOff: [], heads: null, kvHeads: null, ids: null }, errors: {} });
       }
     } catch (e) {
       if (e && e.name === 'AbortError') throw e;
-      const message = `${name}: ${(e && e.message) || e}`;
-      store.set({ errors: { ...store.state.errors, model: message } });
-      throw new Error(message);
+      const message = pageMessage('fileFailed', { name }, e && e.message !== undefined ? storedError(e) : String(e));
+      this.fail(attribute, message);
+      throw new Error(messageOf(message));
     } finally {
       if (this._opening === controller) {
         this._opening = null;
@@ -82,6 +98,22 @@ export class ModelSources {
     }
     this._request('model');
     return { name, layout: opened.layout, kind: opened.kind, tokenizer: Boolean(opened.tokenizer) };
+  }
+
+  // GPT-2's tokenizer files for the model shown, which had none: it reads text from now on.
+  async _addTokenizer(tokenizerFiles) {
+    const store = this._store;
+    try {
+      await this._engine().addTokenizer(tokenizerFiles);
+    } catch (e) {
+      const message = pageMessage('fileFailed', { name: Object.values(tokenizerFiles).map((f) => f.name).join(', ') }, storedError(e));
+      this.fail('file', message);
+      throw new Error(messageOf(message));
+    }
+    store.set({ settings: { ...store.state.settings } }); // a new settings object: the same model, run again
+    this._request('model');
+    const { name, layout } = this._engine().file;
+    return { name, layout, kind: 'model', tokenizer: true };
   }
 
   // Stops a file that is still opening; the model shown stays.
@@ -96,33 +128,63 @@ export class ModelSources {
   async fetchModel(url) {
     this.modelUrl = url;
     this._modelPending = true;
-    const store = this._store;
-    const got = await fetchBytes(url, store.state.lang);
+    const got = await fetchBytes(url);
     this._modelPending = false;
-    if (got.bytes) {
-      try {
-        await this.openFile(new File([got.bytes], url.split('?')[0].split('/').pop()));
-        store.set({ settings: { ...store.state.settings, modelUrl: url } });
-        return;
-      } catch {
-        // openFile has said why
-      }
-    } else store.set({ status: 'idle', errors: { ...store.state.errors, model: got.failure } });
-    this._failReady(new Error(messageOf(store.state.errors.model)));
+    if (got.failure) {
+      this.fail('model', got.failure);
+      return;
+    }
+    try {
+      await this.openFile(new File([got.bytes], url.split('?')[0].split('/').pop()), 'model');
+      this._store.set({ settings: { ...this._store.state.settings, modelUrl: url } });
+    } catch {
+      // openFile has said why
+    }
   }
 
   // weights="…": the weights of random mode, fetched; a newer weights attribute wins.
   async fetchWeights(spec) {
     const store = this._store;
     store.set({ status: 'loading-weights' });
-    const got = await fetchBytes(spec.url, store.state.lang);
+    const got = await fetchBytes(spec.url);
     const current = store.state.weights;
     if (!current || current.url !== spec.url) return; // replaced meanwhile
     if (got.failure) {
-      store.set({ weights: { ...current, failed: true }, status: 'idle', errors: { weights: got.failure } });
+      this.fail('weights', got.failure);
       return;
     }
     store.set({ weights: { ...current, bytes: got.bytes } });
     this._request(null);
+  }
+
+  // A run refused the model itself (phase 'model': no file to show, no trained model in this build)
+  // or the weights' bytes (phase 'weights'): the same as a source that could not be fetched.
+  runFailed(e) {
+    const w = this._store.state.weights;
+    if (e.phase === 'weights') this.fail('weights', pageMessage('fileFailed', { name: w ? w.url : '' }, storedError(e)));
+    else this.fail('model', storedError(e));
+  }
+
+  // attribute: 'model', 'weights' or 'file' (a file the learner opened); message: what it says. The
+  // picture falls back (see the top of this file) and el.ready, if still pending, rejects.
+  fail(attribute, message) {
+    const store = this._store;
+    const s = store.state;
+    const shown = s.result ? this._shown : null;
+    const patch = { status: 'idle' };
+    let instead = shown ? 'kept' : null;
+    if (attribute === 'weights') {
+      patch.weights = shown ? shown.weights : null;
+      if (!shown) instead = 'seeded';
+    } else if (shown) {
+      patch.settings = shown.settings;
+    } else if (s.settings.model === 'file') {
+      patch.settings = { ...s.settings, model: 'trained', file: null, modelUrl: null };
+      instead = 'trained';
+    }
+    patch.unavailable = { attribute, message, instead };
+    store.set(patch);
+    this._failReady(new Error(messageOf(message)));
+    if (!s.result) this._request(null);
   }
 }

@@ -12,8 +12,9 @@ export function isLarge(s) {
 }
 
 // engine: {run(settings), runWorked(causal), isMhaError(e), runAsync?(settings) -> Promise (see
-// workerClient.js)}; ready() says whether it can run yet.
-export function createRunner(store, engine, ready = () => true) {
+// workerClient.js)}; ready() says whether it can run yet. sourceFailed(e): a run refused the model
+// or the weights themselves (phase 'model' or 'weights'): modelSources.js says so and falls back.
+export function createRunner(store, engine, ready = () => true, sourceFailed = null) {
   let job = 0; // the latest request; older async results are dropped
   let lastChanged = null;
   let useWorker = typeof engine.runAsync === 'function';
@@ -28,11 +29,16 @@ export function createRunner(store, engine, ready = () => true) {
 
   // e: an MhaError with its phase, or the same as plain data from the worker.
   function report(e) {
+    if (sourceFailed && (e.phase === 'model' || e.phase === 'weights')) {
+      sourceFailed(e);
+      return;
+    }
     const key = e.phase === 'weights' ? 'weights' : fieldFor(e, e.phase, lastChanged);
     store.set({ errors: { [key]: storedError(e) }, status: 'idle', computingSince: null });
   }
 
   function apply(result, ms, settings) {
+    result.settings = settings; // what it was made from
     const patch = { result, errors: {}, status: 'idle', computingSince: null, lastMs: ms, fatal: null };
     if (store.state.head >= result.config.heads) patch.head = 0;
     if (!store.state.worked || store.state.worked.config.causal !== settings.causal) {
@@ -84,6 +90,10 @@ export function createRunner(store, engine, ready = () => true) {
     // changed: the settings key the learner just edited (for placing the error message).
     request(changed) {
       if (changed) lastChanged = changed;
+      // A setting changed: the learner has moved on from a source that could not be had. Weights
+      // that could not be loaded are said for as long as their attribute asks for them in this mode.
+      const gone = store.state.unavailable;
+      if (changed && gone && (gone.attribute !== 'weights' || changed === 'model')) store.set({ unavailable: null });
       if (!ready()) return;
       const id = ++job;
       if (!isLarge(store.state.settings)) {

@@ -1,8 +1,7 @@
 // The teaching steps as data: {id, title, text(ctx), formula(ctx), view, parts?, depends?, enter(),
 // exit()}, one per stage id of the core's table (cpp/core/model/stages.h). Which steps a demo walks, in
 // which order and in which family comes from the result (engine.js); a stage with no step of its own
-// here is shown by genericStep (its tensors as heatmaps). ctx = {lang, controls, model (attributes.js
-// MODEL_KINDS), config, T, layer}.
+// here is shown by genericStep (its tensors as heatmaps). ctx: see STEPS.
 //
 // The one update contract every view follows: view(state, actions) -> Node draws the step's body.
 // It is drawn again when the result, the language or a state key listed in the step's `depends`
@@ -11,8 +10,9 @@
 // gives parts(state, actions) -> [{key, make}]; only a part whose key changed is drawn again (and it,
 // too, is offered the new state in place first).
 import { t } from './i18n.js';
+import { STRINGS } from './strings.js';
 import { grouped, escapeHtml } from './format.js';
-import { isSized, maskOffKey } from './attributes.js';
+import { hasBlocks, isLoaded, onInductionTask, readsIds, scaledEmbedding, hasInductionHeads } from './modelFacts.js';
 import { hideTip } from './views/parts/tooltip.js';
 import { tokenizeView } from './views/stages/tokenize.js';
 import { embedView } from './views/stages/embed.js';
@@ -26,6 +26,8 @@ import { stageTensorsView, predictView } from './views/stages/model.js';
 
 const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
 const sub = (s) => `<sub>${s}</sub>`;
+// " + b_X" where the model's attention has biases (Llama's has none).
+const bias = (config, x) => (config.biases ? ` + b${sub(x)}` : '');
 
 function leave() {
   hideTip();
@@ -36,25 +38,29 @@ function arrive(section) {
   if (top < 0) section.scrollIntoView({ block: 'start' });
 }
 
-// The structure (a model of blocks has learned tables and residuals) and the story (were its weights
-// learnt, or drawn at random?) are two questions.
-const hasBlocks = (config) => config.model !== 'single';
-const learnt = (model) => !isSized(model);
-
+// ctx = {lang, causalControl (the demo has a causal checkbox), config, T, layer, result}. Every text
+// is chosen by what the model is (modelFacts.js), never by the menu item that made it.
 const STEPS = [
   {
     id: 'tokenize',
-    text: ({ lang, model, config, T }) => t(lang, !hasBlocks(config) ? 'tokenize.text' : learnt(model) ? 'tokenize.textTrained' : 'tokenize.textBlocks', { vocab: config.vocabSize, v: config.vocabSize, T }),
-    formula: ({ T }) => `tokens = tokenize(text) &nbsp;·&nbsp; ids = id(token) for each token &nbsp;·&nbsp; T = ${T}`,
+    text: ({ lang, config, T }) => {
+      const key = { hashed: 'tokenize.text', bpe: 'tokenize.textBpe', '': 'tokenize.textIds' }[config.tokenizer]
+        || (isLoaded(config) ? 'tokenize.textTrained' : 'tokenize.textBlocks');
+      return t(lang, key, { vocab: config.vocabSize, v: config.vocabSize, last: config.vocabSize - 1, T });
+    },
+    formula: ({ lang, config, T }) => t(lang, readsIds(config) ? 'tokenize.formulaIds' : 'tokenize.formula', { T }),
     view: tokenizeView,
   },
   {
     id: 'embed',
-    text: ({ lang, model, config }) => t(lang, !hasBlocks(config) ? 'embed.text' : learnt(model) ? 'embed.textTrained' : 'embed.textBlocks', { d: config.dModel, sqrt: sqrt(config.dModel) }),
+    text: ({ lang, config }) => {
+      const key = scaledEmbedding(config) ? 'embed.text' : !hasBlocks(config) ? 'embed.textTables' : isLoaded(config) ? 'embed.textTrained' : 'embed.textBlocks';
+      return t(lang, key, { d: config.dModel, sqrt: sqrt(config.dModel) });
+    },
     formula: ({ config }) =>
-      hasBlocks(config)
-        ? `x = W${sub('token')}[ids] + W${sub('position')}[0 … T−1]`
-        : `x = E[ids] · √d${sub('model')} + PE<br>PE${sub('(pos, 2i)')} = sin(pos / 10000<sup>2i/d<sub>model</sub></sup>) &nbsp;·&nbsp; PE${sub('(pos, 2i+1)')} = cos(pos / 10000<sup>2i/d<sub>model</sub></sup>)`,
+      scaledEmbedding(config)
+        ? `x = E[ids] · √d${sub('model')} + PE<br>PE${sub('(pos, 2i)')} = sin(pos / 10000<sup>2i/d<sub>model</sub></sup>) &nbsp;·&nbsp; PE${sub('(pos, 2i+1)')} = cos(pos / 10000<sup>2i/d<sub>model</sub></sup>)`
+        : `x = W${sub('E')}[ids] + W${sub('pos')}[0 … T−1]`,
     view: embedView,
   },
   {
@@ -65,34 +71,35 @@ const STEPS = [
       return t(lang, 'project.text', { d, wq: grouped(d * d, 'en'), gqa });
     },
     formula: ({ config }) =>
-      `Q = X·W${sub('Q')}<sup>T</sup> + b${sub('Q')} &nbsp;·&nbsp; K = X·W${sub('K')}<sup>T</sup> + b${sub('K')} &nbsp;·&nbsp; V = X·W${sub('V')}<sup>T</sup> + b${sub('V')}<br>` +
+      `Q = X·W${sub('Q')}<sup>T</sup>${bias(config, 'Q')} &nbsp;·&nbsp; K = X·W${sub('K')}<sup>T</sup>${bias(config, 'K')} &nbsp;·&nbsp; V = X·W${sub('V')}<sup>T</sup>${bias(config, 'V')}<br>` +
       `W${sub('Q')}: ${config.dModel} × ${config.dModel} &nbsp;·&nbsp; W${sub('K')}, W${sub('V')}: ${config.kvHeads * config.dHead} × ${config.dModel}`,
     view: projectView,
   },
   {
     id: 'split',
     text: ({ lang, config }) => t(lang, 'split.text', { d: config.dModel, h: config.heads, kv: config.kvHeads }),
-    formula: ({ config }) =>
-      `Q${sub('h')} = Q[:, :, h·d${sub('head')} : (h+1)·d${sub('head')}] &nbsp;→&nbsp; reshape (1, T, ${config.heads}, ${config.dHead}) → transpose (1, ${config.heads}, T, ${config.dHead})`,
+    formula: ({ lang, config }) => t(lang, 'split.formula', { h: config.heads, dh: config.dHead }),
     view: splitView,
   },
   {
     id: 'rope',
     text: ({ lang, config }) => t(lang, 'rope.text', { base: config.ropeBase, half: config.dHead / 2 }),
-    formula: ({ config }) =>
+    formula: ({ lang, config }) =>
       `q${sub('rot')}[t] = q[t]·cos(tθ) + rotate_half(q[t])·sin(tθ) &nbsp;·&nbsp; rotate_half(x${sub('1')} | x${sub('2')}) = (−x${sub('2')} | x${sub('1')})<br>` +
-      `θ${sub('i')} = ${config.ropeBase}<sup>−2i/${config.dHead}</sup>, i = 0 … ${config.dHead / 2 - 1} &nbsp;·&nbsp; the same for k: q${sub('rot')}[t]·k${sub('rot')}[s] depends on t − s`,
+      `θ${sub('i')} = ${config.ropeBase}<sup>−2i/${config.dHead}</sup>, i = 0 … ${config.dHead / 2 - 1} &nbsp;·&nbsp; ${t(lang, 'rope.formulaK')}`,
     view: ropeView,
   },
   {
     id: 'attend',
-    text: ({ lang, controls, model, config, layer }) =>
-      hasBlocks(config) && learnt(model)
-        ? t(lang, 'attend.textTrained', { l: layer, sqrt: sqrt(config.dHead) })
-        : t(lang, 'attend.text', { sqrt: sqrt(config.dHead), mask: `${t(lang, config.causal ? 'attend.maskOn' : maskOffKey(controls, model))} ` }),
-    formula: ({ config }) =>
-      `scores${sub('h')} = Q${sub('h')}K${sub('g(h)')}<sup>T</sup> / √d${sub('head')}${config.causal ? ' + M &nbsp;(M<sub>ij</sub> = −∞ for j &gt; i)' : ''}<br>` +
-      `weights${sub('h')} = softmax(scores${sub('h')}) row by row &nbsp;·&nbsp; head_out${sub('h')} = weights${sub('h')} · V${sub('g(h)')}` +
+    text: ({ lang, causalControl, config, layer }) => {
+      const vars = { l: layer, layers: config.layers, sqrt: sqrt(config.dHead) };
+      if (!hasBlocks(config)) return t(lang, 'attend.text', { ...vars, mask: `${t(lang, config.causal ? 'attend.maskOn' : causalControl ? 'attend.maskOff' : 'attend.maskOffNoControl')} ` });
+      if (onInductionTask(config)) return t(lang, 'attend.textTrained', vars);
+      return t(lang, isLoaded(config) ? 'attend.textLoaded' : 'attend.textRandomBlocks', vars);
+    },
+    formula: ({ lang, config }) =>
+      `scores${sub('h')} = Q${sub('h')}K${sub('g(h)')}<sup>T</sup> / √d${sub('head')}${config.causal ? ` + M &nbsp;${t(lang, 'attend.formulaMask')}` : ''}<br>` +
+      `weights${sub('h')} = softmax(scores${sub('h')}) ${t(lang, 'attend.formulaRows')} &nbsp;·&nbsp; head_out${sub('h')} = weights${sub('h')} · V${sub('g(h)')}` +
       (config.kvHeads < config.heads ? ` &nbsp;·&nbsp; g(h) = ⌊h / ${config.heads / config.kvHeads}⌋` : ' &nbsp;·&nbsp; g(h) = h'),
     view: attendView,
     parts: attendParts, // redrawn part by part (see sections.js)
@@ -107,8 +114,8 @@ const STEPS = [
   },
   {
     id: 'output',
-    text: ({ lang }) => t(lang, 'output.text'),
-    formula: ({ config }) => `y = concat·W${sub('O')}<sup>T</sup> + b${sub('O')} &nbsp;·&nbsp; W${sub('O')}: ${config.dModel} × ${config.dModel}`,
+    text: ({ lang, config }) => t(lang, hasBlocks(config) ? 'output.textBlocks' : 'output.text'),
+    formula: ({ config }) => `y = concat·W${sub('O')}<sup>T</sup>${bias(config, 'O')} &nbsp;·&nbsp; W${sub('O')}: ${config.dModel} × ${config.dModel}`,
     view: outputView,
   },
   {
@@ -120,13 +127,18 @@ const STEPS = [
   {
     id: 'logits',
     text: ({ lang, config }) => t(lang, 'logits.text', { v: config.vocabSize, d: config.dModel }),
-    formula: ({ config }) => `logits = h${sub('last')} · W${sub('U')}<sup>T</sup> &nbsp;·&nbsp; W${sub('U')}: ${config.vocabSize} × ${config.dModel}`,
+    // What the unembedding reads: the final LayerNorm's output, or the last block's residual stream.
+    formula: ({ config }) =>
+      `logits = ${config.layerNorm ? 'ln_f' : `resid${sub(config.mlp ? 'out' : 'mid')}[${config.layers - 1}]`} · W${sub('U')}<sup>T</sup> &nbsp;·&nbsp; W${sub('U')}: ${config.vocabSize} × ${config.dModel}`,
     view: stageTensorsView('logits'),
   },
   {
     id: 'predict',
-    text: ({ lang }) => t(lang, 'predict.text'),
-    formula: () => `p(next token = v | position i) = softmax(logits${sub('i')})${sub('v')}`,
+    text: ({ lang, config, result }) => {
+      if (!isLoaded(config)) return t(lang, 'predict.textRandom');
+      return t(lang, onInductionTask(config) && hasInductionHeads(result) ? 'predict.text' : 'predict.textLoaded');
+    },
+    formula: ({ lang }) => t(lang, 'predict.formula'),
     view: predictView,
   },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
@@ -136,7 +148,9 @@ const STEP_OF = Object.fromEntries(STEPS.map((step) => [step.id, step]));
 // A stage of the table with no step written for it (GPT-2's LayerNorms and MLP): its text from the
 // strings, its formulas and shapes from the core's table, its tensors as heatmaps.
 function genericStep({ id, tensors }) {
-  const formula = () => tensors.map((x) => `${escapeHtml(x.name)} ${escapeHtml(x.shape)} = ${escapeHtml(x.formula)}`).join('<br>');
+  // The core's formula, or in Chinese its translation where it has words (strings.js formula.{name}).
+  const said = (lang, x) => (lang !== 'en' && STRINGS[`formula.${x.name}`] ? t(lang, `formula.${x.name}`) : escapeHtml(x.formula));
+  const formula = ({ lang }) => tensors.map((x) => `${escapeHtml(x.name)} ${escapeHtml(x.shape)} = ${said(lang, x)}`).join('<br>');
   return { id, title: `${id}.title`, text: ({ lang }) => t(lang, `${id}.text`), formula, view: stageTensorsView(id), enter: arrive, exit: leave };
 }
 

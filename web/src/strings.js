@@ -31,9 +31,18 @@ export const STRINGS = {
   modelBlocks: { en: 'random GPT-2 blocks, any size', zh: '随机权重的 GPT-2 块，任意大小' },
   modelFile: { en: 'file: {name}', zh: '文件：{name}' },
   openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
-  fileNote: {
-    en: 'Drop another .safetensors file on the demo to open it. A GPT-2 checkpoint reads text with its tokenizer: open or drop its files with it (encoder.json and vocab.bpe, vocab.json and merges.txt, or tokenizer.json).',
-    zh: '把另一个 .safetensors 文件拖到演示上即可打开。GPT-2 检查点要用它的分词器读文本：把分词器文件（encoder.json 和 vocab.bpe、vocab.json 和 merges.txt，或 tokenizer.json）和它一起打开或拖进来。',
+  fileNote: { en: 'Drop another .safetensors file on the demo to open it.', zh: '把另一个 .safetensors 文件拖到演示上即可打开。' },
+  'headsFrom.config.json': { en: 'Its {h} heads are config.json’s n_head.', zh: '它的 {h} 个头来自 config.json 的 n_head。' },
+  'headsFrom.metadata': { en: 'Its {h} heads are what the file says.', zh: '它的 {h} 个头是文件里写明的。' },
+  'headsFrom.gpt2-d-head': {
+    en: 'The file does not say how many heads it has: {h} = d_model {d} / 64, as in every GPT-2 size (d_head 64). Change it under heads, or open its config.json with it.',
+    zh: '文件没有写明有几个头：{h} = d_model {d} / 64，每种大小的 GPT-2 都是 d_head 64。可以在 heads 里修改，或把它的 config.json 一起打开。',
+  },
+  'headsFrom.given': { en: 'You chose {h} heads: d_head = {d} / {h} = {dh}.', zh: '你选了 {h} 个头：d_head = {d} / {h} = {dh}。' },
+  tokenIds: { en: 'Token ids', zh: 'token id' },
+  idsNote: {
+    en: '{name} came without its tokenizer files, so it reads token ids (0 … {last}). To read text, open its tokenizer files: encoder.json and vocab.bpe, vocab.json and merges.txt, or tokenizer.json.',
+    zh: '{name} 没有带分词器文件，所以它读的是 token id（0 … {last}）。要读文本，请打开它的分词器文件：encoder.json 和 vocab.bpe、vocab.json 和 merges.txt，或 tokenizer.json。',
   },
   opening: { en: 'Reading {name}: {read} of {total} MB', zh: '正在读取 {name}：{read} / {total} MB' },
   cancel: { en: 'Cancel', zh: '取消' },
@@ -89,14 +98,29 @@ export const STRINGS = {
   attrError: { en: 'This demo cannot show its settings:', zh: '这个演示无法按设置显示：' },
   staleBox: { en: 'The pictures below still show the last valid settings.', zh: '下面的图仍是上一次有效设置的结果。' },
   loadingWeights: { en: 'Loading weights…', zh: '正在加载权重…' },
-  weightsFailed: {
-    en: 'could not load weights from {url}: {msg}',
-    zh: '无法从 {url} 加载权重：{msg}',
+  // What could not be loaded (store.unavailable): the sentence, then what the pictures show instead.
+  fetchFailed: { en: 'could not load {url}: the server answered {status}', zh: '无法加载 {url}：服务器返回 {status}' },
+  fetchFailedNetwork: { en: 'could not load {url}: the server did not answer', zh: '无法加载 {url}：服务器没有应答' },
+  fetchFailedFile: {
+    en: 'could not load {url}: browsers do not let a page opened from file:// fetch other files; serve the folder over http (for example npm start)',
+    zh: '无法加载 {url}：浏览器不允许以 file:// 打开的页面读取其他文件；请通过 http 提供这个文件夹（例如 npm start）',
   },
-  weightsFileHint: {
-    en: 'Browsers do not let a page opened from file:// fetch other files; serve the folder over http (for example npm start) to use weights.',
-    zh: '浏览器不允许以 file:// 打开的页面读取其他文件；要使用权重，请通过 http 提供页面（例如 npm start）。',
+  reopenFile: {
+    en: 'open {name} again (“Open a model file…”, or drop it here): a page may not read a file from your disk by itself',
+    zh: '请再次打开 {name}（“打开模型文件…”，或拖到这里）：网页不能自己读取你磁盘上的文件',
   },
+  fileFailed: { en: '{name}: {why}', zh: '{name}：{why}' },
+  filesWithoutModel: { en: '{names}: open the model’s .safetensors file together with these', zh: '{names}：请把模型的 .safetensors 文件和它们一起打开' },
+  tokenizerNeeds: { en: '{name}: the tokenizer needs {missing} too', zh: '{name}：分词器还需要 {missing}' },
+  tokenizerWithLayer: {
+    en: 'a tokenizer goes with a whole model; {name} holds one {layout} attention layer',
+    zh: '分词器要配整个模型使用；{name} 只有一个 {layout} 注意力层',
+  },
+  idsEmpty: { en: 'give at least one token id, e.g. 0 1 2', zh: '请至少给出一个 token id，例如 0 1 2' },
+  idsNotWhole: { en: 'token ids are whole numbers separated by spaces or commas; got “{part}”', zh: 'token id 是用空格或逗号分开的整数；这里是“{part}”' },
+  'unavailable.kept': { en: 'The pictures below still show the last model that could be shown.', zh: '下面的图仍是上一个能显示的模型。' },
+  'unavailable.seeded': { en: 'The pictures below show seeded random weights of these sizes instead.', zh: '下面的图改为显示同样大小的随机权重（带种子）。' },
+  'unavailable.trained': { en: 'The pictures below show the trained model instead.', zh: '下面的图改为显示训练好的模型。' },
 
   embedButton: { en: 'Embed / share', zh: '嵌入 / 分享' },
   embedTitle: { en: 'Put this demo in your article', zh: '把这个演示放进你的文章' },
@@ -107,6 +131,14 @@ export const STRINGS = {
   embedIntroFile: {
     en: 'This page was opened from disk, so the snippets name files rather than addresses: copy web/build/mha-demo.js and {models} beside your article (and embed.html with its build/ folder for the iframe), or change the paths to where you publish them.',
     zh: '本页是从磁盘打开的，所以代码里写的是文件名而不是网址：把 web/build/mha-demo.js 和 {models} 复制到文章旁边（iframe 还需要 embed.html 和它的 build/ 文件夹），或者把路径改成你发布它们的位置。',
+  },
+  linkNoFile: {
+    en: 'A link cannot carry {name}: it was opened from your disk. Whoever opens the link is asked to open the file themselves.',
+    zh: '链接带不走 {name}：它是从你的磁盘打开的。打开链接的人会被请求自己打开这个文件。',
+  },
+  linkNoWeights: {
+    en: 'A link cannot carry the weights of {name}: they were opened from your disk. The link opens with seeded random weights instead.',
+    zh: '链接带不走 {name} 的权重：它们是从你的磁盘打开的。链接打开后显示的是带种子的随机权重。',
   },
   embedElement: { en: 'A custom element (one script, works offline):', zh: '自定义元素（一个脚本，离线可用）：' },
   embedIframe: { en: 'An iframe (for platforms that strip scripts):', zh: 'iframe（适用于会删除脚本的平台）：' },
@@ -163,6 +195,16 @@ export const STRINGS = {
     en: 'These blocks are untrained: their token table is random, so any numbering of the tokens is as good as another. The text is cut into tokens, the start token <code>&lt;s&gt;</code> (id 0) goes first, and each new token gets the next id — 1, 2, 3 … in order of first appearance, as for the trained model. T = {T}.',
     zh: '这些块没有训练过：词嵌入表是随机的，所以 token 怎么编号都一样。文本切成 token，最前面加上起始 token <code>&lt;s&gt;</code>（id 0），每个新 token 依出现顺序得到下一个 id——1、2、3……，和训练好的模型一样。T = {T}。',
   },
+  'tokenize.textBpe': {
+    en: 'GPT-2’s byte-level BPE tokenizer, from the files opened with the model, cuts the text into pieces of its vocabulary of {v}: a common word is one token with the space before it (“ world”), a rarer word several pieces, and a character no piece holds its bytes (<code>&lt;0xE6&gt;</code>). Each piece’s id is its row in that vocabulary. T = {T}.',
+    zh: 'GPT-2 的字节级 BPE 分词器（来自和模型一起打开的文件）把文本切成它词表（{v} 个）里的片段：常见的词连同前面的空格是一个 token（“ world”），少见的词切成几段，没有片段能表示的字符则显示为字节（<code>&lt;0xE6&gt;</code>）。每个片段的 id 就是它在词表中的行号。T = {T}。',
+  },
+  'tokenize.textIds': {
+    en: 'This model came without its tokenizer files, so there is no text to cut: it reads the token ids you give (0 … {last}), one per position. Open its tokenizer files to type text instead. T = {T}.',
+    zh: '这个模型没有带分词器文件，所以没有文本可切：它直接读你给的 token id（0 … {last}），每个位置一个。打开它的分词器文件后就可以输入文本。T = {T}。',
+  },
+  'tokenize.formula': { en: 'tokens = tokenize(text) &nbsp;·&nbsp; ids = id(token) for each token &nbsp;·&nbsp; T = {T}', zh: 'tokens = tokenize(文本) &nbsp;·&nbsp; 每个 token 的 id = id(token) &nbsp;·&nbsp; T = {T}' },
+  'tokenize.formulaIds': { en: 'ids = the ids given &nbsp;·&nbsp; T = {T}', zh: 'ids = 给定的 id &nbsp;·&nbsp; T = {T}' },
   'embed.textBlocks': {
     en: 'Each id picks a row of the token table (d_model = {d} numbers) and each position a row of a position table — tables a real model learns, random here. Their sum <code>x</code> starts the <em>residual stream</em>: every block reads a normalised copy of it and adds what its attention and its MLP compute.',
     zh: '每个 id 取出词嵌入表中的一行（d_model = {d} 个数），每个位置取出位置表中的一行——真实模型会学这两张表，这里是随机的。两者之和 <code>x</code> 是<em>残差流</em>的起点：每个块读取它归一化后的副本，再把注意力和 MLP 的结果加回去。',
@@ -170,6 +212,10 @@ export const STRINGS = {
   'embed.textTrained': {
     en: 'Each id picks a row of the <em>learned</em> token table (d_model = {d} numbers), and each position a row of a learned position table; their sum <code>x</code> is the start of the <em>residual stream</em> that every layer reads from and adds to.',
     zh: '每个 id 取出<em>训练得到的</em>词嵌入表中的一行（d_model = {d} 个数），每个位置取出训练得到的位置表中的一行；两者之和 <code>x</code> 是<em>残差流</em>的起点，每一层都从中读取并往里加东西。',
+  },
+  'embed.textTables': {
+    en: 'Each id picks a row of the token table that came with these weights (d_model = {d} numbers), and each position a row of their position table; their sum <code>x</code> is what the layer reads. No scaling and no sinusoids: the tables were learned.',
+    zh: '每个 id 取出这份权重自带的词嵌入表中的一行（d_model = {d} 个数），每个位置取出它的位置表中的一行；两者之和 <code>x</code> 就是这一层读到的输入。没有缩放也没有正弦：这两张表是学出来的。',
   },
   'embed.text': {
     en: 'Each id picks one row of an embedding table: a vector of d_model = {d} numbers. Here the table is random (seeded Xavier initialisation, like an untrained model) and each row is multiplied by √d_model = {sqrt} so it is not drowned by what comes next. Attention by itself cannot tell word order, so a sinusoidal <em>position encoding</em> — sines and cosines of many frequencies — is added. The sum <code>x</code> has shape (batch, T, d_model).',
@@ -191,14 +237,23 @@ export const STRINGS = {
     en: 'The {d} columns of Q are cut into {h} consecutive blocks. Head i receives only its own block of d_head columns — the heads <strong>split</strong> d_model, they do not each get a copy. K and V are cut the same way into kv_heads = {kv} blocks.',
     zh: 'Q 的 {d} 列被切成 {h} 段连续的块，第 i 个头只拿到自己那一块 d_head 列——多头是把 d_model <strong>切开</strong>，而不是每个头复制一份。K 和 V 也按同样方式切成 kv_heads = {kv} 块。',
   },
-  'rope.text': {
-    en: 'Llama adds no position vector to x. Instead, in every head, dimension i and dimension i + {half} form a pair, and at position t the pair is turned by the angle t·θ<sub>i</sub> (base {base}): fast turns for the first pairs, slow ones for the last. K is turned the same way, so a score q·k sees where two tokens sit only through their distance. Position 0 is not turned; V is never turned.',
-    zh: 'Llama 不给 x 加位置向量，而是在每个头里把第 i 维和第 i + {half} 维配成一对，在位置 t 把这一对旋转 t·θ<sub>i</sub> 的角度（底数 {base}）：前面的维度对转得快，后面的转得慢。K 也这样旋转，所以分数 q·k 只通过两个 token 之间的距离看到它们的位置。位置 0 不旋转；V 从不旋转。',
+  'split.formula': {
+    en: 'Q<sub>h</sub> = Q[:, :, h·d<sub>head</sub> : (h+1)·d<sub>head</sub>] &nbsp;→&nbsp; reshape (1, T, {h}, {dh}) → transpose (1, {h}, T, {dh})',
+    zh: 'Q<sub>h</sub> = Q[:, :, h·d<sub>head</sub> : (h+1)·d<sub>head</sub>] &nbsp;→&nbsp; 变形为 (1, T, {h}, {dh}) → 转置为 (1, {h}, T, {dh})',
   },
+  'rope.text': {
+    en: 'Llama adds no position vector to x (the embed stage here still adds a sinusoidal one, as for every single layer: its ids are embedded by this demo, not by Llama). Instead, in every head, dimension i and dimension i + {half} form a pair, and at position t the pair is turned by the angle t·θ<sub>i</sub> (base {base}): fast turns for the first pairs, slow ones for the last. K is turned the same way, so a score q·k sees where two tokens sit only through their distance. Position 0 is not turned; V is never turned.',
+    zh: 'Llama 不给 x 加位置向量（这里的嵌入一步仍加了正弦位置编码，和所有单层一样：id 是本演示嵌入的，不是 Llama 的）。它的做法是在每个头里把第 i 维和第 i + {half} 维配成一对，在位置 t 把这一对旋转 t·θ<sub>i</sub> 的角度（底数 {base}）：前面的维度对转得快，后面的转得慢。K 也这样旋转，所以分数 q·k 只通过两个 token 之间的距离看到它们的位置。位置 0 不旋转；V 从不旋转。',
+  },
+  'rope.formulaK': { en: 'the same for k: q<sub>rot</sub>[t]·k<sub>rot</sub>[s] depends on t − s', zh: 'k 也一样：q<sub>rot</sub>[t]·k<sub>rot</sub>[s] 只取决于 t − s' },
   'split.dhead': { en: 'd_head = d_model / heads = {d} / {h} = {dh}', zh: 'd_head = d_model / heads = {d} / {h} = {dh}' },
   'split.params': {
     en: 'Parameters of W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>, W<sub>O</sub> and their biases',
     zh: 'W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub>、W<sub>O</sub> 及偏置的参数量',
+  },
+  'split.paramsNoBias': {
+    en: 'Parameters of W<sub>Q</sub>, W<sub>K</sub>, W<sub>V</sub>, W<sub>O</sub> (these weights have no biases)',
+    zh: 'W<sub>Q</sub>、W<sub>K</sub>、W<sub>V</sub>、W<sub>O</sub> 的参数量（这份权重没有偏置）',
   },
   'split.paramsSame': {
     en: 'The same for 1, 2, 4, 8 or 16 heads: more heads means narrower heads, not more weights.',
@@ -230,6 +285,8 @@ export const STRINGS = {
     en: 'No mask: every token may look at every other, before and after it (turn on “causal mask” to see a decoder’s view).',
     zh: '没有掩码：每个 token 都能看到前后所有 token（打开“因果掩码”可看解码器的视角）。',
   },
+  'attend.formulaMask': { en: '(M<sub>ij</sub> = −∞ for j &gt; i)', zh: '(j &gt; i 时 M<sub>ij</sub> = −∞)' },
+  'attend.formulaRows': { en: 'row by row', zh: '逐行' },
   'attend.showWeights': { en: '3 · weights (softmax)', zh: '3 · 权重（softmax）' },
   'attend.showScores': { en: '2 · masked scores', zh: '2 · 掩码后的分数' },
   'attend.showRaw': { en: '1 · scores Q·Kᵀ/√d', zh: '1 · 分数 Q·Kᵀ/√d' },
@@ -250,10 +307,22 @@ export const STRINGS = {
     en: 'Finally W<sub>O</sub>, a d_model × d_model matrix, multiplies the concatenation. Every output column is a weighted mix of <em>all</em> heads’ columns, so this is where what the heads found is combined — notice the head bands are gone. In a full Transformer block, y is then added to x (residual connection) and normalised (LayerNorm).',
     zh: '最后用 d_model × d_model 的矩阵 W<sub>O</sub> 乘以拼接结果。每个输出列都是<em>所有</em>头的列的加权组合，所以各头的发现在这里汇合——注意头的分界已经消失了。在完整的 Transformer 块中，y 之后还要与 x 相加（残差连接）并做 LayerNorm。',
   },
+  'output.textBlocks': {
+    en: 'Finally W<sub>O</sub>, a d_model × d_model matrix, multiplies the concatenation. Every output column is a weighted mix of <em>all</em> heads’ columns, so this is where what the heads found is combined — notice the head bands are gone. The next stage adds y to the residual stream.',
+    zh: '最后用 d_model × d_model 的矩阵 W<sub>O</sub> 乘以拼接结果。每个输出列都是<em>所有</em>头的列的加权组合，所以各头的发现在这里汇合——注意头的分界已经消失了。下一步把 y 加回残差流。',
+  },
 
   'attend.textTrained': {
     en: 'Layer {l} of the trained model. Each head compares queries with keys (scores, divided by √d_head = {sqrt}), the causal mask hides later tokens, and a softmax turns each row into weights. Training made the heads do different, nameable things: in layer 0 a <em>previous-token</em> head looks one step back (a stripe just below the diagonal); in layer 1 <em>induction</em> heads look at the token right after the earlier occurrence of the current one, and copy it — which is how the model predicts the repeat. The panel below measures every head; switch one off to see what breaks.',
     zh: '训练好的模型的第 {l} 层。每个头把查询和键比较（分数，除以 √d_head = {sqrt}），因果掩码遮住后面的 token，softmax 把每行变成权重。训练让各个头做了不同的、可以命名的事：第 0 层有<em>前一个 token</em> 头，看向前一步（对角线下方的一条斜线）；第 1 层的<em>归纳头</em>看向当前 token 上一次出现处的下一个 token，并把它复制过来——模型就是这样预测出重复部分的。下面的面板测量了每个头；关掉一个头，看看什么会坏掉。',
+  },
+  'attend.textLoaded': {
+    en: 'Layer {l} of {layers}, with the weights of the file. Each head compares queries with keys (scores, divided by √d_head = {sqrt}), the causal mask hides later tokens, and a softmax turns each row into weights. The panel below measures what each head does on this text and names it by the rules under it; switch a head off and see how the prediction changes.',
+    zh: '共 {layers} 层中的第 {l} 层，用的是文件里的权重。每个头把查询和键比较（分数，除以 √d_head = {sqrt}），因果掩码遮住后面的 token，softmax 把每行变成权重。下面的面板测量每个头在这段文本上做了什么，并按面板下方的规则给它命名；关掉一个头，看看预测怎么变。',
+  },
+  'attend.textRandomBlocks': {
+    en: 'Layer {l} of {layers} random GPT-2-style blocks. Each head compares queries with keys (scores, divided by √d_head = {sqrt}), the causal mask hides later tokens, and a softmax turns each row into weights. These weights were never trained, so the heads have learnt nothing to look for: their maps are nearly even. Compare them with the trained model’s heads.',
+    zh: '共 {layers} 个随机权重的 GPT-2 式块中的第 {l} 层。每个头把查询和键比较（分数，除以 √d_head = {sqrt}），因果掩码遮住后面的 token，softmax 把每行变成权重。这些权重从没训练过，所以头没有学到要看什么：它们的图几乎是均匀的。和训练好的模型的头比一比。',
   },
   'residual.text': {
     en: 'The attention output y is <em>added</em> to what came into the layer: resid_mid = x + y. This running sum is the residual stream: each layer adds what it found instead of replacing what was there, so layer 1 can still read what layer 0 wrote.',
@@ -267,6 +336,24 @@ export const STRINGS = {
     en: 'A softmax turns each row of logits into probabilities for the next token. Below, the five most likely next tokens at each position; ✓ marks a first choice that is the token which really follows. In the repeated half the model copies what came after the earlier occurrence — switch the induction heads off at the attend stage and watch these predictions fail.',
     zh: 'softmax 把每行 logits 变成下一个 token 的概率。下面是每个位置最可能的五个下一个 token；✓ 表示第一选择正是真正紧随其后的 token。在重复的那一半，模型复制上一次出现处后面的 token——到注意力那一步关掉归纳头，看看这些预测如何失败。',
   },
+  'predict.textLoaded': {
+    en: 'A softmax turns each row of logits into probabilities for the next token. Below, the five most likely next tokens at each position; ✓ marks a first choice that is the token which really follows. Switch heads off at the attend stage to see which of them these predictions rely on.',
+    zh: 'softmax 把每行 logits 变成下一个 token 的概率。下面是每个位置最可能的五个下一个 token；✓ 表示第一选择正是真正紧随其后的 token。到注意力那一步关掉一些头，看看这些预测依赖哪些头。',
+  },
+  'predict.textRandom': {
+    en: 'A softmax turns each row of logits into probabilities for the next token. Below, the five most likely next tokens at each position. These blocks were never trained, so the probabilities are nearly even and the candidates are noise: training is what makes them right.',
+    zh: 'softmax 把每行 logits 变成下一个 token 的概率。下面是每个位置最可能的五个下一个 token。这些块从没训练过，所以概率几乎均匀，候选只是噪声：是训练让它们变对的。',
+  },
+  'predict.formula': { en: 'p(next token = v | position i) = softmax(logits<sub>i</sub>)<sub>v</sub>', zh: 'p(下一个 token = v | 位置 i) = softmax(logits<sub>i</sub>)<sub>v</sub>' },
+  'predict.none': { en: 'One token: the text has no next token to check the prediction against.', zh: '只有一个 token：文本里没有下一个 token 可以用来核对预测。' },
+  'predict.hashIds': {
+    en: '#{id} is token id {id}, which does not occur in this text: the model numbers a text’s tokens by first appearance, so an unused id stands for no token.',
+    zh: '#{id} 是 token id {id}，它没有出现在这段文本里：模型按首次出现给文本的 token 编号，没用到的 id 不代表任何 token。',
+  },
+  'predict.hashIdsNoTokenizer': {
+    en: '#{id} is token id {id}, which is not among the ids given: without its tokenizer files the model cannot say which text it stands for.',
+    zh: '#{id} 是 token id {id}，它不在给定的 id 里：没有分词器文件，模型说不出它对应什么文字。',
+  },
   'ln_1.text': { en: 'LayerNorm rescales each row of the stream to mean 0 and variance 1, then by learned γ and β, before attention reads it.', zh: 'LayerNorm 把残差流的每一行缩放到均值 0、方差 1，再乘以学到的 γ、加上 β，然后交给注意力。' },
   'ln_2.text': { en: 'The same normalisation, before the MLP.', zh: '同样的归一化，在 MLP 之前。' },
   'mlp.text': { en: 'A two-layer MLP on each position separately: 4·d_model hidden units with GELU, then back to d_model.', zh: '对每个位置单独做的两层 MLP：4·d_model 个隐藏单元加 GELU，再变回 d_model。' },
@@ -275,16 +362,20 @@ export const STRINGS = {
   'predict.position': { en: 'position', zh: '位置' },
   'predict.token': { en: 'token', zh: 'token' },
   'predict.next': { en: 'top 5 next tokens', zh: '最可能的 5 个下一个 token' },
-  'predict.right': { en: 'First choice right at {k} of {n} positions.', zh: '第一选择在 {n} 个位置中的 {k} 个是对的。' },
+  'predict.right': { plural: 'n', en: { one: 'First choice right at {k} of {n} position.', other: 'First choice right at {k} of {n} positions.' }, zh: '第一选择在 {n} 个位置中的 {k} 个是对的。' },
   'predict.off': { en: 'Heads switched off: {list}.', zh: '已关掉的头：{list}。' },
   'heads.title': { en: 'What each head does, measured', zh: '每个头在做什么：测出来的' },
   'heads.intro': {
     en: 'Computed by the core from this layer’s weights on this text. A switched-off head’s head_out is set to zero before the concat; the prediction stage shows the effect.',
     zh: '由核心根据本层在这段文本上的权重算出。关掉的头在拼接前其 head_out 被置为 0；到预测那一步可以看到影响。',
   },
+  'heads.introSingle': {
+    en: 'Computed by the core from this layer’s weights on this text. A switched-off head’s head_out is set to zero before the concat; the concat and output stages show the effect.',
+    zh: '由核心根据本层在这段文本上的权重算出。关掉的头在拼接前其 head_out 被置为 0；拼接和输出两步可以看到影响。',
+  },
   'heads.on': { en: 'on', zh: '开' },
   'heads.label': { en: 'what it does', zh: '它在做什么' },
-  'heads.switchColumn': { en: 'switch', zh: '开关' },
+  'heads.switchColumn': { en: 'head · on', zh: '头 · 开' },
   'heads.switch': { en: 'Head {h} of layer {l} on', zh: '第 {l} 层的头 {h} 开启' },
   'metric.previous_token': { en: 'previous token', zh: '前一个 token' },
   'metric.induction': { en: 'induction', zh: '归纳' },
@@ -295,6 +386,18 @@ export const STRINGS = {
   'metric.locality': { en: 'locality', zh: '局部性' },
   'metric.distance': { en: 'distance', zh: '距离' },
   'metric.distance_normalised': { en: 'distance ÷ uniform', zh: '距离 ÷ 均匀' },
+  'metric.short.previous_token': { en: 'prev', zh: '前一个' },
+  'metric.short.induction': { en: 'induc.', zh: '归纳' },
+  'metric.short.duplicate_token': { en: 'dup.', zh: '重复' },
+  'metric.short.first_token': { en: 'first', zh: '首个' },
+  'metric.short.self': { en: 'self', zh: '自身' },
+  'metric.short.entropy': { en: 'entropy', zh: '熵' },
+  'metric.short.locality': { en: 'local', zh: '局部' },
+  'metric.short.distance': { en: 'dist.', zh: '距离' },
+  'metric.short.distance_normalised': { en: 'dist ÷ u', zh: '距离比' },
+  'metric.help.locality': { en: 'mean weight within 3 tokens of the token itself', zh: '落在自身前后 3 个 token 以内的平均权重' },
+  'metric.help.distance': { en: 'how far it looks on average, in tokens', zh: '平均看多远，以 token 计' },
+  'metric.help.distance_normalised': { en: 'its distance over uniform attention’s: 1 = as far as uniform, 0 = only itself', zh: '它的距离除以均匀注意力的距离：1 = 与均匀一样远，0 = 只看自己' },
   'metric.help.duplicate_token': { en: 'mean weight on earlier occurrences of the current token', zh: '落在当前 token 之前出现处的平均权重' },
   'metric.help.first_token': { en: 'mean weight on the first token (an “attention sink”)', zh: '落在第一个 token 上的平均权重（“注意力汇”）' },
   'metric.help.self': { en: 'mean weight on the token itself', zh: '落在自身上的平均权重' },
@@ -347,6 +450,11 @@ export const STRINGS = {
   // tensor captions
   'cap.token_embedding': { en: 'token embedding × √d_model', zh: '词嵌入 × √d_model' },
   'cap.position_encoding': { en: 'sinusoidal position encoding', zh: '正弦位置编码' },
+  'cap.token_embedding.learned': { en: 'a row of the learned token table per id', zh: '每个 id 取训练得到的词嵌入表的一行' },
+  'cap.token_embedding.random': { en: 'a row of the random token table per id', zh: '每个 id 取随机词嵌入表的一行' },
+  'cap.position_encoding.learned': { en: 'a row of the learned position table per position', zh: '每个位置取训练得到的位置表的一行' },
+  'cap.position_encoding.random': { en: 'a row of the random position table per position', zh: '每个位置取随机位置表的一行' },
+  'cap.y.noBias': { en: 'y = concat · W_Oᵀ', zh: 'y = concat · W_Oᵀ' },
   'cap.x': { en: 'x = token embedding + position encoding', zh: 'x = 词嵌入 + 位置编码' },
   'cap.q': { en: 'queries Q', zh: '查询 Q' },
   'cap.k': { en: 'keys K', zh: '键 K' },
@@ -366,12 +474,20 @@ export const STRINGS = {
   columnsN: { en: '{n} columns', zh: '{n} 列' },
   'cap.resid_mid': { en: 'resid_mid = block input + y', zh: 'resid_mid = 块输入 + y' },
   'cap.logits': { en: 'logits = last layer · W_Uᵀ', zh: 'logits = 最后一层 · W_Uᵀ' },
+  // The core's formulas in Chinese, where they have words (steps.js genericStep).
+  'formula.ln_1': { zh: 'LayerNorm(块的输入)：每行化为均值 0、方差 1，再 · γ + β' },
+  'formula.ln_f': { zh: 'LayerNorm(最后一个块的输出)' },
   'cap.probs': { en: 'probs = softmax(logits)', zh: 'probs = softmax(logits)' },
   'cap.raw_scores': { en: 'Q·Kᵀ / √d_head before the mask', zh: '掩码之前的 Q·Kᵀ / √d_head' },
   columnsKv: { en: 'kv_heads · d_head = {n} dims', zh: 'kv_heads · d_head = {n} 维' },
   columnsDh: { en: 'd_head = {n} dims per head', zh: '每个头 d_head = {n} 维' },
   plus: { en: '+', zh: '+' },
   equals: { en: '=', zh: '=' },
+
+  // what made an exported figure (export/provenance.js)
+  'provenance.random': { en: 'random weights, seed {seed}', zh: '随机权重，种子 {seed}' },
+  'provenance.randomBlocks': { en: 'random GPT-2 blocks, seed {seed}', zh: '随机权重的 GPT-2 块，种子 {seed}' },
+  'provenance.layer': { en: 'layer {l} of {n}', zh: '第 {l} 层（共 {n} 层）' },
 
   // worked example
   'worked.title': { en: 'Worked example: check one head by hand', zh: '手算示例：亲手验证一个头' },

@@ -2,7 +2,7 @@
 // It owns its own model: the same settings and seed give bit-identical weights, and loaded weights
 // arrive as bytes once per file. Messages:
 //   in   {id, settings, weights: null | {key, layout, layer, bytes?}}   (bytes only when new to it)
-//   out  {id, result, ms} | {id, error: {message, phase, field, code, params}} (MhaError) | {id, fatal: message}
+//   out  {id, result, ms} | {id, error: {message, phase, field, code, params, page}} (MhaError) | {id, fatal: message}
 // A message with a `train` field goes to the training loop instead (training.js).
 import { Engine } from './engine.js';
 import { trainingMessage } from './training.js';
@@ -40,7 +40,7 @@ self.onmessage = async (ev) => {
     for (const t of Object.values(result.tensors)) buffers.add(t.data.buffer);
     self.postMessage({ id, result, ms }, [...buffers]);
   } catch (e) {
-    if (engine.isMhaError(e)) self.postMessage({ id, error: { message: e.message, phase: e.phase, field: e.field, code: e.code, params: e.params } });
+    if (engine.isMhaError(e)) self.postMessage({ id, error: { message: e.message, phase: e.phase, field: e.field, code: e.code, params: e.params, page: e.page } });
     else self.postMessage({ id, fatal: String((e && e.message) || e) });
   }
 };

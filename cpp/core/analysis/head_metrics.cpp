@@ -102,7 +102,7 @@ const std::vector<HeadMetricSpec>& head_metric_table() {
       {"first_token", &HeadMetrics::first_token, true, "first"},
       {"self", &HeadMetrics::self, true, "self"},
       {"entropy", &HeadMetrics::entropy, true, "entropy"},
-      {"locality", &HeadMetrics::locality, false, "local"},
+      {"locality", &HeadMetrics::locality, true, "local"},
       {"distance", &HeadMetrics::distance, false, "dist"},
       {"distance_normalised", &HeadMetrics::distance_normalised, false, "dist_n"},
   };

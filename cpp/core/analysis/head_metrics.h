@@ -38,14 +38,14 @@ struct LayerAnalysis {
   std::vector<std::vector<std::optional<double>>> similarity;  // heads × heads
 };
 
-// Every metric, in the order reports list them: its id (the JSON key, the page's strings
-// metric.{id}), where HeadMetrics keeps it, and whether the heads panel gives it a column (the rest
-// are listed under the table with their formulas). Adding a metric: a row here, its computation in
-// head_metrics.cpp, its strings, a test.
+// Every metric, in the order reports list them (the heads panel's columns): its id (the JSON key,
+// the page's strings metric.{id}), where HeadMetrics keeps it, and whether it is a fraction of the
+// attention, from 0 to 1 (drawn as a bar; distances are in tokens). Adding a metric: a row here, its
+// computation in head_metrics.cpp, its strings, a test.
 struct HeadMetricSpec {
   const char* id;
   std::optional<double> HeadMetrics::*value;
-  bool column;
+  bool fraction;
   const char* abbreviation;  // at most 7 characters: the header of `mha heads`'s table
 };
 const std::vector<HeadMetricSpec>& head_metric_table();

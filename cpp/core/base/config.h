@@ -20,6 +20,7 @@ constexpr int kMaxBatch = 4096;                        // sequences in one train
 constexpr int kMaxTrainingMegabytes = 1024;   // what a training run may need: weights, Adam's moments, activations
 constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file does not say
 constexpr float kLayerNormEps = 1e-5f;         // GPT-2's
+constexpr int kGpt2DHead = 64;  // every GPT-2 size: d_model / heads (a checkpoint that does not say its heads)
 
 // One description, three kinds of model, each a row of kPresets below (in the enum's order).
 enum class Preset { single, attn_only, gpt2 };

@@ -85,7 +85,12 @@
   X(model_block_missing, "{file} has block {last} but no tensor of block {missing} ('{prefix}{missing}.…')")           \
   X(model_over_limit, "{file}: {size} is {value}, over the limit of {max}")                                            \
   X(model_no_heads, "{file} does not say how many heads its layers have: give the number of heads (12 for GPT-2 "      \
-                    "small)")                                                                                          \
+                    "small), or its config.json (n_head)")                                                             \
+  X(config_not_object, "{file} is not a JSON object such as Hugging Face's config.json ({\"n_head\": 12, …})")         \
+  X(config_bad_size, "{file}: {key} must be a whole number of at least 1, got {value}")                               \
+  X(config_heads_disagree, "{file} says n_head {heads} but {model}'s __metadata__ says heads {value}: give the number " \
+                           "of heads to choose")                                                                       \
+  X(config_other_model, "{file} says {key} {said} but {model} has {value}: they are not one model's files")            \
   X(metadata_bad_heads, "{file}: __metadata__ heads is '{value}', not a whole number from 1 to {max}")                 \
   X(metadata_bad_rope_theta, "{file}: __metadata__ rope_theta is '{value}'; expected a positive number such as 10000") \
   X(layer_not_found, "{file} has no {layout} attention weights for layer {layer}: looked for {looked}")                \

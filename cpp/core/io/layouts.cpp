@@ -152,9 +152,13 @@ LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layou
 
   ModelWeights w;
   w.blocks.resize(1);
+  bool biases = true;
   for (const FileTensorParts& t : layer_file_tensors(c, where, prefix)) {
     for (const ParameterSpec* spec : t.parts) spec->tensor(w, 0) = Tensor(parameter_shape(*spec, c));
-    if (!file.has(t.name) && t.optional) continue;                           // zeros (Llama has no biases)
+    if (!file.has(t.name)) {
+      biases = biases && !t.optional;
+      if (t.optional) continue;  // zeros (Llama has no biases)
+    }
     const Tensor values = file.read_float(t.name);                           // tensor_missing when it is not there
     check_finite_values(file.name(), t.name, values.ptr(), values.numel());  // its index in the file's tensor
     if (values.shape != t.file_shape())
@@ -174,6 +178,7 @@ LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layou
   out.d_model = c.d_model;
   out.kv_heads = file_kv_heads;
   out.rope_base = layout == WeightLayout::llama ? rope_base_of(file) : 0;
+  out.biases = biases;
   out.attention = std::move(w.blocks[0].attention);
   if (where == FileLayout::model) read_tables(file, prefix, out);
   return out;

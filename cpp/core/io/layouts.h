@@ -26,6 +26,7 @@ struct LoadedWeights {
   AttentionWeights attention;
   Tensor token_table;      // (vocab, d_model) when the file has one (GPT-2's wte), else empty
   Tensor position_table;   // (n_positions, d_model) when the file has one (GPT-2's wpe), else empty
+  bool biases = true;      // false when the file has none (Llama's): they are zeros
 };
 
 // `layer` picks h.{layer} / model.layers.{layer} when names carry a layer prefix; bare names are

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "base/error.h"
 
@@ -51,21 +53,47 @@ int count_layers(const SafetensorsHeader& f, const std::string& root) {
   return n;
 }
 
-// heads: the caller's, 0 to take the file's __metadata__ "heads", which must be a whole number
-// written plainly ("2abc" and "1.9" are not 2 and 1).
-int heads_from(const SafetensorsHeader& f, int heads) {
+// heads and where they came from (HeadsSource), in that order of precedence: the caller's, config.json's
+// n_head, the file's __metadata__ "heads" (a whole number written plainly: "2abc" and "1.9" are not 2
+// and 1), d_model / 64 for GPT-2.
+std::pair<int, HeadsSource> choose_heads(const SafetensorsHeader& f, int heads, const ModelConfigFile* config, Preset preset,
+                                         int d_model) {
   if (heads < 0 || heads > kMaxHeads)
     throw Error(ErrorCode::out_of_range, "heads",
                 {{"min", "1"}, {"max", to_string(kMaxHeads)}, {"value", to_string(heads)}});
-  if (heads > 0) return heads;
+  if (heads > 0) return {heads, HeadsSource::given};
   const auto it = f.metadata().find("heads");
-  if (it == f.metadata().end()) throw file_error(ErrorCode::model_no_heads, f.name());
-  const std::string& text = it->second;
-  if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos || text[0] == '0' ||
-      std::stoi(text) > kMaxHeads)
-    throw file_error(ErrorCode::metadata_bad_heads, f.name(),
-                     {{"value", printable(text, 40)}, {"max", to_string(kMaxHeads)}});
-  return std::stoi(text);
+  if (config && config->heads > 0) {
+    if (it != f.metadata().end() && it->second != to_string(config->heads))
+      throw file_error(ErrorCode::config_heads_disagree, config->name,
+                       {{"heads", to_string(config->heads)}, {"model", printable(f.name(), 200)}, {"value", printable(it->second, 40)}});
+    return {config->heads, HeadsSource::config_json};
+  }
+  if (it != f.metadata().end()) {
+    const std::string& text = it->second;
+    if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos || text[0] == '0' ||
+        std::stoi(text) > kMaxHeads)
+      throw file_error(ErrorCode::metadata_bad_heads, f.name(),
+                       {{"value", printable(text, 40)}, {"max", to_string(kMaxHeads)}});
+    return {std::stoi(text), HeadsSource::metadata};
+  }
+  if (preset == Preset::gpt2 && d_model % kGpt2DHead == 0) return {d_model / kGpt2DHead, HeadsSource::gpt2_d_head};
+  throw file_error(ErrorCode::model_no_heads, f.name());
+}
+
+// A config.json must describe this file's model: a size it says and the header contradicts is
+// another model's config.
+void check_config(const ModelConfigFile& config, const std::string& model, const Config& c, int64_t vocab_rows,
+                  int64_t position_rows) {
+  const auto same = [&](const char* key, int said, int64_t is) {
+    if (said > 0 && said != is)
+      throw file_error(ErrorCode::config_other_model, config.name,
+                       {{"key", key}, {"said", to_string(said)}, {"model", printable(model, 200)}, {"value", to_string(is)}});
+  };
+  same("n_embd", config.d_model, c.d_model);
+  same("n_layer", config.layers, c.layers);
+  same("vocab_size", config.vocab, vocab_rows);
+  same("n_positions", config.positions, position_rows);
 }
 
 }  // namespace
@@ -93,7 +121,17 @@ void ModelBuilder::place(const Target& t, size_t first, const float* values, siz
   });
 }
 
-ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads) {
+const char* heads_source_name(HeadsSource source) {
+  switch (source) {
+    case HeadsSource::given: return "given";
+    case HeadsSource::config_json: return "config.json";
+    case HeadsSource::metadata: return "metadata";
+    case HeadsSource::gpt2_d_head: return "gpt2-d-head";
+  }
+  return "?";
+}
+
+ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads, const ModelConfigFile* config) {
   if (!has_blocks(preset)) throw Error("read_model reads attn-only or gpt2 models");
   file_ = f.name();
   const std::string root = root_of(f);
@@ -113,9 +151,14 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads)
   c.vocab_size = within_limit(f, "vocab_size", wte[0], kMaxVocab);
   c.max_positions = within_limit(f, "max_positions", wpe[0], kMaxSeq);
   c.layers = count_layers(f, root);
-  c.heads = heads_from(f, heads);
-  const auto tokenizer = f.metadata().find("tokenizer");
-  model_.first_appearance = tokenizer != f.metadata().end() && tokenizer->second == "first-appearance";
+  if (config) check_config(*config, f.name(), c, wte[0], wpe[0]);
+  std::tie(c.heads, model_.heads_from) = choose_heads(f, heads, config, preset, c.d_model);
+  const auto said = [&](const char* key) {
+    const auto it = f.metadata().find(key);
+    return it == f.metadata().end() ? std::string() : it->second;
+  };
+  model_.first_appearance = said("tokenizer") == "first-appearance";
+  if (said("task") == "induction" || (said("task").empty() && model_.first_appearance)) model_.task = "induction";
   validate_config(c);  // before any tensor: heads that do not divide d_model, too many positions
 
   // Every check first, then the allocation: a broken file costs no memory. Which tensors the file

@@ -14,10 +14,18 @@
 #include <string>
 #include <vector>
 
+#include "io/config_json.h"
 #include "io/safetensors.h"
 #include "model/parameters.h"
 
 namespace mha {
+
+// Where a whole model's number of heads came from, first that says: the caller (--heads, a heads
+// control), config.json's n_head, the file's __metadata__ "heads" (`mha train` writes it), or for the
+// gpt2 layout d_model / kGpt2DHead (every GPT-2 size has d_head 64; a Hugging Face checkpoint's header
+// holds only {"format": "pt"}).
+enum class HeadsSource { given, config_json, metadata, gpt2_d_head };
+const char* heads_source_name(HeadsSource source);  // "given", "config.json", "metadata", "gpt2-d-head"
 
 // A whole model as a file holds it.
 struct LoadedModel {
@@ -26,6 +34,10 @@ struct LoadedModel {
   // The file says it was trained on ids numbered by first appearance (__metadata__ tokenizer, as
   // `mha train` writes it): it reads text so, whatever its layout.
   bool first_appearance = false;
+  // The file says it was trained on the induction task (`mha train`'s __metadata__: task, or its
+  // first-appearance tokenizer, which only that task uses): "induction", else "".
+  std::string task;
+  HeadsSource heads_from = HeadsSource::given;
 };
 
 // One tensor the model needs and where it lies in the file.
@@ -39,12 +51,15 @@ struct TensorRead {
 class ModelBuilder {
  public:
   // Checks every name, shape and dtype the model needs against the header, with read_model's errors,
-  // before allocating the weights; reads no tensor data. heads: 0 = __metadata__'s "heads".
-  ModelBuilder(const SafetensorsHeader& header, Preset preset, int heads);
+  // before allocating the weights; reads no tensor data. heads: 0 = from `config` (config.json, when
+  // given), else __metadata__'s "heads", else d_model / 64 for gpt2 (HeadsSource). A config.json whose
+  // sizes differ from the header's (another model's) is an error naming both.
+  ModelBuilder(const SafetensorsHeader& header, Preset preset, int heads, const ModelConfigFile* config = nullptr);
   ModelBuilder(const ModelBuilder&) = delete;
   ModelBuilder& operator=(const ModelBuilder&) = delete;
 
   const Config& config() const { return model_.config; }
+  HeadsSource heads_from() const { return model_.heads_from; }
   // In file order; tensors the model does not use (Hugging Face's attn.bias masks) are not listed.
   const std::vector<TensorRead>& needed() const { return needed_; }
   size_t needed_bytes() const;  // the sum of needed()'s sizes

@@ -7,8 +7,8 @@ namespace mha {
 
 using std::to_string;
 
-LoadedModel read_model(const SafetensorsFile& f, Preset preset, int heads) {
-  ModelBuilder builder(f, preset, heads);
+LoadedModel read_model(const SafetensorsFile& f, Preset preset, int heads, const ModelConfigFile* config) {
+  ModelBuilder builder(f, preset, heads, config);
   for (const TensorRead& r : builder.needed())
     builder.add(r.name, f.data_of(r.name), r.end - r.begin);
   return builder.finish();

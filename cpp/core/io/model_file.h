@@ -20,10 +20,11 @@
 
 namespace mha {
 
-// `preset` is attn_only or gpt2. heads: 0 = take __metadata__'s "heads" (an error when it has none).
+// `preset` is attn_only or gpt2. heads: 0 = from config.json (`config`, when given), __metadata__'s
+// "heads", or d_model / 64 for gpt2 (model_builder.h's HeadsSource); an error when none says.
 // Throws mha::Error naming the missing or misshapen tensor, or the inconsistent layer.
 // A ModelBuilder (model_builder.h) fed from the bytes in hand.
-LoadedModel read_model(const SafetensorsFile& file, Preset preset, int heads);
+LoadedModel read_model(const SafetensorsFile& file, Preset preset, int heads, const ModelConfigFile* config = nullptr);
 
 // The preset a whole model is read as: `layout` "gpt2" | "attn-only", or "" to guess it from the names.
 // A single pytorch / llama layer is an mha::Error saying to load it as weights.

@@ -32,6 +32,7 @@ Model::Model(const Config& config) : config_(config) {
   weights_ = pack_model(random_weights(config_, kRandomModelInitStd), config_);
   seeded_ = true;
   tokenizer_ = seeded_tokenizer(config_);
+  source_.heads_from = heads_source_name(HeadsSource::given);
 }
 
 void Model::set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
@@ -75,6 +76,7 @@ void Model::configure(const Config& asked) {
   if (has_blocks(now.preset) && config.max_positions != now.max_positions)
     refuse("max_positions", to_string(now.max_positions));
   if (config.vocab_size != now.vocab_size && tokenizer_) tokenizer_ = default_tokenizer(config);
+  if (config.heads != now.heads) source_.heads_from = heads_source_name(HeadsSource::given);
   config_ = config;
 }
 
@@ -101,15 +103,18 @@ Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t s
   weights.position_table = std::move(loaded.position_table);
   m.weights_ = pack_model(std::move(weights), m.config_);
   m.tokenizer_ = default_tokenizer(m.config_);
+  m.source_.layout = layout_name(layout);
+  m.source_.biases = loaded.biases;
+  m.source_.heads_from = heads_source_name(HeadsSource::given);
   return m;
 }
 
-Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads,
-                             const std::string& name) {
+Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads, const std::string& name,
+                             const ModelConfigFile* config) {
   if (layout != WeightLayout::gpt2 && layout != WeightLayout::attn_only)
     throw Error(std::string("a whole model is read in the gpt2 or attn-only layout, not ") + layout_name(layout));
   const SafetensorsFile file(bytes, size, name);
-  LoadedModel loaded = read_model(file, layout == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only, heads);
+  LoadedModel loaded = read_model(file, layout == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only, heads, config);
   return from_loaded(std::move(loaded));
 }
 
@@ -119,7 +124,20 @@ Model Model::from_loaded(LoadedModel loaded) {
   m.weights_ = std::move(loaded.weights);  // checked by the ModelBuilder that made it
   m.tokenizer_ = loaded.first_appearance ? std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size)
                                          : default_tokenizer(m.config_);
+  m.source_.layout = m.config_.preset == Preset::gpt2 ? "gpt2" : "attn-only";
+  m.source_.task = loaded.task;
+  m.source_.heads_from = heads_source_name(loaded.heads_from);
   return m;
+}
+
+ModelFacts Model::facts() const {
+  ModelFacts f = source_;
+  f.loaded = !seeded_;
+  f.tokenizer = tokenizer_ ? tokenizer_->kind() : "";
+  // Models with blocks read every row from a table; a single layer draws scaled rows unless its file brought a table.
+  f.token_table = has_blocks(config_.preset) || !weights_.rest.token_table.data.empty() ? "table" : "scaled";
+  f.positions = has_blocks(config_.preset) || has_learned_positions() ? "table" : "sinusoidal";
+  return f;
 }
 
 Model Model::from_weights(const Config& config, ModelWeights weights) {
@@ -128,6 +146,8 @@ Model Model::from_weights(const Config& config, ModelWeights weights) {
   m.config_ = config;
   m.weights_ = pack_model(std::move(weights), config);
   m.tokenizer_ = default_tokenizer(config);
+  m.source_.layout = has_blocks(config.preset) ? preset_name(config.preset) : "";
+  m.source_.heads_from = heads_source_name(HeadsSource::given);
   return m;
 }
 

@@ -14,7 +14,21 @@
 
 namespace mha {
 
-struct LoadedModel;  // model_builder.h
+struct LoadedModel;      // model_builder.h
+struct ModelConfigFile;  // config_json.h
+
+// What a model is, as a reader is told it: the page says only what is true of the model shown
+// (its tokenize, embed, attend and predict texts), whichever menu item made it.
+struct ModelFacts {
+  bool loaded = false;     // weights read from a file or trained, not drawn from the seed
+  std::string layout;      // the file's: "gpt2", "attn-only", "pytorch", "llama"; "" when drawn from the seed
+  std::string task;        // "induction": its file says it was trained on the induction task; else ""
+  std::string tokenizer;   // "hashed" (CharWordTokenizer), "first-appearance", "bpe"; "" = none: it reads ids
+  std::string token_table; // "scaled" (seeded Xavier rows × √d_model, a single layer's) or "table" (a table's rows)
+  std::string positions;   // "sinusoidal" or "table" (a learned or seeded position table)
+  bool biases = true;      // the attention adds b_Q, b_K, b_V, b_O (Llama's has none)
+  std::string heads_from;  // model_builder.h's heads_source_name: "given", "config.json", "metadata", "gpt2-d-head"
+};
 
 constexpr float kRandomModelInitStd = 0.02f;  // GPT-2's, for random models with blocks
 
@@ -29,9 +43,10 @@ class Model {
   // file is used for text. `name`: the file's, for messages.
   static Model from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer,
                                 const std::string& name = kUnnamedFile);
-  // A whole model (layout gpt2 or attn_only); heads from `heads` or, when 0, the file's __metadata__.
+  // A whole model (layout gpt2 or attn_only); heads from `heads` or, when 0, from config.json
+  // (`config`), the file's __metadata__, or d_model / 64 for gpt2 (model_builder.h). `name`: the file's.
   static Model from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads,
-                               const std::string& name = kUnnamedFile);
+                               const std::string& name = kUnnamedFile, const ModelConfigFile* config = nullptr);
   // A model from weights in hand (a trainer's).
   static Model from_weights(const Config& config, ModelWeights weights);
   // A model read from a file (read_model, ModelBuilder): its weights, and its tokenizer when the file names one.
@@ -81,12 +96,14 @@ class Model {
   const PackedModel& packed_weights() const { return weights_; }
   bool has_learned_positions() const { return !weights_.rest.position_table.data.empty(); }
   bool is_seeded() const { return seeded_; }
+  ModelFacts facts() const;
 
  private:
   Model() = default;
   Config config_;
   PackedModel weights_;       // a single layer: block 0's attention, with optional wte/wpe tables
   bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded or trained)
+  ModelFacts source_;         // what facts() cannot read off the weights: layout, task, biases, heads_from
   std::shared_ptr<const Tokenizer> tokenizer_;
 };
 

@@ -35,6 +35,7 @@ class BpeTokenizer : public Tokenizer {
   // often split) shows its stray bytes as <0xF0>. Throws mha::Error for bad text (tokenizer.h).
   Tokenized tokenize(const std::string& text) const override;
   int vocab_size() const override { return static_cast<int>(id_text_.size()); }
+  const char* kind() const override { return "bpe"; }
   std::string token_text(int32_t id) const override {
     return id >= 0 && id < vocab_size() ? id_text_[static_cast<std::size_t>(id)] : std::string();
   }

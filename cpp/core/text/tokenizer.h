@@ -23,6 +23,8 @@ class Tokenizer {
   // The text an id stands for without a text to read it from (a predicted token), where the
   // tokenizer has a vocabulary; "" where ids are hashes or first appearances.
   virtual std::string token_text(int32_t) const { return {}; }
+  // How it numbers tokens, as ModelFacts names it: "hashed", "first-appearance", "bpe".
+  virtual const char* kind() const = 0;
 };
 
 // A teaching tokenizer that needs no vocabulary file:
@@ -37,6 +39,7 @@ class CharWordTokenizer : public Tokenizer {
   explicit CharWordTokenizer(int vocab_size);
   Tokenized tokenize(const std::string& text) const override;
   int vocab_size() const override { return vocab_size_; }
+  const char* kind() const override { return "hashed"; }
 
  private:
   int vocab_size_;
@@ -51,6 +54,7 @@ class FirstAppearanceTokenizer : public Tokenizer {
   explicit FirstAppearanceTokenizer(int vocab_size);
   Tokenized tokenize(const std::string& text) const override;
   int vocab_size() const override { return vocab_size_; }
+  const char* kind() const override { return "first-appearance"; }
 
  private:
   int vocab_size_;

@@ -1,5 +1,6 @@
 // Downloads: a figure as SVG or PNG, and the tensors of one stage as CSV or safetensors.
 // Everything is built in memory and handed over as a Blob through an <a download>.
+import { provenance } from './provenance.js';
 import { layoutFigure, figureSvg, figureCanvas, PNG_SCALE } from './figure.js';
 import { tensorsSafetensors } from './safetensors.mjs';
 
@@ -105,7 +106,9 @@ export function stageTensors(result, stage) {
   return out;
 }
 
-export function exportStage(result, stage, format, anchorNode) {
+// state: the demo's (its result, and what made it: export/provenance.js).
+export function exportStage(state, stage, format, anchorNode) {
+  const { result } = state;
   const tensors = stageTensors(result, stage);
   const c = result.config;
   const base = `mha-${stage}`;
@@ -113,6 +116,10 @@ export function exportStage(result, stage, format, anchorNode) {
     download(new Blob([tensorsCsv(tensors, result.tokens)], { type: 'text/csv' }), `${base}.csv`, anchorNode);
     return;
   }
-  const meta = { text: result.text, tokens: JSON.stringify(result.tokens), d_model: c.dModel, heads: c.heads, kv_heads: c.kvHeads, causal: c.causal, seed: c.seed, stage };
+  const p = provenance(state);
+  const meta = { text: result.text === null ? '' : result.text, ids: result.ids.join(','), tokens: JSON.stringify(result.tokens), model: p.model,
+    d_model: c.dModel, heads: c.heads, kv_heads: c.kvHeads, causal: c.causal, stage };
+  if (p.seed !== null) meta.seed = p.seed;
+  if (p.layer !== null) meta.layer = result.layer;
   download(new Blob([tensorsSafetensors(tensors, meta)], { type: 'application/octet-stream' }), `${base}.safetensors`, anchorNode);
 }

@@ -4,7 +4,7 @@
 import { h, setText, setAttr } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage } from '../../messages.js';
-import { MODELS, MODEL_KINDS, isSized } from '../../attributes.js';
+import { MODELS, MODEL_KINDS, isSized, DEFAULTS, SAMPLE_IDS } from '../../attributes.js';
 import { mountOpening } from './opening.js';
 import catalog from '../../catalog.js';
 
@@ -63,6 +63,8 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     const settings = { ...store.state.settings, [key]: value };
     if (key === 'kvHeads') kvChosen = value !== settings.heads;
     if (key === 'heads' && !kvChosen && Number.isInteger(value) && value > 0) settings.kvHeads = value;
+    // From a file's own heads (null) to sizes of one's own: the defaults.
+    if (key === 'model' && isSized(value) && !Number.isInteger(settings.heads)) Object.assign(settings, { heads: DEFAULTS.heads, kvHeads: DEFAULTS.heads });
     store.set({ settings });
     runner.request(key);
   }
@@ -88,6 +90,20 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     );
   let examplesFor = !isSized(store.state.settings.model); // the trained model's examples repeat themselves
   const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons(examplesFor ? TRAINED_EXAMPLES : EXAMPLES));
+
+  // Token ids, for a model without a tokenizer (a GPT-2 checkpoint opened without its files): in the
+  // text's place, with why beside it.
+  const ids = h('input', { id: 'ids', type: 'text', class: 'text-input', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'ids-note ids-error' });
+  inputs.ids = ids;
+  const onIds = () => {
+    if (ids.value !== (store.state.settings.ids ?? SAMPLE_IDS)) update('ids', ids.value);
+  };
+  ids.addEventListener('input', onIds);
+  ids.addEventListener('change', onIds);
+  labels.ids = h('span', { class: 'field-label' });
+  const idsNote = h('span', { class: 'field-note', id: 'ids-note' });
+  const idsField = h('label', { class: 'field field-text field-ids' }, labels.ids, ids, idsNote, errorSlot('ids', 'ids'));
+  idsField.hidden = true;
 
   // Numbers.
   const kvNote = h('span', { class: 'field-note', 'data-kv-note': '' });
@@ -153,7 +169,7 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
   const trainedNote = h('p', { class: 'trained-note' });
 
   root.append(
-    h('div', { class: 'controls-row' }, modelField, textField, examples),
+    h('div', { class: 'controls-row' }, modelField, textField, idsField, examples),
     h('div', { class: 'controls-row' }, numberFields, causalField, layerField, trainedNote, lang),
   );
 
@@ -168,7 +184,25 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     if (fileOption.hidden !== (state.settings.model !== 'file')) fileOption.hidden = state.settings.model !== 'file';
     setText(pick, t(state.lang, 'openFile'));
     setAttr(picker, 'aria-label', t(state.lang, 'openFile'));
-    for (const field of numberFields) if (field.hidden !== trained) field.hidden = trained;
+    // A model opened from a file has its sizes; its heads alone are the learner's to change.
+    const fileModel = state.settings.model === 'file' && Boolean(state.result) && state.result.config.model !== 'single';
+    NUMBER_FIELDS.forEach((f, i) => {
+      const hide = trained && !(fileModel && f.key === 'heads');
+      if (numberFields[i].hidden !== hide) numberFields[i].hidden = hide;
+    });
+    if (fileModel && !Number.isInteger(state.settings.heads) && inputs.heads.value !== String(state.result.config.heads)) inputs.heads.value = String(state.result.config.heads);
+    // No tokenizer: ids in the text's place.
+    const onIdsNow = Boolean(state.result) && state.result.config.tokenizer === '';
+    if (idsField.hidden !== !onIdsNow) {
+      idsField.hidden = !onIdsNow;
+      textField.hidden = onIdsNow;
+      examples.hidden = onIdsNow;
+    }
+    if (onIdsNow) {
+      if (ids.getRootNode().activeElement !== ids && ids.value !== (state.settings.ids ?? SAMPLE_IDS)) ids.value = state.settings.ids ?? SAMPLE_IDS;
+      setText(labels.ids, t(state.lang, 'tokenIds'));
+      setText(idsNote, t(state.lang, 'idsNote', { name: state.settings.file || '', last: state.result.config.vocabSize - 1 }));
+    }
     if (causalField.hidden !== !kind.causalChoice) causalField.hidden = !kind.causalChoice;
     const config = state.result && state.result.config;
     const layers = config && config.model !== 'single' ? config.layers : 1;
@@ -181,7 +215,10 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     const noNote = !(config && config.model !== 'single');
     if (trainedNote.hidden !== noNote) trainedNote.hidden = noNote;
     const noteKey = { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
-    if (!trainedNote.hidden) setText(trainedNote, t(state.lang, noteKey, { layers: config.layers, h: config.heads, d: config.dModel, v: config.vocabSize }));
+    const vars = { layers: config && config.layers, h: config && config.heads, d: config && config.dModel, v: config && config.vocabSize, dh: config && config.dHead };
+    // A file's note starts with where its heads came from (said, or d_model / 64 for GPT-2).
+    const heads = noteKey === 'fileNote' && config && config.headsFrom ? `${t(state.lang, `headsFrom.${config.headsFrom}`, vars)} ` : '';
+    if (!trainedNote.hidden) setText(trainedNote, heads + t(state.lang, noteKey, vars));
     // The file sets d_model and kv_heads: the fields show the file's, and cannot be typed into until
     // it is gone.
     for (const key of FILE_SETS) {
@@ -190,7 +227,7 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
       if (weights && input.value !== String(config[key])) input.value = String(config[key]);
     }
     if (modelSelect.value !== state.settings.model) modelSelect.value = state.settings.model;
-    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file })));
+    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file || '' })));
   }
 
   // On every result (its errors object is new each time): writes only what changed.
@@ -215,11 +252,12 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
   }
   // Settings can also change from outside (an attribute, a permalink): show them in the inputs.
   function syncInputs(settings) {
-    if (Number.isInteger(settings.heads) && settings.kvHeads !== settings.heads) kvChosen = true;
+    if (Number.isInteger(settings.heads) && Number.isInteger(settings.kvHeads) && settings.kvHeads !== settings.heads) kvChosen = true;
     if (text.value !== settings.text) text.value = settings.text;
     for (const f of NUMBER_FIELDS) {
       const input = inputs[f.key];
       if (FILE_SETS.includes(f.key) && loadedWeights(store.state)) continue; // renderModel shows the file's
+      if (settings[f.key] === null) continue; // a file's own: renderModel shows the model's
       if (!Object.is(toNumber(input.value), settings[f.key])) input.value = String(settings[f.key]);
     }
     causal.checked = settings.causal;

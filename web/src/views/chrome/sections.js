@@ -9,6 +9,8 @@ import { h, clear, renew } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { exportStage } from '../../export/files.js';
 import { releaseCanvases } from '../parts/canvasRegistry.js';
+import { later, watchLazy, unwatchLazy, withLazy } from '../parts/lazy.js';
+import { causalControl } from '../../attributes.js';
 
 export const QUIET_MS = 1500;
 
@@ -33,7 +35,7 @@ export function mountSections(root, store, actions, steps) {
       class: 'export-btn',
       'data-export-stage': format,
       onclick: (ev) => {
-        if (store.state.result) exportStage(store.state.result, step.id, format, ev.currentTarget);
+        if (store.state.result) exportStage(store.state, step.id, format, ev.currentTarget);
       },
     }, label);
 
@@ -45,7 +47,8 @@ export function mountSections(root, store, actions, steps) {
     const text = h('p', { class: 'stage-text' });
     const formula = h('div', { class: 'formula', role: 'math' });
     const body = h('div', { class: 'stage-body' });
-    const section = h('section', { 'data-stage': step.id, class: `stage fam-${step.family}`, 'aria-labelledby': `title-${step.id}` },
+    // A named group, not a region landmark: the page's landmarks are the page's (see the pipeline).
+    const section = h('section', { 'data-stage': step.id, class: `stage fam-${step.family}`, role: 'group', 'aria-labelledby': `title-${step.id}` },
       h('header', { class: 'stage-head' }, h('div', {}, kicker, title), exports), text, formula, body);
     section.hidden = true;
     root.append(section);
@@ -63,7 +66,7 @@ export function mountSections(root, store, actions, steps) {
     if (!same(s.textFrom, td)) {
       // A new result mostly leaves these texts as they were: only what differs is written, so an
       // unchanged paragraph is not laid out and its text shaped again.
-      const ctx = { lang: state.lang, controls: state.controls, model: state.settings.model, config: state.result.config, T: state.result.tokens.length, layer: state.result.layer };
+      const ctx = { lang: state.lang, causalControl: causalControl(state), config: state.result.config, T: state.result.tokens.length, layer: state.result.layer, result: state.result };
       const perLayer = state.result.config.layers > 1 && state.result.tensors[`layers.${state.result.layer}.${firstTensor(s.step.id, state)}`];
       const where = { i: s.i + 1, n: sections.length, l: state.result.layer };
       const texts = [
@@ -94,9 +97,10 @@ export function mountSections(root, store, actions, steps) {
     }
   }
 
-  // A stage drawn in parts ({key, make} from step.parts): a part whose key is unchanged keeps its
-  // DOM where it is untouched; a live part shows the new state in its DOM (renew); the others are
-  // replaced where they are.
+  // A stage drawn in parts ({key, make, lazy?} from step.parts): a part whose key is unchanged keeps
+  // its DOM where it is untouched; a live part shows the new state in its DOM (renew); the others are
+  // replaced where they are. When only the result changed, a lazy part scrolled out of view follows
+  // a moment later (lazy.js withLazy): typing redraws what is seen within the frame.
   function drawParts(s, state) {
     const parts = s.step.parts(state, actions);
     if (!s.stack || !s.stack.isConnected || !s.partNodes || s.partNodes.length !== parts.length) {
@@ -108,17 +112,29 @@ export function mountSections(root, store, actions, steps) {
     parts.forEach((part, i) => {
       const old = s.partNodes[i];
       if (old.node && same(old.key, part.key)) return;
-      if (old.node && renew(old.node, state)) {
-        s.partNodes[i] = { key: part.key, node: old.node };
-        return;
-      }
-      const node = part.make() || document.createComment('');
-      if (old.node) {
-        if (old.node.nodeType === 1) releaseCanvases(old.node);
-        old.node.replaceWith(node);
-      } else s.stack.append(node);
-      s.partNodes[i] = { key: part.key, node };
+      const deferred = part.lazy && old.node && later(old.node, () => {
+        // the latest state, if this section still shows these parts
+        if (s.partNodes[i] === old && old.node.isConnected) placePart(s, i, s.step.parts(store.state, actions)[i], store.state);
+      });
+      if (!deferred) placePart(s, i, part, state);
     });
+  }
+
+  function placePart(s, i, part, state) {
+    const old = s.partNodes[i];
+    if (old.node && same(old.key, part.key)) return;
+    if (old.node && renew(old.node, state)) {
+      s.partNodes[i] = { key: part.key, node: old.node };
+      return;
+    }
+    const node = part.make() || document.createComment('');
+    if (old.node) {
+      if (old.node.nodeType === 1) releaseCanvases(old.node);
+      unwatchLazy(old.node);
+      old.node.replaceWith(node);
+    } else s.stack.append(node);
+    if (part.lazy) watchLazy(node);
+    s.partNodes[i] = { key: part.key, node };
   }
 
   // Stale hidden sections, drawn once the page is quiet: the neighbours of the current stage first.
@@ -163,7 +179,8 @@ export function mountSections(root, store, actions, steps) {
       const watched = new Set(['result', 'lang', 'stage', ...sections.flatMap((s) => s.step.depends || [])]);
       const relevant = [...changed].some((k) => watched.has(k)) || lastStage === null;
       if (!relevant) return;
-      if (cur) draw(cur, state); // before it is shown, so it never flashes old content
+      const newResult = changed.has('result') && [...changed].every((k) => k === 'result' || !watched.has(k));
+      if (cur) withLazy(newResult, () => draw(cur, state)); // before it is shown, so it never flashes old content
       if (changed.has('stage') || lastStage === null) {
         for (const s of sections) {
           const hide = s !== cur;
@@ -186,6 +203,7 @@ export function mountSections(root, store, actions, steps) {
     },
     destroy() {
       cancelPrerender();
+      for (const s of sections) for (const p of s.partNodes || []) unwatchLazy(p.node);
     },
   };
 }

@@ -2,6 +2,7 @@
 // time it has been computing, ticking; shown in every controls mode) and the page-level banner.
 import { t } from '../../i18n.js';
 import { setText } from '../../dom.js';
+import { atControl } from './problems.js';
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -42,7 +43,8 @@ export function mountStatus(statusEl, bannerEl, store, progressEl = null) {
     if (state.status === 'loading') setText(statusEl, t(L, 'loading'));
     else if (state.status === 'computing') setText(statusEl, computingText(state));
     else if (state.status === 'loading-weights') setText(statusEl, t(L, 'loadingWeights'));
-    else if (Object.keys(state.errors).length > 0) setText(statusEl, t(L, 'staleNote'));
+    // "Fix the highlighted setting" only when one is highlighted; other messages are in the box above.
+    else if (Object.keys(state.errors).some((key) => atControl(state, key))) setText(statusEl, t(L, 'staleNote'));
     else if (state.result) {
       const c = state.result.config;
       setText(statusEl, fromFile(state) + t(L, 'ready', { d: c.dModel, h: c.heads, dh: c.dHead, kv: c.kvHeads, causal: c.causal ? t(L, 'causalOn') : '', ms: state.lastMs.toFixed(1) }));
@@ -69,6 +71,6 @@ export function mountStatus(statusEl, bannerEl, store, progressEl = null) {
   }
   render(store.state);
   store.subscribe((state, changed) => {
-    if (['status', 'errors', 'result', 'lang', 'fatal', 'computingSince', 'weights'].some((k) => changed.has(k))) render(state);
+    if (['status', 'errors', 'result', 'lang', 'fatal', 'computingSince', 'weights', 'controls'].some((k) => changed.has(k))) render(state);
   });
 }

@@ -3,6 +3,7 @@ import { h } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { exportFigure } from '../../export/files.js';
 import { tokenLabels } from '../../format.js';
+import { footerText } from '../../export/provenance.js';
 
 export function plainText(html) {
   const div = document.createElement('div');
@@ -12,10 +13,7 @@ export function plainText(html) {
 
 // What every figure of the current run carries: the token labels and a line saying what made it.
 export function figureBase(state) {
-  const { result } = state;
-  const c = result.config;
-  const footer = `“${result.text}” · d_model ${c.dModel} · heads ${c.heads} · kv_heads ${c.kvHeads} · seed ${c.seed}${c.causal ? ' · causal' : ''} · multi-head attention, stage by stage`;
-  return { rowLabels: tokenLabels(result.tokens), footer };
+  return { rowLabels: tokenLabels(state.result.tokens), footer: footerText(state) };
 }
 
 // makeSpec() builds the figure only when a button is pressed.

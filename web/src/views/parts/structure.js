@@ -2,6 +2,7 @@
 // configuration without the seed and the causal flag. Two states with the same structure differ
 // only in values (new weights, the mask), which every view can show in place (live() in dom.js).
 import { live, renew } from '../../dom.js';
+import { later, watchLazy } from './lazy.js';
 
 const cache = new WeakMap(); // result -> {lang -> key}
 
@@ -30,8 +31,10 @@ export function modelOf(result) {
 }
 
 // A view made of live cards (and texts drawn from keyOf(state) alone) is live too: keyOf is
-// structureOf, or frameOf for a view whose cards follow another T themselves (matrixTensor).
+// structureOf, or frameOf for a view whose cards follow another T themselves (matrixTensor). A card
+// scrolled out of view follows a moment after the others (lazy.js).
 export function liveView(node, state, cards = [], keyOf = structureOf) {
   const built = keyOf(state);
-  return live(node, (s) => keyOf(s) === built && cards.every((card) => renew(card, s)));
+  for (const card of cards) watchLazy(card);
+  return live(node, (s) => keyOf(s) === built && cards.every((card) => later(card, () => card.isConnected && renew(card, s)) || renew(card, s)));
 }

@@ -13,7 +13,7 @@ import { tokenLabels, tokenName } from '../../format.js';
 import { exportButtons, relabelExport, figureBase, plainText } from '../parts/exportButtons.js';
 import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
-import { maskOffKey } from '../../attributes.js';
+import { causalControl } from '../../attributes.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
@@ -43,7 +43,7 @@ function attendBar(state, actions) {
   const button = (mode, key) =>
     h('button', { type: 'button', class: 'seg', 'aria-pressed': String(attendMode === mode), 'data-attend-mode': mode, onclick: () => actions.setAttendMode(mode) }, t(lang, key));
   const on = h('span', {}, t(lang, 'attend.maskOn'));
-  const off = h('span', {}, t(lang, maskOffKey(state.controls, state.settings.model)));
+  const off = h('span', {}, t(lang, causalControl(state) ? 'attend.maskOff' : 'attend.maskOffNoControl'));
   const show = (causal) => {
     for (const [el, shown] of [[on, causal], [off, !causal]]) {
       if (shown) el.removeAttribute('aria-hidden');
@@ -272,15 +272,16 @@ function headDetail(state) {
 
 // The attend picture as parts, each with what it is drawn from: on a change only the parts whose
 // inputs changed are touched, and those show the new state in their own DOM where they can
-// (a new result, another head); a new language or weights-or-scores choice rebuilds them.
+// (a new result, another head); a new language or weights-or-scores choice rebuilds them. The parts
+// under the maps are lazy: scrolled out of view, they follow just after the change (sections.js).
 export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
   return [
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
-    { key: [result, lang], make: () => headsPanel(state, actions) },
-    { key: [result, lang, attendMode, state.head], make: () => headDetail(state) },
-    { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }) },
+    { key: [result, lang], make: () => headsPanel(state, actions), lazy: true },
+    { key: [result, lang, attendMode, state.head], make: () => headDetail(state), lazy: true },
+    { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }), lazy: true },
     { key: [state.worked, lang], make: () => workedView(state) },
   ];
 }

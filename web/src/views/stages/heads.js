@@ -6,11 +6,13 @@ import { h, live, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import catalog from '../../catalog.js';
+import { hasBlocks } from '../../modelFacts.js';
 
-// The core's metrics (head_metric_table): the ones with a column in the table, and every one for
-// the formulas under it.
+// The core's metrics (head_metric_table), each a column of the table and a formula under it;
+// fractions of the attention (0 … 1) have a bar, distances (in tokens) a number only.
 const ALL_METRICS = catalog.headMetrics.map((m) => m.id);
-const METRICS = catalog.headMetrics.filter((m) => m.column).map((m) => m.id);
+const METRICS = ALL_METRICS;
+const FRACTION = new Set(catalog.headMetrics.filter((m) => m.fraction).map((m) => m.id));
 
 // The heads × heads similarity as a small table of shaded cells (1 = the same rows, 0 = disjoint).
 function similarityTable(lang, H) {
@@ -59,7 +61,7 @@ export function headsPanel(state, actions) {
   for (let hd = 0; hd < H; hd++) {
     const label = h('span', { class: 'head-label' });
     const cells = METRICS.map((metric) => {
-      const barEl = h('span', { class: 'metric-bar' });
+      const barEl = FRACTION.has(metric) ? h('span', { class: 'metric-bar' }) : null;
       const value = h('span', { class: 'metric-value' });
       return { metric, barEl, value, td: h('td', { class: 'metric', 'data-metric': metric, title: t(lang, `metric.help.${metric}`) }, barEl, value) };
     });
@@ -68,11 +70,11 @@ export function headsPanel(state, actions) {
       'aria-label': t(lang, 'heads.switch', { h: hd, l: layer }),
       onchange: () => actions.toggleHead(layer, hd),
     });
+    // The switch sits with the head's name, in the column that stays put when the metrics scroll.
     const tr = h('tr', { 'data-head': String(hd), style: { '--head': headColor(hd) } },
-      h('th', { scope: 'row' }, t(lang, 'head', { h: hd })),
+      h('th', { scope: 'row' }, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'head', { h: hd })))),
       h('td', {}, label),
-      cells.map((c) => c.td),
-      h('td', {}, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'heads.on')))));
+      cells.map((c) => c.td));
     // Hovering a head's row marks its map in the grid above.
     const mark = (on) => {
       const tile = tr.getRootNode().querySelector && tr.getRootNode().querySelector(`section[data-stage="attend"] [data-tensor="weights"] .head-tile[data-head="${hd}"]`);
@@ -96,7 +98,7 @@ export function headsPanel(state, actions) {
       for (const c of row.cells) {
         const v = m[c.metric];
         const text = fmt(v);
-        c.barEl.style.setProperty('--v', text === null ? '0' : String(Math.max(0, Math.min(1, v))));
+        if (c.barEl) c.barEl.style.setProperty('--v', text === null ? '0' : String(Math.max(0, Math.min(1, v))));
         setText(c.value, text === null ? t(lang, 'none') : text);
       }
       const on = !off.has(`${layer}.${hd}`);
@@ -108,14 +110,16 @@ export function headsPanel(state, actions) {
 
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
-    h('p', { class: 'hint' }, t(lang, 'heads.intro')),
-    h('table', { class: 'heads-table' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
-        METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) }, t(lang, `metric.${m}`))),
-        h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')))),
-      h('tbody', {}, rows.map((r) => r.tr))),
+    h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle')),
+    // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page.
+    h('div', { class: 'heads-scroll' }, h('table', { class: 'heads-table' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
+        // A narrow demo shows each metric's short name; its full name stays for screen readers.
+        METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) },
+          h('span', { class: 'm-full' }, t(lang, `metric.${m}`)), h('span', { class: 'm-short', 'aria-hidden': 'true' }, t(lang, `metric.short.${m}`)))))),
+      h('tbody', {}, rows.map((r) => r.tr)))),
     h('div', { class: 'heads-more' },
-      h('div', {}, h('h4', {}, t(lang, 'heads.similarity')), h('p', { class: 'hint' }, t(lang, 'heads.similarityHelp')), sim.table),
+      h('div', { class: 'heads-similarity' }, h('h4', {}, t(lang, 'heads.similarity')), h('p', { class: 'hint' }, t(lang, 'heads.similarityHelp')), h('div', { class: 'heads-scroll' }, sim.table)),
       h('details', { class: 'metric-formulas' }, h('summary', {}, t(lang, 'heads.formulas')),
         h('dl', {}, ALL_METRICS.map((m) => [h('dt', {}, t(lang, `metric.${m}`)), h('dd', { html: t(lang, `metric.formula.${m}`) })])),
         labelRules(lang, state.result.heads.labels))));

@@ -5,14 +5,17 @@ import { t } from '../../i18n.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { liveView, frameOf } from '../parts/structure.js';
 import { STRINGS } from '../../strings.js';
+import { readsIds } from '../../modelFacts.js';
 
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
 const tensorsOf = (result, stageId) => Object.keys(result.tensors).filter((n) => !n.startsWith('layers.') && result.tensors[n].stage === stageId);
 
-function axisFor(result, width) {
-  if (width === result.config.vocabSize) return 'columnsVocab';
-  if (width === result.config.dModel) return 'columnsD';
-  return 'columnsN';
+// What a tensor's columns are, from its shape in the core's table ((1, T, vocab) or (1, T, d_model)),
+// not from its width: the trained model's d_model and vocabulary are both 64.
+function axisFor(result, name) {
+  const spec = result.stages.flatMap((s) => s.tensors).find((x) => x.name === name);
+  const last = spec ? spec.shape.replace(/[()\s]/g, '').split(',').pop() : '';
+  return { vocab: 'columnsVocab', d_model: 'columnsD' }[last] || 'columnsN';
 }
 
 // A view for one stage: each of its (1, T, width) tensors as a heatmap, tokens on the rows.
@@ -20,7 +23,7 @@ export function stageTensorsView(stageId) {
   return (state) => {
     const { result, lang } = state;
     const cards = tensorsOf(result, stageId).map((name) =>
-      matrixTensor(state, name, { axisKey: axisFor(result, result.tensors[name].shape[2]), caption: STRINGS[`cap.${name}`] ? undefined : '' }),
+      matrixTensor(state, name, { axisKey: axisFor(result, name), caption: STRINGS[`cap.${name}`] ? undefined : '' }),
     );
     return liveView(h('div', { class: 'stack' }, cards, h('p', { class: 'hint' }, t(lang, 'hover'))), state, cards, frameOf);
   };
@@ -47,6 +50,7 @@ export function predictView(state) {
   const rows = [];
   const summary = h('p', { class: 'predict-summary' });
   const off = h('p', { class: 'hint', 'data-switched-off': '' });
+  const hashNote = h('p', { class: 'hint', 'data-hash-ids': '' });
   const view = h('div', { class: 'stack predict' },
     h('table', { class: 'predict-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'predict.position')), h('th', { scope: 'col' }, t(lang, 'predict.token')),
@@ -108,7 +112,13 @@ export function predictView(state) {
       });
     }
     setAttr(summary, 'data-right', String(right));
-    setText(summary, t(lang, 'predict.right', { k: right, n: T - 1 }));
+    setText(summary, T > 1 ? t(lang, 'predict.right', { k: right, n: T - 1 }) : t(lang, 'predict.none'));
+    // A candidate named by its id only (#22): say what that means, with the first one as the example.
+    const nameless = result.candidates.flat().find((id) => name(id).startsWith('#'));
+    if (nameless !== undefined) {
+      setText(hashNote, t(lang, readsIds(result.config) ? 'predict.hashIdsNoTokenizer' : 'predict.hashIds', { id: nameless }));
+      if (hashNote.parentNode !== view) summary.after(hashNote);
+    } else if (hashNote.parentNode) hashNote.remove();
     const switchedOff = result.config.model !== 'single' ? s.settings.switchedOff : [];
     if (switchedOff.length) {
       setText(off, t(lang, 'predict.off', { list: switchedOff.map(([l, hd]) => `${l}.${hd}`).join(', ') }));

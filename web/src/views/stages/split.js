@@ -7,8 +7,9 @@ import { t } from '../../i18n.js';
 import { grouped } from '../../format.js';
 import { liveView, frameOf } from '../parts/structure.js';
 
-function paramCount(d, kvw) {
-  return 2 * (d * d + d) + 2 * (d * kvw + kvw);
+// W_Q, W_O (d × d) and W_K, W_V (kv_heads·d_head × d), with their biases where the model has them.
+function paramCount(d, kvw, biases) {
+  return biases ? 2 * (d * d + d) + 2 * (d * kvw + kvw) : 2 * d * d + 2 * d * kvw;
 }
 
 function servedBy(g, group) {
@@ -21,11 +22,16 @@ export function splitView(state) {
   const { dModel: d, heads, kvHeads: kv, dHead: dh } = result.config;
   const kvw = kv * dh;
   const group = heads / kv;
-  const params = paramCount(d, kvw);
-  const formula =
-    kv === heads
-      ? `4 · ${grouped(d, lang)}² + 4 · ${grouped(d, lang)} = ${grouped(params, lang)}`
-      : `2 · (${grouped(d, lang)}² + ${grouped(d, lang)}) + 2 · (${grouped(d, lang)} · ${grouped(kvw, lang)} + ${grouped(kvw, lang)}) = ${grouped(params, lang)}`;
+  const { biases } = result.config;
+  const params = paramCount(d, kvw, biases);
+  const n = (x) => grouped(x, lang);
+  const formula = biases
+    ? kv === heads
+      ? `4 · ${n(d)}² + 4 · ${n(d)} = ${n(params)}`
+      : `2 · (${n(d)}² + ${n(d)}) + 2 · (${n(d)} · ${n(kvw)} + ${n(kvw)}) = ${n(params)}`
+    : kv === heads
+      ? `4 · ${n(d)}² = ${n(params)}`
+      : `2 · ${n(d)}² + 2 · ${n(d)} · ${n(kvw)} = ${n(params)}`;
 
   const facts = h(
     'div',
@@ -34,7 +40,7 @@ export function splitView(state) {
     h(
       'div',
       { class: 'fact' },
-      h('div', { class: 'fact-label', html: t(lang, 'split.params') }),
+      h('div', { class: 'fact-label', html: t(lang, biases ? 'split.params' : 'split.paramsNoBias') }),
       h('div', { class: 'fact-value', 'data-param-count': String(params) }, formula),
       h('div', { class: 'fact-note', html: kv === heads ? t(lang, 'split.paramsSame') : t(lang, 'split.paramsGqa', { kv, kvw, d }) }),
     ),

@@ -1,0 +1,33 @@
+#include "io/config_json.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "io/safetensors.h"
+
+namespace mha {
+
+ModelConfigFile parse_config_json(const std::string& text, const std::string& name) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    throw file_error(ErrorCode::config_not_object, name);
+  ModelConfigFile out;
+  out.name = name;
+  const auto size = [&](const char* key, int& into) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return;
+    const double v = it->is_number() ? it->get<double>() : NAN;
+    if (!(v >= 1 && v <= 2147483647.0) || v != std::floor(v))
+      throw file_error(ErrorCode::config_bad_size, name, {{"key", key}, {"value", printable(it->dump(), 40)}});
+    into = static_cast<int>(v);
+  };
+  size("n_head", out.heads);
+  size("n_layer", out.layers);
+  size("n_positions", out.positions);
+  size("n_embd", out.d_model);
+  size("vocab_size", out.vocab);
+  return out;
+}
+
+}  // namespace mha

@@ -1,0 +1,18 @@
+// What the model shown is, read off its config (the core's Model::facts, mha.d.ts ModelFacts): the
+// page's texts say only what is true of it, never which menu item made it.
+//   structure: one attention layer, or blocks with residuals and a prediction
+//   story: weights drawn from the seed, or loaded (a file, or training); trained on the induction task
+//   reading: its tokenizer, or none (token ids); its token and position tables
+export const hasBlocks = (config) => config.model !== 'single';
+export const isLoaded = (config) => config.weights === 'loaded';
+export const onInductionTask = (config) => config.task === 'induction';
+export const readsIds = (config) => config.tokenizer === '';
+// A single layer's seeded rows × √d_model and sinusoidal positions, as in "Attention Is All You Need".
+export const scaledEmbedding = (config) => config.tokenTable === 'scaled';
+
+// Whether any head of the run is labelled an induction head by the core.
+export const hasInductionHeads = (result) =>
+  Boolean(result.heads) && result.heads.layers.some((layer) => layer.heads.some((h) => h.label === 'induction'));
+
+// A table's rows: learned (a file's, or trained) or drawn at random. For captions: '.learned' | '.random'.
+export const tableKind = (config) => (isLoaded(config) ? 'learned' : 'random');
