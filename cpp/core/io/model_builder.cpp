@@ -44,6 +44,18 @@ int count_layers(const SafetensorsHeader& f, const std::string& root) {
   return n;
 }
 
+// The tokens a model predicts per position: 1, or K for a file whose __metadata__ says task "recall"
+// and recall K (model_file.cpp writes them).
+int readouts_from(const SafetensorsHeader& f) {
+  const auto task = f.metadata().find("task");
+  if (task == f.metadata().end() || task->second != "recall") return 1;
+  const auto k = f.metadata().find("recall");
+  const std::string value = k == f.metadata().end() ? "" : k->second;
+  if (value.empty() || value.size() > 3 || value.find_first_not_of("0123456789") != std::string::npos)
+    throw Error("the file's __metadata__ says task recall but its recall is '" + value + "', not the number of readouts");
+  return std::stoi(value);
+}
+
 int heads_from(const SafetensorsHeader& f, int heads) {
   if (heads > 0) return heads;
   const auto it = f.metadata().find("heads");
@@ -101,6 +113,7 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads)
   c.max_positions = static_cast<int>(std::min<int64_t>(wpe[0], kMaxSeq + int64_t{1}));
   c.layers = count_layers(f, root);
   c.heads = heads_from(f, heads);
+  c.readouts = readouts_from(f);
   const auto tokenizer = f.metadata().find("tokenizer");
   model_.first_appearance = tokenizer != f.metadata().end() && tokenizer->second == "first-appearance";
   validate_config(c);  // before any tensor: heads that do not divide d_model, too many positions

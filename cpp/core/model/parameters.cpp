@@ -97,7 +97,7 @@ const std::vector<ParameterSpec>& parameter_table() {
       {"mlp.b_proj", true, "(d_model)", mlp, Init::zeros, file("mlp.c_proj.bias"), kNone, kNone, b_proj, nullptr},
       {"ln_f.weight", false, "(d_model)", layer_norm, Init::ones, file("ln_f.weight"), kNone, kNone, ln_f_weight, nullptr},
       {"ln_f.bias", false, "(d_model)", layer_norm, Init::zeros, file("ln_f.bias"), kNone, kNone, ln_f_bias, nullptr},
-      {"lm_head", false, "(vocab, d_model)", untied, Init::spread, {"lm_head.weight", false, false, true}, kNone, kNone,
+      {"lm_head", false, "(readouts·vocab, d_model)", untied, Init::spread, {"lm_head.weight", false, false, true}, kNone, kNone,
        lm_head, unembedding},
   };
   return table;
@@ -120,6 +120,7 @@ std::map<std::string, int64_t> shape_dims(const Config& c, int T) {
           {"kv_heads", c.kv_heads_or_heads()},
           {"d_head", c.d_head()},
           {"vocab", c.vocab_size},
+          {"readouts", c.readouts},
           {"positions", c.max_positions}};
 }
 
@@ -181,6 +182,12 @@ const Tensor& parameter_of(const ModelWeights& w, const ParameterSpec& spec, int
 void for_each_parameter(const ModelWeights& w, const Config& c,
                         const std::function<void(const std::string&, const ParameterSpec&, const Tensor&)>& fn) {
   walk(c, [&](const ParameterSpec& spec, int l) { fn(parameter_name(spec, l, c), spec, parameter_of(w, spec, l)); });
+}
+
+int64_t parameter_count(const Config& c) {
+  int64_t n = 0;
+  walk(c, [&](const ParameterSpec& spec, int) { n += shape_numel(parameter_shape(spec, c)); });
+  return static_cast<int64_t>(n);
 }
 
 ModelWeights zeros_like(const Config& c) {

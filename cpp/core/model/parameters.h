@@ -50,8 +50,8 @@ struct ParameterSpec {
 const std::vector<ParameterSpec>& parameter_table();
 const FileTensor& file_tensor(const ParameterSpec& spec, FileLayout layout);
 
-// The named sizes shape expressions use: d_model, heads, kv_heads, d_head, vocab, positions (and T
-// and B when given).
+// The named sizes shape expressions use: d_model, heads, kv_heads, d_head, vocab, readouts, positions
+// (and T and B when given).
 std::map<std::string, int64_t> shape_dims(const Config& config, int T = 0);
 Shape parameter_shape(const ParameterSpec& spec, const Config& config);
 
@@ -63,6 +63,10 @@ void for_each_parameter(ModelWeights& weights, const Config& config,
                         const std::function<void(const std::string& name, const ParameterSpec& spec, Tensor& tensor)>& fn);
 void for_each_parameter(const ModelWeights& weights, const Config& config,
                         const std::function<void(const std::string& name, const ParameterSpec& spec, const Tensor& tensor)>& fn);
+
+// How many numbers the config's parameters hold, counted from the table: the same for every head
+// count of one d_model, as the heads split it.
+int64_t parameter_count(const Config& config);
 
 // Zero-filled tensors of every parameter's shape (gradients, optimiser moments).
 ModelWeights zeros_like(const Config& config);
