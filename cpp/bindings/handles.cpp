@@ -296,7 +296,9 @@ val ModelHandle::weight(const std::string& name) const {
 
 std::string TrainerHandle::start(const val& options) {
   run_guarded(false, [&] {
-    mha::InductionRecipe r = mha::induction_recipe();
+    const val task = options.isUndefined() || options.isNull() ? val::undefined() : options["task"];
+    if (!task.isUndefined() && !task.isNull() && !task.isString()) throw mha::Error("task must be \"induction\" or \"recall\"");
+    mha::Recipe r = mha::recipe_of(task.isString() ? mha::parse_task(task.as<std::string>()) : mha::TaskKind::induction);
     r.config = config_from_options(options, r.config);
     const auto number = [&](const char* key, double fallback) {
       const val v = options[key];
@@ -307,9 +309,11 @@ std::string TrainerHandle::start(const val& options) {
     r.batch = static_cast<int>(number("batch", r.batch));
     r.adam.lr = static_cast<float>(number("lr", r.adam.lr));
     r.init_std = static_cast<float>(number("initStd", r.init_std));
-    r.task.min_length = static_cast<int>(number("minLength", r.task.min_length));
-    r.task.max_length = static_cast<int>(number("maxLength", r.task.max_length));
-    training_ = std::make_unique<mha::InductionTraining>(r);
+    r.induction.min_length = static_cast<int>(number("minLength", r.induction.min_length));
+    r.induction.max_length = static_cast<int>(number("maxLength", r.induction.max_length));
+    r.recall.readouts = static_cast<int>(number("recall", r.recall.readouts));
+    r.recall.length = static_cast<int>(number("length", r.recall.length));
+    training_ = std::make_unique<mha::Training>(r);
     return true;
   });
   return last_error_;
@@ -326,14 +330,36 @@ val TrainerHandle::step(int count) {
 }
 
 double TrainerHandle::induction_score(int sequences) const {
-  return training_ ? training_->induction_score(sequences) : 0.0;
+  return training_ && training_->recipe().task == mha::TaskKind::induction ? training_->induction_score(sequences) : 0.0;
 }
+
+val TrainerHandle::recall_scores() {
+  return run_guarded(val::null(), [&] {
+    if (!training_) throw mha::Error("start the training first");
+    const mha::RecallScores s = training_->recall_scores();
+    val out = val::object();
+    out.set("loss", s.loss);
+    out.set("meanAccuracy", s.mean_accuracy);
+    val accuracy = val::array(), stripe = val::array();
+    for (double a : s.accuracy) accuracy.call<void>("push", a);
+    for (const std::vector<double>& head : s.stripe) {
+      val row = val::array();
+      for (double v : head) row.call<void>("push", v);
+      stripe.call<void>("push", row);
+    }
+    out.set("accuracy", accuracy);
+    out.set("stripe", stripe);
+    return out;
+  });
+}
+
+val TrainerHandle::config() const { return training_ ? config_to_object(training_->recipe().config) : val::null(); }
 
 val TrainerHandle::model_file() const {
   if (!training_) return val(std::string("start the training first"));
   std::string error;
   std::vector<uint8_t> bytes = guarded(error, std::vector<uint8_t>{}, [&] {
-    const mha::InductionTraining& t = *training_;
+    const mha::Training& t = *training_;
     return mha::write_model(t.trainer().weights(), t.recipe().config, mha::training_metadata(t.recipe(), t.trainer().steps_done()));
   });
   if (!error.empty()) return val(error);

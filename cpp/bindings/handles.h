@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "text/bpe_tokenizer.h"
-#include "train/induction_task.h"
+#include "train/recipe.h"
 #include "model/model.h"
 #include "io/model_builder.h"
 
@@ -125,21 +125,26 @@ class ModelBuilderHandle : public LastError {
   std::unique_ptr<mha::ModelBuilder> builder_;
 };
 
-// A training run of the induction task (core/induction_task.h), stepped from JavaScript (a Web
-// Worker in the page): the same bits as `mha train` natively for the same recipe.
+// A training run of the induction or the recall task (core/train/recipe.h), stepped from JavaScript
+// (a Web Worker in the page): the same bits as `mha train` natively for the same recipe.
 class TrainerHandle : public LastError {
  public:
-  // options: {model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd,
-  // minLength, maxLength}; missing keys take `mha train`'s defaults. "" or the error.
+  // options: {task: 'induction' | 'recall', model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize,
+  // seed, batch, lr, initStd, minLength, maxLength (induction), recall, length (recall)}; missing keys
+  // take the task's recipe. "" or the error.
   std::string start(const emscripten::val& options);
   emscripten::val step(int count);  // Float32Array of the losses, or null (last_error())
   int steps_done() const { return training_ ? training_->trainer().steps_done() : 0; }
-  double induction_score(int sequences) const;  // the phase-change check (InductionTraining)
+  double induction_score(int sequences) const;  // the phase-change check (induction task; 0 for recall)
+  // The recall task's scores on its fresh sequences: {loss, accuracy: [per readout], meanAccuracy,
+  // stripe: [per head: [per readout k: mean weight on i − k]]}, or null (last_error()).
+  emscripten::val recall_scores();
+  emscripten::val config() const;      // the recipe's model config (config_to_object), or null
   emscripten::val model_file() const;  // the weights as safetensors bytes, or the error as a string
   TraceHandle* run_ids(const emscripten::val& ids);
 
  private:
-  std::unique_ptr<mha::InductionTraining> training_;
+  std::unique_ptr<mha::Training> training_;
 };
 
 }  // namespace mha_wasm

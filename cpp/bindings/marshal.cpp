@@ -91,6 +91,8 @@ val config_to_object(const mha::Config& c) {
   o.set("model", std::string(mha::preset_name(c.preset)));
   o.set("layers", c.layers);
   o.set("maxPositions", c.max_positions);
+  o.set("readouts", c.readouts);  // tokens predicted per position: 1, or the recall task's K
+  o.set("parameters", static_cast<double>(mha::parameter_count(c)));
   o.set("layerNorm", mha::has_layer_norm(c.preset));
   o.set("mlp", mha::has_mlp(c.preset));
   o.set("ropeBase", c.rope_base);
