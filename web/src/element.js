@@ -2,9 +2,12 @@
 // root out; several on one page share one WebAssembly module but each has its own model and store.
 //   events: stagechange {stage}, error {message, attribute},
 //           trainprogress {step, loss, stepsPerSecond, induction, phaseStep, heads: [{layer, head, previousToken, induction, label}]},
-//           trainend {step, loss, reason: 'paused' | 'done' | 'reset'}
+//           trainend {step, loss, reason: 'paused' | 'done' | 'reset'},
+//           sweepprogress {index, heads, step, steps, total}, sweepend {rows, reason: 'done' | 'cancelled' | 'error'}
 //   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev(), el.focusStage(),
-//        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state)
+//        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state),
+//        el.runHeadSweep({heads, steps, seed}) -> Promise of [{heads, dHead, parameters, accuracy, perReadout, …}],
+//        el.cancelHeadSweep()
 // Learner edits (controls, stage, head, language) are written back to the attributes
 // (attributeSync.js); files and URLs of models are opened in modelSources.js.
 import css from './widget.css';
@@ -17,7 +20,7 @@ import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
-import { isSized, ALL_ATTRS, ATTR_OF } from './attributes.js';
+import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
 import { sharedModule, trainedBytes, workerURLMaker } from './sharedModule.js';
 import { AttributeSync } from './attributeSync.js';
 import { ModelSources } from './modelSources.js';
@@ -29,6 +32,7 @@ import { mountSections, stepsKey } from './views/chrome/sections.js';
 import { stepsOf } from './steps.js';
 import { mountStatus } from './views/chrome/status.js';
 import { mountTrainPanel } from './views/chrome/train.js';
+import { mountSweepPanel } from './views/chrome/sweep.js';
 import { renderProblems } from './views/chrome/problems.js';
 import { hideTip } from './views/parts/tooltip.js';
 
@@ -118,6 +122,17 @@ export class MhaDemo extends HTMLElement {
     if (this._training) this._training.reset(seed);
   }
 
+  // The head-count experiment (views/chrome/sweep.js): the recall recipe trained at each head count in
+  // a worker of its own. Resolves to the rows; rejects when cancelled or when this demo has no worker.
+  runHeadSweep(options = {}) {
+    if (!this._sweep) return Promise.reject(new Error('this demo has no Web Worker to train in (controls="full" and a browser with workers)'));
+    return this._sweep.run(options);
+  }
+
+  cancelHeadSweep() {
+    if (this._sweep) this._sweep.cancel();
+  }
+
   // Opens a model from a File (or Blob with a name), or from several: a checkpoint with GPT-2's tokenizer
   // files beside it; see modelSources.js. Resolves to {name, layout, kind, tokenizer}.
   openFile(file) {
@@ -176,6 +191,7 @@ export class MhaDemo extends HTMLElement {
   disconnectedCallback() {
     if (this._worker) this._worker.stop();
     if (this._training) this._training.pause();
+    if (this._sweep) this._sweep.cancel();
   }
 
   attributeChangedCallback() {
@@ -192,12 +208,12 @@ export class MhaDemo extends HTMLElement {
   async _start() {
     this._mountUI();
     let mha;
-    const trained = trainedBytes(); // beside the core; an Error (not a rejection) when there is none
+    const first = MODEL_KINDS.trained.shipped;
+    const trained = trainedBytes(first); // beside the core; an Error (not a rejection) when there is none
     try {
       mha = await sharedModule();
       const bytes = await trained;
-      this._trained = bytes instanceof Error ? null : bytes;
-      this._trainedError = bytes instanceof Error ? bytes.message : null;
+      this._shipped = { [first]: bytes };
     } catch (e) {
       const msg = String((e && e.message) || e).replace(/[<>&]/g, '');
       this._store.set({ status: 'idle', fatalHtml: true, fatal: t(this._store.state.lang, 'loadFailed', { msg }) });
@@ -205,7 +221,7 @@ export class MhaDemo extends HTMLElement {
       return;
     }
     mark('mha-demo:module');
-    this._engine = new Engine(mha, this._trained, this._trainedError);
+    this._engine = new Engine(mha, this._shipped);
     this._attributes.apply(); // again, now that the stage table is known (and a model URL can be opened)
     this._reportErrors(this._store.state);
     this._runner.request(null);
@@ -269,7 +285,10 @@ export class MhaDemo extends HTMLElement {
       ev.preventDefault();
       this.openFile(files).catch(() => {});
     });
-    if (mode === 'full' && this._workerURL) this._mountTraining(store);
+    if (mode === 'full' && this._workerURL) {
+      this._mountTraining(store);
+      this._mountSweep(store);
+    }
     this._problems = problems;
     this._stagesEl = stages;
     this._sections = null;
@@ -285,10 +304,15 @@ export class MhaDemo extends HTMLElement {
       this._training = mountTrainPanel(this._trainingRoot, this._store, () => new Worker(this._workerURL()), {
         onProgress: fire('trainprogress'),
         onEnd: fire('trainend'),
+        // "Use this model": what was just trained, opened as a model file would be (no download).
+        onUse: (bytes, name) => this.openFile(new File([bytes], name)).catch(() => {}),
       });
     }
+    // Shown with a model this project trained; it trains that model's recipe unless told otherwise.
     const show = (s) => {
-      this._trainingRoot.hidden = s.settings.model !== 'trained';
+      const shipped = Boolean(MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].shipped);
+      this._trainingRoot.hidden = !shipped && this._training.state.step === 0; // kept once it has trained (Use this model)
+      if (shipped) this._training.follow(s.settings.model);
     };
     show(store.state);
     store.subscribe((s, changed) => {
@@ -297,6 +321,27 @@ export class MhaDemo extends HTMLElement {
       if (changed.has('result')) this._training.probe();
     });
     this._frame.append(this._trainingRoot);
+  }
+
+  // "Why several heads?", shown with the recall model; like training, kept across rebuilds.
+  _mountSweep(store) {
+    if (!this._sweepRoot) {
+      this._sweepRoot = h('div', { class: 'sweep-root' });
+      const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+      this._sweep = mountSweepPanel(this._sweepRoot, this._store, () => new Worker(this._workerURL()), {
+        onProgress: fire('sweepprogress'),
+        onEnd: fire('sweepend'),
+      });
+    }
+    const show = (s) => {
+      this._sweepRoot.hidden = s.settings.model !== 'recall';
+    };
+    show(store.state);
+    store.subscribe((s, changed) => {
+      if (changed.has('settings')) show(s);
+      if (changed.has('lang')) this._sweep.render();
+    });
+    this._frame.append(this._sweepRoot);
   }
 
   _mountSections() {

@@ -4,6 +4,8 @@
 import { fetchBytes } from './fetchBytes.js';
 import { messageOf } from './messages.js';
 import { sortFiles } from './tokenizerFiles.js';
+import { MODEL_KINDS } from './attributes.js';
+import { trainedBytes } from './sharedModule.js';
 
 export class ModelSources {
   // store: the demo's store. engine: () -> the Engine once the core has loaded, null before.
@@ -19,10 +21,27 @@ export class ModelSources {
     this._opening = null; // the AbortController of the file being opened
   }
 
-  // True while a model= or weights= download has not arrived: a run now would show the wrong model.
+  // True while a model= or weights= download, or a trained model's script, has not arrived: a run now
+  // would show the wrong model.
   get pending() {
     const w = this._store.state.weights;
-    return this._modelPending || Boolean(w && !w.bytes && !w.failed);
+    return this._modelPending || Boolean(w && !w.bytes && !w.failed) || this._loadShipped();
+  }
+
+  // A trained model of its own name (model="recall"): its script is loaded when it is first shown,
+  // and the run asked for again once it has come (or failed, which the run then says). True meanwhile.
+  _loadShipped() {
+    const kind = MODEL_KINDS[this._store.state.settings.model];
+    const engine = this._engine();
+    if (!kind || !kind.shipped || !engine || engine.hasShipped(kind.shipped)) return false;
+    if (!this._shippedLoading) {
+      this._shippedLoading = trainedBytes(kind.shipped).then((bytes) => {
+        this._shippedLoading = null;
+        engine.addShipped(kind.shipped, bytes);
+        this._request(null);
+      });
+    }
+    return true;
   }
 
   // The weights of random mode for a run, or null for the core's own random weights.

@@ -22,7 +22,7 @@ import { ropeView } from './views/stages/rope.js';
 import { attendView, attendParts } from './views/stages/attend.js';
 import { concatView } from './views/stages/concat.js';
 import { outputView } from './views/stages/output.js';
-import { stageTensorsView, predictView } from './views/stages/model.js';
+import { stageTensorsView, predictView, recallPredictView } from './views/stages/model.js';
 
 const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
 const sub = (s) => `<sub>${s}</sub>`;
@@ -40,6 +40,8 @@ function arrive(section) {
 // learnt, or drawn at random?) are two questions.
 const hasBlocks = (config) => config.model !== 'single';
 const learnt = (model) => !isSized(model);
+// A model of K > 1 readouts: the recall task's, predicting the K tokens before each position.
+const recalls = (config) => config.readouts > 1;
 
 const STEPS = [
   {
@@ -88,7 +90,7 @@ const STEPS = [
     id: 'attend',
     text: ({ lang, controls, model, config, layer }) =>
       hasBlocks(config) && learnt(model)
-        ? t(lang, 'attend.textTrained', { l: layer, sqrt: sqrt(config.dHead) })
+        ? t(lang, recalls(config) ? 'attend.textRecall' : 'attend.textTrained', { l: layer, sqrt: sqrt(config.dHead), h: config.heads, k: config.readouts, dh: config.dHead })
         : t(lang, 'attend.text', { sqrt: sqrt(config.dHead), mask: `${t(lang, config.causal ? 'attend.maskOn' : maskOffKey(controls, model))} ` }),
     formula: ({ config }) =>
       `scores${sub('h')} = Q${sub('h')}K${sub('g(h)')}<sup>T</sup> / √d${sub('head')}${config.causal ? ' + M &nbsp;(M<sub>ij</sub> = −∞ for j &gt; i)' : ''}<br>` +
@@ -119,15 +121,17 @@ const STEPS = [
   },
   {
     id: 'logits',
-    text: ({ lang, config }) => t(lang, 'logits.text', { v: config.vocabSize, d: config.dModel }),
-    formula: ({ config }) => `logits = h${sub('last')} · W${sub('U')}<sup>T</sup> &nbsp;·&nbsp; W${sub('U')}: ${config.vocabSize} × ${config.dModel}`,
+    text: ({ lang, config }) => t(lang, recalls(config) ? 'logits.textRecall' : 'logits.text', { v: config.vocabSize, d: config.dModel, k: config.readouts, kv: config.readouts * config.vocabSize }),
+    formula: ({ config }) => `logits = h${sub('last')} · W${sub('U')}<sup>T</sup> &nbsp;·&nbsp; W${sub('U')}: ${recalls(config) ? `${config.readouts}·` : ''}${config.vocabSize} × ${config.dModel}`,
     view: stageTensorsView('logits'),
   },
   {
     id: 'predict',
-    text: ({ lang }) => t(lang, 'predict.text'),
-    formula: () => `p(next token = v | position i) = softmax(logits${sub('i')})${sub('v')}`,
-    view: predictView,
+    text: ({ lang, config }) => t(lang, recalls(config) ? 'predict.textRecall' : 'predict.text', { k: config.readouts }),
+    formula: ({ config }) => (recalls(config)
+      ? `p(token at i − k = v | position i) = softmax(logits${sub('i,k')})${sub('v')}, k = 1 … ${config.readouts}`
+      : `p(next token = v | position i) = softmax(logits${sub('i')})${sub('v')}`),
+    view: (state, actions) => (recalls(state.result.config) ? recallPredictView : predictView)(state, actions),
   },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
 
