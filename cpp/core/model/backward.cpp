@@ -40,7 +40,7 @@ float mean_cross_entropy(const Trace& acts, const std::vector<int32_t>& targets,
   const int counted = counted_targets(targets);
   if (counted == 0) throw Error("the batch has no position with a target");
   std::vector<float> losses(static_cast<size_t>(N));
-  crossentropy_forward(losses.data(), probs.ptr(), targets.data(), N, c.vocab_size);
+  crossentropy_forward(losses.data(), acts.get(-1, "logits").ptr(), targets.data(), N, c.vocab_size);
   double total = 0.0;
   for (float l : losses) total += l;  // 0 where no target
   return static_cast<float>(total / counted);

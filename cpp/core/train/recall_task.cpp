@@ -1,9 +1,9 @@
 #include "train/recall_task.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "base/error.h"
+#include "kernels/loss.h"
 
 namespace mha {
 
@@ -50,13 +50,17 @@ RecallScores evaluate_recall(const Model& model, const RecallTask& task, uint64_
     const std::vector<int32_t> ids = recall_sequence(rng, task);
     model.run_ids_into(trace, ids);
     const float* probs = trace.get("probs").ptr();
+    const float* logits = trace.get("logits").ptr();
     const float* weights = trace.get(last).ptr();
     for (int i = K; i < T; ++i)
       for (int k = 1; k <= K; ++k) {
-        const float* p = probs + (static_cast<size_t>(i) * K + k - 1) * V;
+        const size_t row = static_cast<size_t>(i) * K + k - 1;
+        const float* p = probs + row * V;
         const int32_t want = ids[static_cast<size_t>(i - k)];
         right[k - 1] += static_cast<int>(std::max_element(p, p + V) - p) == want;
-        loss -= std::log(static_cast<double>(p[want]));
+        float row_loss = 0;
+        crossentropy_forward(&row_loss, logits + row * V, &want, 1, V);
+        loss += row_loss;
         for (int h = 0; h < H; ++h) stripe[h][k - 1] += weights[(static_cast<size_t>(h) * T + i) * T + i - k];
       }
   }
