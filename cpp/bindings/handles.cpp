@@ -333,10 +333,10 @@ double TrainerHandle::induction_score(int sequences) const {
   return training_ && training_->recipe().task == mha::TaskKind::induction ? training_->induction_score(sequences) : 0.0;
 }
 
-val TrainerHandle::recall_scores() {
+val TrainerHandle::recall_scores(int sequences) {
   return run_guarded(val::null(), [&] {
     if (!training_) throw mha::Error("start the training first");
-    const mha::RecallScores s = training_->recall_scores();
+    const mha::RecallScores s = training_->recall_scores(sequences > 0 ? sequences : mha::kRecallEvalSequences);
     val out = val::object();
     out.set("loss", s.loss);
     out.set("meanAccuracy", s.mean_accuracy);

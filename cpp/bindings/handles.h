@@ -136,9 +136,10 @@ class TrainerHandle : public LastError {
   emscripten::val step(int count);  // Float32Array of the losses, or null (last_error())
   int steps_done() const { return training_ ? training_->trainer().steps_done() : 0; }
   double induction_score(int sequences) const;  // the phase-change check (induction task; 0 for recall)
-  // The recall task's scores on its fresh sequences: {loss, accuracy: [per readout], meanAccuracy,
-  // stripe: [per head: [per readout k: mean weight on i − k]]}, or null (last_error()).
-  emscripten::val recall_scores();
+  // The recall task's scores on its first `sequences` fresh sequences (0: kRecallEvalSequences, as
+  // `mha sweep`): {loss, accuracy: [per readout], meanAccuracy, stripe: [per head: [per readout k:
+  // mean weight on i − k]]}, or null (last_error()).
+  emscripten::val recall_scores(int sequences);
   emscripten::val config() const;      // the recipe's model config (config_to_object), or null
   emscripten::val model_file() const;  // the weights as safetensors bytes, or the error as a string
   TraceHandle* run_ids(const emscripten::val& ids);

@@ -25,7 +25,8 @@ json recipe_json(const Recipe& r) {
   json out = config_json(r.config);
   out.update({{"task", task_name(r.task)},  {"batch", r.batch},          {"lr", r.adam.lr},
               {"beta1", r.adam.beta1},      {"beta2", r.adam.beta2},     {"eps", r.adam.eps},
-              {"weightDecay", r.adam.weight_decay}, {"initStd", r.init_std}, {"steps", r.steps}});
+              {"weightDecay", r.adam.weight_decay}, {"initStd", r.init_std}, {"steps", r.steps},
+              {"lossFloor", loss_floor(r)}});
   if (r.task == TaskKind::induction) out.update({{"minLength", r.induction.min_length}, {"maxLength", r.induction.max_length}});
   else out.update({{"recall", r.recall.readouts}, {"length", r.recall.length}});
   return out;

@@ -1,5 +1,6 @@
 #include "train/recipe.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "base/error.h"
@@ -80,6 +81,14 @@ Recipe checked_recipe(Recipe r) {
   }
   validate_config(r.config);
   return r;
+}
+
+double loss_floor(const Recipe& r) {
+  if (r.task == TaskKind::recall) return 0.0;
+  const InductionTask& t = r.induction;
+  double sum = 0;
+  for (int L = t.min_length; L <= t.max_length; ++L) sum += (L + 1) * std::log(static_cast<double>(r.config.vocab_size - 1)) / (2.0 * L);
+  return sum / (t.max_length - t.min_length + 1);
 }
 
 Batch task_batch(Rng& rng, const Recipe& r) {

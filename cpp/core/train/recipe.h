@@ -52,6 +52,12 @@ std::vector<int> sweep_heads();
 // The recipe with what follows from its task filled in, or mha::Error for one that cannot train.
 Recipe checked_recipe(Recipe recipe);
 
+// The lowest mean loss the task allows, which the page's loss curve marks: 0 for the recall task
+// (every id it asks for is in view); for the induction task the loss of a model that predicts the
+// repeat perfectly and every random token uniformly, mean over L of (L + 1)·ln(vocab − 1) / 2L
+// (the first copy and the repeat's first token are random) — about half the loss it starts at.
+double loss_floor(const Recipe& recipe);
+
 // One batch of the recipe's task.
 Batch task_batch(Rng& rng, const Recipe& recipe);
 
