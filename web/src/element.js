@@ -296,52 +296,49 @@ export class MhaDemo extends HTMLElement {
     renderProblems(this._problems, store.state);
   }
 
-  // The training panel, kept across stages and across controls rebuilds (its worker goes on).
-  _mountTraining(store) {
-    if (!this._trainingRoot) {
-      this._trainingRoot = h('div', { class: 'train-root' });
+  // The panels outside the stage sections, each with a worker of its own: made once and kept across
+  // stages and controls rebuilds (their workers go on), shown when show(state) says so.
+  //   key: where the element keeps it; mount(root, fire): its controller, fire(type) an event's dispatcher
+  _mountPanel(store, key, className, mount, show, onChange = () => {}) {
+    if (!this[key]) {
+      const root = h('div', { class: className });
       const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-      this._training = mountTrainPanel(this._trainingRoot, this._store, () => new Worker(this._workerURL()), {
-        onProgress: fire('trainprogress'),
-        onEnd: fire('trainend'),
-        // "Use this model": what was just trained, opened as a model file would be (no download).
-        onUse: (bytes, name) => this.openFile(new File([bytes], name)).catch(() => {}),
-      });
+      this[key] = { root, controller: mount(root, fire) };
     }
-    // Shown with a model this project trained; it trains that model's recipe unless told otherwise.
-    const show = (s) => {
-      const shipped = Boolean(MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].shipped);
-      this._trainingRoot.hidden = !shipped && this._training.state.step === 0; // kept once it has trained (Use this model)
-      if (shipped) this._training.follow(s.settings.model);
+    const { root, controller } = this[key];
+    const update = (s) => {
+      root.hidden = !show(s, controller);
     };
-    show(store.state);
+    update(store.state);
     store.subscribe((s, changed) => {
-      if (changed.has('settings')) show(s);
-      if (changed.has('lang')) this._training.render();
-      if (changed.has('result')) this._training.probe();
+      if (changed.has('settings')) update(s);
+      if (changed.has('lang')) controller.render();
+      onChange(s, changed, controller);
     });
-    this._frame.append(this._trainingRoot);
+    this._frame.append(root);
+    return controller;
   }
 
-  // "Why several heads?", shown with the recall model; like training, kept across rebuilds.
+  // Train it yourself: shown with a model this project trained, whose recipe it trains unless told
+  // otherwise, and kept once it has trained (Use this model shows an opened file).
+  _mountTraining(store) {
+    this._training = this._mountPanel(store, '_trainPanel', 'train-root', (root, fire) => mountTrainPanel(root, this._store, () => new Worker(this._workerURL()), {
+      onProgress: fire('trainprogress'),
+      onEnd: fire('trainend'),
+      onUse: (bytes, name) => this.openFile(new File([bytes], name)).catch(() => {}),
+    }), (s, training) => {
+      const shipped = Boolean(MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].shipped);
+      if (shipped) training.follow(s.settings.model);
+      return shipped || training.state.step > 0;
+    }, (s, changed, training) => changed.has('result') && training.probe());
+  }
+
+  // Why several heads?: shown with the recall model.
   _mountSweep(store) {
-    if (!this._sweepRoot) {
-      this._sweepRoot = h('div', { class: 'sweep-root' });
-      const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-      this._sweep = mountSweepPanel(this._sweepRoot, this._store, () => new Worker(this._workerURL()), {
-        onProgress: fire('sweepprogress'),
-        onEnd: fire('sweepend'),
-      });
-    }
-    const show = (s) => {
-      this._sweepRoot.hidden = s.settings.model !== 'recall';
-    };
-    show(store.state);
-    store.subscribe((s, changed) => {
-      if (changed.has('settings')) show(s);
-      if (changed.has('lang')) this._sweep.render();
-    });
-    this._frame.append(this._sweepRoot);
+    this._sweep = this._mountPanel(store, '_sweepPanel', 'sweep-root', (root, fire) => mountSweepPanel(root, this._store, () => new Worker(this._workerURL()), {
+      onProgress: fire('sweepprogress'),
+      onEnd: fire('sweepend'),
+    }), (s) => s.settings.model === 'recall');
   }
 
   _mountSections() {
