@@ -307,6 +307,40 @@ TEST_CASE("the shipped recall model recalls all four, one head per offset, also 
     CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
     CHECK(sorted.front() >= 0);
   }
+  // Each head carries its offset alone (what the attend stage's text says): switched off, its readout
+  // fails and the other three stay right.
+  {
+    mha::Rng rng(7);
+    std::vector<int> owner(static_cast<size_t>(K), -1);
+    const mha::RecallScores s = mha::evaluate_recall(model, recipe.recall, 20261124, 100);
+    for (int h = 0; h < model.config().heads; ++h)
+      for (int k = 0; k < K; ++k)
+        if (s.stripe[h][k] >= 0.7) owner[k] = h;
+    for (int k = 0; k < K; ++k) {
+      CAPTURE(k);
+      REQUIRE(owner[k] >= 0);
+      mha::HeadGates gates(1, std::vector<float>(static_cast<size_t>(model.config().heads), 1.0f));
+      gates[0][owner[k]] = 0.0f;
+      std::vector<int> right(static_cast<size_t>(K), 0);
+      int counted = 0;
+      for (int n = 0; n < 50; ++n) {
+        const std::vector<int32_t> ids = mha::recall_sequence(rng, recipe.recall);
+        const mha::Trace t = model.run_ids(ids, mha::KernelPath::simd, gates);
+        const float* p = t.get("probs").ptr();
+        const int V = model.config().vocab_size, T = recipe.recall.length;
+        for (int i = K; i < T; ++i, ++counted)
+          for (int r = 0; r < K; ++r) {
+            const float* row = p + (static_cast<size_t>(i) * K + r) * V;
+            right[r] += static_cast<int>(std::max_element(row, row + V) - row) == ids[static_cast<size_t>(i - r - 1)];
+          }
+      }
+      for (int r = 0; r < K; ++r) {
+        CAPTURE(r);
+        if (r == k) CHECK(right[r] <= counted / 5);  // about chance: its token is gone
+        else CHECK(right[r] >= counted * 98 / 100);
+      }
+    }
+  }
   // models/recall-sweep.csv's row for the shipped head count is this model's score on the recipe's sequences
   const auto csv_bytes = read_or_fail(root + "models/recall-sweep.csv", "remake it with: npm run train");
   const std::string csv(csv_bytes.begin(), csv_bytes.end());
