@@ -406,8 +406,8 @@ export const STRINGS = {
     zh: '一条模糊的宽带：它在每个偏移上的权重，以及该读出的正确率——{list}。它传出去的是这些 token 的平均，已经说不清哪个 token 在哪儿。',
   },
   'sweep.capFew': {
-    en: 'One stripe per head, each head one offset: {list}.',
-    zh: '每个头一条斜线，每个头管一个偏移：{list}。',
+    en: 'Each head, the offset it weighs most and that weight: {list}.',
+    zh: '每个头、它权重最大的偏移，以及这个权重：{list}。',
   },
   'sweep.capMany': {
     en: '{h} heads of width {dh}: {n} of them put at least half their weight on one of the offsets ({per}; the most any puts on one: {max}). Each passes on one number per token, so the readouts must piece every id together from many heads.',
