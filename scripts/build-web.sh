@@ -73,7 +73,7 @@ async function main() {
   };
   await esbuild.build({
     entryPoints: ['web/src/widget.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser', minify: true,
-    loader: { '.css': 'text' }, plugins: [textPlugin, catalogPlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
+    loader: { '.css': 'text', '.csv': 'text' }, plugins: [textPlugin, catalogPlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
   });
   // Beside the widget, not in it: it keeps mha-demo.js under 300 KB gzipped, and a script (unlike a
   // fetch) loads from file:// too.

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# npm run train: remakes models/induction.safetensors, the model the page opens on, with the
-# project's own C++ trainer and its defaults, which are the shipped recipe (induction_recipe() in
-# cpp/core/train/induction_task.cpp). The recipe is recorded in the file's __metadata__.
+# npm run train: remakes the models the page ships, with the project's own C++ trainer and the recipes
+# of cpp/core/train/recipe.cpp, which are `mha train`'s defaults (each recorded in its file's
+# __metadata__): models/induction.safetensors, the model the page opens on; models/recall.safetensors,
+# the recall task's model of 4 heads; and models/recall-sweep.csv, the recall recipe at every head
+# count of the sweep (the "Why several heads?" panel shows it). The same bits on every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh start
 cmake --preset native >/dev/null
 cmake --build --preset native -j "$(nproc)" --target mha
 mkdir -p models
-exec build/native/mha train --out models/induction.safetensors
+build/native/mha train --out models/induction.safetensors
+build/native/mha train --task recall --out models/recall.safetensors
+build/native/mha sweep --task recall --csv models/recall-sweep.csv

@@ -192,7 +192,7 @@ raw = data[8 + n + a:8 + n + b]
 print(",".join(str(v) for v in struct.unpack("<%dq" % (len(raw) // 8), raw)))
 EOF
 }
-for c in tiny_gpt2 tiny_attn_only; do
+for c in tiny_gpt2 tiny_attn_only tiny_recall; do
   ids=$(ids_of "$DATA/$c.expected.safetensors")
   run trace --model "$DATA/$c.model.safetensors" --ids "$ids" --out "$c.trace.safetensors"
   if [ "$rc" -ne 0 ]; then
@@ -241,6 +241,46 @@ if [ "$rc" -eq 0 ] && grep -q "first choice right at" stdout.txt; then
 else
   fail "predict --ids with an explicit --layout attn-only" "exit code $rc"
 fi
+
+# The recall task: a model of K readouts, its file saying so, its logits (1, T, K, V), its sweep.
+run train --task recall --recall 3 --length 8 --d-model 16 --heads 2 --vocab 12 --steps 20 --batch 4 --out recall.safetensors
+if [ "$rc" -eq 0 ] && grep -q "accuracy per readout (k = 1…3)" stdout.txt && grep -q "h1 i-" stdout.txt &&
+   python3 - recall.safetensors <<'EOF'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+header = json.loads(data[8:8 + struct.unpack("<Q", data[:8])[0]])
+meta = header["__metadata__"]
+assert meta["task"] == "recall" and meta["recall"] == "3" and meta["layers"] == "1", meta
+assert header["lm_head.weight"]["shape"] == [36, 16], header["lm_head.weight"]
+assert "recall task: 8 ids" in meta["recipe"], meta["recipe"]
+EOF
+then
+  pass "train --task recall: 1 layer, lm_head (K·vocab, d_model), task and K in the file, accuracy per readout"
+else
+  fail "train --task recall" "exit code $rc"
+fi
+run trace --model recall.safetensors --ids 1,2,3,4,5,6 --out recall.trace.safetensors
+if [ "$rc" -eq 0 ] && python3 - recall.trace.safetensors <<'EOF'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+header = json.loads(data[8:8 + struct.unpack("<Q", data[:8])[0]])
+assert header["logits"]["shape"] == [1, 6, 3, 12] and header["probs"]["shape"] == [1, 6, 3, 12], header["probs"]
+EOF
+then pass "trace of a recall model: logits and probs (1, T, K, V)"; else fail "trace of a recall model" "exit code $rc"; fi
+run predict --model recall.safetensors --ids 1,2,3,4,5,6 --top 2
+if [ "$rc" -eq 0 ] && grep -q "recall prediction, 3 readouts" stdout.txt && grep -q "i-3 ->" stdout.txt && grep -q "of 12 readouts" stdout.txt; then
+  pass "predict reads the task from the file: each readout's candidates, scored against the id k places back"
+else
+  fail "predict on a recall model" "exit code $rc"
+fi
+run sweep --task recall --heads 1,2 --steps 3 --recall 2 --d-model 8 --json
+if [ "$rc" -eq 0 ] && python3 -c 'import json; r=json.load(open("stdout.txt")); assert [x["heads"] for x in r]==[1,2] and [x["dHead"] for x in r]==[8,4] and r[0]["parameters"]==r[1]["parameters"] and len(r[0]["perReadout"])==2, r'; then
+  pass "sweep --json: a row per head count, d_head split, equal parameters, accuracy per readout"
+else
+  fail "sweep --json" "exit code $rc"
+fi
+expect_error "sweep at a head count that does not divide d_model" none.txt sweep --heads 3 --steps 1
+expect_error "--phase-every on the recall task" out.safetensors train --task recall --phase-every 10 --steps 1 --out out.safetensors
 
 # expect_interrupted NAME SECONDS TRAIN_FLAGS...: mha train, sent Ctrl-C after SECONDS, must exit 130
 # and leave no model, no loss curve and no *.partial. A background job starts with SIGINT ignored,

@@ -139,9 +139,14 @@ TEST_CASE("softmax over a vocabulary, cross-entropy and its gradient") {
   CHECK(probs.data[V + 3] == 1.0f);  // no overflow at 1000
   const std::vector<int32_t> targets = {5, -1};
   std::vector<float> losses(2);
-  mha::crossentropy_forward(losses.data(), probs.ptr(), targets.data(), 2, V);
+  mha::crossentropy_forward(losses.data(), logits.ptr(), targets.data(), 2, V);
   CHECK(losses[0] == doctest::Approx(std::log(static_cast<double>(V))).epsilon(1e-6));
   CHECK(losses[1] == 0.0f);  // no target, no loss
+  // A confident wrong answer: its probability underflows to 0, its loss is the logit gap, not infinity.
+  const std::vector<int32_t> wrong = {-1, 4};
+  mha::crossentropy_forward(losses.data(), logits.ptr(), wrong.data(), 2, V);
+  CHECK(probs.data[V + 4] == 0.0f);
+  CHECK(losses[1] == doctest::Approx(2000.0).epsilon(1e-6));
   Tensor d({2, V});
   mha::crossentropy_softmax_backward(d.ptr(), probs.ptr(), targets.data(), 2, V, 0.5f);
   CHECK(d.data[5] == doctest::Approx(0.5 * (1.0 / V - 1.0)).epsilon(1e-6));

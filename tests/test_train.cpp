@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <cstdio>
 #include <string>
 
 #include "base/error.h"
-#include "train/induction_task.h"
+#include "train/recipe.h"
 #include "model/model.h"
 #include "io/model_file.h"
 #include "io/files.h"
@@ -52,7 +53,8 @@ mha::Config small_config(mha::Preset preset) {
 }  // namespace
 
 TEST_CASE("gradients of every parameter match PyTorch autograd, and two AdamW steps match torch.optim.Adam") {
-  for (const char* name : {"tiny_attn_only", "tiny_gpt2"}) {
+  // tiny_recall: the recall task's loss, K = 3 readouts per position (the same code path as the next token's)
+  for (const char* name : {"tiny_attn_only", "tiny_gpt2", "tiny_recall"}) {
     CAPTURE(name);
     const auto model_bytes = reference_file(std::string(name) + ".model.safetensors");
     const auto grads_bytes = reference_file(std::string(name) + ".grads.safetensors");
@@ -64,7 +66,14 @@ TEST_CASE("gradients of every parameter match PyTorch autograd, and two AdamW st
     const mha::Shape batch_shape = reference.entry("batch_ids").shape;
     const int B = static_cast<int>(batch_shape[0]), T = static_cast<int>(batch_shape[1]);
     const std::vector<int32_t> ids = to_ids(reference.read_int("batch_ids"));
-    const std::vector<int32_t> targets = next_tokens(ids, B, T);
+    std::vector<int32_t> targets = next_tokens(ids, B, T);
+    if (loaded.config.readouts > 1) {  // readout k − 1 at i ≥ K: the id at i − k
+      targets.clear();
+      for (int b = 0; b < B; ++b) {
+        const std::vector<int32_t> one = mha::recall_targets({ids.begin() + b * T, ids.begin() + (b + 1) * T}, loaded.config.readouts);
+        targets.insert(targets.end(), one.begin(), one.end());
+      }
+    }
     mha::AdamSettings adam;
     adam.lr = std::stof(reference.metadata().at("lr"));
     adam.beta1 = std::stof(reference.metadata().at("beta1"));
@@ -206,12 +215,12 @@ TEST_CASE("the shipped model's heads specialise, on sequences it never saw, also
 }
 
 TEST_CASE("a GPT-2-layout model trained here reads text by first appearance, as its file says; without that word it needs GPT-2's tokenizer") {
-  mha::InductionRecipe r = mha::induction_recipe();
+  mha::Recipe r = mha::induction_recipe();
   r.config.preset = mha::Preset::gpt2;
   r.config.layers = 2, r.config.d_model = 16, r.config.heads = 2, r.config.vocab_size = 20;
-  r.task.max_length = 6;
-  const mha::InductionTraining training(r);
-  const mha::InductionRecipe& used = training.recipe();
+  r.induction.max_length = 6;
+  const mha::Training training(r);
+  const mha::Recipe& used = training.recipe();
   const std::vector<uint8_t> said = mha::write_model(training.trainer().weights(), used.config, mha::training_metadata(used, 0));
   const mha::Model reads = mha::Model::from_model_file(said.data(), said.size(), mha::WeightLayout::gpt2, 0);
   CHECK(reads.run_text("a b a").ids == std::vector<int32_t>{0, 1, 2, 1});
@@ -221,30 +230,30 @@ TEST_CASE("a GPT-2-layout model trained here reads text by first appearance, as 
 }
 
 TEST_CASE("a training recipe is checked before anything is allocated, each refusal naming its setting") {
-  const auto refusal = [](const std::function<void(mha::InductionRecipe&)>& edit) {
-    mha::InductionRecipe r = mha::induction_recipe();
+  const auto refusal = [](const std::function<void(mha::Recipe&)>& edit) {
+    mha::Recipe r = mha::induction_recipe();
     edit(r);
     try {
-      mha::InductionTraining training(r);
+      mha::Training training(r);
     } catch (const mha::Error& e) {
       return e.field() + ": " + e.what();
     }
     return std::string("(no error)");
   };
-  using R = mha::InductionRecipe;
+  using R = mha::Recipe;
   CHECK(refusal([](R& r) { r.config.layers = 1; }) ==
         "layers: the induction task needs at least 2 layers, one to find the previous token and one to copy what "
         "followed it; got 1");
   CHECK(refusal([](R& r) { r.batch = 0; }) == "batch: batch must be between 1 and 4096, got 0");
   CHECK(refusal([](R& r) { r.batch = 1 << 30; }) == "batch: batch must be between 1 and 4096, got 1073741824");
   // 2·max_length + 1 would overflow int: refused first (UBSan sees no overflow)
-  CHECK(refusal([](R& r) { r.task.max_length = 2147483647; }) ==
+  CHECK(refusal([](R& r) { r.induction.max_length = 2147483647; }) ==
         "max_length: max_length must be between 4 and 2047, got 2147483647");
-  CHECK(refusal([](R& r) { r.task.min_length = -5; }) == "min_length: min_length must be between 2 and 2047, got -5");
+  CHECK(refusal([](R& r) { r.induction.min_length = -5; }) == "min_length: min_length must be between 2 and 2047, got -5");
   // sizes that pass every other check but imply tens of GB
   CHECK(refusal([](R& r) { r.config.vocab_size = 1 << 20; }) ==
         ": training on batches of 16 × 61 tokens needs about 18198 MB of memory; the limit is 1024 MB");
-  CHECK(refusal([](R& r) { r.batch = 4096, r.task.max_length = 2000; }).find("the limit is 1024 MB") !=
+  CHECK(refusal([](R& r) { r.batch = 4096, r.induction.max_length = 2000; }).find("the limit is 1024 MB") !=
         std::string::npos);
   CHECK(refusal([](R&) {}) == "(no error)");
   // the estimate grows with what training holds
@@ -256,16 +265,142 @@ TEST_CASE("a training recipe is checked before anything is allocated, each refus
 }
 
 TEST_CASE("evaluating induction stops when asked, and refuses sequences outside its range") {
-  mha::InductionRecipe r = mha::induction_recipe_small();
-  const mha::InductionTraining training(r);
+  mha::Recipe r = mha::induction_recipe_small();
+  const mha::Training training(r);
   const mha::Model model = training.model();
   int asked = 0;
-  const auto scores = mha::evaluate_induction(model, training.recipe().task, 1, 1000, [&] { return ++asked > 3; });
+  const auto scores = mha::evaluate_induction(model, training.recipe().induction, 1, 1000, [&] { return ++asked > 3; });
   CHECK(asked == 4);      // asked before each sequence: stopped at the fourth
   CHECK(scores.empty());  // no length was finished
-  CHECK(mha::evaluate_induction(model, training.recipe().task, 1, 1).size() ==
-        static_cast<size_t>(r.task.max_length - r.task.min_length + 1));
+  CHECK(mha::evaluate_induction(model, training.recipe().induction, 1, 1).size() ==
+        static_cast<size_t>(r.induction.max_length - r.induction.min_length + 1));
   for (int sequences : {0, -1, mha::kMaxEvalSequences + 1})
-    CHECK_THROWS_WITH_AS(mha::evaluate_induction(model, training.recipe().task, 1, sequences),
+    CHECK_THROWS_WITH_AS(mha::evaluate_induction(model, training.recipe().induction, 1, sequences),
                          doctest::Contains("sequences must be between 1 and 100000"), mha::Error);
+}
+
+TEST_CASE("the recall task: readout k − 1 at every position i ≥ K is the id at i − k, nothing before K") {
+  mha::RecallTask task;
+  task.readouts = 3, task.length = 6, task.vocab = 10;
+  mha::Rng rng(9);
+  const mha::Batch batch = mha::recall_batch(rng, task, 2);
+  REQUIRE(batch.ids.size() == 12);
+  REQUIRE(batch.targets.size() == 36);
+  for (int b = 0; b < 2; ++b)
+    for (int i = 0; i < 6; ++i)
+      for (int k = 1; k <= 3; ++k) {
+        const int32_t want = i >= 3 ? batch.ids[static_cast<size_t>(b * 6 + i - k)] : -1;
+        CHECK(batch.targets[static_cast<size_t>((b * 6 + i) * 3 + k - 1)] == want);
+      }
+  for (int32_t id : batch.ids) CHECK((id >= 0 && id < 10));
+  CHECK(mha::recall_targets({4, 5, 6}, 1) == std::vector<int32_t>{-1, 4, 5});
+}
+
+TEST_CASE("the recall recipe: the same parameters at every head count of the sweep, and bad recipes refused") {
+  const mha::Recipe r = mha::recall_recipe();
+  CHECK(r.config.readouts == r.recall.readouts);
+  CHECK(r.config.max_positions == r.recall.length);
+  for (int heads : mha::sweep_heads()) {
+    mha::Config c = r.config;
+    c.heads = heads;
+    CHECK(mha::parameter_count(c) == mha::parameter_count(r.config));
+  }
+  mha::Recipe gpt2 = r;
+  gpt2.config.preset = mha::Preset::gpt2;
+  CHECK_THROWS_WITH_AS(mha::checked_recipe(gpt2), doctest::Contains("attn-only"), mha::Error);
+  mha::Recipe short_one = r;
+  short_one.recall.length = 4;
+  CHECK_THROWS_WITH_AS(mha::checked_recipe(short_one), doctest::Contains("length must be between 5 and"), mha::Error);
+  CHECK_THROWS_WITH_AS(mha::parse_task("copy"), doctest::Contains("expected induction or recall"), mha::Error);
+}
+
+TEST_CASE("recall training is deterministic and its loss falls") {
+  mha::Recipe r = mha::recall_recipe();
+  r.config.d_model = 16, r.config.vocab_size = 8, r.recall.length = 8, r.recall.readouts = 2, r.batch = 8;
+  const auto run = [&] {
+    mha::Training training(r);
+    std::vector<float> losses;
+    for (int s = 0; s < 120; ++s) losses.push_back(training.step());
+    return std::make_pair(losses, training.trainer().weights().unembedding.data);
+  };
+  const auto a = run(), b = run();
+  CHECK(a.first == b.first);
+  CHECK(a.second == b.second);
+  CHECK(a.first.back() < 0.8f * a.first.front());
+}
+
+TEST_CASE("the shipped recall model recalls all four, one head per offset, also as the page's F16 copy; the sweep's CSV is its") {
+  const std::string root = std::string(MHA_REFERENCE_DIR) + "/../../../";
+  const auto bytes = read_or_fail(root + "models/recall.safetensors", "remake it with: npm run train");
+  const mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0);
+  const mha::Recipe recipe = mha::recall_recipe();
+  CHECK(model.config().readouts == recipe.recall.readouts);  // from the file's task and recall
+  CHECK(model.config().heads == recipe.config.heads);
+  mha::ModelWeights halves = model.model_weights();
+  mha::for_each_parameter(halves, model.config(), [](const std::string&, const mha::ParameterSpec&, mha::Tensor& t) {
+    for (float& v : t.data) v = static_cast<float>(static_cast<_Float16>(v));
+  });
+  const mha::Model rounded = mha::Model::from_weights(model.config(), halves);
+  const int K = recipe.recall.readouts;
+  for (const mha::Model* m : {&model, &rounded}) {
+    CAPTURE(m == &rounded ? "F16" : "F32");
+    const mha::RecallScores s = mha::evaluate_recall(*m, recipe.recall, /*seed=*/20261124, /*sequences=*/200);
+    CHECK(s.mean_accuracy >= 0.98);
+    // each offset k has one head whose mean weight on i − k is at least 0.7, and no head serves two
+    std::vector<int> owner(static_cast<size_t>(K), -1);
+    for (int k = 0; k < K; ++k)
+      for (int h = 0; h < m->config().heads; ++h)
+        if (s.stripe[h][k] >= 0.7) {
+          CHECK(owner[k] == -1);
+          owner[k] = h;
+        }
+    std::vector<int> sorted = owner;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+    CHECK(sorted.front() >= 0);
+  }
+  // Each head carries its offset alone (what the attend stage's text says): switched off, its readout
+  // fails and the other three stay right.
+  {
+    mha::Rng rng(7);
+    std::vector<int> owner(static_cast<size_t>(K), -1);
+    const mha::RecallScores s = mha::evaluate_recall(model, recipe.recall, 20261124, 100);
+    for (int h = 0; h < model.config().heads; ++h)
+      for (int k = 0; k < K; ++k)
+        if (s.stripe[h][k] >= 0.7) owner[k] = h;
+    for (int k = 0; k < K; ++k) {
+      CAPTURE(k);
+      REQUIRE(owner[k] >= 0);
+      mha::HeadGates gates(1, std::vector<float>(static_cast<size_t>(model.config().heads), 1.0f));
+      gates[0][owner[k]] = 0.0f;
+      std::vector<int> right(static_cast<size_t>(K), 0);
+      int counted = 0;
+      for (int n = 0; n < 50; ++n) {
+        const std::vector<int32_t> ids = mha::recall_sequence(rng, recipe.recall);
+        const mha::Trace t = model.run_ids(ids, mha::KernelPath::simd, gates);
+        const float* p = t.get("probs").ptr();
+        const int V = model.config().vocab_size, T = recipe.recall.length;
+        for (int i = K; i < T; ++i, ++counted)
+          for (int r = 0; r < K; ++r) {
+            const float* row = p + (static_cast<size_t>(i) * K + r) * V;
+            right[r] += static_cast<int>(std::max_element(row, row + V) - row) == ids[static_cast<size_t>(i - r - 1)];
+          }
+      }
+      for (int r = 0; r < K; ++r) {
+        CAPTURE(r);
+        if (r == k) CHECK(right[r] <= counted / 5);  // about chance: its token is gone
+        else CHECK(right[r] >= counted * 98 / 100);
+      }
+    }
+  }
+  // models/recall-sweep.csv's row for the shipped head count is this model's score on the recipe's sequences
+  const auto csv_bytes = read_or_fail(root + "models/recall-sweep.csv", "remake it with: npm run train");
+  const std::string csv(csv_bytes.begin(), csv_bytes.end());
+  const mha::RecallScores s = mha::evaluate_recall(model, recipe.recall, mha::evaluation_seed(recipe), mha::kRecallEvalSequences);
+  char row[128];
+  std::snprintf(row, sizeof row, "\n%d,%d,%lld,%.4f,%.4f", recipe.config.heads, recipe.config.d_head(),
+                static_cast<long long>(mha::parameter_count(recipe.config)), s.loss, s.mean_accuracy);
+  std::string line = row;
+  for (double a : s.accuracy) std::snprintf(row, sizeof row, ",%.4f", a), line += row;
+  CHECK(csv.find(line + "\n") != std::string::npos);
 }

@@ -17,7 +17,7 @@
 #include "model/parameters.h"
 #include "model/weights.h"
 #include "test_helpers.h"
-#include "train/induction_task.h"
+#include "train/recipe.h"
 
 namespace {
 
@@ -103,10 +103,26 @@ TEST_CASE("the stage table describes every tensor of every kind of model") {
     CHECK(t.has("layers.2.resid_out"));
     CHECK(t.has("ln_f"));
   }
+  SUBCASE("attn-only with K readouts: logits and probs (1, T, K, vocab)") {
+    mha::Config c = blocks_config(mha::Preset::attn_only, 1);
+    c.readouts = 3;
+    const mha::Trace t = mha::Model(c).run_ids({0, 3, 5, 3, 5});
+    check_against_table(t, c);
+    CHECK(t.get("logits").shape == Shape{1, 5, 3, 32});
+    CHECK(t.get("probs").shape == Shape{1, 5, 3, 32});
+    for (int row = 0; row < 5 * 3; ++row) {  // each readout row is its own softmax
+      double sum = 0;
+      for (int v = 0; v < 32; ++v) sum += t.get("probs").data[static_cast<size_t>(row) * 32 + v];
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+    }
+  }
   SUBCASE("a typo in a shape expression is an error") {
     CHECK_THROWS_WITH_AS(mha::evaluate_shape("(1, T, d_modle)", {{"T", 2}}), doctest::Contains("unknown size 'd_modle'"),
                          mha::Error);
     CHECK(mha::evaluate_shape("(1, T, 4·d_model)", {{"T", 2}, {"d_model", 8}}) == Shape{1, 2, 32});
+    // "readouts?": there only when more than 1
+    CHECK(mha::evaluate_shape("(1, T, readouts?, vocab)", {{"T", 2}, {"readouts", 1}, {"vocab", 9}}) == Shape{1, 2, 9});
+    CHECK(mha::evaluate_shape("(1, T, readouts?, vocab)", {{"T", 2}, {"readouts", 4}, {"vocab", 9}}) == Shape{1, 2, 4, 9});
   }
 }
 
@@ -144,7 +160,7 @@ TEST_CASE("raw scores are the scores before the mask: every entry finite, equal 
 }
 
 TEST_CASE("every tensor of every layer matches PyTorch on the reference models, on both kernel paths") {
-  for (const char* name : {"tiny_gpt2", "tiny_attn_only"}) {
+  for (const char* name : {"tiny_gpt2", "tiny_attn_only", "tiny_recall"}) {
     CAPTURE(name);
     const auto model_bytes = reference_file(std::string(name) + ".model.safetensors");
     const auto expected_bytes = reference_file(std::string(name) + ".expected.safetensors");
@@ -185,6 +201,39 @@ TEST_CASE("a model file round-trips through write_model and read_model") {
     CHECK(loaded.config.vocab_size == c.vocab_size);
     check_same_parameters(mha::unpack_model(loaded.weights, loaded.config), model.model_weights(), c);
   }
+}
+
+TEST_CASE("a recall model's file says task recall and its K, and reads back with its K readouts") {
+  mha::Config c = blocks_config(mha::Preset::attn_only, 1);
+  c.readouts = 4;
+  const mha::Model model(c);
+  const std::vector<uint8_t> bytes = mha::write_model(model.model_weights(), c);
+  const mha::SafetensorsFile file(bytes.data(), bytes.size());
+  CHECK(file.metadata().at("task") == "recall");
+  CHECK(file.metadata().at("recall") == "4");
+  CHECK(file.entry("lm_head.weight").shape == Shape{4 * 32, 16});
+  const mha::LoadedModel loaded = mha::read_model(file, mha::Preset::attn_only, 0);
+  CHECK(loaded.config.readouts == 4);
+  check_same_parameters(mha::unpack_model(loaded.weights, loaded.config), model.model_weights(), c);
+  CHECK(mha::parameter_count(c) == 32 * 16 + 24 * 16 + 4 * 16 * 16 + 4 * 16 + 4 * 32 * 16);  // wte wpe, W/b of q k v o, lm_head
+  // A next-token model's file says neither; a K the lm_head does not have is a shape error.
+  mha::Config one = c;
+  one.readouts = 1;
+  const std::vector<uint8_t> plain = mha::write_model(mha::Model(one).model_weights(), one);
+  CHECK(mha::SafetensorsFile(plain.data(), plain.size()).metadata().count("task") == 0);
+  std::vector<uint8_t> wrong = bytes;
+  const std::string from = "\"recall\":\"4\"", to = "\"recall\":\"2\"";
+  const auto at = std::search(wrong.begin(), wrong.end(), from.begin(), from.end());
+  REQUIRE(at != wrong.end());
+  std::copy(to.begin(), to.end(), at);
+  CHECK_THROWS_WITH_AS(mha::read_model(mha::SafetensorsFile(wrong.data(), wrong.size()), mha::Preset::attn_only, 0),
+                       doctest::Contains("'lm_head.weight' has shape (128, 16); expected (64, 16)"), mha::Error);
+  // Readouts need an untied unembedding of a model with blocks.
+  mha::Config tied = blocks_config(mha::Preset::gpt2);
+  tied.readouts = 2;
+  CHECK_THROWS_WITH_AS(mha::validate_config(tied), doctest::Contains("readouts need an untied unembedding"), mha::Error);
+  c.readouts = 17;
+  CHECK_THROWS_WITH_AS(mha::validate_config(c), doctest::Contains("readouts must be between 1 and 16"), mha::Error);
 }
 
 TEST_CASE("a model keeps each matrix once, packed, and gives every parameter back bit for bit") {
@@ -581,9 +630,9 @@ TEST_CASE("a model's facts say what it is, whichever way it was made") {
   opened.configure(fewer);  // a heads control: the weights allow it
   CHECK(facts(opened) == "loaded gpt2|||table|table|biases|given");
 
-  mha::InductionRecipe r = mha::induction_recipe();
+  mha::Recipe r = mha::induction_recipe();
   r.config.layers = 2, r.config.d_model = 16, r.config.heads = 2, r.config.vocab_size = 20;
-  const mha::InductionTraining training(r);
+  const mha::Training training(r);
   const std::vector<uint8_t> trained = mha::write_model(training.trainer().weights(), r.config, mha::training_metadata(training.recipe(), 0));
   CHECK(facts(mha::Model::from_model_file(trained.data(), trained.size(), mha::WeightLayout::attn_only, 0)) ==
         "loaded attn-only|induction|first-appearance|table|table|biases|metadata");

@@ -33,7 +33,7 @@
     // The core's one table of stages and tensors (cpp/core/model/stages.h): {stages: [{id, family, perLayer}],
     // tensors: [{name, stage, shape, formula}], stagesOf: {single: [ids…], 'attn-only': […], gpt2: […]}}.
     // What the core declares, once (cpp/core/catalog.h): {limits, defaults, ropeBase, presets,
-    // recipes: {induction, inductionSmall}, phaseChangeScore, headMetrics: [{id, column, abbreviation}],
+    // recipes: {induction, inductionSmall, recall}, sweepHeads, phaseChangeScore, headMetrics: [{id, column, abbreviation}],
     // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}], stageTable}.
     const catalog = Object.freeze(JSON.parse(core.catalog()));
     const { stageTable } = catalog;
@@ -245,9 +245,11 @@
       }
     }
 
-    // A training run of the induction task ([start, s1 … sL, s1 … sL]), the same bits as `mha train`.
-    // options: {model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd,
-    // minLength, maxLength}; missing keys take `mha train`'s defaults (2 layers, 4 heads, d_model 64).
+    // A training run, the same bits as `mha train`: the induction task ([start, s1 … sL, s1 … sL]) or the
+    // recall task (the K ids before each position). options: {task: 'induction' | 'recall', model:
+    // 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd, minLength,
+    // maxLength (induction), recall, length (recall)}; missing keys take the task's recipe
+    // (catalog.recipes.induction: 2 layers, 4 heads, d_model 64; catalog.recipes.recall: 1 layer, K = 4).
     class Trainer {
       constructor(options = {}) {
         this._raw = new core.RawTrainer();
@@ -265,6 +267,12 @@
       // per L, the same ones as `mha train --phase-every` checks (the phase change: it reaches
       // catalog.phaseChangeScore).
       inductionScore(sequences = 1) { return failedIfNull(this._raw, this._raw.inductionScore(sequences)); }
+      // The recall task: the current weights on the fresh sequences `mha sweep` scores on (or the
+      // first `sequences` of them), {loss, accuracy: [per readout k = 1 … K], meanAccuracy, stripe:
+      // [per head: [per k: mean weight on i − k]]}.
+      recallScores(sequences = 0) { return failedIfNull(this._raw, this._raw.recallScores(sequences)); }
+      // The model it trains: {model, layers, dModel, heads, dHead, readouts, parameters, …}.
+      get config() { return this._raw.config(); }
       // The weights now, as safetensors bytes (the attn-only layout of models/induction.safetensors).
       modelFile() { return failedIfNull(this._raw, this._raw.modelFile()); }
       // A run of the current weights on ids, as a Trace (head maps and metrics while it trains).

@@ -345,7 +345,7 @@ std::string ModelBuilderHandle::finish(ModelHandle& into) {
 // ---------- TrainerHandle ----------
 
 std::string TrainerHandle::start(const val& options) {
-  return run_checked([&] { training_ = std::make_unique<mha::InductionTraining>(recipe_from_options(options)); });
+  return run_checked([&] { training_ = std::make_unique<mha::Training>(recipe_from_options(options)); });
 }
 
 val TrainerHandle::step(const val& count) {
@@ -370,10 +370,35 @@ val TrainerHandle::induction_score(const val& sequences) const {
   });
 }
 
+val TrainerHandle::recall_scores(const val& sequences) const {
+  return run_guarded(val::null(), [&] {
+    if (!training_) throw mha::Error("start the training first");
+    const int n = static_cast<int>(whole_number_arg(sequences, "sequences", 0, mha::kMaxEvalSequences));
+    const mha::RecallScores s = training_->recall_scores(n > 0 ? n : mha::kRecallEvalSequences);
+    val out = val::object();
+    out.set("loss", s.loss);
+    out.set("meanAccuracy", s.mean_accuracy);
+    val accuracy = val::array(), stripe = val::array();
+    for (double a : s.accuracy) accuracy.call<void>("push", a);
+    for (const std::vector<double>& head : s.stripe) {
+      val row = val::array();
+      for (double v : head) row.call<void>("push", v);
+      stripe.call<void>("push", row);
+    }
+    out.set("accuracy", accuracy);
+    out.set("stripe", stripe);
+    return out;
+  });
+}
+
+val TrainerHandle::config() const {
+  return run_guarded(val::null(), [&] { return training_ ? config_to_object(training_->recipe().config) : val::null(); });
+}
+
 val TrainerHandle::model_file() const {
   return run_guarded(val::null(), [&] {
     if (!training_) throw mha::Error("start the training first");
-    const mha::InductionTraining& t = *training_;
+    const mha::Training& t = *training_;
     return uint8_array(mha::write_model(t.trainer().weights(), t.recipe().config,
                                         mha::training_metadata(t.recipe(), t.trainer().steps_done())));
   });

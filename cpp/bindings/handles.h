@@ -15,7 +15,7 @@
 #include "io/model_builder.h"
 #include "model/model.h"
 #include "text/bpe_tokenizer.h"
-#include "train/induction_task.h"
+#include "train/recipe.h"
 
 namespace mha_wasm {
 
@@ -143,21 +143,27 @@ class ModelBuilderHandle : public LastError {
   std::unique_ptr<mha::ModelBuilder> builder_;
 };
 
-// A training run of the induction task (core/induction_task.h), stepped from JavaScript (a Web
-// Worker in the page): the same bits as `mha train` natively for the same recipe.
+// A training run of the induction or the recall task (core/train/recipe.h), stepped from JavaScript
+// (a Web Worker in the page): the same bits as `mha train` natively for the same recipe.
 class TrainerHandle : public LastError {
  public:
-  // options: {model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd,
-  // minLength, maxLength}; missing keys take `mha train`'s defaults. "" or the error.
+  // options: {task: 'induction' | 'recall', model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize,
+  // seed, batch, lr, initStd, minLength, maxLength (induction), recall, length (recall)}; missing keys
+  // take the task's recipe. "" or the error.
   std::string start(const val& options);
   val step(const val& count);  // Float32Array of the losses, or null
   int steps_done() const;
-  val induction_score(const val& sequences) const;  // the phase-change check (InductionTraining), or null
-  val model_file() const;                           // the weights as safetensors bytes, or null
-  TraceHandle* run_ids(const val& ids) const;       // or null
+  val induction_score(const val& sequences) const;  // the phase-change check (induction task), or null
+  // The recall task's scores on its first `sequences` fresh sequences (0: kRecallEvalSequences, as
+  // `mha sweep`): {loss, accuracy: [per readout], meanAccuracy, stripe: [per head: [per readout k:
+  // mean weight on i − k]]}, or null.
+  val recall_scores(const val& sequences) const;
+  val config() const;                          // the recipe's model config (config_to_object), or null
+  val model_file() const;                      // the weights as safetensors bytes, or null
+  TraceHandle* run_ids(const val& ids) const;  // or null
 
  private:
-  std::unique_ptr<mha::InductionTraining> training_;
+  std::unique_ptr<mha::Training> training_;
 };
 
 }  // namespace mha_wasm

@@ -118,16 +118,21 @@ mha::Config config_from_options(const val& options, const mha::Config& base) {
   return c;
 }
 
-mha::InductionRecipe recipe_from_options(const val& options) {
-  mha::InductionRecipe r = mha::induction_recipe();
+mha::Recipe recipe_from_options(const val& options) {
+  const bool given = !options.isUndefined() && !options.isNull();
+  const val task = given ? options["task"] : val::undefined();
+  if (!task.isUndefined() && !task.isNull() && !task.isString()) throw mha::Error("task must be \"induction\" or \"recall\"");
+  mha::Recipe r = mha::recipe_of(task.isString() ? mha::parse_task(task.as<std::string>()) : mha::TaskKind::induction);
   r.config = config_from_options(options, r.config);
-  if (options.isUndefined() || options.isNull()) return r;
-  // The sizes' limits are the core's (induction_task.h); here only what an int can hold.
+  if (!given) return r;
+  // The sizes' limits are the core's (recipe.h's checked_recipe); here only what an int can hold.
   r.batch = static_cast<int>(whole_number(options, "batch", r.batch, 1, mha::kMaxBatch));
-  r.task.min_length =
-      static_cast<int>(whole_number(options, "minLength", r.task.min_length, 2, mha::kMaxInductionLength));
-  r.task.max_length =
-      static_cast<int>(whole_number(options, "maxLength", r.task.max_length, 2, mha::kMaxInductionLength));
+  r.induction.min_length =
+      static_cast<int>(whole_number(options, "minLength", r.induction.min_length, 2, mha::kMaxInductionLength));
+  r.induction.max_length =
+      static_cast<int>(whole_number(options, "maxLength", r.induction.max_length, 2, mha::kMaxInductionLength));
+  r.recall.readouts = static_cast<int>(whole_number(options, "recall", r.recall.readouts, 1, mha::kMaxReadouts));
+  r.recall.length = static_cast<int>(whole_number(options, "length", r.recall.length, 2, mha::kMaxSeq));
   r.adam.lr = static_cast<float>(positive_number(options, "lr", r.adam.lr));
   r.init_std = static_cast<float>(positive_number(options, "initStd", r.init_std));
   return r;
@@ -145,6 +150,8 @@ val config_to_object(const mha::Config& c) {
   o.set("model", std::string(mha::preset_name(c.preset)));
   o.set("layers", c.layers);
   o.set("maxPositions", c.max_positions);
+  o.set("readouts", c.readouts);  // tokens predicted per position: 1, or the recall task's K
+  o.set("parameters", static_cast<double>(mha::parameter_count(c)));
   o.set("layerNorm", mha::has_layer_norm(c.preset));
   o.set("mlp", mha::has_mlp(c.preset));
   o.set("ropeBase", c.rope_base);

@@ -18,7 +18,7 @@
 #include "model/forward.h"
 #include "model/model.h"
 #include "model/parameters.h"
-#include "train/induction_task.h"
+#include "train/recipe.h"
 
 namespace mha_wasm {
 
@@ -26,9 +26,10 @@ namespace mha_wasm {
 // `base`'s values. model: "single" | "attn-only" | "gpt2".
 mha::Config config_from_options(const emscripten::val& options, const mha::Config& base);
 emscripten::val config_to_object(const mha::Config& config);
-// A training recipe: induction_recipe() with config_from_options's keys and batch, lr, initStd,
-// minLength, maxLength over it; each a number of the right kind, else an mha::Error naming it.
-mha::InductionRecipe recipe_from_options(const emscripten::val& options);
+// A training recipe: the task's (options.task: 'induction', the default, or 'recall') with
+// config_from_options's keys and batch, lr, initStd, minLength, maxLength (induction), recall, length
+// (recall) over it; each a number of the right kind, else an mha::Error naming it.
+mha::Recipe recipe_from_options(const emscripten::val& options);
 // config_to_object and what the model is (model.h's ModelFacts): {…, weights: 'seeded' | 'loaded',
 // layout, task, tokenizer, tokenTable, positions, biases, headsFrom}.
 emscripten::val model_config_object(const mha::Config& config, const mha::ModelFacts& facts);

@@ -4,7 +4,8 @@
 //   mha predict ...                           the next-token candidates at each position
 //   mha heads   ... [--json]                  what each head does, measured, per layer
 //   mha compare ACTUAL EXPECTED               every tensor of EXPECTED against ACTUAL, relative to its largest value
-//   mha train ... --out MODEL.safetensors     train a small model on the induction task
+//   mha train ... --out MODEL.safetensors     train a small model on the induction or the recall task
+//   mha sweep --heads 1,2,4,...               the recall task at several head counts: why several heads
 //   mha tokenize --tokenizer DIR --text ...   GPT-2's tokens and ids of a text
 //   mha catalog                               the core's limits, defaults, recipes, metrics and error codes (JSON)
 #include <CLI/CLI.hpp>
@@ -23,6 +24,7 @@
 #include "predict_report.h"
 #include "run_options.h"
 #include "shapes_report.h"
+#include "sweep_command.h"
 #include "tokenize_command.h"
 #include "train_command.h"
 
@@ -125,6 +127,7 @@ int main(int argc, char** argv) {
   std::string command_line = "mha";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   mha_cli::add_train_command(app, command_line);
+  mha_cli::add_sweep_command(app);
   mha_cli::add_tokenize_command(app);
 
   try {

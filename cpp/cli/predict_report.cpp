@@ -13,7 +13,9 @@ namespace mha_cli {
 std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenizer* tokenizer) {
   if (!trace.has("probs")) throw mha::Error("a single attention layer has no logits: predict needs a model with blocks");
   const mha::Tensor& probs = trace.get("probs");
-  const int T = static_cast<int>(probs.shape[1]), V = static_cast<int>(probs.shape[2]);
+  // (1, T, V), or (1, T, K, V) for a recall model: readout k − 1 predicts the id k places back
+  const int T = static_cast<int>(probs.shape[1]), V = static_cast<int>(probs.shape.back());
+  const int K = probs.shape.size() == 4 ? static_cast<int>(probs.shape[2]) : 1;
   top = std::max(1, std::min(top, V));
   // An id is shown as the text it had in this run (first occurrence), else as its vocabulary
   // entry, else as #id.
@@ -26,30 +28,39 @@ std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenize
     return known.empty() ? "#" + std::to_string(id) : known;
   };
 
-  std::string out = "next-token prediction, top " + std::to_string(top) + " at each position (✓: the first choice is the token that follows)\n";
+  std::string out = K == 1 ? "next-token prediction, top " + std::to_string(top) +
+                                 " at each position (✓: the first choice is the token that follows)\n"
+                           : "recall prediction, " + std::to_string(K) + " readouts, top " + std::to_string(top) +
+                                 " of each (readout i-k: the id k places back; ✓: the first choice is that id)\n";
   std::vector<int> order(static_cast<size_t>(V));
   int right = 0, known = 0;
   for (int t = 0; t < T; ++t) {
-    const float* p = probs.ptr() + static_cast<size_t>(t) * V;
-    std::iota(order.begin(), order.end(), 0);
-    std::partial_sort(order.begin(), order.begin() + top, order.end(), [p](int a, int b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
     char head[64];
     std::snprintf(head, sizeof head, "%4d  ", t);
-    out += head + name(trace.ids[t]) + "  ->";
-    for (int r = 0; r < top; ++r) {
-      char cell[32];
-      std::snprintf(cell, sizeof cell, " %.3f", p[order[r]]);
-      out += "  " + name(order[r]) + cell;
-    }
-    if (t + 1 < T) {
-      const bool ok = order[0] == trace.ids[t + 1];
-      right += ok, ++known;
-      out += ok ? "  ✓" : "";
+    out += head + name(trace.ids[t]) + (K == 1 ? "  ->" : "");
+    for (int k = 1; k <= K; ++k) {
+      const float* p = probs.ptr() + (static_cast<size_t>(t) * K + k - 1) * V;
+      std::iota(order.begin(), order.end(), 0);
+      std::partial_sort(order.begin(), order.begin() + top, order.end(),
+                        [p](int a, int b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
+      if (K > 1) out += "\n        i-" + std::to_string(k) + " ->";
+      for (int r = 0; r < top; ++r) {
+        char cell[32];
+        std::snprintf(cell, sizeof cell, " %.3f", p[order[r]]);
+        out += "  " + name(order[r]) + cell;
+      }
+      // the id this readout should give: the next one, or the one k places back
+      const int target = K == 1 ? t + 1 : t - k;
+      if (target >= 0 && target < T) {
+        const bool ok = order[0] == trace.ids[target];
+        right += ok, ++known;
+        out += ok ? "  ✓" : "";
+      }
     }
     out += "\n";
   }
   if (known > 0)
-    out += "first choice right at " + std::to_string(right) + " of " + std::to_string(known) + " positions\n";
+    out += "first choice right at " + std::to_string(right) + " of " + std::to_string(known) + (K == 1 ? " positions\n" : " readouts\n");
   return out;
 }
 

@@ -1,5 +1,6 @@
 // `mha predict`: the next-token candidates the model gives at each position, with probabilities,
-// and whether its first choice is the token that actually comes next.
+// and whether its first choice is the token that actually comes next; for a recall model (its file
+// says task recall), each readout's candidates and whether its first choice is the id k places back.
 #pragma once
 
 #include <string>

@@ -2,16 +2,20 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <functional>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/error.h"
-#include "train/induction_task.h"
+#include "train/recipe.h"
 #include "io/model_file.h"
 #include "io/files.h"
 
@@ -39,13 +43,34 @@ void stop_if_interrupted(int step, const std::vector<std::string>& partials = {}
   throw Interrupted("interrupted at step " + std::to_string(step) + ": nothing written");
 }
 
-// The options write straight into the recipe, so its defaults (core/induction_task.h) are the CLI's.
+// Each option writes into `given`, whose defaults (the induction recipe's, core/train/recipe.h) are
+// what --help shows; a run starts from its task's recipe and takes from `given` only the options the
+// command line set, so `--task recall` trains the recall recipe unless told otherwise.
 struct TrainOptions {
-  mha::InductionRecipe recipe = mha::induction_recipe();
-  std::string preset = mha::preset_name(recipe.config.preset), out, command;
+  mha::Recipe given = mha::induction_recipe();
+  std::string task = mha::task_name(given.task);
+  std::string preset = mha::preset_name(given.config.preset), out, command;
   int eval_sequences = 20;
   int phase_every = 0;  // 0: do not look for the phase change
+  std::vector<std::pair<CLI::Option*, std::function<void(mha::Recipe& to, const mha::Recipe& from)>>> fields;
 };
+
+// --name writing field(given): the option, and how to copy it into another recipe.
+template <typename T>
+CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& (*field)(mha::Recipe&), const char* help) {
+  CLI::Option* option = cmd->add_option(name, field(o.given), help);
+  o.fields.push_back({option, [field](mha::Recipe& to, const mha::Recipe& from) { field(to) = field(const_cast<mha::Recipe&>(from)); }});
+  return option;
+}
+
+mha::Recipe recipe_of(const TrainOptions& o) {
+  mha::Recipe r = mha::recipe_of(mha::parse_task(o.task));
+  for (const auto& [option, copy] : o.fields)
+    if (option->count() > 0) copy(r, o.given);
+  r.config.preset = mha::parse_preset(o.preset.c_str());
+  if (!mha::has_blocks(r.config.preset)) throw mha::Error("--preset must be attn-only or gpt2");
+  return mha::checked_recipe(r);
+}
 
 std::string loss_csv_path(const std::string& out) {
   const std::string ext = ".safetensors";
@@ -62,12 +87,46 @@ void progress(int step, int steps, float loss, double seconds) {
                std::string(width - filled, '.').c_str(), step, steps, loss, rate, (steps - step) / std::max(rate, 1e-9));
 }
 
+// What the trained model does, on fresh sequences: one line for the file's __metadata__ and the terminal.
+std::string induction_summary(const mha::Training& training, int sequences) {
+  const mha::Recipe& r = training.recipe();
+  const std::vector<mha::InductionScores> scores =
+      evaluate_induction(training.model(), r.induction, mha::evaluation_seed(r), sequences, [] { return interrupted.load(); });
+  double min_accuracy = 1, min_previous = 1, min_induction = 1;
+  for (const auto& s : scores) {
+    min_accuracy = std::min(min_accuracy, s.accuracy);
+    min_previous = std::min(min_previous, s.previous_token);
+    min_induction = std::min(min_induction, s.induction);
+  }
+  char summary[256];
+  std::snprintf(summary, sizeof summary,
+                "over L = %d…%d on fresh sequences, the worst L: accuracy on the repeat %.3f, layer-0 previous-token "
+                "head %.3f, last-layer induction head %.3f",
+                r.induction.min_length, r.induction.max_length, min_accuracy, min_previous, min_induction);
+  return summary;
+}
+
+std::string recall_summary(const mha::Training& training) {
+  const mha::RecallScores s = training.recall_scores();
+  std::string out = "on " + std::to_string(mha::kRecallEvalSequences) + " fresh sequences: accuracy per readout (k = 1…" +
+                    std::to_string(s.accuracy.size()) + ")";
+  char cell[64];
+  for (double a : s.accuracy) std::snprintf(cell, sizeof cell, " %.3f", a), out += cell;
+  std::snprintf(cell, sizeof cell, ", mean %.3f, loss %.4f; each head's strongest offset:", s.mean_accuracy, s.loss);
+  out += cell;
+  for (size_t h = 0; h < s.stripe.size(); ++h) {
+    const auto best = std::max_element(s.stripe[h].begin(), s.stripe[h].end());
+    std::snprintf(cell, sizeof cell, " h%zu i-%d %.2f", h, static_cast<int>(best - s.stripe[h].begin()) + 1, *best);
+    out += cell;
+  }
+  return out;
+}
+
 void train(const TrainOptions& o) {
-  mha::InductionRecipe recipe = o.recipe;
-  recipe.config.preset = mha::parse_preset(o.preset.c_str());
-  if (!mha::has_blocks(recipe.config.preset)) throw mha::Error("--preset must be attn-only or gpt2");
-  mha::InductionTraining training(recipe);  // every setting and the memory they imply checked here
-  const mha::InductionTask& task = training.recipe().task;
+  const mha::Recipe recipe = recipe_of(o);  // every setting and the memory they imply checked here
+  const bool induction = recipe.task == mha::TaskKind::induction;
+  if (o.phase_every > 0 && !induction) throw mha::Error("--phase-every looks for induction heads: the induction task's");
+  mha::Training training(recipe);
   const std::string csv_path = loss_csv_path(o.out);
   mha::check_output_path(o.out);  // before the work, not after it
   mha::check_output_path(csv_path);
@@ -98,23 +157,10 @@ void train(const TrainOptions& o) {
   const int steps_done = training.trainer().steps_done();
   stop_if_interrupted(steps_done);
 
-  const std::vector<mha::InductionScores> scores =
-      evaluate_induction(training.model(), task, mha::derive_seed(o.recipe.config.seed, 3000), o.eval_sequences,
-                         [] { return interrupted.load(); });
+  const std::string summary = induction ? induction_summary(training, o.eval_sequences) : recall_summary(training);
   stop_if_interrupted(steps_done);
-  double min_accuracy = 1, min_previous = 1, min_induction = 1;
-  for (const auto& s : scores) {
-    min_accuracy = std::min(min_accuracy, s.accuracy);
-    min_previous = std::min(min_previous, s.previous_token);
-    min_induction = std::min(min_induction, s.induction);
-  }
-  char summary[256];
-  std::snprintf(summary, sizeof summary,
-                "over L = %d…%d on fresh sequences, the worst L: accuracy on the repeat %.3f, layer-0 previous-token "
-                "head %.3f, last-layer induction head %.3f",
-                task.min_length, task.max_length, min_accuracy, min_previous, min_induction);
   std::printf("trained %d steps in %.1f s (%.0f steps/s), final loss %.3f\n%s\n", steps_done, seconds, steps_done / seconds,
-              loss, summary);
+              loss, summary.c_str());
   if (o.phase_every > 0) {
     std::printf("phase change (induction score ≥ %g, checked every %d steps): ", mha::kPhaseChangeScore, o.phase_every);
     if (phase_step) std::printf("step %d, %.1f s\n", phase_step, phase_seconds);
@@ -144,20 +190,35 @@ void train(const TrainOptions& o) {
 
 CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<TrainOptions>();
-  CLI::App* cmd = app.add_subcommand("train", "train a small model on the induction task and write it");
+  CLI::App* cmd = app.add_subcommand("train", "train a small model on the induction or the recall task and write it");
+  cmd->add_option("--task", o->task,
+                  "induction, or recall (predict the K ids before each position; its own recipe: 1 layer, batch 32, "
+                  "2000 steps, seed 3 — see mha catalog — which the options below change)")
+      ->check(CLI::IsMember({"induction", "recall"}));
   cmd->add_option("--preset", o->preset, "attn-only or gpt2")->check(CLI::IsMember({"attn-only", "gpt2"}));
-  cmd->add_option("--layers", o->recipe.config.layers, "blocks");
-  cmd->add_option("--heads", o->recipe.config.heads, "attention heads per block");
-  cmd->add_option("--d-model", o->recipe.config.d_model, "model width");
-  cmd->add_option("--vocab", o->recipe.config.vocab_size,
-                  "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens");
-  cmd->add_option("--steps", o->recipe.steps, "optimiser steps")->check(CLI::Range(1, 10000000));
-  cmd->add_option("--batch", o->recipe.batch, "sequences per step");
-  cmd->add_option("--lr", o->recipe.adam.lr, "AdamW learning rate")->check(CLI::PositiveNumber);
-  cmd->add_option("--init-std", o->recipe.init_std, "spread of the initial weights")->check(CLI::PositiveNumber);
-  cmd->add_option("--min-length", o->recipe.task.min_length, "shortest repeated part L");
-  cmd->add_option("--max-length", o->recipe.task.max_length, "longest repeated part L");
-  cmd->add_option("--seed", o->recipe.config.seed, "seed of the initial weights and the data");
+  using R = mha::Recipe;
+  recipe_option<int>(cmd, *o, "--layers", [](R& r) -> int& { return r.config.layers; }, "blocks");
+  recipe_option<int>(cmd, *o, "--heads", [](R& r) -> int& { return r.config.heads; }, "attention heads per block");
+  recipe_option<int>(cmd, *o, "--d-model", [](R& r) -> int& { return r.config.d_model; }, "model width");
+  recipe_option<int>(cmd, *o, "--vocab", [](R& r) -> int& { return r.config.vocab_size; },
+                     "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens (recall: 0 … vocab−1)")
+                     ->check(CLI::Range(2, 1 << 20));
+  recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, "optimiser steps")->check(CLI::Range(1, 10000000));
+  recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, "sequences per step");
+  recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, "AdamW learning rate")->check(CLI::PositiveNumber);
+  recipe_option<float>(cmd, *o, "--init-std", [](R& r) -> float& { return r.init_std; }, "spread of the initial weights")
+      ->check(CLI::PositiveNumber);
+  recipe_option<int>(cmd, *o, "--min-length", [](R& r) -> int& { return r.induction.min_length; },
+                     "induction: shortest repeated part L");
+  recipe_option<int>(cmd, *o, "--max-length", [](R& r) -> int& { return r.induction.max_length; },
+                     "induction: longest repeated part L");
+  recipe_option<int>(cmd, *o, "--recall", [](R& r) -> int& { return r.recall.readouts; },
+                     "recall: K, the ids before each position it predicts")
+      ->check(CLI::Range(1, mha::kMaxReadouts));
+  recipe_option<int>(cmd, *o, "--length", [](R& r) -> int& { return r.recall.length; }, "recall: ids per sequence")
+      ->check(CLI::Range(2, mha::kMaxSeq));
+  recipe_option<uint64_t>(cmd, *o, "--seed", [](R& r) -> uint64_t& { return r.config.seed; },
+                          "seed of the initial weights and the data");
   cmd->add_option("--phase-every", o->phase_every, "check the induction score every N steps and report the phase change (0: no)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--eval-sequences", o->eval_sequences, "fresh sequences per L for the final check")

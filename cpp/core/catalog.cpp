@@ -4,7 +4,7 @@
 #include "base/config.h"
 #include "base/error_codes.h"
 #include "model/stages.h"
-#include "train/induction_task.h"
+#include "train/recipe.h"
 
 namespace mha {
 
@@ -16,16 +16,19 @@ using nlohmann::json;
 json config_json(const Config& c) {
   return {{"model", preset_name(c.preset)}, {"layers", c.layers},     {"dModel", c.d_model},
           {"heads", c.heads},               {"kvHeads", c.kv_heads},   {"causal", c.causal},
-          {"seed", c.seed},                 {"vocabSize", c.vocab_size}, {"maxPositions", c.max_positions}};
+          {"seed", c.seed},                 {"vocabSize", c.vocab_size}, {"maxPositions", c.max_positions},
+          {"readouts", c.readouts}};
 }
 
-// A recipe as the module's Trainer takes it (options and all).
-json recipe_json(const InductionRecipe& r) {
+// A recipe as the module's Trainer takes it (options and all): the task's own keys beside the rest.
+json recipe_json(const Recipe& r) {
   json out = config_json(r.config);
-  out.update({{"task", "induction"},        {"minLength", r.task.min_length}, {"maxLength", r.task.max_length},
-              {"batch", r.batch},           {"lr", r.adam.lr},                {"beta1", r.adam.beta1},
-              {"beta2", r.adam.beta2},      {"eps", r.adam.eps},              {"weightDecay", r.adam.weight_decay},
-              {"initStd", r.init_std},      {"steps", r.steps}});
+  out.update({{"task", task_name(r.task)},  {"batch", r.batch},          {"lr", r.adam.lr},
+              {"beta1", r.adam.beta1},      {"beta2", r.adam.beta2},     {"eps", r.adam.eps},
+              {"weightDecay", r.adam.weight_decay}, {"initStd", r.init_std}, {"steps", r.steps},
+              {"lossFloor", loss_floor(r)}});
+  if (r.task == TaskKind::induction) out.update({{"minLength", r.induction.min_length}, {"maxLength", r.induction.max_length}});
+  else out.update({{"recall", r.recall.readouts}, {"length", r.recall.length}});
   return out;
 }
 
@@ -72,12 +75,17 @@ json catalog() {
         {"vocabSize", kMaxVocab},
         {"batch", kMaxBatch},
         {"repeatLength", kMaxInductionLength},
-        {"trainingMegabytes", kMaxTrainingMegabytes}}},
+        {"trainingMegabytes", kMaxTrainingMegabytes},
+        {"readouts", kMaxReadouts}}},
       {"defaults", config_json(Config{})},
       {"ropeBase", kDefaultRopeBase},
       {"gpt2DHead", kGpt2DHead},
       {"presets", presets},
-      {"recipes", {{"induction", recipe_json(induction_recipe())}, {"inductionSmall", recipe_json(induction_recipe_small())}}},
+      {"recipes",
+       {{"induction", recipe_json(induction_recipe())},
+        {"inductionSmall", recipe_json(induction_recipe_small())},
+        {"recall", recipe_json(recall_recipe())}}},
+      {"sweepHeads", sweep_heads()},
       {"phaseChangeScore", kPhaseChangeScore},
       {"headMetrics", metrics},
       {"labelRules", rules},

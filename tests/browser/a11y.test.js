@@ -58,7 +58,7 @@ async function stageViolations(query, keep = () => true) {
   return found;
 }
 
-const MODELS = [['trained', 'model=trained'], ['random', 'model=random&d-model=64&heads=4&kv-heads=2&causal'], ['blocks', 'model=blocks&d-model=32&heads=4']];
+const MODELS = [['trained', 'model=trained'], ['recall', 'model=recall'], ['random', 'model=random&d-model=64&heads=4&kv-heads=2&causal'], ['blocks', 'model=blocks&d-model=32&heads=4']];
 for (const [model, query] of MODELS) {
   for (const lang of ['en', 'zh']) {
     test(`index.html, ${model} model, ${lang}: no axe violations on any stage`, { timeout: 120_000 }, async () => {

@@ -81,4 +81,13 @@ test('the recipes are what `mha train` does by default: the shipped model says s
   assert.equal(metadata.seed, String(induction.seed));
   assert.equal(metadata.steps, String(induction.steps));
   assert.match(metadata.recipe, new RegExp(`batch ${induction.batch};`));
+  // and the recall model's: its recipe, its task and K, and the sweep's head counts in its CSV.
+  const { recall } = mha.catalog.recipes;
+  const recallBytes = fs.readFileSync(path.join(root, 'models', 'recall.safetensors'));
+  const recallMeta = JSON.parse(recallBytes.subarray(8, 8 + Number(recallBytes.readBigUInt64LE(0))).toString('utf8')).__metadata__;
+  assert.deepEqual([recallMeta.task, recallMeta.recall, recallMeta.seed, recallMeta.steps, recallMeta.heads],
+    ['recall', String(recall.recall), String(recall.seed), String(recall.steps), String(recall.heads)]);
+  assert.match(recallMeta.recipe, new RegExp(`batch ${recall.batch};`));
+  const csv = fs.readFileSync(path.join(root, 'models', 'recall-sweep.csv'), 'utf8').trim().split('\n').slice(1);
+  assert.deepEqual(csv.map((line) => Number(line.split(',')[0])), mha.catalog.sweepHeads);
 });

@@ -190,10 +190,23 @@ test('<mha-demo> from node_modules by file:// draws the trained model (beside it
     }));
     assert.ok(training.progress.step > 0 && training.progress.heads.length === 8, JSON.stringify(training.progress));
     assert.equal(training.end.reason, 'paused');
+    // A short head-count sweep (the recall recipe for 60 steps): its events and rows.
+    const sweep = await tab.evaluate(async () => {
+      const demo = document.querySelector('#trained');
+      let progress = null;
+      let end = null;
+      demo.addEventListener('sweepprogress', (e) => { progress = e.detail; });
+      demo.addEventListener('sweepend', (e) => { end = e.detail; });
+      const rows = await demo.runHeadSweep({ heads: [2], steps: 60 });
+      return { progress, end, rows };
+    });
+    assert.equal(sweep.rows.length, 1);
+    assert.equal(sweep.end.reason, 'done');
     const keys = (object) => Object.keys(object);
     Object.assign(runtime, {
       StageChangeDetail: keys(detail), MhaDemoErrorDetail: keys(error), TrainProgressDetail: keys(training.progress),
       TrainProgressHead: keys(training.progress.heads[0]), TrainEndDetail: keys(training.end), MhaDemoTraining: keys(training.state),
+      SweepProgressDetail: keys(sweep.progress || {}), SweepEndDetail: keys(sweep.end), SweepRow: keys(sweep.rows[0]),
     });
     Object.assign(runtime, await tab.evaluate(() => {
       const MhaDemo = customElements.get('mha-demo');
@@ -234,12 +247,12 @@ test('TypeScript: the documented API compiles with --strict, mistakes do not, an
     attributes: ['MhaDemoAttributeName', runtime.MhaDemoAttributeName],
     element: ['Exclude<keyof MhaDemoElement, keyof HTMLElement>', runtime.MhaDemoElement],
     training: ['keyof MhaDemoTraining', runtime.MhaDemoTraining],
-    ...Object.fromEntries(['StageChangeDetail', 'MhaDemoErrorDetail', 'TrainProgressDetail', 'TrainEndDetail'].map((d) => [d, [`keyof ${d}`, runtime[d]]])),
+    ...Object.fromEntries(['StageChangeDetail', 'MhaDemoErrorDetail', 'TrainProgressDetail', 'TrainEndDetail', 'SweepProgressDetail', 'SweepEndDetail', 'SweepRow'].map((d) => [d, [`keyof ${d}`, runtime[d]]])),
     TrainProgressHead: ["keyof TrainProgressDetail['heads'][number]", runtime.TrainProgressHead],
   };
   fs.writeFileSync(path.join(article, 'runtime.ts'), `// Written by tests/node/package.test.js from the running module and element.
 import type { Gpt2Tokenizer, Mha, Model, ModelBuilder, StageId, Trace, Trainer } from '${pkg.name}';
-import type { MhaDemoAttributeName, MhaDemoElement, MhaDemoErrorDetail, MhaDemoTraining, StageChangeDetail, TrainEndDetail, TrainProgressDetail } from '${pkg.name}/element';
+import type { MhaDemoAttributeName, MhaDemoElement, MhaDemoErrorDetail, MhaDemoTraining, StageChangeDetail, SweepEndDetail, SweepProgressDetail, SweepRow, TrainEndDetail, TrainProgressDetail } from '${pkg.name}/element';
 type Agree<Declared, AtRunTime> = [Exclude<AtRunTime, Declared>, Exclude<Declared, AtRunTime>] extends [never, never]
   ? 'agree' : { undeclared: Exclude<AtRunTime, Declared>; declaredButAbsent: Exclude<Declared, AtRunTime> };
 ${Object.entries(checks).map(([name, [declared, names]]) => `export const ${name}Agrees: Agree<${declared}, ${union(names)}> = 'agree';`).join('\n')}

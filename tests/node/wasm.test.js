@@ -239,7 +239,7 @@ test('errors arrive as MhaError with the CLI message, and the model stays usable
   assert.throws(() => new mha.Model({ heads: 0 }), /heads must be between 1/);
 
   assert.deepEqual(model.config, { dModel: 16, heads: 2, kvHeads: 2, dHead: 8, causal: false, seed: 3, vocabSize: 8000,
-    model: 'single', layers: 1, maxPositions: 1024, layerNorm: false, mlp: false, ropeBase: 0,
+    model: 'single', layers: 1, maxPositions: 1024, readouts: 1, parameters: 4 * (16 * 16 + 16), layerNorm: false, mlp: false, ropeBase: 0,
     stages: mha.stageTable.stagesOf.single,
     weights: 'seeded', layout: '', task: '', tokenizer: 'hashed', tokenTable: 'scaled', positions: 'sinusoidal', biases: true, headsFrom: 'given' });
   const after = model.runText('still works');
@@ -392,8 +392,53 @@ test('training in WASM gives the same bits as `mha train` natively: every loss a
   } finally {
     trainer.delete();
   }
-  assert.throws(() => new mha.Trainer({ model: 'single', layers: 1 }), /trains an attn-only or gpt2 model/);
+  assert.throws(() => new mha.Trainer({ model: 'single', layers: 1 }), /train an attn-only or gpt2 model/);
   assert.throws(() => new mha.Trainer({ batch: 0 }), /batch must be between 1 and 4096, got 0/);
+});
+
+test('the recall task in WASM: the same bits as `mha train --task recall`, and the same scores as `mha sweep`', () => {
+  // A smaller recall recipe: K = 3 readouts over 10 ids, d_model 16.
+  const args = ['--recall', '3', '--length', '10', '--d-model', '16', '--vocab', '12', '--batch', '8', '--lr', '0.01'];
+  const out = path.join(tmp, 'recall.safetensors');
+  execFileSync(cli, ['train', '--task', 'recall', ...args, '--heads', '2', '--steps', '30', '--out', out]);
+  const native = readSafetensors(out);
+  assert.equal(native.metadata.task, 'recall');
+  assert.equal(native.metadata.recall, '3');
+  const options = { task: 'recall', recall: 3, length: 10, dModel: 16, vocabSize: 12, batch: 8, lr: 0.01 };
+  const trainer = new mha.Trainer({ ...options, heads: 2 });
+  try {
+    assert.equal(trainer.config.readouts, 3);
+    trainer.step(30);
+    const ours = parseSafetensors(Buffer.from(trainer.modelFile()));
+    for (const name of Object.keys(native.tensors)) assertBitIdentical(ours.tensors[name].data, native.tensors[name].data, name);
+    assert.deepEqual(ours.tensors['lm_head.weight'].shape, [36, 16]);
+    for (const key of ['task', 'recall', 'recipe', 'seed', 'steps']) assert.equal(ours.metadata[key], native.metadata[key], key);
+    // The model reads back with its three readouts: probs (1, T, 3, vocab).
+    const reopened = new mha.Model().loadModel(trainer.modelFile());
+    const trace = reopened.runIds([1, 2, 3, 4, 5]);
+    assert.deepEqual(Array.from(trace.shape('probs')), [1, 5, 3, 12]);
+    trace.delete();
+    reopened.delete();
+  } finally {
+    trainer.delete();
+  }
+  // mha sweep and the page's sweep (the module's Trainer and recallScores) give the same rows, digit for digit.
+  const sweep = JSON.parse(execFileSync(cli, ['sweep', '--heads', '1,4', '--steps', '40', '--recall', '3', '--d-model', '16', '--json'], { encoding: 'utf8' }));
+  for (const row of sweep) {
+    const t = new mha.Trainer({ task: 'recall', heads: row.heads, recall: 3, dModel: 16 });
+    try {
+      t.step(40);
+      const scores = t.recallScores();
+      assert.deepEqual([scores.meanAccuracy, scores.accuracy, scores.loss], [row.accuracy, row.perReadout, row.loss], `heads ${row.heads}`);
+      assert.equal(t.config.parameters, row.parameters);
+      assert.equal(t.config.dHead, row.dHead);
+    } finally {
+      t.delete();
+    }
+  }
+  assert.equal(sweep[0].parameters, sweep[1].parameters, 'the heads split d_model: the same parameters');
+  assert.throws(() => new mha.Trainer({ task: 'copy' }), /expected induction or recall/);
+  assert.throws(() => new mha.Trainer({ task: 'recall', model: 'gpt2' }), /attn-only/);
 });
 
 test('head analysis: the CLI (mha heads --json) and the module agree on every metric, with a head switched off', () => {

@@ -47,7 +47,7 @@ def metrics(a, ids, causal):
     allowed = [i + 1 if causal else T for i in range(T)]
     if T < 2:
         return dict.fromkeys(["entropy", "self", "previous_token", "first_token", "locality", "distance",
-                              "distance_normalised", "induction", "duplicate_token"])
+                              "distance_normalised", "induction", "duplicate_token", "offset", "offset_weight"])
     entropy, dist, uniform = [], [], []
     for i in range(1, T):
         n = allowed[i]
@@ -65,7 +65,11 @@ def metrics(a, ids, causal):
             induction.append(sum(a[i, j] for j in m))
         if d:
             duplicate.append(sum(a[i, j] for j in d))
+    stripes = [(float(np.mean([a[i, i - d] for i in range(d, T)])), d) for d in range(1, T // 2 + 1)]
+    best = max(stripes, key=lambda s: (s[0], -s[1]))  # the largest mean; the smallest d among equals
     return {
+        "offset": float(best[1]),
+        "offset_weight": best[0],
         "entropy": mean(entropy),
         "self": mean([a[i, i] for i in range(T)]),
         "previous_token": mean([a[i, i - 1] for i in range(1, T)]),

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Reference data for whole small models: every trace tensor of a forward pass, the gradient of the
-next-token loss for every parameter, and two Adam steps.
+loss for every parameter, and two Adam steps. The loss is the next token's, or for tiny_recall the
+recall task's: K = 3 readouts per position, readout k predicting the id k places back.
 
 Run from the repository root (needs Debian's python3-torch; nothing else):
 
     /usr/bin/python3 tests/reference/make_model_reference.py
 
-Writes into tests/reference/data/, for each of tiny_gpt2 and tiny_attn_only:
+Writes into tests/reference/data/, for each of tiny_gpt2, tiny_attn_only and tiny_recall:
 
     <case>.model.safetensors     the weights under GPT-2's Hugging Face names
     <case>.expected.safetensors  ids and every trace tensor of one forward pass (computed in float64)
@@ -26,6 +27,7 @@ import torch
 import torch.nn.functional as F
 
 FORMAT_VERSION = "2"  # 2: LayerNorm statistics and mlp_pre, which the backward pass reads
+RECALL_K = 3  # tiny_recall's readouts: logits and probs (1, T, K, vocab), lm_head (K·vocab, d_model)
 COMMAND = "/usr/bin/python3 tests/reference/make_model_reference.py"
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -53,7 +55,7 @@ def write_safetensors(path, tensors, metadata):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
-def make_params(preset, seed):
+def make_params(preset, seed, readouts=1):
     """The model's parameters (float64), under GPT-2's names; Conv1D weights are (in, out)."""
     g = torch.Generator().manual_seed(seed)
     normal = lambda *shape, std: torch.randn(*shape, generator=g, dtype=torch.float64) * std
@@ -78,7 +80,7 @@ def make_params(preset, seed):
         p["ln_f.weight"] = 1 + normal(D, std=0.1)
         p["ln_f.bias"] = normal(D, std=0.05)
     else:
-        p["lm_head.weight"] = normal(VOCAB, D, std=0.2)  # nn.Linear: (out, in)
+        p["lm_head.weight"] = normal(readouts * VOCAB, D, std=0.2)  # nn.Linear: (out, in)
     return p
 
 
@@ -97,8 +99,9 @@ def gelu(x):
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def forward(p, preset, ids, record=None):
-    """ids (B, T) -> logits (B, T, V). `record` (a dict) receives every trace tensor of sequence 0."""
+def forward(p, preset, ids, record=None, readouts=1):
+    """ids (B, T) -> logits (B, T, V), or (B, T, K, V) for K > 1 readouts. `record` (a dict) receives
+    every trace tensor of sequence 0."""
     Bn, Tn = ids.shape
     dh = D // HEADS
     keep = (lambda name, t: record.__setitem__(name, t[:1].clone())) if record is not None else (lambda name, t: None)
@@ -153,6 +156,8 @@ def forward(p, preset, ids, record=None):
         logits = x @ p["wte.weight"].T
     else:
         logits = x @ p["lm_head.weight"].T
+    if readouts > 1:  # row r·V + v of lm_head is readout r's score for id v
+        logits = logits.view(Bn, Tn, readouts, VOCAB)
     keep("logits", logits)
     keep("probs", torch.softmax(logits, dim=-1))
     return logits
@@ -216,21 +221,37 @@ def next_token_loss(logits, ids):
     return F.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), ids[:, 1:].reshape(-1))
 
 
-def make_case(name, preset, seed):
-    p = make_params(preset, seed)
+def recall_targets(ids, K):
+    """(B, T) -> (B, T, K): readout k − 1 at position i is the id at i − k, for i ≥ K; −1 elsewhere."""
+    targets = torch.full(ids.shape + (K,), -1, dtype=torch.int64)
+    for k in range(1, K + 1):
+        targets[:, K:, k - 1] = ids[:, K - k:ids.shape[1] - k]
+    return targets
+
+
+def recall_loss(logits, ids):
+    """The mean cross-entropy over every counted readout row (the same code path as the next token's)."""
+    return F.cross_entropy(logits.reshape(-1, VOCAB), recall_targets(ids, logits.shape[2]).reshape(-1), ignore_index=-1)
+
+
+def make_case(name, preset, seed, readouts=1):
+    p = make_params(preset, seed, readouts)
     g = torch.Generator().manual_seed(seed + 1)
     ids = torch.randint(1, VOCAB, (1, T), generator=g)
     ids[0, 7:10] = ids[0, 2:5]  # a repeat, so the trace has something to copy
     record = {}
     with torch.no_grad():
-        logits = forward(p, preset, ids, record)
-        check = TorchGPT(p, preset)(ids)
+        logits = forward(p, preset, ids, record, readouts)
+        check = TorchGPT(p, preset)(ids).view(logits.shape)
     error = (check.double() - logits).abs().max().item() / logits.abs().max().item()
     if error > 1e-5:
         raise SystemExit("%s: the hand-written forward and torch.nn disagree (relative error %.2e)" % (name, error))
 
     meta = {"format_version": FORMAT_VERSION, "layout": "gpt2" if preset == "gpt2" else "attn-only",
             "heads": HEADS, "command": COMMAND}
+    if readouts > 1:  # as `mha train --task recall` writes it
+        meta.update(task="recall", recall=readouts)
+    loss_of = recall_loss if readouts > 1 else next_token_loss
     params = list(p.items())
     extra = []
     if preset == "gpt2":  # Hugging Face keeps the causal mask as a buffer: loaders must ignore it
@@ -243,7 +264,7 @@ def make_case(name, preset, seed):
     # Gradients and Adam, float64
     batch = torch.randint(0, VOCAB, (B_GRAD, T), generator=g)
     leaves = {k: v.clone().requires_grad_(True) for k, v in p.items()}
-    loss = next_token_loss(forward(leaves, preset, batch), batch)
+    loss = loss_of(forward(leaves, preset, batch, readouts=readouts), batch)
     loss.backward()
     grads = [("grad." + k, v.grad) for k, v in leaves.items()]
     lr, betas, eps = 1e-2, (0.9, 0.999), 1e-8
@@ -252,7 +273,7 @@ def make_case(name, preset, seed):
     steps = []
     for step in (1, 2):
         opt.zero_grad()
-        next_token_loss(forward(leaves, preset, batch), batch).backward()
+        loss_of(forward(leaves, preset, batch, readouts=readouts), batch).backward()
         opt.step()
         steps += [("adam%d.%s" % (step, k), v.detach().clone()) for k, v in leaves.items()]
     write_safetensors(os.path.join(OUT_DIR, name + ".grads.safetensors"),
@@ -267,6 +288,7 @@ def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     make_case("tiny_gpt2", "gpt2", 11)
     make_case("tiny_attn_only", "attn-only", 12)
+    make_case("tiny_recall", "attn-only", 13, readouts=RECALL_K)
 
 
 if __name__ == "__main__":

@@ -20,9 +20,10 @@ type Whole = `${number}`;
 
 /** The attributes <mha-demo> reads (all strings, as in HTML); see the README's table for defaults. */
 export interface MhaDemoAttributes {
-  /** trained: the 2-layer model this project trained; random: one attention layer of seeded weights;
-   * blocks: two GPT-2-style blocks of seeded weights; or the URL of a whole model's .safetensors (needs http). */
-  model: 'trained' | 'random' | 'blocks' | `${string}.safetensors` | `${string}.safetensors?${string}`;
+  /** trained: the 2-layer model this project trained; recall: its 1-layer model of the recall task (4 heads);
+   * random: one attention layer of seeded weights; blocks: two GPT-2-style blocks of seeded weights; or the
+   * URL of a whole model's .safetensors (needs http). */
+  model: 'trained' | 'recall' | 'random' | 'blocks' | `${string}.safetensors` | `${string}.safetensors?${string}`;
   /** The sentence: up to 4096 bytes / 512 tokens (the trained model reads at most 60 tokens). */
   text: string;
   /** Token ids separated by spaces or commas, for a model without a tokenizer (a GPT-2 checkpoint
@@ -71,20 +72,61 @@ export interface MhaDemoErrorDetail {
   attribute: string;
 }
 export interface TrainProgressDetail {
+  /** The task of the recipe it trains. */
+  task: 'induction' | 'recall';
   step: number;
   /** The last step's loss, null before the first. */
   loss: number | null;
   stepsPerSecond: number;
   /** The mean induction score of the best last-layer head; passes 0.7 at the phase change. */
   induction: number;
+  /** The recall task: mean accuracy of the readouts on a few fresh sequences; null for the induction task. */
+  accuracy: number | null;
   /** The step where it first passed 0.7, or null. */
   phaseStep: number | null;
-  heads: Array<{ layer: number; head: number; previousToken: number | null; induction: number | null; label: HeadLabel }>;
+  /** offset: a recall model's head, how far back it looks (null for the induction task). */
+  heads: Array<{ layer: number; head: number; previousToken: number | null; induction: number | null; offset: number | null; label: HeadLabel }>;
 }
 export interface TrainEndDetail {
   step: number;
   loss: number | null;
   reason: 'paused' | 'done' | 'reset';
+}
+
+/** One head count of the sweep: the recall recipe trained at it and scored on fresh sequences. */
+export interface SweepRow {
+  heads: number;
+  dHead: number;
+  /** Equal for every head count: the heads split d_model. */
+  parameters: number;
+  loss: number;
+  /** The mean over the readouts. */
+  accuracy: number;
+  /** Per readout k = 1 … K: how often its first choice is the id k places back. */
+  perReadout: number[];
+  /** Per head, per k: its mean weight on position i − k. */
+  stripe: number[][];
+  /** How long it trained here. */
+  seconds: number;
+}
+export interface SweepProgressDetail {
+  /** Which head count of the list (0 …) and how many there are. */
+  index: number;
+  total: number;
+  heads: number;
+  step: number;
+  steps: number;
+}
+export interface SweepEndDetail {
+  /** The head counts trained so far. */
+  rows: SweepRow[];
+  reason: 'done' | 'cancelled' | 'error';
+}
+/** el.runHeadSweep's options: head counts dividing d_model (default 1, 4, 64), steps and seed of the recall recipe. */
+export interface HeadSweepOptions {
+  heads?: number[];
+  steps?: number;
+  seed?: number;
 }
 
 /** Every event of <mha-demo> (they bubble and cross the shadow root), with the element's own. */
@@ -94,6 +136,8 @@ export interface MhaDemoEventMap extends Omit<HTMLElementEventMap, 'error'> {
   error: CustomEvent<MhaDemoErrorDetail>;
   trainprogress: CustomEvent<TrainProgressDetail>;
   trainend: CustomEvent<TrainEndDetail>;
+  sweepprogress: CustomEvent<SweepProgressDetail>;
+  sweepend: CustomEvent<SweepEndDetail>;
 }
 
 // ---------- state ----------
@@ -101,7 +145,7 @@ export interface MhaDemoEventMap extends Omit<HTMLElementEventMap, 'error'> {
 /** What the demo runs on. */
 export interface MhaDemoSettings {
   /** file: a model the learner opened (or model="….safetensors"). */
-  model: 'trained' | 'random' | 'blocks' | 'file';
+  model: 'trained' | 'recall' | 'random' | 'blocks' | 'file';
   text: string;
   /** The ids attribute (null: the sample), read by a model without a tokenizer. */
   ids: string | null;
@@ -150,12 +194,16 @@ export interface MhaDemoState {
 
 /** el.training: the training panel's run (trained model, full controls), or null where there is none. */
 export interface MhaDemoTraining {
+  task: 'induction' | 'recall';
   step: number;
   running: boolean;
   loss: number | null;
   stepsPerSecond: number;
   induction: number;
+  accuracy: number | null;
   phaseStep: number | null;
+  /** The steps whose head maps the panel keeps (its slider scrubs through them). */
+  snapshots: number[];
 }
 
 /** What el.openFile resolves to. */
@@ -187,6 +235,10 @@ export interface MhaDemoElement extends HTMLElement {
   /** Back to step 0, with this seed (else the next one). */
   resetTraining(seed?: number): void;
   readonly training: MhaDemoTraining | null;
+  /** Trains the recall recipe at each head count (same d_model) in a worker; resolves to a row per head count, rejects when cancelled. */
+  runHeadSweep(options?: HeadSweepOptions): Promise<SweepRow[]>;
+  /** Stops a sweep in progress (its promise rejects with an AbortError). */
+  cancelHeadSweep(): void;
   /** Opens a model (.safetensors) from a File or Blob with a name, or with GPT-2's tokenizer files beside it. */
   openFile(file: Blob | FileList | ArrayLike<Blob>): Promise<OpenedFile>;
   /** Stops a file that is still opening; the model shown stays. */

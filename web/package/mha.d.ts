@@ -81,7 +81,7 @@ export interface Catalog {
   /** batch, repeatLength (the longest L) and trainingMegabytes (the memory a run may imply) bound a Trainer. */
   limits: {
     dModel: number; heads: number; tokens: number; textBytes: number; textTokens: number; layers: number; vocabSize: number;
-    batch: number; repeatLength: number; trainingMegabytes: number;
+    batch: number; repeatLength: number; trainingMegabytes: number; readouts: number;
   };
   /** A model's settings when none is given. */
   defaults: Required<ModelOptions>;
@@ -90,8 +90,11 @@ export interface Catalog {
   /** d_head of every GPT-2 size: a gpt2 checkpoint that does not say its heads gets d_model / gpt2DHead. */
   gpt2DHead: number;
   presets: ModelKind[];
-  /** induction: the shipped model's recipe (`mha train`'s defaults); inductionSmall: a phone's. */
-  recipes: { induction: Recipe; inductionSmall: Recipe };
+  /** induction: the shipped model's recipe (`mha train`'s defaults); inductionSmall: a phone's; recall: the
+   *  recall model's (`mha train --task recall`). */
+  recipes: { induction: InductionRecipe; inductionSmall: InductionRecipe; recall: RecallRecipe };
+  /** The head counts `mha sweep` trains the recall recipe at. */
+  sweepHeads: number[];
   /** The induction score that marks the phase change. */
   phaseChangeScore: number;
   /** fraction: a share of the attention, 0 … 1 (distances are in tokens). */
@@ -103,19 +106,45 @@ export interface Catalog {
   stageTable: StageTable;
 }
 
-/** A training recipe, as a Trainer takes it. */
-export type Recipe = Required<TrainerOptions> & {
+/** What every training recipe says, as a Trainer takes it. */
+interface RecipeBase {
+  model: Exclude<ModelKind, 'single'>;
+  layers: number;
+  heads: number;
+  dModel: number;
+  vocabSize: number;
+  seed: number;
+  batch: number;
+  lr: number;
+  initStd: number;
   kvHeads: number;
   causal: boolean;
   maxPositions: number;
-  task: 'induction';
+  /** Tokens predicted per position: 1, or the recall task's K. */
+  readouts: number;
   beta1: number;
   beta2: number;
   eps: number;
   weightDecay: number;
   /** How many steps it trains. */
   steps: number;
-};
+  /** The lowest mean loss the task allows (0 for recall; for induction, about half its start). */
+  lossFloor: number;
+}
+export interface InductionRecipe extends RecipeBase {
+  task: 'induction';
+  minLength: number;
+  maxLength: number;
+}
+export interface RecallRecipe extends RecipeBase {
+  task: 'recall';
+  /** K: readout k predicts the id k places back. */
+  recall: number;
+  /** Ids per sequence. */
+  length: number;
+}
+/** A training recipe, as a Trainer takes it. */
+export type Recipe = InductionRecipe | RecallRecipe;
 
 /** Settings of a model; missing keys take the defaults (a single layer, d_model 512, 8 heads). */
 export interface ModelOptions {
@@ -130,6 +159,8 @@ export interface ModelOptions {
   seed?: number;
   vocabSize?: number;
   maxPositions?: number;
+  /** Tokens predicted per position (attn-only): 1, or K for the recall task. */
+  readouts?: number;
 }
 
 /** A model's settings as they are. */
@@ -144,6 +175,10 @@ export interface ModelConfig {
   seed: number;
   vocabSize: number;
   maxPositions: number;
+  /** Tokens predicted per position: 1, or the recall task's K (logits and probs are then (1, T, K, vocab)). */
+  readouts: number;
+  /** How many numbers its parameters hold: equal for every head count of one d_model. */
+  parameters: number;
   layerNorm: boolean;
   mlp: boolean;
   /** RoPE's base (Llama weights), 0 without RoPE. */
@@ -188,6 +223,8 @@ export interface LoadModelOptions {
 
 /** The induction task's training run; missing keys take `mha train`'s defaults (2 layers, 4 heads, d_model 64). */
 export interface TrainerOptions {
+  /** induction (the default) or recall; missing keys take that task's recipe. */
+  task?: 'induction' | 'recall';
   model?: Exclude<ModelKind, 'single'>;
   layers?: number;
   heads?: number;
@@ -199,6 +236,21 @@ export interface TrainerOptions {
   initStd?: number;
   minLength?: number;
   maxLength?: number;
+  /** The recall task's K. */
+  recall?: number;
+  /** The recall task's ids per sequence. */
+  length?: number;
+}
+
+/** A recall model on fresh sequences (the ones `mha sweep` scores on). */
+export interface RecallScores {
+  /** The mean cross-entropy over every counted readout. */
+  loss: number;
+  /** Per readout k = 1 … K: how often its first choice is the id k places back. */
+  accuracy: number[];
+  meanAccuracy: number;
+  /** Per head, per k: its mean weight on position i − k. */
+  stripe: number[][];
 }
 
 /** What each head does, measured in the core (cpp/core/analysis/head_metrics.h); null where a metric has no row to stand on. */
@@ -218,6 +270,10 @@ export interface HeadMetrics {
   distance_normalised: number | null;
   induction: number | null;
   duplicate_token: number | null;
+  /** The d (1 … T/2) of the diagonal stripe a[i][i − d] with the largest mean: how far back it looks. */
+  offset: number | null;
+  /** That stripe's mean weight. */
+  offset_weight: number | null;
   label: HeadLabel;
 }
 
@@ -325,6 +381,10 @@ declare class Trainer {
   readonly stepsDone: number;
   /** The best last-layer head's induction score, averaged over lengths; passes 0.7 at the phase change. */
   inductionScore(sequences?: number): number;
+  /** The recall task: the current weights scored on the fresh sequences `mha sweep` uses (or the first `sequences` of them). */
+  recallScores(sequences?: number): RecallScores;
+  /** The model it trains. */
+  readonly config: ModelConfig;
   /** The weights now, as safetensors bytes (loadable by Model.loadModel). */
   modelFile(): Uint8Array;
   /** A run of the current weights. */

@@ -8,8 +8,10 @@ import catalog from './catalog.js';
 // The kinds of model a demo shows. Without a model attribute a demo shows the trained model, unless
 // it sets sizes or weights (embeds written before the trained model existed keep what they showed).
 //   sized: the learner sets d_model, heads, kv_heads and the seed; causalChoice: and the mask
+//   shipped: the id of a model this project trained (models/trained-models.json)
 export const MODEL_KINDS = {
-  trained: { sized: false }, // the 2-layer model this project trained (models/induction.safetensors)
+  trained: { sized: false, shipped: 'induction' }, // the 2-layer model of induction heads (models/induction.safetensors)
+  recall: { sized: false, shipped: 'recall' }, // one layer, 4 heads, the recall task (models/recall.safetensors)
   random: { sized: true, causalChoice: true }, // one attention layer of seeded weights: the shapes lesson
   blocks: { sized: true, layers: 2 }, // GPT-2-style blocks of seeded weights: LayerNorm, MLP, residuals
   file: { sized: false }, // a whole model the learner opened, or model="….safetensors"

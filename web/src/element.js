@@ -2,9 +2,12 @@
 // root out; several on one page share one WebAssembly module but each has its own model and store.
 //   events: stagechange {stage}, error {message, attribute},
 //           trainprogress {step, loss, stepsPerSecond, induction, phaseStep, heads: [{layer, head, previousToken, induction, label}]},
-//           trainend {step, loss, reason: 'paused' | 'done' | 'reset'}
+//           trainend {step, loss, reason: 'paused' | 'done' | 'reset'},
+//           sweepprogress {index, heads, step, steps, total}, sweepend {rows, reason: 'done' | 'cancelled' | 'error'}
 //   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev(), el.focusStage(),
-//        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state)
+//        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state),
+//        el.runHeadSweep({heads, steps, seed}) -> Promise of [{heads, dHead, parameters, accuracy, perReadout, …}],
+//        el.cancelHeadSweep()
 // Learner edits (controls, stage, head, language) are written back to the attributes
 // (attributeSync.js); files and URLs of models are opened in modelSources.js.
 import css from './widget.css';
@@ -17,7 +20,7 @@ import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
-import { isSized, ALL_ATTRS, ATTR_OF } from './attributes.js';
+import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
 import { sharedModule, trainedBytes, workerURLMaker } from './sharedModule.js';
 import { AttributeSync } from './attributeSync.js';
 import { ModelSources } from './modelSources.js';
@@ -29,6 +32,7 @@ import { mountSections, stepsKey } from './views/chrome/sections.js';
 import { stepsOf } from './steps.js';
 import { mountStatus } from './views/chrome/status.js';
 import { mountTrainPanel } from './views/chrome/train.js';
+import { mountSweepPanel } from './views/chrome/sweep.js';
 import { renderProblems } from './views/chrome/problems.js';
 import { hideTip } from './views/parts/tooltip.js';
 
@@ -118,6 +122,17 @@ export class MhaDemo extends HTMLElement {
     if (this._training) this._training.reset(seed);
   }
 
+  // The head-count experiment (views/chrome/sweep.js): the recall recipe trained at each head count in
+  // a worker of its own. Resolves to the rows; rejects when cancelled or when this demo has no worker.
+  runHeadSweep(options = {}) {
+    if (!this._sweep) return Promise.reject(new Error('this demo has no Web Worker to train in (controls="full" and a browser with workers)'));
+    return this._sweep.run(options);
+  }
+
+  cancelHeadSweep() {
+    if (this._sweep) this._sweep.cancel();
+  }
+
   // Opens a model from a File (or Blob with a name), or from several: a checkpoint with GPT-2's tokenizer
   // files beside it; see modelSources.js. Resolves to {name, layout, kind, tokenizer}.
   openFile(file) {
@@ -176,6 +191,7 @@ export class MhaDemo extends HTMLElement {
   disconnectedCallback() {
     if (this._worker) this._worker.stop();
     if (this._training) this._training.pause();
+    if (this._sweep) this._sweep.cancel();
   }
 
   attributeChangedCallback() {
@@ -192,12 +208,12 @@ export class MhaDemo extends HTMLElement {
   async _start() {
     this._mountUI();
     let mha;
-    const trained = trainedBytes(); // beside the core; an Error (not a rejection) when there is none
+    const first = MODEL_KINDS.trained.shipped;
+    const trained = trainedBytes(first); // beside the core; an Error (not a rejection) when there is none
     try {
       mha = await sharedModule();
       const bytes = await trained;
-      this._trained = bytes instanceof Error ? null : bytes;
-      this._trainedError = bytes instanceof Error ? bytes.message : null;
+      this._shipped = { [first]: bytes };
     } catch (e) {
       const msg = String((e && e.message) || e).replace(/[<>&]/g, '');
       this._store.set({ status: 'idle', fatalHtml: true, fatal: t(this._store.state.lang, 'loadFailed', { msg }) });
@@ -205,7 +221,7 @@ export class MhaDemo extends HTMLElement {
       return;
     }
     mark('mha-demo:module');
-    this._engine = new Engine(mha, this._trained, this._trainedError);
+    this._engine = new Engine(mha, this._shipped);
     this._attributes.apply(); // again, now that the stage table is known (and a model URL can be opened)
     this._reportErrors(this._store.state);
     this._runner.request(null);
@@ -271,7 +287,10 @@ export class MhaDemo extends HTMLElement {
       ev.preventDefault();
       this.openFile(files).catch(() => {});
     });
-    if (mode === 'full' && this._workerURL) this._mountTraining(store);
+    if (mode === 'full' && this._workerURL) {
+      this._mountTraining(store);
+      this._mountSweep(store);
+    }
     this._problems = problems;
     this._stagesEl = stages;
     this._sections = null;
@@ -279,26 +298,49 @@ export class MhaDemo extends HTMLElement {
     renderProblems(this._problems, store.state);
   }
 
-  // The training panel, kept across stages and across controls rebuilds (its worker goes on).
-  _mountTraining(store) {
-    if (!this._trainingRoot) {
-      this._trainingRoot = h('div', { class: 'train-root' });
+  // The panels outside the stage sections, each with a worker of its own: made once and kept across
+  // stages and controls rebuilds (their workers go on), shown when show(state) says so.
+  //   key: where the element keeps it; mount(root, fire): its controller, fire(type) an event's dispatcher
+  _mountPanel(store, key, className, mount, show, onChange = () => {}) {
+    if (!this[key]) {
+      const root = h('div', { class: className });
       const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-      this._training = mountTrainPanel(this._trainingRoot, this._store, () => new Worker(this._workerURL()), {
-        onProgress: fire('trainprogress'),
-        onEnd: fire('trainend'),
-      });
+      this[key] = { root, controller: mount(root, fire) };
     }
-    const show = (s) => {
-      this._trainingRoot.hidden = s.settings.model !== 'trained';
+    const { root, controller } = this[key];
+    const update = (s) => {
+      root.hidden = !show(s, controller);
     };
-    show(store.state);
+    update(store.state);
     store.subscribe((s, changed) => {
-      if (changed.has('settings')) show(s);
-      if (changed.has('lang')) this._training.render();
-      if (changed.has('result')) this._training.probe();
+      if (changed.has('settings')) update(s);
+      if (changed.has('lang')) controller.render();
+      onChange(s, changed, controller);
     });
-    this._frame.append(this._trainingRoot);
+    this._frame.append(root);
+    return controller;
+  }
+
+  // Train it yourself: shown with a model this project trained, whose recipe it trains unless told
+  // otherwise, and kept once it has trained (Use this model shows an opened file).
+  _mountTraining(store) {
+    this._training = this._mountPanel(store, '_trainPanel', 'train-root', (root, fire) => mountTrainPanel(root, this._store, () => new Worker(this._workerURL()), {
+      onProgress: fire('trainprogress'),
+      onEnd: fire('trainend'),
+      onUse: (bytes, name) => this.openFile(new File([bytes], name)).catch(() => {}),
+    }), (s, training) => {
+      const shipped = Boolean(MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].shipped);
+      if (shipped) training.follow(s.settings.model);
+      return shipped || training.state.step > 0;
+    }, (s, changed, training) => changed.has('result') && training.probe());
+  }
+
+  // Why several heads?: shown with the recall model.
+  _mountSweep(store) {
+    this._sweep = this._mountPanel(store, '_sweepPanel', 'sweep-root', (root, fire) => mountSweepPanel(root, this._store, () => new Worker(this._workerURL()), {
+      onProgress: fire('sweepprogress'),
+      onEnd: fire('sweepend'),
+    }), (s) => s.settings.model === 'recall');
   }
 
   _mountSections() {

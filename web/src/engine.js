@@ -47,10 +47,11 @@ function snapshot(trace, config, text, layer, table) {
   };
 }
 
-// Once per run, here: a GPT-2 row is 50,257 probabilities.
+// Once per run, here: a GPT-2 row is 50,257 probabilities. One list per row of probs: per position,
+// or per position and readout (a recall model's (1, T, K, V): row i·K + k − 1).
 function candidatesOf(probs) {
-  const [, T, V] = probs.shape;
-  return Array.from({ length: T }, (_, i) => topIds(probs.data.subarray(i * V, (i + 1) * V), 5));
+  const V = probs.shape[probs.shape.length - 1];
+  return Array.from({ length: probs.data.length / V }, (_, i) => topIds(probs.data.subarray(i * V, (i + 1) * V), 5));
 }
 
 // For a model opened with its tokenizer: the text of each id among the five likeliest at every
@@ -69,12 +70,11 @@ const seededOptions = (options) => ({ ...catalog.defaults, ...options });
 const singleOptions = (s) => seededOptions({ model: 'single', layers: 1, dModel: s.dModel, heads: s.heads, kvHeads: s.kvHeads, causal: s.causal, seed: s.seed });
 
 export class Engine {
-  // trained: the bytes of the model the page opens on (models/induction.safetensors), or null and
-  // the reason it is missing.
-  constructor(mha, trained = null, missing = 'this build has no trained model') {
+  // shipped: {id: bytes or the Error saying why they are missing} of the models this project trained
+  // (models/trained-models.json), as they arrive (addShipped).
+  constructor(mha, shipped = {}) {
     this.mha = mha;
-    this.trained = trained;
-    this.missing = missing;
+    this.shipped = { ...shipped };
     this.file = null; // {name, layout, model}: a whole model the learner opened, built once (openFile)
     this.model = null;
     this.tiny = null;
@@ -89,7 +89,7 @@ export class Engine {
   // Throws MhaError from configure() as {phase: 'config'}, from loadWeights() as {phase: 'weights'}
   // and from runText() as {phase: 'text'}.
   run(settings, weights = null) {
-    if (settings.model === 'trained') return this._runTrained(settings);
+    if (MODEL_KINDS[settings.model] && MODEL_KINDS[settings.model].shipped) return this._runShipped(settings, MODEL_KINDS[settings.model].shipped);
     if (settings.model === 'file') return this._runFile(settings);
     if (settings.model === 'blocks') return this._runRandomBlocks(settings);
     const options = singleOptions(settings);
@@ -116,12 +116,22 @@ export class Engine {
     return this._snapshot(settings, 0);
   }
 
-  _runTrained(settings) {
-    if (this.modelKey !== 'trained') {
-      if (!this.trained) throw Object.assign(new this.mha.MhaError(this.missing), { phase: 'model' });
+  hasShipped(id) {
+    return id in this.shipped;
+  }
+
+  addShipped(id, bytesOrError) {
+    this.shipped[id] = bytesOrError;
+  }
+
+  _runShipped(settings, id) {
+    const key = `shipped:${id}`;
+    if (this.modelKey !== key) {
+      const bytes = this.shipped[id];
+      if (!(bytes instanceof Uint8Array)) throw Object.assign(new this.mha.MhaError((bytes && bytes.message) || 'this build has no trained model'), { phase: 'model' });
       if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
-      this.model.loadModel(this.trained);
-      this.modelKey = 'trained';
+      this.model.loadModel(bytes);
+      this.modelKey = key;
     }
     return this._runBlocks(settings);
   }

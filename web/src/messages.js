@@ -85,6 +85,7 @@ export const SENTENCES = {
     config_heads_disagree: '{file} 说 n_head 是 {heads}，但 {model} 的 __metadata__ 说 heads 是 {value}：请给出头数来选择',
     config_other_model: '{file} 说 {key} 是 {said}，但 {model} 中是 {value}：它们不是同一个模型的文件',
     metadata_bad_heads: '{file}：__metadata__ 里的 heads 是“{value}”，不是 1 到 {max} 之间的整数',
+    metadata_bad_recall: '{file}：__metadata__ 说任务是 recall，但其中的 recall 是“{value}”，不是 1 到 {max} 之间的读出个数',
     metadata_bad_rope_theta: '{file}：__metadata__ 里的 rope_theta 是“{value}”；应为正数，例如 10000',
     layer_not_found: '{file} 里没有第 {layer} 层的 {layout} 注意力权重：找过 {looked}',
     kv_rows_not_multiple: '{file}：K 投影有 {rows} 行，不是 d_head {d_head} 的整数倍',

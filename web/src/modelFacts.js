@@ -6,6 +6,8 @@
 export const hasBlocks = (config) => config.model !== 'single';
 export const isLoaded = (config) => config.weights === 'loaded';
 export const onInductionTask = (config) => config.task === 'induction';
+// A model of K > 1 readouts: at each position it predicts the K tokens before it (the recall task's).
+export const recalls = (config) => config.readouts > 1;
 export const readsIds = (config) => config.tokenizer === '';
 // A single layer's seeded rows × √d_model and sinusoidal positions, as in "Attention Is All You Need".
 export const scaledEmbedding = (config) => config.tokenTable === 'scaled';
@@ -16,3 +18,11 @@ export const hasInductionHeads = (result) =>
 
 // A table's rows: learned (a file's, or trained) or drawn at random. For captions: '.learned' | '.random'.
 export const tableKind = (config) => (isLoaded(config) ? 'learned' : 'random');
+
+// Whether every head of the first layer draws one stripe of its own, as the recall story tells: its
+// strongest offset carries most of its weight and no two heads share one (the core's offset metric).
+export function oneOffsetPerHead(result) {
+  const heads = result.heads && result.heads.layers[0] ? result.heads.layers[0].heads : [];
+  const offsets = heads.map((h) => (h.offset !== null && h.offset_weight >= 0.5 ? h.offset : null));
+  return heads.length > 0 && !offsets.includes(null) && new Set(offsets).size === offsets.length;
+}

@@ -10,6 +10,8 @@
 import { fetchBytes } from './fetchBytes.js';
 import { messageOf, pageMessage, storedError } from './messages.js';
 import { sortFiles } from './tokenizerFiles.js';
+import { MODEL_KINDS } from './attributes.js';
+import { trainedBytes } from './sharedModule.js';
 
 export class ModelSources {
   // store: the demo's store. engine: () -> the Engine once the core has loaded, null before.
@@ -26,10 +28,35 @@ export class ModelSources {
     this._shown = null; // {settings, weights} of the last result: what a failure falls back to
   }
 
-  // True while a model= or weights= download has not arrived: a run now would show the wrong model.
+  // True while a model= or weights= download, or a trained model's script, has not arrived: a run now
+  // would show the wrong model.
   get pending() {
     const w = this._store.state.weights;
-    return this._modelPending || Boolean(w && !w.bytes);
+    return this._modelPending || Boolean(w && !w.bytes) || this._loadShipped();
+  }
+
+  // A trained model of its own name (model="recall"): its script is loaded when it is first shown,
+  // and the run asked for again once it has come. One that cannot come is unavailable like any other
+  // source: the picture falls back (to the induction model, or for that one to seeded weights).
+  _loadShipped() {
+    const kind = MODEL_KINDS[this._store.state.settings.model];
+    const engine = this._engine();
+    if (!kind || !kind.shipped || !engine || engine.hasShipped(kind.shipped)) return false;
+    if (!this._shippedLoading) {
+      this._shippedLoading = trainedBytes(kind.shipped).then(
+        (bytes) => {
+          this._shippedLoading = null;
+          engine.addShipped(kind.shipped, bytes);
+          this._request(null);
+        },
+        (e) => {
+          this._shippedLoading = null;
+          const message = pageMessage('fileFailed', { name: `${kind.shipped}.safetensors` }, e && e.message !== undefined ? storedError(e) : String(e));
+          this.fail('model', message, kind.shipped === 'induction' ? 'random' : 'trained');
+        },
+      );
+    }
+    return true;
   }
 
   // The weights of random mode for a run, or null for the core's own random weights.
@@ -167,7 +194,9 @@ export class ModelSources {
 
   // attribute: 'model', 'weights' or 'file' (a file the learner opened); message: what it says. The
   // picture falls back (see the top of this file) and el.ready, if still pending, rejects.
-  fail(attribute, message) {
+  // fallback: the model a fresh page shows instead of one that cannot be had ('trained', or 'random'
+  // when the trained model itself cannot come).
+  fail(attribute, message, fallback = 'trained') {
     const store = this._store;
     const s = store.state;
     const shown = s.result ? this._shown : null;
@@ -178,9 +207,9 @@ export class ModelSources {
       if (!shown) instead = 'seeded';
     } else if (shown) {
       patch.settings = shown.settings;
-    } else if (s.settings.model === 'file') {
-      patch.settings = { ...s.settings, model: 'trained', file: null, modelUrl: null };
-      instead = 'trained';
+    } else if (s.settings.model === 'file' || MODEL_KINDS[s.settings.model].shipped) {
+      patch.settings = { ...s.settings, model: fallback, file: null, modelUrl: null };
+      instead = fallback === 'trained' ? 'trained' : 'seeded';
     }
     patch.unavailable = { attribute, message, instead };
     store.set(patch);

@@ -7,7 +7,7 @@ let loadTrained = null;
 
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
 // workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
-// trained: () -> Promise of the trained model's bytes (models/induction.safetensors).
+// trained: (id) -> Promise of a trained model's bytes (models/trained-models.json's ids; none: the first).
 export function useModule(createMha, workerURL = null, trained = null) {
   loadModule = createMha;
   makeWorkerURL = workerURL;
@@ -19,10 +19,10 @@ export function sharedModule() {
   return mhaPromise;
 }
 
-// The trained model loads beside the core; a demo of random weights does not need it to start, so
+// A trained model loads beside the core; a demo of random weights does not need one to start, so
 // this never rejects: it resolves to the bytes, or to the Error that says why there are none.
-export function trainedBytes() {
-  return loadTrained ? loadTrained().catch((e) => e) : Promise.resolve(new Error('this build has no trained model'));
+export function trainedBytes(id) {
+  return loadTrained ? loadTrained(id).catch((e) => e) : Promise.resolve(new Error('this build has no trained model'));
 }
 
 // () -> the worker script's URL, or null where this build or this browser has no Web Workers.

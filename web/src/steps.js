@@ -12,7 +12,7 @@
 import { t } from './i18n.js';
 import { STRINGS } from './strings.js';
 import { grouped, escapeHtml } from './format.js';
-import { hasBlocks, isLoaded, onInductionTask, readsIds, scaledEmbedding, hasInductionHeads } from './modelFacts.js';
+import { hasBlocks, isLoaded, onInductionTask, readsIds, scaledEmbedding, hasInductionHeads, recalls, oneOffsetPerHead } from './modelFacts.js';
 import { hideTip } from './views/parts/tooltip.js';
 import { tokenizeView } from './views/stages/tokenize.js';
 import { embedView } from './views/stages/embed.js';
@@ -22,7 +22,7 @@ import { ropeView } from './views/stages/rope.js';
 import { attendView, attendParts } from './views/stages/attend.js';
 import { concatView } from './views/stages/concat.js';
 import { outputView } from './views/stages/output.js';
-import { stageTensorsView, predictView } from './views/stages/model.js';
+import { stageTensorsView, predictView, recallPredictView } from './views/stages/model.js';
 
 const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
 const sub = (s) => `<sub>${s}</sub>`;
@@ -91,10 +91,11 @@ const STEPS = [
   },
   {
     id: 'attend',
-    text: ({ lang, causalControl, config, layer }) => {
-      const vars = { l: layer, layers: config.layers, sqrt: sqrt(config.dHead) };
+    text: ({ lang, causalControl, config, layer, result }) => {
+      const vars = { l: layer, layers: config.layers, sqrt: sqrt(config.dHead), h: config.heads, k: config.readouts, dh: config.dHead };
       if (!hasBlocks(config)) return t(lang, 'attend.text', { ...vars, mask: `${t(lang, config.causal ? 'attend.maskOn' : causalControl ? 'attend.maskOff' : 'attend.maskOffNoControl')} ` });
       if (onInductionTask(config)) return t(lang, 'attend.textTrained', vars);
+      if (recalls(config) && isLoaded(config) && oneOffsetPerHead(result)) return t(lang, 'attend.textRecall', vars);
       return t(lang, isLoaded(config) ? 'attend.textLoaded' : 'attend.textRandomBlocks', vars);
     },
     formula: ({ lang, config }) =>
@@ -126,20 +127,21 @@ const STEPS = [
   },
   {
     id: 'logits',
-    text: ({ lang, config }) => t(lang, 'logits.text', { v: config.vocabSize, d: config.dModel }),
+    text: ({ lang, config }) => t(lang, recalls(config) ? 'logits.textRecall' : 'logits.text', { v: config.vocabSize, d: config.dModel, k: config.readouts, kv: config.readouts * config.vocabSize }),
     // What the unembedding reads: the final LayerNorm's output, or the last block's residual stream.
     formula: ({ config }) =>
-      `logits = ${config.layerNorm ? 'ln_f' : `resid${sub(config.mlp ? 'out' : 'mid')}[${config.layers - 1}]`} · W${sub('U')}<sup>T</sup> &nbsp;·&nbsp; W${sub('U')}: ${config.vocabSize} × ${config.dModel}`,
+      `logits = ${config.layerNorm ? 'ln_f' : `resid${sub(config.mlp ? 'out' : 'mid')}[${config.layers - 1}]`} · W${sub('U')}<sup>T</sup> &nbsp;·&nbsp; W${sub('U')}: ${recalls(config) ? `${config.readouts}·` : ''}${config.vocabSize} × ${config.dModel}`,
     view: stageTensorsView('logits'),
   },
   {
     id: 'predict',
     text: ({ lang, config, result }) => {
       if (!isLoaded(config)) return t(lang, 'predict.textRandom');
+      if (recalls(config)) return t(lang, 'predict.textRecall', { k: config.readouts });
       return t(lang, onInductionTask(config) && hasInductionHeads(result) ? 'predict.text' : 'predict.textLoaded');
     },
-    formula: ({ lang }) => t(lang, 'predict.formula'),
-    view: predictView,
+    formula: ({ lang, config }) => t(lang, recalls(config) ? 'predict.formulaRecall' : 'predict.formula', { k: config.readouts }),
+    view: (state, actions) => (recalls(state.result.config) ? recallPredictView : predictView)(state, actions),
   },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
 

@@ -3,10 +3,13 @@
 // and yields, so pause and reset are heard within a chunk and the page gets news ~4 times a second.
 //   in   {train: 'start', options, probe: ids} | {train: 'pause'} | {train: 'probe', probe: ids}
 //        | {train: 'reset', options, probe} | {train: 'file'}
-//   out  {train: 'progress', step, losses (new since the last report), stepsPerSecond, induction,
-//         running, probe: {T, ids, weights: [Float32Array (heads, T, T) per layer], heads}}
+//   out  {train: 'progress', step, losses (new since the last report), stepsPerSecond, induction
+//         (the induction task's score, else 0), accuracy (the recall task's on a few sequences, else
+//         null), running, probe: {T, ids, readouts, weights: [Float32Array (heads, T, T) per layer], heads}}
+//        (a new trainer reports once at step 0, before its first step)
 //        | {train: 'file', bytes} | {train: 'error', message}
 const STEP_MS = 200;
+const LIVE_SEQUENCES = 20; // the recall accuracy shown while training: a few fresh sequences
 
 let trainer = null;
 let running = false;
@@ -20,7 +23,9 @@ function report(mha, post) {
   const out = { train: 'progress', step: trainer.stepsDone, running, stepsPerSecond: busySeconds > 0 ? stepsTimed / busySeconds : 0 };
   out.losses = Float32Array.from(losses.slice(sent));
   sent = losses.length;
-  out.induction = trainer.inductionScore(1);
+  const { readouts } = trainer.config;
+  out.induction = readouts > 1 ? 0 : trainer.inductionScore(1);
+  out.accuracy = readouts > 1 ? trainer.recallScores(LIVE_SEQUENCES).meanAccuracy : null;
   const transfer = [out.losses.buffer];
   if (probe && probe.length) {
     const trace = trainer.runIds(probe);
@@ -28,7 +33,7 @@ function report(mha, post) {
       const config = trace.config();
       const weights = [];
       for (let l = 0; l < config.layers; l++) weights.push(trace.data(`layers.${l}.weights`));
-      out.probe = { T: probe.length, ids: probe, weights, heads: trace.headAnalysis() };
+      out.probe = { T: probe.length, ids: probe, readouts, weights, heads: trace.headAnalysis() };
       transfer.push(...weights.map((w) => w.buffer));
     } finally {
       trace.delete();
@@ -63,6 +68,11 @@ export function trainingMessage(mha, msg, post) {
       sent = 0;
       busySeconds = 0;
       stepsTimed = 0;
+      if (msg.train === 'start') {
+        running = true;
+        report(mha, post); // step 0: the heads before any training, the slider's first place
+        running = false;
+      }
     }
     if (msg.train === 'start' && !running) {
       running = true;

@@ -33,6 +33,6 @@ function loadTrainedModel(id = TRAINED_MODELS[0].id) {
 }
 
 const createMha = evaluateCreateMha();
-useModule(() => createMha(), workerURL, () => loadTrainedModel());
+useModule(() => createMha(), workerURL, (id) => loadTrainedModel(id));
 if (typeof window.createMha !== 'function') window.createMha = createMha;
 if (!customElements.get('mha-demo')) customElements.define('mha-demo', MhaDemo);

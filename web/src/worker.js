@@ -3,9 +3,11 @@
 // arrive as bytes once per file. Messages:
 //   in   {id, settings, weights: null | {key, layout, layer, bytes?}}   (bytes only when new to it)
 //   out  {id, result, ms} | {id, error: {message, phase, field, code, params, page}} (MhaError) | {id, fatal: message}
-// A message with a `train` field goes to the training loop instead (training.js).
+// A message with a `train` field goes to the training loop instead (training.js), one with a `sweep`
+// field to the head-count sweep (sweep.js).
 import { Engine } from './engine.js';
 import { trainingMessage } from './training.js';
+import { sweepMessage } from './sweep.js';
 import { inflateWasm } from './inflateWasm.js';
 
 // The blob that started this worker set self.mhaWasmGz (core.js).
@@ -22,8 +24,8 @@ self.onmessage = async (ev) => {
     self.postMessage({ id, fatal: String((e && e.message) || e) });
     return;
   }
-  if (ev.data.train) {
-    trainingMessage(mha, ev.data, (msg, transfer) => self.postMessage(msg, transfer || []));
+  if (ev.data.train || ev.data.sweep) {
+    (ev.data.train ? trainingMessage : sweepMessage)(mha, ev.data, (msg, transfer) => self.postMessage(msg, transfer || []));
     return;
   }
   if (!engine) engine = new Engine(mha);

@@ -67,6 +67,12 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
   if (distance.count && uniform_distance.sum > 0) m.distance_normalised = distance.sum / uniform_distance.sum;
   m.induction = induction.value();
   m.duplicate_token = duplicate.value();
+  for (int d = 1; d <= T / 2; ++d) {
+    double stripe = 0;
+    for (int i = d; i < T; ++i) stripe += a[static_cast<size_t>(i) * T + i - d];
+    stripe /= T - d;
+    if (!m.offset_weight || stripe > *m.offset_weight) m.offset = d, m.offset_weight = stripe;
+  }
   // One row is not enough to say what a head does.
   if (T < 2) m = HeadMetrics{};
   m.label = head_label(m);
@@ -105,6 +111,8 @@ const std::vector<HeadMetricSpec>& head_metric_table() {
       {"locality", &HeadMetrics::locality, true, "local"},
       {"distance", &HeadMetrics::distance, false, "dist"},
       {"distance_normalised", &HeadMetrics::distance_normalised, false, "dist_n"},
+      {"offset", &HeadMetrics::offset, false, "offset"},
+      {"offset_weight", &HeadMetrics::offset_weight, false, "off_w"},
   };
   return table;
 }

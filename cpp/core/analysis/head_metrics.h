@@ -12,6 +12,10 @@
 //   induction            mean over rows with a match of Σ_{j ∈ M_i} a[i][j], M_i = {1 ≤ j < i : token[j−1] = token[i]}:
 //                        attending to the token after an earlier occurrence of the current one
 //   duplicate_token      the same with M_i = {j < i : token[j] = token[i]}
+//   offset, offset_weight  the stripe a head draws: for d = 1 … ⌊T/2⌋ (stripes over at least half the rows),
+//                        s_d = mean over i ≥ d of a[i][i−d]; offset = the d of the largest s_d (the first
+//                        such), offset_weight = that s_d. A recall head that reads the token k back has
+//                        offset k; a previous-token head offset 1.
 //   similarity(h, g)     1 − mean over i ≥ 1 of the Jensen–Shannon divergence (log base 2, in [0, 1]) of the
 //                        two heads' rows, each smoothed a ← 0.001/n_i + 0.999·a over the allowed positions
 #pragma once
@@ -29,7 +33,7 @@ namespace mha {
 
 struct HeadMetrics {
   std::optional<double> entropy, self, previous_token, first_token, locality, distance, distance_normalised, induction,
-      duplicate_token;
+      duplicate_token, offset, offset_weight;
   std::string label;  // a label id of head_label_rules(), or "mixed"
 };
 

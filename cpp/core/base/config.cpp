@@ -31,6 +31,11 @@ void validate_config(const Config& c) {
     throw Error("a single attention layer has 1 layer, got " + to_string(c.layers));
   if (c.layers < 1 || c.layers > kMaxLayers)
     throw Error("layers must be between 1 and " + to_string(kMaxLayers) + ", got " + to_string(c.layers));
+  if (c.readouts < 1 || c.readouts > kMaxReadouts)
+    throw Error("readouts must be between 1 and " + to_string(kMaxReadouts) + ", got " + to_string(c.readouts));
+  if (c.readouts > 1 && (!has_blocks(c.preset) || ties_unembedding(c.preset)))
+    throw Error(std::string("a ") + preset_name(c.preset) + " model predicts one token per position; " + to_string(c.readouts) +
+                " readouts need an untied unembedding (attn-only)");
   if (has_blocks(c.preset)) {
     if (!c.causal)
       throw Error(std::string("a ") + preset_name(c.preset) + " model predicts the next token, so it is causal");

@@ -18,6 +18,7 @@ constexpr uint64_t kMaxStreamBytes = 256 << 20;        // a pipe or device, whos
 constexpr uint64_t kMaxTokenizerFileBytes = 64 << 20;  // encoder.json, vocab.bpe, tokenizer.json (GPT-2's: 1 MB)
 constexpr int kMaxBatch = 4096;                        // sequences in one training step
 constexpr int kMaxTrainingMegabytes = 1024;   // what a training run may need: weights, Adam's moments, activations
+constexpr int kMaxReadouts = 16;      // tokens a model predicts at each position (the recall task's K)
 constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file does not say
 constexpr float kLayerNormEps = 1e-5f;         // GPT-2's
 constexpr int kGpt2DHead = 64;  // every GPT-2 size: d_model / heads (a checkpoint that does not say its heads)
@@ -63,6 +64,10 @@ struct Config {
   // Rotary position embeddings (rope.h): 0 = none; > 0 = their base θ. Not a free setting: it comes
   // with llama-layout weights (Model::from_safetensors), so a single layer only; d_head must be even.
   double rope_base = 0;
+  // [1, 16] tokens predicted at each position, each its own softmax over the vocabulary: 1 = the next
+  // token; K > 1 = the recall task's K tokens before it (readout k − 1 predicts the id at i − k).
+  // Models with an untied unembedding only (attn-only): the unembedding has K·vocab rows.
+  int readouts = 1;
 
   int d_head() const { return d_model / heads; }
   int kv_heads_or_heads() const { return kv_heads == 0 ? heads : kv_heads; }

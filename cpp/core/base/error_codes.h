@@ -92,6 +92,8 @@
                            "of heads to choose")                                                                       \
   X(config_other_model, "{file} says {key} {said} but {model} has {value}: they are not one model's files")            \
   X(metadata_bad_heads, "{file}: __metadata__ heads is '{value}', not a whole number from 1 to {max}")                 \
+  X(metadata_bad_recall, "{file}: __metadata__ says task recall but its recall is '{value}', not a whole number "     \
+                         "of readouts from 1 to {max}")                                                                \
   X(metadata_bad_rope_theta, "{file}: __metadata__ rope_theta is '{value}'; expected a positive number such as 10000") \
   X(layer_not_found, "{file} has no {layout} attention weights for layer {layer}: looked for {looked}")                \
   X(kv_rows_not_multiple, "{file}: the K projection has {rows} rows, not a multiple of d_head {d_head}")               \

@@ -53,6 +53,19 @@ int count_layers(const SafetensorsHeader& f, const std::string& root) {
   return n;
 }
 
+// The tokens a model predicts per position: 1, or K for a file whose __metadata__ says task "recall"
+// and recall K (model_file.cpp writes them).
+int readouts_from(const SafetensorsHeader& f) {
+  const auto task = f.metadata().find("task");
+  if (task == f.metadata().end() || task->second != "recall") return 1;
+  const auto k = f.metadata().find("recall");
+  const std::string value = k == f.metadata().end() ? "" : k->second;
+  if (value.empty() || value.size() > 2 || value.find_first_not_of("0123456789") != std::string::npos || value[0] == '0' ||
+      std::stoi(value) > kMaxReadouts)
+    throw file_error(ErrorCode::metadata_bad_recall, f.name(), {{"value", printable(value, 40)}, {"max", to_string(kMaxReadouts)}});
+  return std::stoi(value);
+}
+
 // heads and where they came from (HeadsSource), in that order of precedence: the caller's, config.json's
 // n_head, the file's __metadata__ "heads" (a whole number written plainly: "2abc" and "1.9" are not 2
 // and 1), d_model / 64 for GPT-2.
@@ -153,12 +166,14 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads,
   c.layers = count_layers(f, root);
   if (config) check_config(*config, f.name(), c, wte[0], wpe[0]);
   std::tie(c.heads, model_.heads_from) = choose_heads(f, heads, config, preset, c.d_model);
+  c.readouts = readouts_from(f);
   const auto said = [&](const char* key) {
     const auto it = f.metadata().find(key);
     return it == f.metadata().end() ? std::string() : it->second;
   };
   model_.first_appearance = said("tokenizer") == "first-appearance";
   if (said("task") == "induction" || (said("task").empty() && model_.first_appearance)) model_.task = "induction";
+  if (said("task") == "recall") model_.task = "recall";
   validate_config(c);  // before any tensor: heads that do not divide d_model, too many positions
 
   // Every check first, then the allocation: a broken file costs no memory. Which tensors the file

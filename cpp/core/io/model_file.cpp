@@ -56,6 +56,10 @@ std::vector<uint8_t> write_model(const ModelWeights& w, const Config& c, const s
   out.set_metadata("layout", preset_name(c.preset));
   out.set_metadata("heads", to_string(c.heads));
   out.set_metadata("layers", to_string(c.layers));
+  if (c.readouts > 1) {  // K readouts per position: the recall task's model (model_builder.cpp reads it back)
+    out.set_metadata("task", "recall");
+    out.set_metadata("recall", to_string(c.readouts));
+  }
   for (const auto& [key, value] : metadata) out.set_metadata(key, value);
   return out.bytes();
 }

@@ -3,7 +3,8 @@
 //               h.{i}.attn.c_attn.{weight (d, 3d), bias}, h.{i}.attn.c_proj.{weight (d, d), bias},
 //               h.{i}.ln_2.*, h.{i}.mlp.c_fc.{weight (d, 4d), bias}, h.{i}.mlp.c_proj.{weight (4d, d), bias},
 //               ln_f.*; all under an optional "transformer." prefix. Conv1D weights are (in, out).
-//   attn-only:  wte, wpe, h.{i}.attn.* as above, and lm_head.weight (vocab, d) (nn.Linear: (out, in)).
+//   attn-only:  wte, wpe, h.{i}.attn.* as above, and lm_head.weight (vocab, d) (nn.Linear: (out, in));
+//               a recall model's is (K·vocab, d), its __metadata__ saying task "recall" and recall K.
 // Every block 0 … N−1 must be whole, biases included (a gap, a stray h.{N}. tensor or a missing bias is an
 // error, not a shorter model or a zero bias). Other tensors (Hugging Face's attn.bias mask buffers, heads of
 // other tasks) are ignored.
@@ -34,7 +35,8 @@ Preset whole_model_preset(const SafetensorsHeader& file, const std::string& layo
 // llama (q_proj), pytorch (in_proj_weight); mha::Error when none fits.
 std::string guess_layout(const SafetensorsHeader& file);
 
-// The model in the layout of its preset, with heads, layers and `metadata` in __metadata__.
+// The model in the layout of its preset, with heads, layers (task and recall for K > 1 readouts) and
+// `metadata` in __metadata__.
 std::vector<uint8_t> write_model(const ModelWeights& weights, const Config& config,
                                  const std::map<std::string, std::string>& metadata = {});
 

@@ -36,10 +36,18 @@ void softmax_forward_rows(float* probs, const float* logits, int N, int V) {
   }
 }
 
-void crossentropy_forward(float* losses, const float* probs, const int32_t* targets, int N, int V) {
+void crossentropy_forward(float* losses, const float* logits, const int32_t* targets, int N, int V) {
   for (int n = 0; n < N; ++n) {
     const int32_t t = targets[n];
-    losses[n] = t < 0 ? 0.0f : static_cast<float>(-std::log(static_cast<double>(probs[static_cast<size_t>(n) * V + t])));
+    if (t < 0) {
+      losses[n] = 0.0f;
+      continue;
+    }
+    const float* x = logits + static_cast<size_t>(n) * V;
+    const double max = *std::max_element(x, x + V);
+    double sum = 0;
+    for (int v = 0; v < V; ++v) sum += std::exp(static_cast<double>(x[v]) - max);
+    losses[n] = static_cast<float>(std::log(sum) - (static_cast<double>(x[t]) - max));
   }
 }
 

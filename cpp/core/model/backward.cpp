@@ -32,15 +32,15 @@ int counted_targets(const std::vector<int32_t>& targets) {
 
 float mean_cross_entropy(const Trace& acts, const std::vector<int32_t>& targets, const Config& c) {
   const Tensor& probs = acts.get(-1, "probs");
-  const int N = static_cast<int>(probs.numel() / c.vocab_size);
+  const int N = static_cast<int>(probs.numel() / c.vocab_size);  // positions × readouts
   if (targets.size() != static_cast<size_t>(N))
-    throw Error("internal: " + to_string(targets.size()) + " targets for " + to_string(N) + " positions");
+    throw Error("internal: " + to_string(targets.size()) + " targets for " + to_string(N) + " readout rows");
   for (int32_t t : targets)
     if (t >= c.vocab_size || t < -1) throw Error("target " + to_string(t) + " is outside the vocabulary");
   const int counted = counted_targets(targets);
   if (counted == 0) throw Error("the batch has no position with a target");
   std::vector<float> losses(static_cast<size_t>(N));
-  crossentropy_forward(losses.data(), probs.ptr(), targets.data(), N, c.vocab_size);
+  crossentropy_forward(losses.data(), acts.get(-1, "logits").ptr(), targets.data(), N, c.vocab_size);
   double total = 0.0;
   for (float l : losses) total += l;  // 0 where no target
   return static_cast<float>(total / counted);
@@ -52,12 +52,12 @@ void ModelBackward::run(ModelWeights& grads, HeadGates* gate_grads, const Trace&
   if (!has_blocks(c.preset)) throw Error("the backward pass runs models with blocks, whose loss is the next token's");
   const KernelTable& op = kernel_table(o.path);
   const int N = B * T, d = c.d_model, kv = c.kv_dim(), H = c.heads, G = c.kv_heads_or_heads(), D = c.d_head(),
-            V = c.vocab_size, group = H / G;
+            V = c.vocab_size, K = c.readouts, group = H / G;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const size_t TT = static_cast<size_t>(T) * T, TD = static_cast<size_t>(T) * D;
   const float dloss = 1.0f / static_cast<float>(counted_targets(targets));
   const auto sizes = static_cast<size_t>(N);
-  sized(dlogits_, sizes * V), sized(dfinal_, sizes * d), sized(dstream_, sizes * d), sized(dln_, sizes * d);
+  sized(dlogits_, sizes * K * V), sized(dfinal_, sizes * d), sized(dstream_, sizes * d), sized(dln_, sizes * d);
   sized(dconcat_, sizes * d), sized(dhead_out_, sizes * d), sized(ungated_, TD);
   sized(dq_heads_, sizes * d), sized(dk_heads_, sizes * kv), sized(dv_heads_, sizes * kv);
   sized(dq_, sizes * d), sized(dk_, sizes * kv), sized(dv_, sizes * kv), sized(dscores_, TT);
@@ -65,12 +65,13 @@ void ModelBackward::run(ModelWeights& grads, HeadGates* gate_grads, const Trace&
   for_each_parameter(grads, c, [](const std::string&, const ParameterSpec&, Tensor& g) { std::fill(g.data.begin(), g.data.end(), 0.0f); });
   if (gate_grads) gate_grads->assign(static_cast<size_t>(c.layers), std::vector<float>(static_cast<size_t>(H), 0.0f));
 
-  // logits = final · Uᵀ, probs = softmax(logits), loss = mean −ln probs[target]
-  crossentropy_softmax_backward(dlogits_.data(), acts.get(-1, "probs").ptr(), targets.data(), N, V, dloss);
+  // logits = final · Uᵀ, probs = softmax(logits) per readout row, loss = mean −ln probs[target]
+  // over the counted rows: N·K rows of V (K readouts per position), one target each
+  crossentropy_softmax_backward(dlogits_.data(), acts.get(-1, "probs").ptr(), targets.data(), N * K, V, dloss);
   const Tensor& last = acts.get(c.layers - 1, stream_out(c));
   const Tensor& final = has_layer_norm(c.preset) ? acts.get(-1, "ln_f") : last;
   Tensor& dU = ties_unembedding(c.preset) ? grads.token_table : grads.unembedding;
-  op.linear_backward(dfinal_.data(), dU.ptr(), nullptr, dlogits_.data(), final.ptr(), w.unembedding_matrix().ptr(), N, d, V);
+  op.linear_backward(dfinal_.data(), dU.ptr(), nullptr, dlogits_.data(), final.ptr(), w.unembedding_matrix().ptr(), N, d, K * V);
   // d(loss)/d(the residual stream), walked back block by block
   if (has_layer_norm(c.preset))
     op.layernorm_backward(dstream_.data(), grads.ln_f_weight.ptr(), grads.ln_f_bias.ptr(), dfinal_.data(), last.ptr(),

@@ -14,8 +14,9 @@
 
 namespace mha {
 
-// The mean cross-entropy of the trace's probs (B·T rows) against targets (one per row; −1: not
-// counted). Throws mha::Error when no row is counted or a target is outside the vocabulary.
+// The mean cross-entropy of the trace's probs (B·T·readouts rows of the vocabulary) against targets
+// (one per row, (B, T, readouts) in order; −1: not counted). Throws mha::Error when no row is counted
+// or a target is outside the vocabulary.
 float mean_cross_entropy(const Trace& acts, const std::vector<int32_t>& targets, const Config& config);
 int counted_targets(const std::vector<int32_t>& targets);
 

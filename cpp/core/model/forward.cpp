@@ -10,6 +10,7 @@
 #include "kernels/loss.h"
 #include "kernels/rope.h"
 #include "model/embedding.h"
+#include "model/parameters.h"
 #include "model/stages.h"
 
 namespace mha {
@@ -312,11 +313,15 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
   if (blocks) {
     if (has_layer_norm(c.preset))
       stream = &layernorm(trace, Stage::ln_f, -1, "ln_f", "ln_f_mean", "ln_f_rstd", *stream, w.ln_f_weight, w.ln_f_bias, B, T, ks);
+    // (B, T, V), or (B, T, K, V) for K readouts: the table's shape with B for its batch of 1. Each
+    // readout row of V is its own softmax.
     const int V = c.vocab_size;
-    Tensor& logits = trace.slot(Stage::logits, "logits", {B, T, V});
+    Shape shape = evaluate_shape(find_tensor_spec("logits")->shape, shape_dims(c, T));
+    shape[0] = B;
+    Tensor& logits = trace.slot(Stage::logits, "logits", shape);
     linear(logits.ptr(), stream->ptr(), w.unembedding_matrix(), nullptr, &p.unembedding, N, o.path);
-    Tensor& probs = trace.slot(Stage::predict, "probs", {B, T, V});
-    softmax_forward_rows(probs.ptr(), logits.ptr(), N, V);
+    Tensor& probs = trace.slot(Stage::predict, "probs", shape);
+    softmax_forward_rows(probs.ptr(), logits.ptr(), N * c.readouts, V);
   }
   trace.finish();
 }

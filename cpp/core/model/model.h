@@ -22,7 +22,7 @@ struct ModelConfigFile;  // config_json.h
 struct ModelFacts {
   bool loaded = false;     // weights read from a file or trained, not drawn from the seed
   std::string layout;      // the file's: "gpt2", "attn-only", "pytorch", "llama"; "" when drawn from the seed
-  std::string task;        // "induction": its file says it was trained on the induction task; else ""
+  std::string task;        // "induction" or "recall": the task its file says it was trained on; else ""
   std::string tokenizer;   // "hashed" (CharWordTokenizer), "first-appearance", "bpe"; "" = none: it reads ids
   std::string token_table; // "scaled" (seeded Xavier rows × √d_model, a single layer's) or "table" (a table's rows)
   std::string positions;   // "sinusoidal" or "table" (a learned or seeded position table)

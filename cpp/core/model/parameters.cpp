@@ -97,7 +97,7 @@ const std::vector<ParameterSpec>& parameter_table() {
       {"mlp.b_proj", true, "(d_model)", mlp, Init::zeros, file("mlp.c_proj.bias"), kNone, kNone, b_proj, nullptr},
       {"ln_f.weight", false, "(d_model)", layer_norm, Init::ones, file("ln_f.weight"), kNone, kNone, ln_f_weight, nullptr},
       {"ln_f.bias", false, "(d_model)", layer_norm, Init::zeros, file("ln_f.bias"), kNone, kNone, ln_f_bias, nullptr},
-      {"lm_head", false, "(vocab, d_model)", untied, Init::spread, {"lm_head.weight", false, false, true}, kNone, kNone,
+      {"lm_head", false, "(readouts·vocab, d_model)", untied, Init::spread, {"lm_head.weight", false, false, true}, kNone, kNone,
        lm_head, unembedding},
   };
   return table;
@@ -173,13 +173,9 @@ void for_each_parameter(const ModelWeights& w, const Config& c,
 }
 
 int64_t parameter_count(const Config& c) {
-  int64_t total = 0;
-  walk(c, [&](const ParameterSpec& spec, int) {
-    int64_t n = 1;
-    for (int64_t d : parameter_shape(spec, c)) n *= d;
-    total += n;
-  });
-  return total;
+  int64_t n = 0;
+  walk(c, [&](const ParameterSpec& spec, int) { n += shape_numel(parameter_shape(spec, c)); });
+  return static_cast<int64_t>(n);
 }
 
 ModelWeights zeros_like(const Config& c) {

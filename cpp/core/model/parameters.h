@@ -61,7 +61,8 @@ void for_each_parameter(ModelWeights& weights, const Config& config,
 void for_each_parameter(const ModelWeights& weights, const Config& config,
                         const std::function<void(const std::string& name, const ParameterSpec& spec, const Tensor& tensor)>& fn);
 
-// How many numbers the config's parameters are, without allocating them.
+// How many numbers the config's parameters hold, counted from the table: the same for every head
+// count of one d_model, as the heads split it.
 int64_t parameter_count(const Config& config);
 
 // Zero-filled tensors of every parameter's shape (gradients, optimiser moments).

@@ -84,8 +84,10 @@ const std::vector<TensorSpec>& tensor_table() {
       {"ln_f", Stage::ln_f, "(1, T, d_model)", "LayerNorm(last block's output)"},
       {"ln_f_mean", Stage::ln_f, "(1, T)", "each row's mean", true},
       {"ln_f_rstd", Stage::ln_f, "(1, T)", "1 / √(each row's variance + ε)", true},
-      {"logits", Stage::logits, "(1, T, vocab)", "final · W_Uᵀ: a score per vocabulary entry"},
-      {"probs", Stage::predict, "(1, T, vocab)", "softmax(logits): the next token's probabilities"},
+      {"logits", Stage::logits, "(1, T, readouts?, vocab)",
+       "final · W_Uᵀ: a score per vocabulary entry (per readout, when a model predicts several tokens)"},
+      {"probs", Stage::predict, "(1, T, readouts?, vocab)",
+       "softmax(logits) over the vocabulary: the next token's probabilities (readout k − 1: the id at i − k)"},
   };
   return table;
 }
@@ -111,6 +113,7 @@ std::map<std::string, int64_t> shape_dims(const Config& c, int T) {
           {"kv_heads", c.kv_heads_or_heads()},
           {"d_head", c.d_head()},
           {"vocab", c.vocab_size},
+          {"readouts", c.readouts},
           {"positions", c.max_positions}};
 }
 
@@ -167,8 +170,13 @@ Shape evaluate_shape(const std::string& expression, const std::map<std::string, 
     }
   };
   Shape shape;
-  for (const std::string& part : split(expression.substr(1, expression.size() - 2), ",")) {
-    if (trimmed(part).empty()) continue;  // "(d_model,)": a trailing comma
+  for (std::string part : split(expression.substr(1, expression.size() - 2), ",")) {
+    part = trimmed(part);
+    if (part.empty()) continue;  // "(d_model,)": a trailing comma
+    // "readouts?": a dimension there only when it is more than 1, so a next-token model's logits
+    // stay (1, T, vocab) and a recall model's are (1, T, readouts, vocab).
+    const bool only_above_one = part.back() == '?';
+    if (only_above_one) part.pop_back();
     int64_t size = 1;
     for (const std::string& raw : split(part, "\xC2\xB7")) {  // factors joined by "·" (UTF-8 C2 B7)
       const std::string factor = trimmed(raw);
@@ -180,7 +188,7 @@ Shape evaluate_shape(const std::string& expression, const std::map<std::string, 
       if (it == dims.end()) throw Error("shape expression '" + expression + "' names an unknown size '" + factor + "'");
       size *= it->second;
     }
-    shape.push_back(size);
+    if (!only_above_one || size > 1) shape.push_back(size);
   }
   return shape;
 }

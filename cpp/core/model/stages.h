@@ -35,7 +35,7 @@ struct StageSpec {
 struct TensorSpec {
   const char* name;     // the trace name; per-layer tensors are recorded as layers.{i}.{name}
   Stage stage;
-  const char* shape;    // "(1, heads, T, T)", in the names of shape_dims(); the 1 is the batch
+  const char* shape;    // "(1, heads, T, T)", in the names of shape_dims(); the 1 is the batch; "readouts?": only when > 1
   const char* formula;  // one line a learner can read
   bool for_backward = false;  // kept for the backward pass (LayerNorm's statistics, the MLP before GELU), not drawn
 };
@@ -56,7 +56,8 @@ const TensorSpec* find_tensor_spec(const std::string& name);
 std::map<std::string, int64_t> shape_dims(const Config& config, int T = 0);
 
 // A shape expression evaluated with named sizes: "(1, T, 4·d_model)" with {T: 5, d_model: 8} ->
-// (1, 5, 32). Throws mha::Error for an unknown name, so a typo in the table fails the tests.
+// (1, 5, 32). A dimension marked "?" is there only when it is more than 1: "(1, T, readouts?, vocab)"
+// is (1, T, vocab) for readouts 1. Throws mha::Error for an unknown name, so a typo in the table fails the tests.
 Shape evaluate_shape(const std::string& expression, const std::map<std::string, int64_t>& dims);
 
 // The floats one run of T tokens records (batch 1): every tensor of the stages the config walks,

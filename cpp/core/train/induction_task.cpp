@@ -1,7 +1,6 @@
 #include "train/induction_task.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "base/error.h"
 
@@ -87,88 +86,6 @@ double induction_score(const std::vector<InductionScores>& scores) {
   double sum = 0.0;
   for (const InductionScores& s : scores) sum += s.induction;
   return sum / static_cast<double>(scores.size());
-}
-
-namespace {
-constexpr uint64_t kStreamData = 2000;   // the batches' stream of the seed, fixed forever
-constexpr uint64_t kStreamCheck = 4000;  // the phase-change check's sequences
-
-void check_range(const char* field, int value, int min, int max) {
-  using std::to_string;
-  if (value < min || value > max)
-    throw Error(ErrorCode::out_of_range, field,
-                {{"min", to_string(min)}, {"max", to_string(max)}, {"value", to_string(value)}});
-}
-
-// Sizes first (so 2·max_length + 1 cannot overflow), then the config, then the memory they imply.
-InductionRecipe checked(InductionRecipe r) {
-  if (!has_blocks(r.config.preset)) throw Error("the induction task trains an attn-only or gpt2 model");
-  if (r.config.layers < 2)
-    throw Error(ErrorCode::induction_needs_two_layers, "layers", {{"value", std::to_string(r.config.layers)}});
-  check_range("min_length", r.task.min_length, 2, kMaxInductionLength);
-  check_range("max_length", r.task.max_length, r.task.min_length, kMaxInductionLength);
-  check_range("batch", r.batch, 1, kMaxBatch);
-  if (!(r.init_std > 0.0f)) throw Error("init_std must be positive");
-  if (!(r.adam.lr > 0.0f)) throw Error("the learning rate must be positive");
-  r.config.causal = true;
-  r.config.max_positions = 2 * r.task.max_length + 1;
-  r.task.vocab = r.config.vocab_size;
-  if (r.task.vocab < 3) throw Error("the vocabulary needs the start token and at least two more, got " + std::to_string(r.task.vocab));
-  validate_config(r.config);
-  const uint64_t needed = training_bytes(r.config, r.batch, r.config.max_positions) >> 20;
-  if (needed > static_cast<uint64_t>(kMaxTrainingMegabytes))
-    throw Error(ErrorCode::training_too_large, "",
-                {{"batch", std::to_string(r.batch)},
-                 {"tokens", std::to_string(r.config.max_positions)},
-                 {"needed", std::to_string(needed)},
-                 {"max", std::to_string(kMaxTrainingMegabytes)}});
-  return r;
-}
-}  // namespace
-
-InductionRecipe induction_recipe() {
-  InductionRecipe r;
-  Config& c = r.config;
-  c.preset = Preset::attn_only;
-  c.layers = 2, c.heads = 4, c.d_model = 64, c.vocab_size = 64, c.causal = true, c.seed = 2;
-  c.max_positions = 2 * r.task.max_length + 1;
-  return r;
-}
-
-InductionRecipe induction_recipe_small() {
-  InductionRecipe r = induction_recipe();
-  r.config.d_model = 32, r.config.heads = 2, r.config.vocab_size = 32;
-  r.task.max_length = 16;
-  r.config.max_positions = 2 * r.task.max_length + 1;
-  r.batch = 8;
-  r.adam.lr = 5e-3f;
-  return r;
-}
-
-std::map<std::string, std::string> training_metadata(const InductionRecipe& r, int steps) {
-  char text[512];
-  std::snprintf(text, sizeof text,
-                "induction task [0, s1..sL, s1..sL], s uniform in 1..%d, L uniform in %d..%d per batch; batch %d; "
-                "%d steps; AdamW lr %g betas (%g, %g) eps %g, weight decay %g; init uniform with std %g "
-                "(projections into the residual stream std/sqrt(2·layers)); seed %llu",
-                r.config.vocab_size - 1, r.task.min_length, r.task.max_length, r.batch, steps, r.adam.lr, r.adam.beta1,
-                r.adam.beta2, r.adam.eps, r.adam.weight_decay, r.init_std, static_cast<unsigned long long>(r.config.seed));
-  return {{"recipe", text}, {"seed", std::to_string(r.config.seed)}, {"steps", std::to_string(steps)},
-          {"start_token", "0"}, {"tokenizer", "first-appearance"}};
-}
-
-InductionTraining::InductionTraining(InductionRecipe recipe)
-    : recipe_(checked(std::move(recipe))),
-      trainer_(recipe_.config, random_weights(recipe_.config, recipe_.init_std), recipe_.adam),
-      data_(derive_seed(recipe_.config.seed, kStreamData)) {}
-
-double InductionTraining::induction_score(int sequences) const {
-  return mha::induction_score(evaluate_induction(model(), recipe_.task, derive_seed(recipe_.config.seed, kStreamCheck), sequences));
-}
-
-float InductionTraining::step() {
-  const Batch batch = induction_batch(data_, recipe_.task, recipe_.batch);
-  return trainer_.step(batch.ids, batch.targets, batch.B, batch.T);
 }
 
 }  // namespace mha

@@ -5,14 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <map>
-#include <string>
 #include <vector>
 
-#include "train/adam.h"
-#include "model/model.h"
 #include "base/random.h"
+#include "model/model.h"
 #include "train/train.h"
 
 namespace mha {
@@ -22,14 +18,10 @@ struct InductionTask {
   int min_length = 4, max_length = 30;  // L, drawn per batch
 };
 
-struct Batch {
-  int B = 0, T = 0;
-  std::vector<int32_t> ids, targets;  // (B, T); targets[t] = ids[t + 1], −1 at the last position
-};
-
 // One sequence of repeat length L.
 std::vector<int32_t> induction_sequence(Rng& rng, int L, int vocab);
-// B sequences of one L, drawn from rng (L uniform in [min_length, max_length]).
+// B sequences of one L, drawn from rng (L uniform in [min_length, max_length]); targets[t] = ids[t + 1],
+// −1 at the last position.
 Batch induction_batch(Rng& rng, const InductionTask& task, int B);
 
 struct InductionScores {
@@ -55,49 +47,7 @@ constexpr int kMaxEvalSequences = 100000;
 double induction_score(const std::vector<InductionScores>& scores);
 constexpr double kPhaseChangeScore = 0.7;
 
-// A whole training run of the induction task, as `mha train`, the WebAssembly module and the
-// benchmarks drive it: weights drawn from config.seed, batches from their own stream of the seed.
 // The longest repeated part: a sequence of 2·L + 1 tokens fits the most positions a model may have.
 constexpr int kMaxInductionLength = (kMaxSeq - 1) / 2;
-
-// Every setting is checked before anything is allocated, the memory the run implies too
-// (train.h's training_bytes against kMaxTrainingMegabytes), each refusal naming its setting.
-struct InductionRecipe {
-  Config config;       // attn-only or gpt2, 2 layers or more; max_positions is set to 2·max_length + 1
-  InductionTask task;  // task.vocab is config.vocab_size
-  int batch = 16;      // 1 … kMaxBatch
-  AdamSettings adam;
-  float init_std = 0.1f;
-  int steps = 3000;  // how long `mha train` and the page train it
-};
-
-// The shipped model's recipe (models/induction.safetensors, `npm run train`), which `mha train`, the
-// page's trainer and the benchmarks start from: an attn-only model of 2 layers, 4 heads, d_model 64,
-// vocabulary 64, seed 2, and the fields' defaults above. One home for them all.
-InductionRecipe induction_recipe();
-// The same task at half the width, for a phone's "Train it yourself": d_model 32, 2 heads,
-// vocabulary 32, L up to 16, batch 8, lr 5e-3.
-InductionRecipe induction_recipe_small();
-
-// What a trained model's file says about how it was made (its __metadata__): the recipe in words,
-// the seed, the steps, and that it reads text by first appearance after the start token 0.
-std::map<std::string, std::string> training_metadata(const InductionRecipe& recipe, int steps);
-
-class InductionTraining {
- public:
-  explicit InductionTraining(InductionRecipe recipe);
-  float step();  // one batch; the loss before the update
-  // induction_score() of the current weights on `sequences` fresh sequences per L, always the same
-  // ones for a seed: the check for the phase change, shared by `mha train`, the module and benchmarks.
-  double induction_score(int sequences = 1) const;
-  const Trainer& trainer() const { return trainer_; }
-  const InductionRecipe& recipe() const { return recipe_; }
-  Model model() const { return Model::from_weights(recipe_.config, trainer_.weights()); }
-
- private:
-  InductionRecipe recipe_;
-  Trainer trainer_;
-  Rng data_;
-};
 
 }  // namespace mha

@@ -25,8 +25,9 @@ Trainer::Trainer(const Config& config, ModelWeights weights, const AdamSettings&
 }
 
 float Trainer::loss_and_gradients(const std::vector<int32_t>& ids, const std::vector<int32_t>& targets, int B, int T) {
-  if (targets.size() != ids.size())
-    throw Error("a batch of " + std::to_string(B) + " × " + std::to_string(T) + " needs as many targets as ids");
+  if (targets.size() != ids.size() * static_cast<size_t>(config_.readouts))
+    throw Error("a batch of " + std::to_string(B) + " × " + std::to_string(T) + " needs " + std::to_string(config_.readouts) +
+                " target(s) per id");
   // The SIMD path reads matrices packed: packed again for each step's weights, as a product of
   // unpacked ones would pack them anyway.
   const PreparedModel packed = path_ == KernelPath::simd ? prepare_model(weights_, config_) : PreparedModel{};

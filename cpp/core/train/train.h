@@ -1,4 +1,4 @@
-// Training a model of blocks on next-token prediction, llm.c style: the one forward (forward.h) over
+// Training a model of blocks on next-token prediction (or K readouts per position), llm.c style: the one forward (forward.h) over
 // a batch, the one backward (backward.h) through what it kept, then AdamW.
 // Deterministic: the same seed gives the same bits on every run, natively and in WebAssembly (the
 // SIMD kernels reduce in a fixed order and use no libm call whose last bit may differ).
@@ -20,6 +20,11 @@ namespace mha {
 // (weights, gradients, Adam's two moments, each step's packing) and the forward's tensors twice (kept
 // for the backward, and the backward's own). For refusing a run that could not fit before it starts.
 uint64_t training_bytes(const Config& config, int B, int T);
+// A batch of B sequences of T ids, with `readouts` targets per id ((B, T, readouts); −1: not counted).
+struct Batch {
+  int B = 0, T = 0;
+  std::vector<int32_t> ids, targets;
+};
 
 class Trainer {
  public:
@@ -27,8 +32,9 @@ class Trainer {
   Trainer(const Config& config, ModelWeights weights, const AdamSettings& adam, KernelPath path = KernelPath::simd);
 
   // The mean cross-entropy over the counted positions of a batch of B sequences of T ids, and the
-  // gradient of every parameter (gradients()). targets[b·T + t] is the id that should follow
-  // ids[b·T + t], or −1 where no loss is counted. Does not change the weights.
+  // gradient of every parameter (gradients()). targets[(b·T + t)·K + r] is the id readout r should
+  // give at ids[b·T + t] (K = config.readouts; for K = 1 the id that follows), or −1 where no loss is
+  // counted. Does not change the weights.
   float loss_and_gradients(const std::vector<int32_t>& ids, const std::vector<int32_t>& targets, int B, int T);
   // loss_and_gradients, then one AdamW step. Returns the loss before the step.
   float step(const std::vector<int32_t>& ids, const std::vector<int32_t>& targets, int B, int T);

@@ -8,6 +8,8 @@ if (el) {
   el.addEventListener('error', (e) => console.log(e.detail.attribute, e.detail.message));
   el.addEventListener('trainprogress', (e) => console.log(e.detail.step, e.detail.loss ?? NaN, e.detail.heads[0].label));
   el.addEventListener('trainend', (e) => console.log(e.detail.reason === 'done', e.detail.step));
+  el.addEventListener('sweepprogress', (e) => console.log(e.detail.heads, e.detail.step / e.detail.steps));
+  el.addEventListener('sweepend', (e) => console.log(e.detail.reason, e.detail.rows.map((r) => r.accuracy)));
   el.addEventListener('click', (e) => console.log(e.clientX));
   el.ready.then((demo: MhaDemoElement) => {
     demo.goTo('attend');
@@ -20,9 +22,12 @@ if (el) {
     demo.pause();
     demo.resetTraining(3);
     console.log(demo.training?.step);
+    demo.runHeadSweep({ heads: [1, 4, 64] }).then((rows) => rows.map((r) => [r.heads, r.dHead, r.parameters, r.accuracy, r.perReadout[0]]));
+    demo.cancelHeadSweep();
   });
   el.setAttribute('heads', '4');
   el.setAttribute('controls', 'minimal');
+  el.setAttribute('model', 'recall');
   el.setAttribute('stage', 'split');
   el.setAttribute('class', 'wide');
   const input = document.querySelector('input');

@@ -14,5 +14,7 @@ async function mistakes() {
   el.goTo('nowhere'); // wrong: not a stage
   el.setAttribute('controls', 'some'); // wrong: full, minimal or none
   el.addEventListener('trainprogress', (e) => e.detail.nope); // wrong: no such detail
+  el.runHeadSweep({ heads: '1,4' }); // wrong: head counts are numbers
+  new mha.Trainer({ task: 'copy' }); // wrong: induction or recall
 }
 mistakes();

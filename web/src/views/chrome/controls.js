@@ -19,6 +19,9 @@ export const TRAINED_EXAMPLES = [
   'the cat sat on the mat because it was tired . the cat sat on the mat because it was tired',
   '床前明月光 疑是地上霜 床前明月光 疑是地上霜',
 ];
+// The recall model has 16 positions: texts of at most 15 tokens after the start token.
+export const RECALL_EXAMPLES = ['我是秦始皇，我是秦始皇', '床前明月光 疑是地上霜', 'one two three four five six seven eight'];
+const examplesOf = (model) => (isSized(model) ? EXAMPLES : model === 'recall' ? RECALL_EXAMPLES : TRAINED_EXAMPLES);
 
 const NUMBER_FIELDS = [
   { key: 'dModel', id: 'd-model', label: 'dModel', min: 1, max: catalog.limits.dModel, list: [4, 8, 16, 32, 64, 128, 256, 512, 768, 1024] },
@@ -88,8 +91,8 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
         onText();
       } }, ex),
     );
-  let examplesFor = !isSized(store.state.settings.model); // the trained model's examples repeat themselves
-  const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons(examplesFor ? TRAINED_EXAMPLES : EXAMPLES));
+  let examplesFor = examplesOf(store.state.settings.model); // the trained model's examples repeat themselves
+  const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons(examplesFor));
 
   // Token ids, for a model without a tokenizer (a GPT-2 checkpoint opened without its files): in the
   // text's place, with why beside it.
@@ -177,9 +180,9 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
   function renderModel(state) {
     const kind = MODEL_KINDS[state.settings.model];
     const trained = !kind.sized;
-    if (examplesFor !== trained) {
-      examplesFor = trained;
-      examples.replaceChildren(labels.examples, ...exampleButtons(trained ? TRAINED_EXAMPLES : EXAMPLES));
+    if (examplesFor !== examplesOf(state.settings.model)) {
+      examplesFor = examplesOf(state.settings.model);
+      examples.replaceChildren(labels.examples, ...exampleButtons(examplesFor));
     }
     if (fileOption.hidden !== (state.settings.model !== 'file')) fileOption.hidden = state.settings.model !== 'file';
     setText(pick, t(state.lang, 'openFile'));
@@ -214,8 +217,8 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     // What a file holds is named on the status line (status.js); the note says what else to know.
     const noNote = !(config && config.model !== 'single');
     if (trainedNote.hidden !== noNote) trainedNote.hidden = noNote;
-    const noteKey = { file: 'fileNote', blocks: 'blocksNote' }[state.settings.model] || 'trainedNote';
-    const vars = { layers: config && config.layers, h: config && config.heads, d: config && config.dModel, v: config && config.vocabSize, dh: config && config.dHead };
+    const noteKey = { file: 'fileNote', blocks: 'blocksNote', recall: 'recallNote' }[state.settings.model] || 'trainedNote';
+    const vars = { layers: config && config.layers, h: config && config.heads, d: config && config.dModel, v: config && config.vocabSize, dh: config && config.dHead, k: config && config.readouts };
     // A file's note starts with where its heads came from (said, or d_model / 64 for GPT-2).
     const heads = noteKey === 'fileNote' && config && config.headsFrom ? `${t(state.lang, `headsFrom.${config.headsFrom}`, vars)} ` : '';
     if (!trainedNote.hidden) setText(trainedNote, heads + t(state.lang, noteKey, vars));
@@ -227,7 +230,7 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
       if (weights && input.value !== String(config[key])) input.value = String(config[key]);
     }
     if (modelSelect.value !== state.settings.model) modelSelect.value = state.settings.model;
-    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file || '' })));
+    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', recall: 'modelRecall', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file || '' })));
   }
 
   // On every result (its errors object is new each time): writes only what changed.

@@ -1,154 +1,214 @@
-// "Train it yourself": the trained model's recipe, trained from scratch in the demo's own Web Worker
-// (training.js), with Start / Pause / Reset, steps per second, a live loss curve with the phase
-// change marked, and both layers' head maps and labels on the current text, redrawn with every
-// report (~4 a second). It lives outside the stage sections, so training goes on across stages.
+// "Train it yourself": a shipped model's recipe (the induction task's, a smaller one for phones, or
+// the recall task's), trained from scratch in the demo's own Web Worker (training.js), with Start /
+// Pause / Reset, steps per second, a loss curve with axes, the task's floor and the phase change
+// marked, and every layer's head maps and measures on the current text. Each report's maps are kept
+// every few dozen steps, so a slider scrubs back through the heads forming — step 0, the phase
+// change, the end. "Use this model" shows what was just trained in the demo itself. It lives outside
+// the stage sections, so training goes on across stages.
 //   controller: {start(), pause(), reset(seed), file() -> Promise<Uint8Array>, state}
-//   onProgress(detail), onEnd(detail): the element turns them into trainprogress / trainend events.
+//   onProgress(detail), onEnd(detail): the element turns them into trainprogress / trainend events;
+//   onUse(bytes, name): the element opens the bytes as a model file.
 import { h, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
-import { headColor, lutOf, lutIndex } from '../parts/colors.js';
+import { headColor } from '../parts/colors.js';
+import { drawMiniMap } from '../parts/miniMap.js';
 import { download } from '../../export/files.js';
 import catalog from '../../catalog.js';
 
-// What the buttons train: the core's recipes (catalog.h), the shipped one or a smaller one for phones.
-export const TRAIN_SIZES = { standard: catalog.recipes.induction, small: catalog.recipes.inductionSmall };
+// What the panel trains: the core's recipes (catalog.h), by their catalog names.
+export const TRAIN_RECIPES = catalog.recipes;
 const PHASE = catalog.phaseChangeScore; // the induction score that marks the phase change
-const SEQUENTIAL = { kind: 'sequential', max: 1 };
+const KEEP_EVERY = 50; // steps between the head maps kept for the slider
+const NS = 'http://www.w3.org/2000/svg';
+const W = 600;
+const H = 170;
+const PLOT = { left: 44, right: 590, top: 8, bottom: 140 }; // the plot inside the axes
 
-function drawMap(canvas, data, offset, T) {
-  if (canvas.width !== T) canvas.width = canvas.height = T;
-  const ctx = canvas.getContext('2d');
-  const image = ctx.createImageData(T, T);
-  const lut = lutOf(SEQUENTIAL);
-  for (let r = 0; r < T; r++)
-    for (let c = 0; c < T; c++) {
-      const p = (r * T + c) * 4;
-      if (c > r) {
-        image.data.set([236, 237, 241, 255], p);
-        continue;
-      }
-      const i = lutIndex(data[offset + r * T + c], SEQUENTIAL) * 3;
-      image.data.set([lut[i], lut[i + 1], lut[i + 2], 255], p);
-    }
-  ctx.putImageData(image, 0, 0);
+function svg(tag, attrs = {}, text) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
 }
 
-// The loss curve as an SVG polyline (at most 600 points), the phase change as a vertical line.
+// The loss curve (at most 600 points) on axes of step and loss, the task's floor dashed, the phase
+// change as a vertical line, "done" at the last step.
 function lossCurve() {
-  const NS = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(NS, 'svg');
-  svg.setAttribute('viewBox', '0 0 600 160');
-  svg.setAttribute('class', 'loss-curve');
-  svg.setAttribute('role', 'img');
-  const line = document.createElementNS(NS, 'polyline');
-  const phase = document.createElementNS(NS, 'line');
-  const phaseText = document.createElementNS(NS, 'text');
-  phase.setAttribute('class', 'phase');
-  phaseText.setAttribute('class', 'phase-text');
-  svg.append(line, phase, phaseText);
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'loss-curve', role: 'img' });
+  const line = svg('polyline');
+  const floor = svg('line', { class: 'floor' });
+  const floorText = svg('text', { class: 'floor-text' });
+  const phase = svg('line', { class: 'phase' });
+  const phaseText = svg('text', { class: 'phase-text' });
+  const done = svg('text', { class: 'done-text', 'text-anchor': 'end' });
+  const axes = svg('g', { class: 'axes' });
+  root.append(axes, floor, floorText, line, phase, phaseText, done);
   return {
-    svg,
-    draw(losses, maxSteps, phaseStep, label, lang) {
-      const n = losses.length;
-      const every = Math.max(1, Math.ceil(n / 600));
-      const hi = Math.max(5, ...losses.slice(0, 20));
+    svg: root,
+    draw({ losses, steps, floorValue, phaseStep, finished, lang, label }) {
+      const hi = Math.max(1, ...losses.slice(0, 20));
+      const x = (step) => PLOT.left + (step / steps) * (PLOT.right - PLOT.left);
+      const y = (loss) => PLOT.bottom - (Math.min(loss, hi) / hi) * (PLOT.bottom - PLOT.top);
+      axes.replaceChildren(
+        svg('line', { x1: PLOT.left, x2: PLOT.right, y1: PLOT.bottom, y2: PLOT.bottom }),
+        svg('line', { x1: PLOT.left, x2: PLOT.left, y1: PLOT.top, y2: PLOT.bottom }),
+        ...[0, hi / 2, hi].map((v) => svg('text', { x: PLOT.left - 4, y: y(v) + 4, 'text-anchor': 'end' }, v.toFixed(1))),
+        ...[0, steps / 2, steps].map((s) => svg('text', { x: x(s), y: PLOT.bottom + 14, 'text-anchor': 'middle' }, String(s))),
+        svg('text', { x: (PLOT.left + PLOT.right) / 2, y: H - 2, 'text-anchor': 'middle', class: 'axis-label' }, t(lang, 'train.axisStep')),
+        svg('text', { x: PLOT.left + 6, y: PLOT.top + 10, class: 'axis-label' }, t(lang, 'train.axisLoss')),
+      );
+      const every = Math.max(1, Math.ceil(losses.length / 600));
       const pts = [];
-      for (let i = 0; i < n; i += every) pts.push(`${((i / maxSteps) * 600).toFixed(1)},${(160 - (losses[i] / hi) * 150).toFixed(1)}`);
+      for (let i = 0; i < losses.length; i += every) pts.push(`${x(i + 1).toFixed(1)},${y(losses[i]).toFixed(1)}`);
       line.setAttribute('points', pts.join(' '));
+      for (const [k, v] of [['x1', PLOT.left], ['x2', PLOT.right], ['y1', y(floorValue)], ['y2', y(floorValue)]]) floor.setAttribute(k, String(v));
+      floorText.setAttribute('x', String(PLOT.right - 4));
+      floorText.setAttribute('y', String(y(floorValue) - 4));
+      floorText.setAttribute('text-anchor', 'end');
+      floorText.textContent = t(lang, 'train.floor', { v: floorValue.toFixed(2) });
       phase.style.display = phaseText.style.display = phaseStep ? '' : 'none';
       if (phaseStep) {
-        const x = ((phaseStep / maxSteps) * 600).toFixed(1);
-        for (const [k, v] of [['x1', x], ['x2', x], ['y1', '0'], ['y2', '160']]) phase.setAttribute(k, v);
-        phaseText.setAttribute('x', String(Number(x) + 4));
-        phaseText.setAttribute('y', '14');
+        for (const [k, v] of [['x1', x(phaseStep)], ['x2', x(phaseStep)], ['y1', PLOT.top], ['y2', PLOT.bottom]]) phase.setAttribute(k, String(v));
+        phaseText.setAttribute('x', String(x(phaseStep) + 4));
+        phaseText.setAttribute('y', String(PLOT.top + 10));
         phaseText.textContent = t(lang, 'train.phaseAt', { step: phaseStep });
       }
-      svg.setAttribute('aria-label', label);
+      done.setAttribute('x', String(PLOT.right));
+      done.setAttribute('y', String(PLOT.top + 10));
+      done.textContent = finished ? t(lang, 'train.done', { steps }) : '';
+      root.setAttribute('aria-label', label);
     },
   };
 }
 
-export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) {
-  const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, phaseStep: null, losses: [], size: 'standard', seed: TRAIN_SIZES.standard.seed };
+// The recipe a shown model was trained with: the recall model's, else the induction model's.
+const recipeFor = (model) => (model === 'recall' ? 'recall' : 'induction');
+
+export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, onUse }) {
+  const first = recipeFor(store.state.settings.model);
+  const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], recipe: first, seed: TRAIN_RECIPES[first].seed, snapshots: [], latest: null, shown: null };
   let worker = null;
   let pendingFile = null;
   const L = () => store.state.lang;
+  const recipe = () => TRAIN_RECIPES[state.recipe];
 
   const title = h('h3', {});
   const intro = h('p', { class: 'hint' });
   const start = h('button', { type: 'button', class: 'train-btn', 'data-train': 'start', onclick: () => controller.start() });
   const pause = h('button', { type: 'button', class: 'train-btn', 'data-train': 'pause', onclick: () => controller.pause() });
   const reset = h('button', { type: 'button', class: 'train-btn', 'data-train': 'reset', onclick: () => controller.reset() });
-  const save = h('button', { type: 'button', class: 'train-btn', 'data-train': 'download', onclick: () => controller.file().then((bytes) => download(new Blob([bytes]), `induction-step-${state.step}.safetensors`, root)) });
-  const size = h('select', { id: 'train-size' }, Object.keys(TRAIN_SIZES).map((k) => h('option', { value: k })));
-  size.addEventListener('change', () => {
-    state.size = size.value;
-    controller.reset(state.seed);
-  });
-  const sizeLabel = h('span', { class: 'field-label' });
+  const fileName = () => `${recipe().task}-step-${state.step}.safetensors`;
+  const save = h('button', { type: 'button', class: 'train-btn', 'data-train': 'download', onclick: () => controller.file().then((bytes) => download(new Blob([bytes]), fileName(), root)) });
+  const use = h('button', { type: 'button', class: 'train-btn', 'data-train': 'use', onclick: () => controller.file().then((bytes) => onUse(bytes, fileName())) });
+  const which = h('select', { id: 'train-recipe' }, Object.keys(TRAIN_RECIPES).map((k) => h('option', { value: k })));
+  which.value = state.recipe;
+  which.addEventListener('change', () => controller.choose(which.value));
+  const whichLabel = h('span', { class: 'field-label' });
   const readout = h('p', { class: 'train-readout', role: 'status', 'aria-live': 'polite' });
   const curve = lossCurve();
+  const scrub = h('input', { type: 'range', class: 'train-scrub', 'data-train': 'scrub', min: 0, max: 0, step: 1, value: 0 });
+  scrub.addEventListener('input', () => {
+    const i = Number(scrub.value);
+    state.shown = i >= frames().length - 1 ? null : i; // the last one: follow the training
+    showSnapshot();
+    render();
+  });
+  const scrubLabel = h('span', { class: 'field-label' });
+  const scrubValue = h('output', { class: 'train-scrub-value' });
   const maps = h('div', { class: 'train-maps' });
   const panel = h('section', { class: 'train-panel', 'data-train-panel': '' }, title, intro,
-    h('div', { class: 'train-row' }, start, pause, reset, h('label', { class: 'field field-train-size' }, sizeLabel, size), save),
-    readout, curve.svg, maps);
+    h('div', { class: 'train-row' }, start, pause, reset, h('label', { class: 'field field-train-size' }, whichLabel, which), save, use),
+    readout, curve.svg, h('label', { class: 'field train-scrub-field' }, scrubLabel, scrub, scrubValue), maps);
   root.append(panel);
 
-  let mapCells = null; // per layer: [{canvas, label}] per head
+  let mapCells = null; // per layer: [{canvas, label, metrics}] per head
   function drawMaps(probe) {
-    if (!probe) return;
     const layers = probe.weights.length;
-    const H = probe.heads.layers[0].heads.length;
-    if (!mapCells || mapCells.length !== layers || mapCells[0].length !== H) {
+    const heads = probe.heads.layers[0].heads.length;
+    const lang = L();
+    if (!mapCells || mapCells.length !== layers || mapCells[0].length !== heads) {
       mapCells = [];
       maps.replaceChildren();
       for (let l = 0; l < layers; l++) {
         const row = [];
-        const group = h('div', { class: 'train-layer' }, h('h4', { class: 'train-layer-title' }, t(L(), 'layerOption', { l })));
-        for (let hd = 0; hd < H; hd++) {
+        const group = h('div', { class: 'train-layer' }, h('h4', { class: 'train-layer-title' }, t(lang, 'layerOption', { l })));
+        for (let hd = 0; hd < heads; hd++) {
           const canvas = h('canvas', { class: 'train-map', width: 1, height: 1, role: 'img' });
           const label = h('span', { class: 'head-label' });
           const metrics = h('span', { class: 'train-head-metrics' });
           group.append(h('figure', { class: 'train-head', style: { '--head': headColor(hd) }, 'data-train-head': `${l}.${hd}` },
-            h('figcaption', {}, h('span', { class: 'train-head-name' }, t(L(), 'head', { h: hd })), label), canvas, metrics));
+            h('figcaption', {}, h('span', { class: 'train-head-name' }, t(lang, 'head', { h: hd })), label), canvas, metrics));
           row.push({ canvas, label, metrics });
         }
         maps.append(group);
         mapCells.push(row);
       }
     }
+    const recall = probe.readouts > 1;
+    const two = (v) => (v === null || v === undefined ? t(lang, 'none') : v.toFixed(2));
     for (let l = 0; l < layers; l++)
-      for (let hd = 0; hd < H; hd++) {
+      for (let hd = 0; hd < heads; hd++) {
         const { canvas, label, metrics } = mapCells[l][hd];
         const m = probe.heads.layers[l].heads[hd];
-        const two = (v) => (v === null || v === undefined ? t(L(), 'none') : v.toFixed(2));
-        setText(metrics, t(L(), 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
-        drawMap(canvas, probe.weights[l], hd * probe.T * probe.T, probe.T);
-        canvas.setAttribute('aria-label', t(L(), 'train.mapLabel', { l, h: hd, label: t(L(), `label.${m.label}`) }));
-        label.className = `head-label label-${m.label}`;
-        setText(label, t(L(), `label.${m.label}`));
+        // A recall head is named by how far back it looks; an induction model's by its label.
+        const name = recall ? t(lang, 'label.offset', { d: m.offset, w: two(m.offset_weight) }) : t(lang, `label.${m.label}`);
+        setText(metrics, recall ? t(lang, 'train.offsetMetrics', { d: m.offset, w: two(m.offset_weight) }) : t(lang, 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
+        drawMiniMap(canvas, probe.weights[l], hd * probe.T * probe.T, probe.T);
+        canvas.setAttribute('aria-label', t(lang, 'train.mapLabel', { l, h: hd, label: name }));
+        label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
+        setText(label, recall ? '' : name);
       }
+  }
+
+  // The maps of the snapshot the slider points at, or the latest.
+  function showSnapshot() {
+    const all = frames();
+    const snap = all[state.shown === null ? all.length - 1 : state.shown];
+    if (snap) drawMaps(snap.probe);
+    else maps.replaceChildren();
+    if (!snap) mapCells = null;
   }
 
   function render() {
     const lang = L();
+    const r = recipe();
     setText(title, t(lang, 'train.title'));
-    setText(intro, t(lang, 'train.intro'));
+    setText(intro, t(lang, r.task === 'recall' ? 'train.introRecall' : 'train.intro'));
     setText(start, t(lang, state.step ? 'train.resume' : 'train.start'));
     setText(pause, t(lang, 'train.pause'));
     setText(reset, t(lang, 'train.reset'));
     setText(save, t(lang, 'train.download'));
-    setText(sizeLabel, t(lang, 'train.size'));
-    for (const o of size.options) setText(o, t(lang, `train.size.${o.value}`));
+    setText(use, t(lang, 'train.use'));
+    setText(whichLabel, t(lang, 'train.recipe'));
+    for (const o of which.options) setText(o, t(lang, `train.recipe.${o.value}`));
     start.disabled = state.running;
     pause.disabled = !state.running;
-    save.disabled = state.step === 0;
-    const text = state.step === 0
-      ? t(lang, 'train.idle')
-      : t(lang, 'train.readout', { step: state.step, rate: state.stepsPerSecond.toFixed(0), loss: state.loss === null ? '—' : state.loss.toFixed(3), ind: state.induction.toFixed(2) });
-    setText(readout, text);
-    curve.draw(state.losses, TRAIN_SIZES[state.size].steps, state.phaseStep, t(lang, 'train.curveLabel', { step: state.step }), lang);
+    save.disabled = use.disabled = state.step === 0;
+    const loss = state.loss === null ? '—' : state.loss.toFixed(3);
+    const rate = state.stepsPerSecond.toFixed(0);
+    setText(readout, state.step === 0 ? t(lang, 'train.idle')
+      : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
+        : t(lang, 'train.readout', { step: state.step, rate, loss, ind: state.induction.toFixed(2) }));
+    curve.draw({ losses: state.losses, steps: r.steps, floorValue: r.lossFloor, phaseStep: state.phaseStep, finished: state.step >= r.steps, lang, label: t(lang, 'train.curveLabel', { step: state.step }) });
+    const all = frames();
+    const n = all.length;
+    scrub.max = String(Math.max(0, n - 1));
+    scrub.value = String(state.shown === null ? Math.max(0, n - 1) : state.shown);
+    scrub.disabled = n < 2;
+    setText(scrubLabel, t(lang, 'train.scrub'));
+    const snap = all[Number(scrub.value)];
+    setText(scrubValue, snap ? t(lang, state.shown === null ? 'train.scrubLive' : 'train.scrubAt', { step: snap.step }) : '');
   }
+
+  // A report's maps stay when KEEP_EVERY steps have passed since the last that stayed; the latest is
+  // always there too, as the slider's last place.
+  function keep(msg) {
+    if (!msg.probe) return;
+    state.latest = { step: msg.step, probe: msg.probe };
+    const last = state.snapshots[state.snapshots.length - 1];
+    if (!last || msg.step - last.step >= KEEP_EVERY) state.snapshots.push(state.latest);
+  }
+  const frames = () => (state.latest && state.snapshots[state.snapshots.length - 1] !== state.latest ? [...state.snapshots, state.latest] : state.snapshots);
 
   function ensureWorker() {
     if (worker) return worker;
@@ -169,31 +229,39 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) 
       state.step = msg.step;
       state.stepsPerSecond = msg.stepsPerSecond;
       state.induction = msg.induction;
+      state.accuracy = msg.accuracy;
       for (const l of msg.losses) state.losses.push(l);
       if (msg.losses.length) state.loss = msg.losses[msg.losses.length - 1];
-      if (!state.phaseStep && msg.induction >= PHASE) state.phaseStep = msg.step;
+      if (!state.phaseStep && recipe().task === 'induction' && msg.step > 0 && msg.induction >= PHASE) state.phaseStep = msg.step;
       const wasRunning = state.running;
       state.running = msg.running;
-      drawMaps(msg.probe);
+      keep(msg);
+      if (state.shown === null) showSnapshot();
       render();
+      const recall = msg.probe && msg.probe.readouts > 1;
       const heads = msg.probe
-        ? msg.probe.heads.layers.flatMap((layer, l) => layer.heads.map((m, hd) => ({ layer: l, head: hd, previousToken: m.previous_token, induction: m.induction, label: m.label })))
+        ? msg.probe.heads.layers.flatMap((layer, l) => layer.heads.map((m, hd) => ({ layer: l, head: hd, previousToken: m.previous_token, induction: m.induction, offset: recall ? m.offset : null, label: m.label })))
         : [];
-      onProgress({ step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, phaseStep: state.phaseStep, heads });
-      const max = TRAIN_SIZES[state.size].steps;
-      if (state.running && state.step >= max) controller.pause('done');
+      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, phaseStep: state.phaseStep, heads });
+      if (state.running && state.step >= recipe().steps) controller.pause('done');
       else if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || 'paused' });
     };
     return worker;
   }
 
-  const probeIds = () => (store.state.result && store.state.result.config.model !== 'single' ? Array.from(store.state.result.ids) : [0, 1, 2, 3, 4, 1, 2, 3, 4]);
-  const options = () => ({ ...TRAIN_SIZES[state.size], seed: state.seed });
+  // The ids whose head maps are shown: the current text's, when it fits the recipe's positions.
+  const probeIds = () => {
+    const result = store.state.result;
+    const ids = result && result.config.model !== 'single' ? Array.from(result.ids) : [0, 1, 2, 3, 4, 1, 2, 3, 4];
+    const r = recipe();
+    return ids.length <= r.maxPositions && Math.max(...ids) < r.vocabSize ? ids : ids.slice(0, r.maxPositions).map((id) => id % r.vocabSize);
+  };
+  const options = () => ({ ...recipe(), seed: state.seed });
   let endReason = null;
 
   const controller = {
     get state() {
-      return { step: state.step, running: state.running, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, phaseStep: state.phaseStep };
+      return { task: recipe().task, step: state.step, running: state.running, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, phaseStep: state.phaseStep, snapshots: frames().map((s) => s.step) };
     },
     start() {
       if (state.running) return;
@@ -209,10 +277,18 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) 
     },
     reset(seed = state.seed + 1) {
       state.seed = seed;
-      Object.assign(state, { step: 0, loss: null, induction: 0, phaseStep: null, losses: [], stepsPerSecond: 0 });
+      Object.assign(state, { step: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], stepsPerSecond: 0, snapshots: [], latest: null, shown: null });
       endReason = 'reset';
       if (worker) worker.postMessage({ train: 'reset', options: options(), probe: probeIds() });
+      showSnapshot();
       render();
+    },
+    // Another recipe (the menu, or the model shown): started again from its own seed.
+    choose(name) {
+      if (!TRAIN_RECIPES[name] || (name === state.recipe && state.step === 0)) return;
+      state.recipe = name;
+      which.value = name;
+      this.reset(TRAIN_RECIPES[name].seed);
     },
     file() {
       if (!worker || state.step === 0) return Promise.reject(new Error('nothing trained yet'));
@@ -224,6 +300,10 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd }) 
     // The text changed: show the heads on it (the next report brings them).
     probe() {
       if (worker) worker.postMessage({ train: 'probe', probe: probeIds() });
+    },
+    // The model shown changed: train its recipe, unless training has begun.
+    follow(model) {
+      if (state.step === 0 && !state.running && recipeFor(model) !== recipe().task) this.choose(recipeFor(model));
     },
     stop() {
       if (worker) worker.terminate();

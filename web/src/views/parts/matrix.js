@@ -1,4 +1,5 @@
-// A (1, T, width) tensor as one heatmap: tokens on the rows, optional head bands over the columns.
+// A (1, T, width) tensor as one heatmap: tokens on the rows, optional head bands over the columns. A
+// recall model's (1, T, K, vocab) logits are drawn as (1, T, K·vocab), readout after readout.
 // A later result of the same model and language is shown in place (live()): new values repainted,
 // another text (T, tokens) drawn into the same canvas with its rows and labels rewritten (a new
 // canvas costs a new buffer in the next frame, ~5 ms of commit for a stage of three maps).
@@ -13,9 +14,11 @@ import { tokenLabels } from '../../format.js';
 export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption } = {}) {
   const { result, lang } = state;
   const tensor = result.tensors[name];
-  const [, T, width] = tensor.shape;
+  const [, T, ...rest] = tensor.shape;
+  const width = rest.reduce((a, b) => a * b, 1);
+  const inner = rest[rest.length - 1];
   const captionText = caption ?? t(lang, `cap.${name}`);
-  const axis = t(lang, axisKey, { n: width });
+  const axis = t(lang, axisKey, { n: width, k: rest.length > 1 ? rest[0] : 1, v: inner });
   const built = frameOf(state); // the bands, caption and axis are drawn from it
   const cur = { tensor, tokens: result.tokens, scale: { kind: 'diverging', max: maxAbs(tensor.data) } };
   let shown = result.tokens.join('\n'); // the tokens the row labels show
@@ -24,7 +27,7 @@ export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption
     data: tensor.data,
     rows: T,
     cols: width,
-    index: (r, c) => [0, r, c],
+    index: (r, c) => (rest.length > 1 ? [0, r, Math.floor(c / inner), c % inner] : [0, r, c]),
     rowLabels: tokenLabels(result.tokens),
     lang,
     describe: (r, c) => `“${cur.tokens[r]}” · ${bands ? `${t(lang, 'head', { h: Math.floor(c / bands.size) })} · ` : ''}dim ${c}`,

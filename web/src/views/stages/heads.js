@@ -93,8 +93,10 @@ export function headsPanel(state, actions) {
     analysis.heads.forEach((m, hd) => {
       const row = rows[hd];
       if (row.tr.dataset.label !== m.label) row.tr.dataset.label = m.label;
-      row.label.className = `head-label label-${m.label}`;
-      setText(row.label, t(lang, `label.${m.label}`));
+      // A recall model's heads are named by how far back they look: i − offset.
+      const recall = s.result.config.readouts > 1 && m.offset !== null;
+      row.label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
+      setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) }) : t(lang, `label.${m.label}`));
       for (const c of row.cells) {
         const v = m[c.metric];
         const text = fmt(v);

@@ -10,9 +10,10 @@ import { readsIds } from '../../modelFacts.js';
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
 const tensorsOf = (result, stageId) => Object.keys(result.tensors).filter((n) => !n.startsWith('layers.') && result.tensors[n].stage === stageId);
 
-// What a tensor's columns are, from its shape in the core's table ((1, T, vocab) or (1, T, d_model)),
-// not from its width: the trained model's d_model and vocabulary are both 64.
+// What a tensor's columns are, from its shape in the core's table ((1, T, vocab), (1, T, d_model) or
+// (1, T, readouts?, vocab)), not from its width: the trained model's d_model and vocabulary are both 64.
 function axisFor(result, name) {
+  if (result.tensors[name].shape.length === 4) return 'columnsReadouts';
   const spec = result.stages.flatMap((s) => s.tensors).find((x) => x.name === name);
   const last = spec ? spec.shape.replace(/[()\s]/g, '').split(',').pop() : '';
   return { vocab: 'columnsVocab', d_model: 'columnsD' }[last] || 'columnsN';
@@ -37,6 +38,60 @@ function namer(result) {
   result.ids.forEach((id, i) => text.has(id) || text.set(id, result.tokens[i]));
   const known = result.vocabText || {};
   return (id) => (text.has(id) ? text.get(id) : known[id] || `#${id}`);
+}
+
+// A recall model's K readouts at every position (probs (1, T, K, V)): each one's first choice and its
+// probability, ✓ where it is the token k places back. Live like the next-token table below.
+export function recallPredictView(state) {
+  const { lang } = state;
+  const built = frameOf(state);
+  const K = state.result.config.readouts;
+  const body = h('tbody', {});
+  const rows = [];
+  const summary = h('p', { class: 'predict-summary' });
+  const view = h('div', { class: 'stack predict' },
+    h('table', { class: 'predict-table recall-table' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'predict.position')), h('th', { scope: 'col' }, t(lang, 'predict.token')),
+        Array.from({ length: K }, (_, k) => h('th', { scope: 'col' }, t(lang, 'predict.readout', { k: k + 1 }))))),
+      body),
+    summary);
+  function fill(s) {
+    const { result } = s;
+    if (result.config.readouts !== K) return false;
+    const V = result.config.vocabSize;
+    const T = result.ids.length;
+    const p = result.tensors.probs.data;
+    const name = namer(result);
+    while (rows.length > T) rows.pop().tr.remove();
+    while (rows.length < T) {
+      const cells = Array.from({ length: K }, () => h('td', { class: 'readout' }));
+      const token = h('th', { scope: 'row' });
+      const tr = h('tr', { 'data-position': String(rows.length) }, h('td', { class: 'num' }, String(rows.length)), token, cells);
+      body.append(tr);
+      rows.push({ tr, token, cells });
+    }
+    let right = 0;
+    let counted = 0;
+    for (let i = 0; i < T; i++) {
+      setText(rows[i].token, result.tokens[i]);
+      for (let k = 1; k <= K; k++) {
+        const cell = rows[i].cells[k - 1];
+        const id = result.candidates[i * K + k - 1][0];
+        const want = i >= k ? result.ids[i - k] : null;
+        const ok = want !== null && id === want;
+        right += ok;
+        counted += want !== null;
+        cell.classList.toggle('right', ok);
+        setAttr(cell, 'data-id', String(id));
+        setText(cell, `${name(id)} ${p[(i * K + k - 1) * V + id].toFixed(2)}${ok ? ' ✓' : ''}`);
+      }
+    }
+    setAttr(summary, 'data-right', String(right));
+    setText(summary, t(lang, 'predict.rightRecall', { k: right, n: counted }));
+    return true;
+  }
+  fill(state);
+  return live(view, (s) => frameOf(s) === built && fill(s));
 }
 
 // The five likeliest next tokens at every position, with their probabilities; ✓ where the first

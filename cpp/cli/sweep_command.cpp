@@ -1,0 +1,131 @@
+#include "sweep_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "io/files.h"
+#include "model/parameters.h"
+#include "train/recipe.h"
+
+namespace mha_cli {
+
+namespace {
+
+struct SweepOptions {
+  std::string task = "recall";
+  std::vector<int> heads = mha::sweep_heads();
+  mha::Recipe recipe = mha::recall_recipe();
+  bool json = false;
+  std::string csv;  // a file for the rows, without the times (which differ run to run): models/recall-sweep.csv
+};
+
+struct Row {
+  int heads = 0, d_head = 0;
+  int64_t parameters = 0;
+  mha::RecallScores scores;
+  double seconds = 0;
+};
+
+Row train_one(const mha::Recipe& base, int heads, bool terminal) {
+  mha::Recipe r = base;
+  r.config.heads = heads;
+  mha::Training training(r);  // checks heads against d_model
+  const auto start = std::chrono::steady_clock::now();
+  for (int s = 1; s <= r.steps; ++s) {
+    training.step();
+    if (terminal && (s % 50 == 0 || s == r.steps)) std::fprintf(stderr, "\r  heads %d: step %d/%d ", heads, s, r.steps);
+  }
+  Row row;
+  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  row.heads = heads;
+  row.d_head = training.recipe().config.d_head();
+  row.parameters = mha::parameter_count(training.recipe().config);
+  row.scores = training.recall_scores();
+  if (terminal) std::fprintf(stderr, "\r%40s\r", "");
+  return row;
+}
+
+std::string csv_of(const std::vector<Row>& rows, int K) {
+  std::string out = "heads,d_head,parameters,loss,accuracy";
+  for (int k = 1; k <= K; ++k) out += ",readout_" + std::to_string(k);
+  out += "\n";
+  char cell[64];
+  for (const Row& r : rows) {
+    std::snprintf(cell, sizeof cell, "%d,%d,%lld,%.4f,%.4f", r.heads, r.d_head, static_cast<long long>(r.parameters),
+                  r.scores.loss, r.scores.mean_accuracy);
+    out += cell;
+    for (double a : r.scores.accuracy) std::snprintf(cell, sizeof cell, ",%.4f", a), out += cell;
+    out += "\n";
+  }
+  return out;
+}
+
+void sweep(const SweepOptions& o) {
+  if (mha::parse_task(o.task) != mha::TaskKind::recall) throw mha::Error("the head-count sweep trains the recall task");
+  if (o.heads.empty()) throw mha::Error("give at least one head count");
+  const mha::Recipe recipe = mha::checked_recipe(o.recipe);
+  if (!o.csv.empty()) mha::check_output_path(o.csv);  // before the work, not after it
+  const int K = recipe.recall.readouts;
+  const bool terminal = isatty(fileno(stderr)) && !o.json;
+  if (!o.json)
+    std::printf("recall task, K = %d, d_model %d, %d steps of batch %d, seed %llu; accuracy on %d fresh sequences\n",
+                K, recipe.config.d_model, recipe.steps, recipe.batch, static_cast<unsigned long long>(recipe.config.seed),
+                mha::kRecallEvalSequences);
+  std::vector<Row> rows;
+  char cell[64];
+  if (!o.json) {
+    std::printf("%5s %6s %10s %8s %8s", "heads", "d_head", "params", "loss", "mean");
+    for (int k = 1; k <= K; ++k) std::snprintf(cell, sizeof cell, "   i-%-2d", k), std::fputs(cell, stdout);
+    std::printf(" %8s\n", "time");
+    std::fflush(stdout);
+  }
+  for (int heads : o.heads) {
+    rows.push_back(train_one(recipe, heads, terminal));
+    const Row& r = rows.back();
+    if (o.json) continue;
+    std::printf("%5d %6d %10lld %8.4f %8.3f", r.heads, r.d_head, static_cast<long long>(r.parameters), r.scores.loss,
+                r.scores.mean_accuracy);
+    for (double a : r.scores.accuracy) std::printf(" %6.3f", a);
+    std::printf(" %7.1fs\n", r.seconds);
+    std::fflush(stdout);
+  }
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Row& r : rows)
+      out.push_back({{"heads", r.heads}, {"dHead", r.d_head}, {"parameters", r.parameters}, {"loss", r.scores.loss},
+                     {"accuracy", r.scores.mean_accuracy}, {"perReadout", r.scores.accuracy}, {"seconds", r.seconds}});
+    std::printf("%s\n", out.dump(2).c_str());
+  }
+  if (!o.csv.empty()) {
+    const std::string text = csv_of(rows, K);
+    mha::write_file_atomically(o.csv, std::vector<uint8_t>(text.begin(), text.end()));
+    if (!o.json) std::printf("wrote %s\n", o.csv.c_str());
+  }
+}
+
+}  // namespace
+
+CLI::App* add_sweep_command(CLI::App& app) {
+  auto o = std::make_shared<SweepOptions>();
+  CLI::App* cmd = app.add_subcommand("sweep", "train the recall task at several head counts of one d_model and compare them");
+  cmd->add_option("--task", o->task, "the task: recall (predict the K ids before each position)")->check(CLI::IsMember({"recall"}));
+  cmd->add_option("--heads", o->heads, "head counts, comma-separated; each must divide d_model")->delimiter(',');
+  cmd->add_option("--seed", o->recipe.config.seed, "seed of the initial weights and the data, the same for every head count");
+  cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(CLI::Range(1, 10000000));
+  cmd->add_option("--recall", o->recipe.recall.readouts, "K, the ids before each position it predicts")
+      ->check(CLI::Range(1, mha::kMaxReadouts));
+  cmd->add_option("--d-model", o->recipe.config.d_model, "model width, split among the heads");
+  cmd->add_flag("--json", o->json, "print JSON instead of a table");
+  cmd->add_option("--csv", o->csv, "also write the rows as CSV (no times: the same bytes every run)");
+  cmd->callback([o] { sweep(*o); });
+  return cmd;
+}
+
+}  // namespace mha_cli

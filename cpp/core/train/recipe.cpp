@@ -1,0 +1,153 @@
+#include "train/recipe.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "base/error.h"
+
+namespace mha {
+
+namespace {
+// Streams of the seed, fixed forever: the batches, the final evaluation, the phase-change check.
+constexpr uint64_t kStreamData = 2000, kStreamEvaluate = 3000, kStreamCheck = 4000;
+}  // namespace
+
+const char* task_name(TaskKind task) { return task == TaskKind::recall ? "recall" : "induction"; }
+
+TaskKind parse_task(const std::string& name) {
+  if (name == "induction") return TaskKind::induction;
+  if (name == "recall") return TaskKind::recall;
+  throw Error("unknown task '" + name + "'; expected induction or recall");
+}
+
+Recipe induction_recipe() {
+  Recipe r;
+  Config& c = r.config;
+  c.preset = Preset::attn_only;
+  c.layers = 2, c.heads = 4, c.d_model = 64, c.vocab_size = 64, c.causal = true, c.seed = 2;
+  return checked_recipe(r);
+}
+
+Recipe induction_recipe_small() {
+  Recipe r = induction_recipe();
+  r.config.d_model = 32, r.config.heads = 2, r.config.vocab_size = 32;
+  r.induction.max_length = 16;
+  r.batch = 8;
+  r.adam.lr = 5e-3f;
+  return checked_recipe(r);
+}
+
+Recipe recall_recipe() {
+  Recipe r;
+  r.task = TaskKind::recall;
+  Config& c = r.config;
+  c.preset = Preset::attn_only;
+  c.layers = 1, c.heads = 4, c.d_model = 64, c.vocab_size = 64, c.causal = true, c.seed = 3;
+  r.batch = 32;
+  r.steps = 2000;
+  return checked_recipe(r);
+}
+
+Recipe recipe_of(TaskKind task) { return task == TaskKind::recall ? recall_recipe() : induction_recipe(); }
+
+std::vector<int> sweep_heads() { return {1, 2, 4, 8, 16, 64}; }
+
+namespace {
+void check_range(const char* field, int value, int min, int max) {
+  using std::to_string;
+  if (value < min || value > max)
+    throw Error(ErrorCode::out_of_range, field, {{"min", to_string(min)}, {"max", to_string(max)}, {"value", to_string(value)}});
+}
+}  // namespace
+
+// Sizes first (so 2·max_length + 1 cannot overflow), then the config, then the memory they imply.
+Recipe checked_recipe(Recipe r) {
+  if (!has_blocks(r.config.preset)) throw Error("the training tasks train an attn-only or gpt2 model");
+  check_range("batch", r.batch, 1, kMaxBatch);
+  if (!(r.init_std > 0.0f)) throw Error("init_std must be positive");
+  if (!(r.adam.lr > 0.0f)) throw Error("the learning rate must be positive");
+  r.config.causal = true;
+  if (r.task == TaskKind::induction) {
+    InductionTask& t = r.induction;
+    if (r.config.layers < 2)
+      throw Error(ErrorCode::induction_needs_two_layers, "layers", {{"value", std::to_string(r.config.layers)}});
+    check_range("min_length", t.min_length, 2, kMaxInductionLength);
+    check_range("max_length", t.max_length, t.min_length, kMaxInductionLength);
+    r.config.max_positions = 2 * t.max_length + 1;
+    r.config.readouts = 1;
+    t.vocab = r.config.vocab_size;
+    if (t.vocab < 3) throw Error("the vocabulary needs the start token and at least two more, got " + std::to_string(t.vocab));
+  } else {
+    RecallTask& t = r.recall;
+    if (r.config.preset != Preset::attn_only) throw Error("the recall task trains an attn-only model (its unembedding is untied)");
+    check_range("recall", t.readouts, 1, kMaxReadouts);
+    check_range("length", t.length, t.readouts + 1, kMaxSeq);
+    r.config.max_positions = t.length;
+    r.config.readouts = t.readouts;
+    t.vocab = r.config.vocab_size;
+    if (t.vocab < 2) throw Error("the vocabulary needs at least two ids, got " + std::to_string(t.vocab));
+  }
+  validate_config(r.config);
+  const uint64_t needed = training_bytes(r.config, r.batch, r.config.max_positions) >> 20;
+  if (needed > static_cast<uint64_t>(kMaxTrainingMegabytes))
+    throw Error(ErrorCode::training_too_large, "",
+                {{"batch", std::to_string(r.batch)},
+                 {"tokens", std::to_string(r.config.max_positions)},
+                 {"needed", std::to_string(needed)},
+                 {"max", std::to_string(kMaxTrainingMegabytes)}});
+  return r;
+}
+
+double loss_floor(const Recipe& r) {
+  if (r.task == TaskKind::recall) return 0.0;
+  const InductionTask& t = r.induction;
+  double sum = 0;
+  for (int L = t.min_length; L <= t.max_length; ++L) sum += (L + 1) * std::log(static_cast<double>(r.config.vocab_size - 1)) / (2.0 * L);
+  return sum / (t.max_length - t.min_length + 1);
+}
+
+Batch task_batch(Rng& rng, const Recipe& r) {
+  return r.task == TaskKind::recall ? recall_batch(rng, r.recall, r.batch) : induction_batch(rng, r.induction, r.batch);
+}
+
+std::map<std::string, std::string> training_metadata(const Recipe& r, int steps) {
+  char task[256], text[512];
+  if (r.task == TaskKind::induction)
+    std::snprintf(task, sizeof task, "induction task [0, s1..sL, s1..sL], s uniform in 1..%d, L uniform in %d..%d per batch",
+                  r.config.vocab_size - 1, r.induction.min_length, r.induction.max_length);
+  else
+    std::snprintf(task, sizeof task,
+                  "recall task: %d ids uniform in 0..%d, at each position i >= %d readout k predicts the id at i-k (k = 1..%d)",
+                  r.recall.length, r.config.vocab_size - 1, r.recall.readouts, r.recall.readouts);
+  std::snprintf(text, sizeof text,
+                "%s; batch %d; %d steps; AdamW lr %g betas (%g, %g) eps %g, weight decay %g; init uniform with std %g "
+                "(projections into the residual stream std/sqrt(2·layers)); seed %llu",
+                task, r.batch, steps, r.adam.lr, r.adam.beta1, r.adam.beta2, r.adam.eps, r.adam.weight_decay, r.init_std,
+                static_cast<unsigned long long>(r.config.seed));
+  return {{"recipe", text}, {"seed", std::to_string(r.config.seed)}, {"steps", std::to_string(steps)},
+          {"start_token", "0"}, {"tokenizer", "first-appearance"}};
+}
+
+uint64_t evaluation_seed(const Recipe& r) { return derive_seed(r.config.seed, kStreamEvaluate); }
+
+Training::Training(Recipe recipe)
+    : recipe_(checked_recipe(std::move(recipe))),
+      trainer_(recipe_.config, random_weights(recipe_.config, recipe_.init_std), recipe_.adam),
+      data_(derive_seed(recipe_.config.seed, kStreamData)) {}
+
+float Training::step() {
+  const Batch batch = task_batch(data_, recipe_);
+  return trainer_.step(batch.ids, batch.targets, batch.B, batch.T);
+}
+
+double Training::induction_score(int sequences) const {
+  if (recipe_.task != TaskKind::induction) throw Error("the induction score is the induction task's");
+  return mha::induction_score(evaluate_induction(model(), recipe_.induction, derive_seed(recipe_.config.seed, kStreamCheck), sequences));
+}
+
+RecallScores Training::recall_scores(int sequences) const {
+  if (recipe_.task != TaskKind::recall) throw Error("recall scores are the recall task's");
+  return evaluate_recall(model(), recipe_.recall, evaluation_seed(recipe_), sequences);
+}
+
+}  // namespace mha
