@@ -83,8 +83,6 @@ mha::HeadGates parse_switched_off(const std::string& list, const mha::Config& c)
   return gates;
 }
 
-namespace {
-
 mha::Model load_model(const RunOptions& o) {
   if (o.rope_base > 0 && (o.weights_path.empty() || o.layout != "llama"))
     throw mha::Error("--rope-base goes with --weights and --layout llama: only Llama's layers turn q and k by position");
@@ -105,8 +103,6 @@ mha::Model load_model(const RunOptions& o) {
   const std::string layout = o.layout.empty() ? "pytorch" : o.layout;
   return mha::Model::from_safetensors(config, bytes.data(), bytes.size(), mha::parse_layout(layout), o.layer);
 }
-
-}  // namespace
 
 Run run(const RunOptions& o) {
   if (!o.has_text && o.ids.empty() && o.input_path.empty())

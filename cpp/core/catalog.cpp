@@ -1,6 +1,7 @@
 #include "catalog.h"
 
 #include "analysis/head_metrics.h"
+#include "analysis/importance.h"
 #include "base/config.h"
 #include "base/error_codes.h"
 #include "model/stages.h"
@@ -54,7 +55,7 @@ json stage_table_json() {
 json catalog() {
   json metrics = json::array();
   for (const HeadMetricSpec& m : head_metric_table())
-    metrics.push_back({{"id", m.id}, {"column", m.column}, {"abbreviation", m.abbreviation}});
+    metrics.push_back({{"id", m.id}, {"column", m.column}, {"abbreviation", m.abbreviation}, {"gradient", m.gradient}});
   json rules = json::array();
   for (const LabelRule& r : head_label_rules()) rules.push_back({{"label", r.id}, {"metric", r.metric}, {"atLeast", r.threshold}});
   json errors = json::array();
@@ -76,6 +77,7 @@ json catalog() {
       {"recipes", {{"induction", recipe_json(induction_recipe())}, {"inductionSmall", recipe_json(induction_recipe_small())}}},
       {"phaseChangeScore", kPhaseChangeScore},
       {"headMetrics", metrics},
+      {"importance", {{"samples", kImportanceSamples}, {"seed", kImportanceSeed}, {"maxSamples", kMaxImportanceSamples}}},
       {"labelRules", rules},
       {"errorCodes", errors},
       {"stageTable", stage_table_json()},

@@ -33,6 +33,8 @@ export const SENTENCES = {
     too_many_positions: '{tokens} 个 token，但这个模型只有 {max} 个位置',
     token_outside_vocabulary: '位置 {position} 的 token id {id} 超出了词表 [0, {vocab})',
     needs_tokenizer: '{model} 模型要用它自己的分词器读文本：请给出它的分词器文件，或直接给 token id',
+    needs_blocks: 'logit 归因、头的重要性和剪枝都需要一个预测下一个 token 的模型（attn-only 或 gpt2），而不是单独一层注意力',
+    position_outside_text: '位置 {position} 不在文本里：位置是 0 到 {last}',
     tokenizer_vocab_mismatch: '分词器有 {tokenizer} 个 id，而模型的词表只有 {vocab} 个：它们不是一套',
     tokenizer_bad_file: '分词器文件 {file} 有误：{why}',
     tokenizer_missing: '“{dir}”里没有分词器：需要 encoder.json 或 vocab.json，加上 vocab.bpe 或 merges.txt，或者 tokenizer.json',

@@ -33,6 +33,10 @@
   X(too_many_positions, "{tokens} tokens, but the model has only {max} positions")                                    \
   X(token_outside_vocabulary, "token id {id} at position {position} is outside the vocabulary [0, {vocab})")          \
   X(needs_tokenizer, "a {model} model reads text with its own tokenizer: give its tokenizer files, or token ids")     \
+  /* what each head contributes */                                                                                    \
+  X(needs_blocks, "logit attribution, head importance and pruning need a model that predicts the next token "        \
+                  "(attn-only or gpt2), not one attention layer")                                                     \
+  X(position_outside_text, "position {position} is outside the text: its positions are 0 to {last}")                  \
   /* tokenizer files */                                                                                               \
   X(tokenizer_vocab_mismatch, "the tokenizer has {tokenizer} ids but the model's vocabulary only {vocab}: they do "   \
                               "not belong together")                                                                  \
