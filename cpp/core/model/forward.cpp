@@ -214,14 +214,14 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
       }
     }
 
-  if (trace.weights)
-    trace.defer(Stage::output, layer, "head_write", {B, heads, T, d},
-                Deferred{fill_head_write, {"concat", nullptr}, B, heads, T, D, 1, static_cast<int>(o.path)});
   Tensor& y = trace.slot(Stage::output, layer, "y", {B, T, d});
   if (o.path == KernelPath::simd)
     gemm_forward(y.ptr(), d, concat.ptr(), d, p->out, w.b_o.ptr(), N, 1.0f, Triangle::none);
   else
     ks.linear(y.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), N, d, d);
+  if (trace.weights)  // y split by the head each part of it read: made when read (fill_head_write)
+    trace.defer(Stage::output, layer, "head_write", {B, heads, T, d},
+                Deferred{fill_head_write, {"concat", nullptr}, B, heads, T, D, 1, static_cast<int>(o.path)});
 
   // Finite inputs can still overflow float32; say so rather than show NaN. Every overflow reaches
   // y: an infinite Q, K or score turns the softmax to NaN, an infinite V reaches head_out. (A score
