@@ -33,7 +33,7 @@ class LastError {
 // Traces JavaScript has deleted, kept for the model's next run to refill: re-running allocates nothing.
 using TracePool = std::vector<mha::Trace>;
 
-class TraceHandle {
+class TraceHandle : public LastError {
  public:
   TraceHandle(mha::Trace trace, mha::Config config, std::weak_ptr<TracePool> pool)
       : trace_(std::move(trace)), config_(config), pool_(std::move(pool)) {}
@@ -56,6 +56,11 @@ class TraceHandle {
   mha::Trace take() { return std::move(trace_); }
   // head_metrics.h's analysis of every layer as JSON text, or "" when the run had no tokens.
   std::string head_analysis() const;
+  // attribution.h's split of one logit (options: {position, token}, each missing or -1 for the last
+  // position and its first choice), or of every position's first choice (attributions), as
+  // marshal.h's attribution_arrays; null on error (last_error()).
+  emscripten::val attribute(const emscripten::val& options);
+  emscripten::val attributions();
 
  private:
   mha::Trace trace_;
@@ -98,6 +103,12 @@ class ModelHandle : public LastError {
   // The same refilling `into` in place (its storage reused, nothing allocated for the same sizes):
   // "" or the error, after which into's tensors are unspecified.
   std::string refill_input(TraceHandle& into, const emscripten::val& x, int T);
+  // importance.h's head importance (marshal.h's importance_object), or null (last_error()): over fresh
+  // sequences of the model's task when options.samples is given (from options.seed), else over input
+  // (text or ids).
+  emscripten::val head_importance(const emscripten::val& input, const emscripten::val& options);
+  // pruning.h's curve (prune_object) on options.samples sequences of the task from options.seed, or null.
+  emscripten::val prune(const emscripten::val& options);
   bool is_seeded() const { return model_.is_seeded(); }
   void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
   emscripten::val config() const;

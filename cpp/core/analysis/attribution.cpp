@@ -78,6 +78,13 @@ LogitAttribution attribute_logit(const Trace& trace, const Config& c, int positi
   return out;
 }
 
+std::vector<LogitAttribution> attribute_each_position(const Trace& trace, const Config& c) {
+  std::vector<LogitAttribution> out;
+  const int T = has_blocks(c.preset) ? static_cast<int>(trace.get(-1, "logits").shape[1]) : 1;  // a single layer: its error
+  for (int position = 0; position < T; ++position) out.push_back(attribute_logit(trace, c, position));
+  return out;
+}
+
 nlohmann::json attribution_to_json(const LogitAttribution& a) {
   nlohmann::json parts = nlohmann::json::array();
   for (const LogitPart& p : a.parts) {

@@ -34,6 +34,9 @@ struct LogitAttribution {
 // position outside the text (field "position") or a token outside the vocabulary (field "token").
 LogitAttribution attribute_logit(const Trace& trace, const Config& config, int position = -1, int32_t token = -1);
 
+// Every position's, each for its first choice (the parts come in the same order at every position).
+std::vector<LogitAttribution> attribute_each_position(const Trace& trace, const Config& config);
+
 // {"position", "token", "logit", "parts": [{"kind", "layer"?, "head"?, "value"}]}
 nlohmann::json attribution_to_json(const LogitAttribution& attribution);
 

@@ -107,7 +107,7 @@ const std::vector<HeadMetricSpec>& head_metric_table() {
       {"distance_normalised", &HeadMetrics::distance_normalised, false, "dist_n"},
       // what removing it costs, from the gradient pass
       {"importance", &HeadMetrics::importance, true, "import", true},
-      {"importance_normalised", &HeadMetrics::importance_normalised, false, "imp_n", true},
+      {"importance_normalised", &HeadMetrics::importance_normalised, true, "imp_n", true},
   };
   return table;
 }

@@ -41,13 +41,10 @@ HeadImportance head_importance(const Model& model, const std::vector<TaskSample>
   return out;
 }
 
-namespace {
-// Head h of layer l's gradient metrics, where HeadMetrics keeps them.
 void set_gradient_metrics(HeadMetrics& m, const HeadImportance& importance, size_t l, size_t h) {
   m.importance = importance.importance.at(l).at(h);
   m.importance_normalised = importance.normalised.at(l).at(h);
 }
-}  // namespace
 
 void add_importance(std::vector<LayerAnalysis>& layers, const HeadImportance& importance) {
   if (layers.size() != importance.importance.size()) throw Error("internal: importance for another number of layers");

@@ -33,8 +33,9 @@ struct HeadImportance {
 // The backward reads every parameter as a tensor: the weights are unpacked once per call.
 HeadImportance head_importance(const Model& model, const std::vector<TaskSample>& samples);
 
-// head_metrics.h's importance and importance_normalised of every head.
+// head_metrics.h's importance and importance_normalised of every head, or of head h of layer l.
 void add_importance(std::vector<LayerAnalysis>& layers, const HeadImportance& importance);
+void set_gradient_metrics(HeadMetrics& metrics, const HeadImportance& importance, size_t l, size_t h);
 // {"layers": [{"heads": [{"importance": …, "importance_normalised": …}]}]}: the keys of the head metric table.
 nlohmann::json importance_to_json(const HeadImportance& importance);
 

@@ -32,12 +32,18 @@ TaskScore score_task(const Model& model, const std::vector<TaskSample>& samples,
 std::vector<PruneStep> prune_heads(const Model& model, const std::vector<TaskSample>& samples) {
   const Config& c = model.config();
   const HeadImportance importance = head_importance(model, samples);
+  // Least important first, ties in layer, head order: each next head the least important one left
+  // (a few hundred heads at most, and no sort to carry in the WebAssembly module).
   std::vector<std::array<int, 2>> order;
-  for (int l = 0; l < c.layers; ++l)
-    for (int h = 0; h < c.heads; ++h) order.push_back({l, h});
-  std::stable_sort(order.begin(), order.end(), [&](const std::array<int, 2>& a, const std::array<int, 2>& b) {
-    return importance.importance[a[0]][a[1]] < importance.importance[b[0]][b[1]];
-  });
+  std::vector<std::vector<bool>> taken(static_cast<size_t>(c.layers), std::vector<bool>(static_cast<size_t>(c.heads), false));
+  while (order.size() < static_cast<size_t>(c.layers) * c.heads) {
+    std::array<int, 2> next = {-1, -1};
+    for (int l = 0; l < c.layers; ++l)
+      for (int h = 0; h < c.heads; ++h)
+        if (!taken[l][h] && (next[0] < 0 || importance.importance[l][h] < importance.importance[next[0]][next[1]])) next = {l, h};
+    taken[next[0]][next[1]] = true;
+    order.push_back(next);
+  }
   HeadGates gates(static_cast<size_t>(c.layers), std::vector<float>(static_cast<size_t>(c.heads), 1.0f));
   std::vector<PruneStep> steps;
   for (size_t removed = 0; removed <= order.size(); ++removed) {
