@@ -22,6 +22,8 @@ export function initialState() {
     controls: 'full', // 'full' | 'minimal' | 'none'
     weights: null, // one attention layer's weights: {url, layout, layer, bytes, failed?, file?}
     opening: null, // a file being opened (modelSources.js): {name, read, total} in bytes, else null
+    position: null, // the position whose prediction the predict stage splits into its parts (null: the last)
+    pruning: null, // the trained model's pruning curve (pruning.js): {steps} once computed, {error} if it failed
   };
 }
 

@@ -14,6 +14,7 @@ import { createStore } from './store.js';
 import { initialState } from './demoState.js';
 import { t } from './i18n.js';
 import { Engine } from './engine.js';
+import { computePruning } from './pruning.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
@@ -305,13 +306,18 @@ export class MhaDemo extends HTMLElement {
       setAttendMode: (mode) => this._store.set({ attendMode: mode }),
       selectHead: (hd) => this._store.set({ head: hd }),
       toggleHead: (layer, hd) => {
-        const settings = this._store.state.settings;
-        const off = settings.switchedOff.filter(([l, x]) => !(l === layer && x === hd));
-        if (off.length === settings.switchedOff.length) off.push([layer, hd]);
-        off.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-        this._store.set({ settings: { ...settings, switchedOff: off } });
+        const { switchedOff } = this._store.state.settings;
+        const off = switchedOff.filter(([l, x]) => !(l === layer && x === hd));
+        if (off.length === switchedOff.length) off.push([layer, hd]);
+        actions.switchOff(off);
+      },
+      // Exactly these heads off (a step of the pruning curve), the others on.
+      switchOff: (pairs) => {
+        const off = pairs.map(([l, x]) => [l, x]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        this._store.set({ settings: { ...this._store.state.settings, switchedOff: off } });
         this._runner.request('switchedOff');
       },
+      pickPosition: (position) => this._store.set({ position }),
     };
     const steps = stepsOf(this._store.state.result);
     this._sections = mountSections(this._stagesEl, this._scope, actions, steps);
@@ -344,6 +350,7 @@ export class MhaDemo extends HTMLElement {
       this._lastStageIds = ids;
     }
     if (changed.has('result')) this._attributes.resultArrived(state);
+    if (changed.has('result') && state.settings.model === 'trained' && !this._pruning && this._trained) this._startPruning();
     if (['errors', 'attrErrors', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
     if (changed.has('errors') || changed.has('attrErrors')) this._reportErrors(state);
     if (changed.has('stage') && state.result) this.dispatchEvent(new CustomEvent('stagechange', { detail: { stage: state.stage }, bubbles: true, composed: true }));
@@ -361,6 +368,15 @@ export class MhaDemo extends HTMLElement {
     // A first run that fails settles ready too, rejected with the message the demo shows.
     const firstError = !state.result && Object.values(state.errors).find(Boolean);
     if (changed.has('errors') && firstError) this._failReady(new Error(messageOf(firstError)));
+  }
+
+  // The trained model's pruning curve, once (pruning.js): in a worker of its own where there is one.
+  _startPruning() {
+    const makeWorker = this._workerURL ? () => new Worker(this._workerURL()) : null;
+    this._pruning = computePruning(makeWorker, this._trained, () => this._engine.pruneTrained()).then(
+      (curve) => this._store.set({ pruning: curve }),
+      (e) => this._store.set({ pruning: { error: String((e && e.message) || e) } }),
+    );
   }
 
   // One `error` event per new message.

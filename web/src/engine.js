@@ -18,12 +18,17 @@ const RANDOM_BLOCKS_VOCAB = catalog.limits.textTokens + 1;
 //           the core's stage table: loaded Llama weights add rope)
 //   heads:  the core's head analysis, {layers: [{heads: [{…metrics, label}], similarity}]}
 //   candidates: a model that predicts: the five likeliest next ids at every position, best first
+//   attributions: a model that predicts: at every position, the logit of its first choice split into
+//           what wrote it (trace.attributions(): {positions, tokens, logits, parts, values})
 function snapshot(trace, config, text, layer, table) {
   const tensors = {};
   const prefix = `layers.${layer}.`;
   const drawn = new Set(table.tensors.filter((t) => !t.forBackward).map((t) => t.name));
   for (const name of trace.names()) {
     if (!drawn.has(name.replace(/^layers\.\d+\./, ''))) continue; // LayerNorm's statistics and the like: not drawn
+    // Each head's write is made when read, and is the largest tensor of a layer (heads × T × d_model):
+    // the shown layer's only (the attributions read every layer's in the core).
+    if (name.endsWith('.head_write') && !name.startsWith(prefix)) continue;
     const tensor = { stage: trace.stage(name), shape: Array.from(trace.shape(name)), data: trace.data(name) };
     tensors[name] = tensor;
     if (name.startsWith(prefix)) tensors[name.slice(prefix.length)] = tensor;
@@ -43,7 +48,18 @@ function snapshot(trace, config, text, layer, table) {
     heads: trace.headAnalysis(),
     tensors,
     candidates: tensors.probs ? candidatesOf(tensors.probs) : null,
+    attributions: tensors.probs ? trace.attributions() : null,
   };
+}
+
+// The gradient pass's metrics (catalog.headMetrics with gradient: head importance) of every head of
+// `model` on these ids, written into the head analysis beside the attention's own.
+function addImportance(heads, model, ids) {
+  const importance = model.headImportance(ids);
+  const metrics = catalog.headMetrics.filter((m) => m.gradient).map((m) => m.id);
+  importance.layers.forEach((layer, l) => layer.heads.forEach((head, hd) => {
+    for (const id of metrics) heads.layers[l].heads[hd][id] = head[id];
+  }));
 }
 
 // Once per run, here: a GPT-2 row is 50,257 probabilities.
@@ -218,9 +234,24 @@ export class Engine {
     try {
       const result = snapshot(trace, model.config, settings.text, layer, this.mha.stageTable);
       if (tokenizer) result.vocabText = predictedTexts(result, tokenizer);
+      // The trained model's heads, also by what losing each would cost on this text (a backward
+      // pass of a few thousand weights; random ones learnt nothing to lose).
+      if (settings.model === 'trained') addImportance(result.heads, model, result.ids);
       return result;
     } finally {
       trace.delete();
+    }
+  }
+
+  // The trained model's pruning curve on catalog.importance's sequences of its task (Model.prune):
+  // where no worker can compute it (pruning.js).
+  pruneTrained() {
+    if (!this.trained) throw new this.mha.MhaError(this.missing);
+    const model = new this.mha.Model();
+    try {
+      return model.loadModel(this.trained).prune();
+    } finally {
+      model.delete();
     }
   }
 

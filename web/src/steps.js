@@ -96,7 +96,7 @@ const STEPS = [
       (config.kvHeads < config.heads ? ` &nbsp;·&nbsp; g(h) = ⌊h / ${config.heads / config.kvHeads}⌋` : ' &nbsp;·&nbsp; g(h) = h'),
     view: attendView,
     parts: attendParts, // redrawn part by part (see sections.js)
-    depends: ['attendMode', 'head', 'worked'],
+    depends: ['attendMode', 'head', 'worked', 'pruning'],
   },
   {
     id: 'concat',
@@ -108,7 +108,9 @@ const STEPS = [
   {
     id: 'output',
     text: ({ lang }) => t(lang, 'output.text'),
-    formula: ({ config }) => `y = concat·W${sub('O')}<sup>T</sup> + b${sub('O')} &nbsp;·&nbsp; W${sub('O')}: ${config.dModel} × ${config.dModel}`,
+    formula: ({ config }) =>
+      `y = concat·W${sub('O')}<sup>T</sup> + b${sub('O')} &nbsp;·&nbsp; W${sub('O')}: ${config.dModel} × ${config.dModel}<br>` +
+      `= Σ${sub('h')} head_write${sub('h')} + b${sub('O')}, &nbsp; head_write${sub('h')} = head_out${sub('h')} · W${sub('O')}[:, h·d${sub('head')} : (h+1)·d${sub('head')}]<sup>T</sup>`,
     view: outputView,
   },
   {
@@ -126,8 +128,11 @@ const STEPS = [
   {
     id: 'predict',
     text: ({ lang }) => t(lang, 'predict.text'),
-    formula: () => `p(next token = v | position i) = softmax(logits${sub('i')})${sub('v')}`,
+    formula: ({ config }) =>
+      `p(next token = v | position i) = softmax(logits${sub('i')})${sub('v')}<br>` +
+      `logit${sub('v')} = ${config.layerNorm ? `W${sub('U')}[v] · γ ⊙ (x − x̄)/σ` : `W${sub('U')}[v] · x`}, x = embedding + Σ${sub('l,h')} head_write${sub('l,h')}${config.mlp ? ` + Σ${sub('l')} mlp${sub('l')}` : ''} + biases`,
     view: predictView,
+    depends: ['position'],
   },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
 

@@ -3,7 +3,8 @@
 // arrive as bytes once per file. Messages:
 //   in   {id, settings, weights: null | {key, layout, layer, bytes?}}   (bytes only when new to it)
 //   out  {id, result, ms} | {id, error: {message, phase, field, code, params}} (MhaError) | {id, fatal: message}
-// A message with a `train` field goes to the training loop instead (training.js).
+// A message with a `train` field goes to the training loop instead (training.js); one with
+// {prune: {bytes}} computes that model's pruning curve: out {curve} | {fatal} (pruning.js).
 import { Engine } from './engine.js';
 import { trainingMessage } from './training.js';
 import { inflateWasm } from './inflateWasm.js';
@@ -24,6 +25,17 @@ self.onmessage = async (ev) => {
   }
   if (ev.data.train) {
     trainingMessage(mha, ev.data, (msg, transfer) => self.postMessage(msg, transfer || []));
+    return;
+  }
+  if (ev.data.prune) {
+    const model = new mha.Model();
+    try {
+      self.postMessage({ curve: model.loadModel(ev.data.prune.bytes).prune() });
+    } catch (e) {
+      self.postMessage({ fatal: String((e && e.message) || e) });
+    } finally {
+      model.delete();
+    }
     return;
   }
   if (!engine) engine = new Engine(mha);

@@ -13,6 +13,7 @@ import { tokenLabels, tokenName } from '../../format.js';
 import { exportButtons, relabelExport, figureBase, plainText } from '../parts/exportButtons.js';
 import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
+import { pruningPanel } from './pruning.js';
 import { maskOffKey } from '../../attributes.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
@@ -279,6 +280,8 @@ export function attendParts(state, actions) {
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
     { key: [result, lang], make: () => headsPanel(state, actions) },
+    // the trained model's: its task is known, so what losing its heads costs is measured
+    { key: [state.pruning, result, lang], make: () => (state.settings.model === 'trained' ? pruningPanel(state, actions) : null) },
     { key: [result, lang, attendMode, state.head], make: () => headDetail(state) },
     { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }) },
     { key: [state.worked, lang], make: () => workedView(state) },
