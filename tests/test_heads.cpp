@@ -23,14 +23,7 @@
 
 namespace {
 
-std::vector<uint8_t> read_or_fail(const std::string& path, const std::string& how) {
-  try {
-    return mha::read_file(path);
-  } catch (const mha::Error&) {
-    FAIL("missing " << path << "; " << how);
-  }
-  return {};
-}
+using mha_test::read_or_fail;
 
 const char* const kRegenerate = "regenerate with: /usr/bin/python3 tests/reference/make_model_reference.py";
 

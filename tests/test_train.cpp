@@ -16,14 +16,7 @@
 
 namespace {
 
-std::vector<uint8_t> read_or_fail(const std::string& path, const std::string& how) {
-  try {
-    return mha::read_file(path);
-  } catch (const mha::Error&) {
-    FAIL("missing " << path << "; " << how);
-  }
-  return {};
-}
+using mha_test::read_or_fail;
 
 std::vector<uint8_t> reference_file(const std::string& name) {
   return read_or_fail(std::string(MHA_REFERENCE_DIR) + "/" + name,

@@ -34,14 +34,14 @@ function withModel(file, body) {
   }
 }
 
-function caught(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected an MhaError');
-}
+// fn must throw an MhaError with this code (and these params, when given).
+const refuses = (fn, code, params) =>
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof mha.MhaError, String(e));
+    assert.equal(e.code, code);
+    if (params) assert.deepEqual(e.params, params);
+    return true;
+  });
 
 test('the logit split in WASM is the CLI\'s (mha attribute --json), its parts summing to the logit', () => {
   for (const [file, position, token] of [[shipped, -1, -1], [shipped, 7, 4], [reference, 2, 17]]) {
@@ -127,18 +127,13 @@ test('bad requests are MhaErrors with their codes, and leave the model and the t
   withModel(shipped, (model) => {
     const trace = model.runIds([0, 1, 2]);
     try {
-      let e = caught(() => trace.attribute({ position: 3 }));
-      assert.equal(e.code, 'position_outside_text');
-      assert.equal(e.field, 'position');
-      assert.deepEqual(e.params, { position: '3', last: '2' });
-      e = caught(() => trace.attribute({ token: 64 }));
-      assert.equal(e.code, 'token_outside_vocabulary');
-      e = caught(() => trace.attribute({ position: 1.5 }));
-      assert.equal(e.code, 'not_whole');
-      e = caught(() => model.prune({ samples: 0 }));
-      assert.equal(e.code, 'out_of_range');
-      assert.equal(e.params.max, String(mha.catalog.importance.maxSamples));
-      assert.match(caught(() => model.headImportance()).message, /give a text, ids, or \{samples\}/);
+      refuses(() => trace.attribute({ position: 3 }), 'position_outside_text', { position: '3', last: '2' });
+      assert.throws(() => trace.attribute({ position: 3 }), (e) => e.field === 'position');
+      refuses(() => trace.attribute({ token: 64 }), 'token_outside_vocabulary');
+      refuses(() => trace.attribute({ position: 1.5 }), 'not_whole');
+      refuses(() => model.prune({ samples: 0 }), 'out_of_range');
+      assert.throws(() => model.prune({ samples: 0 }), (e) => e.params.max === String(mha.catalog.importance.maxSamples));
+      assert.throws(() => model.headImportance(), /give a text, ids, or \{samples\}/);
       assert.equal(trace.attribute({ position: 1 }).position, 1);
     } finally {
       trace.delete();
@@ -147,9 +142,9 @@ test('bad requests are MhaErrors with their codes, and leave the model and the t
   const single = new mha.Model({ dModel: 8, heads: 2 });
   const trace = single.runText('a b');
   try {
-    assert.equal(caught(() => trace.attribute()).code, 'needs_blocks');
-    assert.equal(caught(() => single.prune()).code, 'needs_blocks');
-    assert.equal(caught(() => single.headImportance('a b')).code, 'needs_blocks');
+    refuses(() => trace.attribute(), 'needs_blocks');
+    refuses(() => single.prune(), 'needs_blocks');
+    refuses(() => single.headImportance('a b'), 'needs_blocks');
   } finally {
     trace.delete();
     single.delete();
