@@ -127,8 +127,13 @@ test('the predict stage\'s bars sum to the logit shown and are the CLI\'s split;
   assert.ok(out.worst < 1e-5, `every row of y is the heads' writes plus the same b_O (${out.worst})`);
   await page.locator('section[data-stage="output"]').screenshot({ path: path.join(SHOTS, 'output-head-writes.png') });
 
-  // The heads panel gives each head of the trained model its importance, as the CLI measures it on this text.
+  // The heads panel gives each head of the trained model its importance, as the CLI measures it on
+  // this text (computed off the main thread, so it comes a moment after the run).
   await page.evaluate(() => window.mhaPage.goTo('attend'));
+  await page.waitForFunction(() => {
+    const s = document.querySelector('mha-demo').state;
+    return s.importance && s.importance.ids.join() === s.result.ids.join();
+  }, null, { timeout: WAIT });
   const shown = await page.evaluate(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('.heads-table td[data-metric="importance"] .metric-value')].map((e) => e.textContent));
   const heads = JSON.parse(cli(['heads', '--model', pageModel, '--text', b.text, '--importance', '--json']));
   assert.deepEqual(shown, heads.layers[1].heads.map((h) => h.importance.toFixed(2)));

@@ -23,7 +23,8 @@ export function initialState() {
     weights: null, // one attention layer's weights: {url, layout, layer, bytes, failed?, file?}
     opening: null, // a file being opened (modelSources.js): {name, read, total} in bytes, else null
     position: null, // the position whose prediction the predict stage splits into its parts (null: the last)
-    pruning: null, // the trained model's pruning curve (pruning.js): {steps} once computed, {error} if it failed
+    pruning: null, // the trained model's pruning curve (analyses.js): {steps} once computed, {error} if it failed
+    importance: null, // its heads' importance on the last text it came for (analyses.js): {ids, layers: [{heads: [{importance, …}]}]}
   };
 }
 

@@ -14,7 +14,7 @@ import { createStore } from './store.js';
 import { initialState } from './demoState.js';
 import { t } from './i18n.js';
 import { Engine } from './engine.js';
-import { computePruning } from './pruning.js';
+import { createAnalyses } from './analyses.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
@@ -176,6 +176,7 @@ export class MhaDemo extends HTMLElement {
   // A demo taken off the page lets its worker go; a new one starts with the next large run.
   disconnectedCallback() {
     if (this._worker) this._worker.stop();
+    if (this._analyses) this._analyses.stop();
     if (this._training) this._training.pause();
   }
 
@@ -350,7 +351,7 @@ export class MhaDemo extends HTMLElement {
       this._lastStageIds = ids;
     }
     if (changed.has('result')) this._attributes.resultArrived(state);
-    if (changed.has('result') && state.settings.model === 'trained' && !this._pruning && this._trained) this._startPruning();
+    if (changed.has('result') && state.settings.model === 'trained' && this._trained) this._analyse(state.result);
     if (['errors', 'attrErrors', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
     if (changed.has('errors') || changed.has('attrErrors')) this._reportErrors(state);
     if (changed.has('stage') && state.result) this.dispatchEvent(new CustomEvent('stagechange', { detail: { stage: state.stage }, bubbles: true, composed: true }));
@@ -370,13 +371,24 @@ export class MhaDemo extends HTMLElement {
     if (changed.has('errors') && firstError) this._failReady(new Error(messageOf(firstError)));
   }
 
-  // The trained model's pruning curve, once (pruning.js): in a worker of its own where there is one.
-  _startPruning() {
-    const makeWorker = this._workerURL ? () => new Worker(this._workerURL()) : null;
-    this._pruning = computePruning(makeWorker, this._trained, () => this._engine.pruneTrained()).then(
-      (curve) => this._store.set({ pruning: curve }),
-      (e) => this._store.set({ pruning: { error: String((e && e.message) || e) } }),
-    );
+  // The trained model's gradient passes (analyses.js, in a worker of their own where there is one):
+  // its pruning curve once, and its heads' importance on each text, the latest text's only.
+  _analyse(result) {
+    if (!this._analyses) {
+      const makeWorker = this._workerURL ? () => new Worker(this._workerURL()) : null;
+      this._analyses = createAnalyses(makeWorker, this._trained, (message) => this._engine.analyseTrained(message));
+      this._analyses.ask({ prune: true }).then(
+        (curve) => this._store.set({ pruning: curve }),
+        (e) => this._store.set({ pruning: { error: String((e && e.message) || e) } }),
+      );
+    }
+    const { ids } = result;
+    const wanted = (this._importanceFor = ids.join());
+    const known = this._store.state.importance;
+    if (known && known.ids.join() === wanted) return;
+    this._analyses.ask({ importance: ids }).then((importance) => {
+      if (this._importanceFor === wanted) this._store.set({ importance: { ids, ...importance } });
+    }, () => {}); // the panel keeps showing — for it
   }
 
   // One `error` event per new message.

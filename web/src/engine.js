@@ -52,15 +52,6 @@ function snapshot(trace, config, text, layer, table) {
   };
 }
 
-// The gradient pass's metrics (catalog.headMetrics with gradient: head importance) of every head of
-// `model` on these ids, written into the head analysis beside the attention's own.
-function addImportance(heads, model, ids) {
-  const importance = model.headImportance(ids);
-  const metrics = catalog.headMetrics.filter((m) => m.gradient).map((m) => m.id);
-  importance.layers.forEach((layer, l) => layer.heads.forEach((head, hd) => {
-    for (const id of metrics) heads.layers[l].heads[hd][id] = head[id];
-  }));
-}
 
 // Once per run, here: a GPT-2 row is 50,257 probabilities.
 function candidatesOf(probs) {
@@ -234,25 +225,18 @@ export class Engine {
     try {
       const result = snapshot(trace, model.config, settings.text, layer, this.mha.stageTable);
       if (tokenizer) result.vocabText = predictedTexts(result, tokenizer);
-      // The trained model's heads, also by what losing each would cost on this text (a backward
-      // pass of a few thousand weights; random ones learnt nothing to lose).
-      if (settings.model === 'trained') addImportance(result.heads, model, result.ids);
       return result;
     } finally {
       trace.delete();
     }
   }
 
-  // The trained model's pruning curve on catalog.importance's sequences of its task (Model.prune):
-  // where no worker can compute it (pruning.js).
-  pruneTrained() {
+  // A gradient pass of the trained model (analyses.js) where no worker can run it: its pruning
+  // curve ({prune: true}) or its heads' importance on ids ({importance: ids}).
+  analyseTrained({ prune, importance }) {
     if (!this.trained) throw new this.mha.MhaError(this.missing);
-    const model = new this.mha.Model();
-    try {
-      return model.loadModel(this.trained).prune();
-    } finally {
-      model.delete();
-    }
+    if (!this.analysed) this.analysed = new this.mha.Model().loadModel(this.trained);
+    return prune ? this.analysed.prune() : this.analysed.headImportance(importance);
   }
 
   // The worked example's tiny model, run on its fixed text.

@@ -96,7 +96,7 @@ const STEPS = [
       (config.kvHeads < config.heads ? ` &nbsp;·&nbsp; g(h) = ⌊h / ${config.heads / config.kvHeads}⌋` : ' &nbsp;·&nbsp; g(h) = h'),
     view: attendView,
     parts: attendParts, // redrawn part by part (see sections.js)
-    depends: ['attendMode', 'head', 'worked', 'pruning'],
+    depends: ['attendMode', 'head', 'worked', 'pruning', 'importance'],
   },
   {
     id: 'concat',

@@ -276,12 +276,16 @@ function headDetail(state) {
 // (a new result, another head); a new language or weights-or-scores choice rebuilds them.
 export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
+  const trained = state.settings.model === 'trained';
   return [
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
-    { key: [result, lang], make: () => headsPanel(state, actions) },
-    // the trained model's: its task is known, so what losing its heads costs is measured
-    { key: [state.pruning, result, lang], make: () => (state.settings.model === 'trained' ? pruningPanel(state, actions) : null) },
+    { key: [result, lang, state.importance], make: () => headsPanel(state, actions) },
+    // the trained model's: its task is known, so what losing its heads costs is measured (another
+    // model has none: one key for all its states, so nothing is made again)
+    trained
+      ? { key: [state.pruning, result, lang], make: () => pruningPanel(state, actions) }
+      : { key: [null], make: () => null },
     { key: [result, lang, attendMode, state.head], make: () => headDetail(state) },
     { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }) },
     { key: [state.worked, lang], make: () => workedView(state) },
