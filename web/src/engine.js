@@ -52,7 +52,6 @@ function snapshot(trace, config, text, layer, table) {
   };
 }
 
-
 // Once per run, here: a GPT-2 row is 50,257 probabilities.
 function candidatesOf(probs) {
   const [, T, V] = probs.shape;
