@@ -10,7 +10,7 @@
 // Where things go: a new attribute into MhaDemoAttributes; a new method or property into
 // MhaDemoElement; a new event into MhaDemoEventMap (its detail as an interface beside the others).
 
-import type { HeadAnalysis, HeadLabel, LayerLayout, Layout, ModelConfig, StageId } from './mha';
+import type { Attributions, HeadAnalysis, HeadImportance, HeadLabel, LayerLayout, Layout, ModelConfig, PruneCurve, StageId } from './mha';
 
 export {};
 
@@ -118,6 +118,8 @@ export interface MhaDemoResult {
   heads: HeadAnalysis | null;
   /** Every tensor of the run by its trace name (the layer shown's also under their single-layer names). */
   tensors: Record<string, { stage: StageId; shape: number[]; data: Float32Array }>;
+  /** A model that predicts: every position's first choice split into what wrote it (Trace.attributions()). */
+  attributions: Attributions | null;
 }
 
 /** el.state: one demo's store, read-only (set attributes or call methods to change it). */
@@ -134,6 +136,12 @@ export interface MhaDemoState {
   readonly fatal: string | null;
   /** A file being opened, in bytes. */
   readonly opening: { name: string; read: number; total: number } | null;
+  /** The position whose prediction the predict stage splits into its parts; null: the last. */
+  readonly position: number | null;
+  /** The trained model's pruning curve, once computed (in a worker); {error} if it could not be. */
+  readonly pruning: PruneCurve | { error: string } | null;
+  /** The trained model's head importance on the text it was last computed for (in a worker). */
+  readonly importance: (HeadImportance & { ids: number[] }) | null;
 }
 
 /** el.training: the training panel's run (trained model, full controls), or null where there is none. */

@@ -20,6 +20,10 @@ if (el) {
     demo.pause();
     demo.resetTraining(3);
     console.log(demo.training?.step);
+    // What each head contributes, as the demo shows it: the picked position's parts, the pruning curve.
+    const split = demo.state.result?.attributions;
+    const steps = demo.state.pruning && 'steps' in demo.state.pruning ? demo.state.pruning.steps.length : 0;
+    console.log(split ? split.values[split.parts.length * (demo.state.position ?? split.positions - 1)] : 0, steps);
   });
   el.setAttribute('heads', '4');
   el.setAttribute('controls', 'minimal');
