@@ -126,7 +126,7 @@ export function predictView(state, actions) {
     const switchedOff = result.config.model !== 'single' ? s.settings.switchedOff : [];
     if (switchedOff.length) {
       setText(off, t(lang, 'predict.off', { list: switchedOff.map(([l, hd]) => `${l}.${hd}`).join(', ') }));
-      if (off.parentNode !== view) view.append(off);
+      if (off.parentNode !== view) view.insertBefore(off, why); // under the summary (why: null appends)
     } else if (off.parentNode) off.remove();
     return true;
   }
