@@ -5,7 +5,7 @@
 // each shape's leading 1:
 //   embed      token_embedding, position_encoding, x
 //   each block ln_1 (GPT-2) → project q, k, v → split q_heads, k_heads, v_heads → rope q_rot, k_rot
-//              (Llama) → attend raw_scores, scores, weights, head_out → concat → output head_write, y →
+//              (Llama) → attend raw_scores, scores, weights, head_out → concat → output y, head_write →
 //              residual resid_mid → ln_2, mlp_pre, mlp_hidden, mlp_out, resid_out (GPT-2)
 //   head       ln_f (GPT-2) → logits → probs
 // A single attention layer (Preset::single) is one block without residual, LayerNorm or MLP.
