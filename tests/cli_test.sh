@@ -192,6 +192,7 @@ raw = data[8 + n + a:8 + n + b]
 print(",".join(str(v) for v in struct.unpack("<%dq" % (len(raw) // 8), raw)))
 EOF
 }
+G_TINY="$DATA/tiny_gpt2.model.safetensors"
 for c in tiny_gpt2 tiny_attn_only tiny_recall; do
   ids=$(ids_of "$DATA/$c.expected.safetensors")
   run trace --model "$DATA/$c.model.safetensors" --ids "$ids" --out "$c.trace.safetensors"
@@ -234,6 +235,66 @@ else
 fi
 run heads --model small.safetensors --ids 0,1,2,3,1,2,3 --ablate 1.0
 if [ "$rc" -eq 0 ] && grep -q "label" stdout.txt && grep -q "similarity" stdout.txt; then pass "heads prints a table and similarity"; else fail "heads prints a table" "exit code $rc"; fi
+
+# What each head contributes: attribution, importance, pruning
+run heads --model small.safetensors --ids 0,1,2,3,1,2,3 --importance --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json; d = json.load(open("stdout.txt"))
+for layer in d["layers"]:
+    norm = sum(h["importance_normalised"] ** 2 for h in layer["heads"])
+    assert all(h["importance"] >= 0 for h in layer["heads"]) and abs(norm - 1) < 1e-9, layer'; then
+  pass "heads --importance --json: each head's importance, normalised by its layer's l2 norm"
+else
+  fail "heads --importance --json" "exit code $rc"
+fi
+run heads --model small.safetensors --ids 0,1,2,3,1,2,3 --json
+if [ "$rc" -eq 0 ] && python3 -c 'import json; d = json.load(open("stdout.txt")); assert d["layers"][0]["heads"][0]["importance"] is None'; then
+  pass "heads --json without --importance: importance null"
+else
+  fail "heads --json without --importance: importance null" "exit code $rc"
+fi
+for c in tiny_gpt2 tiny_attn_only; do
+  run attribute --model "$DATA/$c.model.safetensors" --ids "$(ids_of "$DATA/$c.expected.safetensors")" --position 5 --token 3 --json
+  if [ "$rc" -eq 0 ] && python3 -c '
+import json; d = json.load(open("stdout.txt"))
+kinds = [p["kind"] for p in d["parts"]]
+assert d["position"] == 5 and d["token"] == 3 and kinds[0] == "embedding" and kinds[-1] == "bias" and kinds.count("head") == 8, kinds
+assert abs(sum(p["value"] for p in d["parts"]) - d["logit"]) <= 1e-5 * max(1, abs(d["logit"]))'; then
+    pass "attribute --json on $c: the embedding, 8 heads, the biases, summing to the logit"
+  else
+    fail "attribute --json on $c" "exit code $rc"
+  fi
+done
+run attribute --model "$DATA/tiny_gpt2.model.safetensors" --ids 1,5,9,1,5
+if [ "$rc" -eq 0 ] && grep -q "^logit of #[0-9]* (id [0-9]*) after #5 at position 4:" stdout.txt && grep -q "^  mlp 1 " stdout.txt \
+  && grep -q "^  sum " stdout.txt; then
+  pass "attribute prints the last position's first choice, every part ranked, and the sum"
+else
+  fail "attribute prints a ranked table" "exit code $rc"
+fi
+SHIPPED="$DATA/../../../models/induction.safetensors"
+run prune --model "$SHIPPED" --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json; steps = json.load(open("stdout.txt"))["steps"]
+assert len(steps) == 9 and steps[0]["removed"] == [] and len(steps[-1]["removed"]) == 8
+assert any(len(s["removed"]) >= 3 and s["accuracy"] >= 0.9 for s in steps) and steps[-1]["accuracy"] <= 0.2, steps'; then
+  pass "prune on the shipped model: 3 or more heads go keeping accuracy >= 0.9; with all 8 gone it is <= 0.2"
+else
+  fail "prune on the shipped model shows redundancy" "exit code $rc"
+fi
+run prune --model "$SHIPPED" --samples 8 --seed 3
+if [ "$rc" -eq 0 ] && grep -q "8 sequences of its task, seed 3" stdout.txt && [ "$(grep -cE '^ +[0-9] +([0-9]\.[0-9]|—) ' stdout.txt)" -eq 9 ]; then
+  pass "prune prints nine steps, nothing removed to every head removed"
+else
+  fail "prune prints its steps" "exit code $rc"
+fi
+expect_error "attribute at a position outside the text" none.txt attribute --model "$G_TINY" --ids 1,2,3 --position 3
+expect_error "attribute of a token outside the vocabulary" none.txt attribute --model "$G_TINY" --ids 1,2,3 --token 999
+expect_error "attribute of one attention layer" none.txt attribute --text "hi there"
+expect_error "heads --samples without --importance" none.txt heads --model "$G_TINY" --ids 1,2,3 --samples 4
+expect_error "prune of a file holding one attention layer" none.txt prune --model "$DATA/pytorch_mha.weights.safetensors"
+expect_usage_error "prune without --model" none.txt prune
+expect_usage_error "prune --samples 0" none.txt prune --model "$SHIPPED" --samples 0
 
 run predict --model "$DATA/tiny_attn_only.model.safetensors" --layout attn-only --ids 0,5,9,5 --top 2
 if [ "$rc" -eq 0 ] && grep -q "first choice right at" stdout.txt; then

@@ -47,7 +47,8 @@ TEST_CASE("我是秦始皇 at d_model 512 with 8 heads has the shapes every tuto
       {"q", {1, 5, 512}},               {"k", {1, 5, 512}},                 {"v", {1, 5, 512}},
       {"q_heads", {1, 8, 5, 64}},       {"k_heads", {1, 8, 5, 64}},         {"v_heads", {1, 8, 5, 64}},
       {"raw_scores", {1, 8, 5, 5}},     {"scores", {1, 8, 5, 5}},           {"weights", {1, 8, 5, 5}},
-      {"head_out", {1, 8, 5, 64}},      {"concat", {1, 5, 512}},            {"y", {1, 5, 512}}};
+      {"head_out", {1, 8, 5, 64}},      {"concat", {1, 5, 512}},            {"y", {1, 5, 512}},
+      {"head_write", {1, 8, 5, 512}}};
   REQUIRE(t.entries().size() == std::size(expected));
   for (size_t i = 0; i < std::size(expected); ++i) {
     CAPTURE(expected[i].first);

@@ -7,9 +7,12 @@
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
+#include "io/files.h"
+#include "base/error.h"
 #include "base/random.h"
 #include "base/tensor.h"
 #include "io/compare.h"
+#include "io/safetensors.h"
 #include "model/model.h"
 
 namespace mha_test {
@@ -24,6 +27,16 @@ inline mha::Tensor random_tensor(const mha::Shape& shape, uint64_t seed, float s
   mha::Tensor t(shape);
   for (float& v : t.data) v = rng.uniform(-scale, scale);
   return t;
+}
+
+// The bytes of a file the tests need, or a failure that says how to make it.
+inline std::vector<uint8_t> read_or_fail(const std::string& path, const std::string& how) {
+  try {
+    return mha::read_file(path);
+  } catch (const mha::Error&) {
+    FAIL("missing " << path << "; " << how);
+  }
+  return {};
 }
 
 // Whole-tensor check with the reason in the failure message.

@@ -474,7 +474,7 @@ TEST_CASE("one trace refilled by models of other kinds, in turn, holds each run 
     b.run_ids_into(trace, {1, 2, 3});
     CHECK(trace.entries().size() == mha::model_trace_size(b.config()));
     a.run_text_into(trace, "one two");
-    CHECK(trace.entries().size() == 15);
+    CHECK(trace.entries().size() == 16);
     c.run_ids_into(trace, {0, 1});
     CHECK(trace.entries().size() == mha::model_trace_size(c.config()));
     CHECK(trace.get("logits").data == c.run_ids({0, 1}).get("logits").data);

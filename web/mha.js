@@ -33,7 +33,8 @@
     // The core's one table of stages and tensors (cpp/core/model/stages.h): {stages: [{id, family, perLayer}],
     // tensors: [{name, stage, shape, formula}], stagesOf: {single: [ids…], 'attn-only': […], gpt2: […]}}.
     // What the core declares, once (cpp/core/catalog.h): {limits, defaults, ropeBase, presets,
-    // recipes: {induction, inductionSmall, recall}, sweepHeads, phaseChangeScore, headMetrics: [{id, column, abbreviation}],
+    // recipes: {induction, inductionSmall, recall}, sweepHeads, phaseChangeScore, headMetrics: [{id, fraction, abbreviation, gradient}],
+    // importance: {samples, seed, maxSamples},
     // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}], stageTable}.
     const catalog = Object.freeze(JSON.parse(core.catalog()));
     const { stageTable } = catalog;
@@ -72,6 +73,28 @@
       headAnalysis() {
         const text = failedIfNull(this._raw, this._raw.headAnalysis());
         return text ? JSON.parse(text) : null;
+      }
+      // The logit of `token` at `position` split into what wrote it into the residual stream
+      // (cpp/core/analysis/attribution.h): {position, token, logit, parts: [{kind: 'embedding' | 'head' |
+      // 'mlp' | 'bias', layer?, head?, value}]}, the parts summing to the logit. By default the last
+      // position and its first choice. A model that predicts (attn-only, gpt2) only.
+      attribute({ position = -1, token = -1 } = {}) {
+        const { positions, tokens, logits, parts, values } = this._attributions(this._raw.attribute({ position, token }));
+        return {
+          position: positions[0], token: tokens[0], logit: logits[0],
+          parts: parts.map((part, j) => ({ ...part, value: values[j] })),
+        };
+      }
+      // Every position's first choice split the same way, as arrays (one call for a whole text):
+      // {positions: T, tokens: Int32Array, logits: Float64Array, parts: [{kind, layer?, head?}] (the same
+      // at every position), values: Float64Array of T × parts.length, position by position}.
+      attributions() {
+        const raw = this._attributions(this._raw.attributions());
+        return { ...raw, positions: raw.positions.length };
+      }
+      _attributions(raw) {
+        if (raw === null) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
+        return raw;
       }
       stage(name) { return this._need(name, this._raw.stage(name)); }
       shape(name) { return this._need(name, this._raw.shape(name)); }
@@ -162,6 +185,19 @@
         if (!(into instanceof Trace) || !into._raw) throw new MhaError('into must be a Trace that has not been deleted');
         checked(this._raw, this._raw.refillInput(into._raw, x, T));
         return into;
+      }
+      // Each head's importance (Michel et al. 2019, cpp/core/analysis/importance.h): |∂L/∂ξ| of the gate on
+      // its output at ξ = 1, L the mean next-token cross-entropy, over `input` (a text or ids) or, given
+      // {samples}, averaged over that many fresh sequences of the model's task (from {seed}):
+      // {layers: [{heads: [{importance, importance_normalised}]}]}.
+      headImportance(input, { samples, seed } = {}) {
+        return failedIfNull(this._raw, this._raw.headImportance(input === undefined ? null : input, { samples, seed }));
+      }
+      // The pruning curve (cpp/core/analysis/pruning.h): heads removed one at a time, least important
+      // first, on {samples} sequences of the model's task (catalog.importance's defaults):
+      // {steps: [{removed: [[layer, head], …], loss, accuracy}]}, the first with none removed.
+      prune({ samples, seed } = {}) {
+        return failedIfNull(this._raw, this._raw.prune({ samples, seed }));
       }
       get config() { return failedIfNull(this._raw, this._raw.config()); }
       // A weight as {shape, data}: w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o (y = x·Wᵀ + b).

@@ -40,6 +40,8 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("view", &TraceHandle::view)
       .function("config", &TraceHandle::config)
       .function("headAnalysis", &TraceHandle::head_analysis)
+      .function("attribute", &TraceHandle::attribute)
+      .function("attributions", &TraceHandle::attributions)
       .function("lastError", &last_error_of<TraceHandle>)
       .function("lastErrorInfo", &last_error_info_of<TraceHandle>);
 
@@ -56,6 +58,8 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("modelFile", &ModelHandle::model_file)
       .function("setTokenizer", &ModelHandle::set_tokenizer)
       .function("isSeeded", &ModelHandle::is_seeded)
+      .function("headImportance", &ModelHandle::head_importance)
+      .function("prune", &ModelHandle::prune)
       .function("runText", &ModelHandle::run_text, allow_raw_pointers())
       .function("runIds", &ModelHandle::run_ids, allow_raw_pointers())
       .function("runInput", &ModelHandle::run_input, allow_raw_pointers())

@@ -2,8 +2,12 @@
 
 #include <exception>
 
-#include "analysis/head_metrics.h"
+#include "text/bpe_files.h"
 #include "base/error.h"
+#include "analysis/attribution.h"
+#include "analysis/head_metrics.h"
+#include "analysis/importance.h"
+#include "analysis/pruning.h"
 #include "io/layouts.h"
 #include "io/model_builder.h"
 #include "io/model_file.h"
@@ -51,7 +55,10 @@ val uint8_array(const std::vector<uint8_t>& bytes) {
 // ---------- TraceHandle ----------
 
 TraceHandle::~TraceHandle() {
-  if (auto pool = pool_.lock(); pool && pool->size() < 2) pool->push_back(std::move(trace_));
+  if (auto pool = pool_.lock(); pool && pool->size() < 2) {
+    trace_.weights.reset();  // refilled before it is read again: the weights of another model need not wait for it
+    pool->push_back(std::move(trace_));
+  }
 }
 
 const mha::TraceEntry* TraceHandle::entry(const val& name, bool made) const {
@@ -119,6 +126,18 @@ val TraceHandle::head_analysis() const {
     if (trace_.ids.empty()) return val(std::string());
     return val(mha::analysis_to_json(mha::analyse_trace(trace_, config_)).dump());
   });
+}
+
+val TraceHandle::attribute(const val& options) {
+  return run_guarded(val::null(), [&] {
+    const double position = whole_number(options, "position", -1, -1, 2147483647.0);
+    const double token = whole_number(options, "token", -1, -1, 2147483647.0);
+    return attribution_arrays({mha::attribute_logit(trace_, config_, static_cast<int>(position), static_cast<int32_t>(token))});
+  });
+}
+
+val TraceHandle::attributions() {
+  return run_guarded(val::null(), [&] { return attribution_arrays(mha::attribute_each_position(trace_, config_)); });
 }
 
 // ---------- TokenizerHandle ----------
@@ -258,6 +277,33 @@ std::string ModelHandle::refill_input(TraceHandle& into, const val& x, const val
     model_.run_input_into(trace, std::move(input));
     into.refill(std::move(trace), model_.config());
   });
+}
+
+namespace {
+// options.samples fresh sequences of the model's task from options.seed (importance.h's defaults when
+// missing), or none when samples is missing and `defaults` is false.
+std::vector<mha::TaskSample> samples_of(const mha::Config& c, const val& options, bool defaults) {
+  const val given = options.isUndefined() || options.isNull() ? val::object() : options;
+  const double samples = whole_number(given, "samples", defaults ? mha::kImportanceSamples : 0, 1, mha::kMaxImportanceSamples);
+  const double seed = whole_number(given, "seed", static_cast<double>(mha::kImportanceSeed), 0, 9007199254740991.0);
+  if (samples == 0) return {};
+  return mha::task_samples(c, static_cast<int>(samples), static_cast<uint64_t>(seed));
+}
+}  // namespace
+
+val ModelHandle::head_importance(const val& input, const val& options) {
+  return run_guarded(val::null(), [&] {
+    std::vector<mha::TaskSample> samples = samples_of(model_.config(), options, false);
+    if (samples.empty()) {
+      if (input.isUndefined() || input.isNull()) throw mha::Error("give a text, ids, or {samples} of the model's task");
+      samples.push_back(mha::next_token_sample(input.isString() ? model_.run_text(input.as<std::string>()).ids : ids_from_js(input)));
+    }
+    return importance_object(mha::head_importance(model_, samples));
+  });
+}
+
+val ModelHandle::prune(const val& options) {
+  return run_guarded(val::null(), [&] { return prune_object(mha::prune_heads(model_, samples_of(model_.config(), options, true))); });
 }
 
 val ModelHandle::config() const {

@@ -69,6 +69,11 @@ class TraceHandle : public LastError {
   mha::Trace take() { return std::move(trace_); }
   // head_metrics.h's analysis of every layer as JSON text, "" when the run had no tokens, or null.
   val head_analysis() const;
+  // attribution.h's split of one logit (options: {position, token}, each missing or -1 for the last
+  // position and its first choice), or of every position's first choice (attributions), as
+  // marshal.h's attribution_arrays; null on error (last_error()).
+  val attribute(const val& options);
+  val attributions();
 
  private:
   const mha::TraceEntry* entry(const val& name, bool made) const;  // null: no such tensor
@@ -114,6 +119,13 @@ class ModelHandle : public LastError {
   // The same refilling `into` in place (its storage reused, nothing allocated for the same sizes):
   // "" or the error, after which into's tensors are unspecified.
   std::string refill_input(TraceHandle& into, const val& x, const val& T);
+  // importance.h's head importance (marshal.h's importance_object), or null (last_error()): over fresh
+  // sequences of the model's task when options.samples is given (from options.seed), else over input
+  // (text or ids).
+  val head_importance(const val& input, const val& options);
+  // pruning.h's curve (prune_object) on options.samples sequences of the task from options.seed, or null.
+  val prune(const val& options);
+  bool is_seeded() const { return model_.is_seeded(); }
   void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
   val config() const;                                            // or null
   val weight(const val& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null

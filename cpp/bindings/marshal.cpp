@@ -35,6 +35,7 @@ std::string number_text(double x) {
   std::snprintf(text, sizeof text, "%g", x);
   return text;
 }
+}  // namespace
 
 double whole_number(const val& options, const char* key, double current, double min, double max) {
   const val v = options[key];
@@ -50,6 +51,8 @@ double positive_number(const val& options, const char* key, double current) {
     throw mha::Error(key + std::string(" must be a positive number"));
   return v.as<double>();
 }
+
+namespace {
 
 // The ids of the stages a model walks, in table order.
 val stage_ids(const mha::Config& c) {
@@ -189,6 +192,75 @@ std::vector<float> floats_from_js(const val& array) {
   if (!array.instanceof(float32_array_class()) && !val::global("Array").call<bool>("isArray", array))
     throw mha::Error("x must be a Float32Array or an array of numbers");
   return emscripten::convertJSArrayToNumberVector<float>(array);
+}
+
+val attribution_arrays(const std::vector<mha::LogitAttribution>& attributions) {
+  std::vector<int32_t> positions, tokens;
+  std::vector<double> logits, values;
+  for (const mha::LogitAttribution& a : attributions) {
+    positions.push_back(a.position), tokens.push_back(a.token), logits.push_back(a.logit);
+    for (const mha::LogitPart& p : a.parts) values.push_back(p.value);
+  }
+  val parts = val::array();
+  for (const mha::LogitPart& p : attributions.at(0).parts) {
+    val part = val::object();
+    part.set("kind", std::string(mha::part_kind_name(p.kind)));
+    if (p.layer >= 0) part.set("layer", p.layer);
+    if (p.head >= 0) part.set("head", p.head);
+    parts.call<void>("push", part);
+  }
+  const auto float64_array = [](const std::vector<double>& v) {
+    return val::global("Float64Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+  };
+  val out = val::object();
+  out.set("positions", int32_array(positions));
+  out.set("tokens", int32_array(tokens));
+  out.set("logits", float64_array(logits));
+  out.set("parts", parts);
+  out.set("values", float64_array(values));
+  return out;
+}
+
+val importance_object(const mha::HeadImportance& importance) {
+  val layers = val::array();
+  for (size_t l = 0; l < importance.importance.size(); ++l) {
+    val heads = val::array();
+    for (size_t h = 0; h < importance.importance[l].size(); ++h) {
+      mha::HeadMetrics m;
+      mha::set_gradient_metrics(m, importance, l, h);
+      val head = val::object();
+      for (const mha::HeadMetricSpec& spec : mha::head_metric_table())
+        if (spec.gradient) head.set(spec.id, *(m.*spec.value));
+      heads.call<void>("push", head);
+    }
+    val layer = val::object();
+    layer.set("heads", heads);
+    layers.call<void>("push", layer);
+  }
+  val out = val::object();
+  out.set("layers", layers);
+  return out;
+}
+
+val prune_object(const std::vector<mha::PruneStep>& steps) {
+  val list = val::array();
+  for (const mha::PruneStep& s : steps) {
+    val removed = val::array();
+    for (const auto& [layer, head] : s.removed) {
+      val pair = val::array();
+      pair.call<void>("push", layer);
+      pair.call<void>("push", head);
+      removed.call<void>("push", pair);
+    }
+    val step = val::object();
+    step.set("removed", removed);
+    step.set("loss", s.loss);
+    step.set("accuracy", s.accuracy);
+    list.call<void>("push", step);
+  }
+  val out = val::object();
+  out.set("steps", list);
+  return out;
 }
 
 val float32_array(const std::vector<float>& values) {

@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "base/config.h"
+#include "analysis/attribution.h"
+#include "analysis/importance.h"
+#include "analysis/pruning.h"
 #include "base/tensor.h"
 #include "io/config_json.h"
 #include "text/tokenizer.h"
@@ -43,10 +46,20 @@ std::string file_name_arg(const emscripten::val& value);
 // config.json's text: a string, "" (or undefined/null) for none; parsed, or nullopt
 std::optional<mha::ModelConfigFile> config_json_arg(const emscripten::val& value);
 
+// options[key] as a whole number in [min, max], or `current` when it is missing: otherwise an
+// mha::Error with its code (not_a_number, not_whole, out_of_range) and the key as JavaScript spells it.
+double whole_number(const emscripten::val& options, const char* key, double current, double min, double max);
+
 std::vector<uint8_t> bytes_from_js(const emscripten::val& array);  // Uint8Array or ArrayBuffer
 std::vector<float> floats_from_js(const emscripten::val& array);    // Float32Array or number[]
 emscripten::val float32_array(const std::vector<float>& values);   // a copy owned by JavaScript
 emscripten::val int32_array(const std::vector<int32_t>& values);   // a copy owned by JavaScript
+// Attributions of one model's positions as arrays: {positions, tokens: Int32Array, logits: Float64Array,
+// parts: [{kind, layer?, head?}] (the same at every position), values: Float64Array (positions × parts)}.
+emscripten::val attribution_arrays(const std::vector<mha::LogitAttribution>& attributions);
+// importance_to_json's and prune_to_json's objects (cpp/core/analysis), made as JavaScript objects.
+emscripten::val importance_object(const mha::HeadImportance& importance);
+emscripten::val prune_object(const std::vector<mha::PruneStep>& steps);
 emscripten::val string_array(const std::vector<std::string>& values);
 emscripten::val tokenized_object(const mha::Tokenized& tokenized);  // {tokens: string[], ids: Int32Array}
 // [[layer, head], …] heads switched off -> their gates 0, every other 1; undefined/null: none.

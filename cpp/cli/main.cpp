@@ -2,7 +2,9 @@
 //   mha trace   ... --out TRACE.safetensors   every intermediate tensor, for any other library to check
 //   mha shapes  ...                           each stage with its tensors and shapes, as a learner reads them
 //   mha predict ...                           the next-token candidates at each position
-//   mha heads   ... [--json]                  what each head does, measured, per layer
+//   mha heads   ... [--importance] [--json]   what each head does, measured, per layer (and what it costs to lose)
+//   mha attribute ... [--json]                one logit split into the embedding, each head, each MLP, the biases
+//   mha prune --model F [--json]              heads removed least important first: loss and accuracy after each
 //   mha compare ACTUAL EXPECTED               every tensor of EXPECTED against ACTUAL, relative to its largest value
 //   mha train ... --out MODEL.safetensors     train a small model on the induction or the recall task
 //   mha sweep --heads 1,2,4,...               the recall task at several head counts: why several heads
@@ -20,8 +22,11 @@
 #include "io/files.h"
 #include "io/safetensors.h"
 #include "io/trace_file.h"
+#include "analysis/importance.h"
+#include "attribute_command.h"
 #include "heads_report.h"
 #include "predict_report.h"
+#include "prune_command.h"
 #include "run_options.h"
 #include "shapes_report.h"
 #include "sweep_command.h"
@@ -103,13 +108,23 @@ int main(int argc, char** argv) {
     std::fputs(mha_cli::predict_report(r.trace, top, r.model.tokenizer()).c_str(), stdout);
   });
 
-  bool json = false;
+  bool json = false, importance = false;
+  int samples = 0;
   CLI::App* heads_cmd = app.add_subcommand("heads", "measure what each head does: entropy, previous-token, induction …");
   mha_cli::add_run_options(*heads_cmd, o);
   heads_cmd->add_flag("--json", json, "print JSON instead of a table");
+  heads_cmd->add_flag("--importance", importance,
+                      "add each head's importance, |dL/d gate| at gate 1 (Michel et al. 2019), L the mean next-token "
+                      "cross-entropy over the given ids");
+  heads_cmd->add_option("--samples", samples, "with --importance: average over this many fresh sequences of the model's task instead")
+      ->check(CLI::Range(1, mha::kMaxImportanceSamples));
   heads_cmd->callback([&] {
     const mha_cli::Run r = mha_cli::run(o);
-    const std::vector<mha::LayerAnalysis> layers = mha::analyse_trace(r.trace, r.model.config());
+    std::vector<mha::LayerAnalysis> layers = mha::analyse_trace(r.trace, r.model.config());
+    if (samples > 0 && !importance) throw mha::Error("--samples goes with --importance");
+    if (importance)
+      mha::add_importance(layers, mha::head_importance(r.model, samples > 0 ? mha::task_samples(r.model.config(), samples, mha::kImportanceSeed)
+                                                                             : std::vector<mha::TaskSample>{mha::next_token_sample(r.trace.ids)}));
     if (json) std::printf("%s\n", mha::analysis_to_json(layers).dump(2).c_str());
     else std::fputs(mha_cli::heads_report(layers).c_str(), stdout);
   });
@@ -129,6 +144,8 @@ int main(int argc, char** argv) {
   mha_cli::add_train_command(app, command_line);
   mha_cli::add_sweep_command(app);
   mha_cli::add_tokenize_command(app);
+  mha_cli::add_attribute_command(app, o);
+  mha_cli::add_prune_command(app);
 
   try {
     app.parse(argc, argv);

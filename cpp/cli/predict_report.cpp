@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <numeric>
 #include <vector>
 
 #include "base/error.h"
 
 namespace mha_cli {
+
+std::string token_name(const mha::Trace& trace, const mha::Tokenizer* tokenizer, int32_t id) {
+  for (size_t i = 0; i < trace.ids.size() && i < trace.tokens.size(); ++i)
+    if (trace.ids[i] == id && trace.tokens[i] != std::to_string(id)) return trace.tokens[i];
+  const std::string known = tokenizer ? tokenizer->token_text(id) : std::string();
+  return known.empty() ? "#" + std::to_string(id) : known;
+}
 
 std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenizer* tokenizer) {
   if (!trace.has("probs")) throw mha::Error("a single attention layer has no logits: predict needs a model with blocks");
@@ -17,16 +23,7 @@ std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenize
   const int T = static_cast<int>(probs.shape[1]), V = static_cast<int>(probs.shape.back());
   const int K = probs.shape.size() == 4 ? static_cast<int>(probs.shape[2]) : 1;
   top = std::max(1, std::min(top, V));
-  // An id is shown as the text it had in this run (first occurrence), else as its vocabulary
-  // entry, else as #id.
-  std::map<int32_t, std::string> text_of;
-  for (size_t i = 0; i < trace.ids.size() && i < trace.tokens.size(); ++i) text_of.emplace(trace.ids[i], trace.tokens[i]);
-  const auto name = [&](int32_t id) {
-    const auto it = text_of.find(id);
-    if (it != text_of.end() && it->second != std::to_string(id)) return it->second;
-    const std::string known = tokenizer ? tokenizer->token_text(id) : std::string();
-    return known.empty() ? "#" + std::to_string(id) : known;
-  };
+  const auto name = [&](int32_t id) { return token_name(trace, tokenizer, id); };
 
   std::string out = K == 1 ? "next-token prediction, top " + std::to_string(top) +
                                  " at each position (✓: the first choice is the token that follows)\n"

@@ -13,4 +13,7 @@ namespace mha_cli {
 // tokenizer (may be null): names predicted ids that are not in the text, where it has a vocabulary.
 std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenizer* tokenizer = nullptr);
 
+// An id as the text it had in this run (first occurrence), else as its vocabulary entry, else as #id.
+std::string token_name(const mha::Trace& trace, const mha::Tokenizer* tokenizer, int32_t id);
+
 }  // namespace mha_cli

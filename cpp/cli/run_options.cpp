@@ -105,6 +105,8 @@ std::optional<mha::ModelConfigFile> config_file_for(const RunOptions& o) {
   return mha::parse_config_json(std::string(bytes.begin(), bytes.end()), path);
 }
 
+}  // namespace
+
 mha::Model load_model(const RunOptions& o) {
   if (o.rope_base > 0 && (o.weights_path.empty() || o.layout != "llama"))
     throw mha::Error("--rope-base goes with --weights and --layout llama: only Llama's layers turn q and k by position");
@@ -137,8 +139,6 @@ mha::Model load_model(const RunOptions& o) {
   return mha::Model::from_safetensors(config, bytes.data(), bytes.size(), mha::parse_layout(layout), o.layer,
                                       o.weights_path);
 }
-
-}  // namespace
 
 Run run(const RunOptions& o) {
   if (!o.has_text && o.ids.empty() && o.input_path.empty())

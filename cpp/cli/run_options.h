@@ -35,6 +35,8 @@ struct Run {
 // The model the options describe (random, --weights or --model) and one run of it on --text, --ids
 // or --input. Throws mha::Error with a one-line reason.
 Run run(const RunOptions& o);
+// The model alone.
+mha::Model load_model(const RunOptions& o);
 
 // "1.0,1.3" -> the gates of heads 1.0 and 1.3 at 0, every other head's at 1 (empty list: none);
 // an error names a head the model does not have.

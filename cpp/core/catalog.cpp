@@ -1,6 +1,7 @@
 #include "catalog.h"
 
 #include "analysis/head_metrics.h"
+#include "analysis/importance.h"
 #include "base/config.h"
 #include "base/error_codes.h"
 #include "model/stages.h"
@@ -57,7 +58,7 @@ json stage_table_json() {
 json catalog() {
   json metrics = json::array();
   for (const HeadMetricSpec& m : head_metric_table())
-    metrics.push_back({{"id", m.id}, {"fraction", m.fraction}, {"abbreviation", m.abbreviation}});
+    metrics.push_back({{"id", m.id}, {"fraction", m.fraction}, {"abbreviation", m.abbreviation}, {"gradient", m.gradient}});
   json rules = json::array();
   for (const LabelRule& r : head_label_rules()) rules.push_back({{"label", r.id}, {"metric", r.metric}, {"atLeast", r.threshold}});
   json errors = json::array();
@@ -88,6 +89,7 @@ json catalog() {
       {"sweepHeads", sweep_heads()},
       {"phaseChangeScore", kPhaseChangeScore},
       {"headMetrics", metrics},
+      {"importance", {{"samples", kImportanceSamples}, {"seed", kImportanceSeed}, {"maxSamples", kMaxImportanceSamples}}},
       {"labelRules", rules},
       {"errorCodes", errors},
       {"stageTable", stage_table_json()},

@@ -65,7 +65,7 @@ for (const c of configs) {
       assert.deepEqual(Array.from(trace.ids()), Array.from(native.tensors.ids.data, Number));
       const names = trace.names();
       assert.deepEqual(names, ['token_embedding', 'position_encoding', 'x', 'q', 'k', 'v', 'q_heads', 'k_heads',
-        'v_heads', 'raw_scores', 'scores', 'weights', 'head_out', 'concat', 'y']);
+        'v_heads', 'raw_scores', 'scores', 'weights', 'head_out', 'concat', 'y', 'head_write']);
       for (const name of names) {
         assert.deepEqual(trace.shape(name), native.tensors[name].shape, `${name} shape`);
         assertBitIdentical(trace.data(name), native.tensors[name].data, name);

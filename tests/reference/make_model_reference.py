@@ -13,6 +13,9 @@ Writes into tests/reference/data/, for each of tiny_gpt2, tiny_attn_only and tin
     <case>.expected.safetensors  ids and every trace tensor of one forward pass (computed in float64)
     <case>.grads.safetensors     a batch, its loss, grad.<param> for every parameter and the
                                  parameters after one and two torch.optim.Adam steps (float64)
+    <case>.heads.safetensors     the gradient of the loss with respect to each head's gate (autograd),
+                                 and the logit of two (position, token) pairs split into the direct
+                                 path, each head, each MLP and the biases (numpy, float64)
 
 The forward is written out by hand in float64 and cross-checked against torch.nn modules in
 float32 before anything is written. Fixed seeds: a rerun gives the same bytes.
@@ -23,10 +26,11 @@ import math
 import os
 import struct
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
-FORMAT_VERSION = "2"  # 2: LayerNorm statistics and mlp_pre, which the backward pass reads
+FORMAT_VERSION = "3"  # 2: LayerNorm statistics and mlp_pre, which the backward pass reads; 3: head_write, heads file
 RECALL_K = 3  # tiny_recall's readouts: logits and probs (1, T, K, vocab), lm_head (K·vocab, d_model)
 COMMAND = "/usr/bin/python3 tests/reference/make_model_reference.py"
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -99,9 +103,10 @@ def gelu(x):
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def forward(p, preset, ids, record=None, readouts=1):
+def forward(p, preset, ids, record=None, readouts=1, gates=None):
     """ids (B, T) -> logits (B, T, V), or (B, T, K, V) for K > 1 readouts. `record` (a dict) receives
-    every trace tensor of sequence 0."""
+    every trace tensor of sequence 0. gates (LAYERS, HEADS): each head's output is multiplied by its
+    gate before the concat (1: on)."""
     Bn, Tn = ids.shape
     dh = D // HEADS
     keep = (lambda name, t: record.__setitem__(name, t[:1].clone())) if record is not None else (lambda name, t: None)
@@ -132,9 +137,13 @@ def forward(p, preset, ids, record=None, readouts=1):
         weights = torch.softmax(scores, dim=-1)
         keep(L + "weights", weights)
         head_out = weights @ vh
+        if gates is not None:
+            head_out = head_out * gates[i].view(1, HEADS, 1, 1)
         keep(L + "head_out", head_out)
         concat = head_out.transpose(1, 2).reshape(Bn, Tn, D)
         keep(L + "concat", concat)
+        w_o = p[h + "attn.c_proj.weight"]  # (in, out): rows h·dh … of head h
+        keep(L + "head_write", torch.stack([head_out[:, j] @ w_o[j * dh:(j + 1) * dh] for j in range(HEADS)], 1))
         y = concat @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
         keep(L + "y", y)
         x = x + y
@@ -234,6 +243,44 @@ def recall_loss(logits, ids):
     return F.cross_entropy(logits.reshape(-1, VOCAB), recall_targets(ids, logits.shape[2]).reshape(-1), ignore_index=-1)
 
 
+def gate_gradient(p, preset, batch, gates):
+    """d(next-token loss)/d(gate) of every head at these gates, by autograd (float64)."""
+    leaf = gates.clone().requires_grad_(True)
+    next_token_loss(forward(p, preset, batch, gates=leaf), batch).backward()
+    return leaf.grad
+
+
+def attribution(p, preset, record, position, token):
+    """The logit of `token` at `position` split into the parts a learner can name, in numpy: the
+    direct path (x), each head's write, each MLP's output without its bias, and every bias (b_O,
+    b_proj and, for GPT-2, ln_f's β). GPT-2's ln_f is linear once its 1/σ at that position is held
+    fixed (TransformerLens's convention): each part is centred, scaled by 1/σ and γ, then read by the
+    token's unembedding row. Rows: embedding, heads (layer-major), MLPs, bias; and the logit."""
+    n = lambda t: t.detach().numpy().astype(np.float64)
+    gpt2 = preset == "gpt2"
+    u = n(p["wte.weight"] if gpt2 else p["lm_head.weight"])[token]
+    if gpt2:
+        gamma, beta, rstd = n(p["ln_f.weight"]), n(p["ln_f.bias"]), n(record["ln_f_rstd"])[0, position]
+        read = lambda v: float(((v - v.mean()) * rstd * gamma) @ u)
+    else:
+        read = lambda v: float(v @ u)
+    parts = [read(n(record["x"])[0, position])]
+    biases = np.zeros(D)
+    for i in range(LAYERS):
+        heads = n(record["layers.%d.head_write" % i])[0, :, position]
+        parts += [read(heads[j]) for j in range(HEADS)]
+        biases += n(p["h.%d.attn.c_proj.bias" % i])
+    for i in range(LAYERS if gpt2 else 0):
+        b_proj = n(p["h.%d.mlp.c_proj.bias" % i])
+        parts.append(read(n(record["layers.%d.mlp_out" % i])[0, position] - b_proj))
+        biases += b_proj
+    parts.append(read(biases) + (float(beta @ u) if gpt2 else 0.0))
+    logit = float(n(record["logits"])[0, position, token])
+    if abs(sum(parts) - logit) > 1e-9 * max(1.0, abs(logit)):
+        raise SystemExit("attribution: the parts sum to %r, the logit is %r" % (sum(parts), logit))
+    return torch.tensor(parts, dtype=torch.float64), logit
+
+
 def make_case(name, preset, seed, readouts=1):
     p = make_params(preset, seed, readouts)
     g = torch.Generator().manual_seed(seed + 1)
@@ -279,7 +326,25 @@ def make_case(name, preset, seed, readouts=1):
     write_safetensors(os.path.join(OUT_DIR, name + ".grads.safetensors"),
                       [("batch_ids", batch), ("loss", loss.detach().reshape(1))] + grads + steps,
                       dict(meta, lr=lr, beta1=betas[0], beta2=betas[1], eps=eps, B=B_GRAD, T=T))
-    print("%s: forward checked against torch.nn (%.1e), %d trace tensors, %d gradients" %
+    if readouts > 1:  # the gates and the attribution read the next-token prediction
+        print("%s: forward checked against torch.nn (%.1e), %d trace tensors, %d gradients" % (name, error, len(record), len(grads)))
+        return
+    # Each head's gate: the gradient at 1 on the batch and on the ids alone (a head's importance,
+    # Michel et al. 2019), and at gates between 0 and 1 (one head off, one at half), on the batch.
+    on = torch.ones(LAYERS, HEADS, dtype=torch.float64)
+    mixed = on.clone()
+    mixed[0, 1], mixed[LAYERS - 1, 2] = 0.0, 0.5
+    heads = [("batch_ids", batch), ("gate_grad", gate_gradient(p, preset, batch, on)),
+             ("gate_grad_ids", gate_gradient(p, preset, ids, on)),
+             ("gates_mixed", mixed), ("gate_grad_mixed", gate_gradient(p, preset, batch, mixed))]
+    # The last position's first choice, and another token at an earlier position.
+    last = int(record["logits"][0, T - 1].argmax())
+    for case, (position, token) in enumerate(((T - 1, last), (5, 3))):
+        parts, logit = attribution(p, preset, record, position, token)
+        heads += [("attribution%d.position" % case, torch.tensor([position])), ("attribution%d.token" % case, torch.tensor([token])),
+                  ("attribution%d.logit" % case, torch.tensor([logit])), ("attribution%d.parts" % case, parts)]
+    write_safetensors(os.path.join(OUT_DIR, name + ".heads.safetensors"), heads, dict(meta, B=B_GRAD, T=T))
+    print("%s: forward checked against torch.nn (%.1e), %d trace tensors, %d gradients, gate gradients, attribution" %
           (name, error, len(record), len(grads)))
 
 

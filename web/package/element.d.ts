@@ -10,7 +10,7 @@
 // Where things go: a new attribute into MhaDemoAttributes; a new method or property into
 // MhaDemoElement; a new event into MhaDemoEventMap (its detail as an interface beside the others).
 
-import type { HeadAnalysis, HeadLabel, LayerLayout, Layout, ModelConfig, ModelFacts, StageId } from './mha';
+import type { Attributions, HeadAnalysis, HeadImportance, HeadLabel, LayerLayout, Layout, ModelConfig, ModelFacts, PruneCurve, StageId } from './mha';
 
 export {};
 
@@ -171,6 +171,8 @@ export interface MhaDemoResult {
   heads: HeadAnalysis | null;
   /** Every tensor of the run by its trace name (the layer shown's also under their single-layer names). */
   tensors: Record<string, { stage: StageId; shape: number[]; data: Float32Array }>;
+  /** A model that predicts: every position's first choice split into what wrote it (Trace.attributions()). */
+  attributions: Attributions | null;
 }
 
 /** el.state: one demo's store, read-only (set attributes or call methods to change it). */
@@ -190,6 +192,12 @@ export interface MhaDemoState {
   /** A model or weights asked for that could not be had (a URL that failed, a file to open again, a
    * bad file): what it was asked by, and what the pictures show meanwhile. */
   readonly unavailable: { attribute: 'model' | 'weights' | 'file'; instead: 'kept' | 'seeded' | 'trained' | null } | null;
+  /** The position whose prediction the predict stage splits into its parts; null: the last. */
+  readonly position: number | null;
+  /** The trained model's pruning curve, once computed (in a worker); {error} if it could not be. */
+  readonly pruning: PruneCurve | { error: string } | null;
+  /** The trained model's head importance on the text it was last computed for (in a worker). */
+  readonly importance: (HeadImportance & { ids: number[] }) | null;
 }
 
 /** el.training: the training panel's run (trained model, full controls), or null where there is none. */

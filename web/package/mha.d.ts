@@ -97,8 +97,10 @@ export interface Catalog {
   sweepHeads: number[];
   /** The induction score that marks the phase change. */
   phaseChangeScore: number;
-  /** fraction: a share of the attention, 0 … 1 (distances are in tokens). */
-  headMetrics: Array<{ id: string; fraction: boolean; abbreviation: string }>;
+  /** fraction: a share of the attention, 0 … 1 (distances are in tokens); gradient: the gradient pass computes it (Model.headImportance), a run's headAnalysis() has it null. */
+  headMetrics: Array<{ id: string; fraction: boolean; abbreviation: string; gradient: boolean }>;
+  /** Head importance and pruning: how many sequences of the model's task they average over when asked for none, their seed, the most allowed. */
+  importance: { samples: number; seed: number; maxSamples: number };
   labelRules: Array<{ label: HeadLabel; metric: string; atLeast: number }>;
   /** Every error a caller can meet: MhaError.code, and its English sentence with {names} for MhaError.params. */
   errorCodes: Array<{ code: string; english: string }>;
@@ -274,7 +276,51 @@ export interface HeadMetrics {
   offset: number | null;
   /** That stripe's mean weight. */
   offset_weight: number | null;
+  /** From the gradient pass (Model.headImportance): |∂L/∂ξ| of the head's gate at ξ = 1; null in a run's analysis. */
+  importance: number | null;
+  /** importance divided by the ℓ2 norm of its layer's importances. */
+  importance_normalised: number | null;
   label: HeadLabel;
+}
+
+/** One logit split into what wrote it into the residual stream (Trace.attribute); the parts sum to the logit. */
+export interface LogitAttribution {
+  position: number;
+  token: number;
+  logit: number;
+  /** The embedding's direct path, every head (layer by layer), every MLP (GPT-2), the biases. */
+  parts: LogitPart[];
+}
+/** Trace.attributions(): values[i · parts.length + j] is part j of position i's logit (of tokens[i], its first choice). */
+export interface Attributions {
+  positions: number;
+  tokens: Int32Array;
+  logits: Float64Array;
+  parts: Array<Omit<LogitPart, 'value'>>;
+  values: Float64Array;
+}
+export interface LogitPart {
+  kind: 'embedding' | 'head' | 'mlp' | 'bias';
+  /** A head's or an MLP's layer. */
+  layer?: number;
+  head?: number;
+  value: number;
+}
+
+/** Each head's importance (Model.headImportance), layer by layer. */
+export interface HeadImportance {
+  layers: Array<{ heads: Array<{ importance: number; importance_normalised: number }> }>;
+}
+
+/** Sequences of the model's task: how many (catalog.importance.samples when left out) and their seed. */
+export interface TaskSampleOptions {
+  samples?: number;
+  seed?: number;
+}
+
+/** The pruning curve (Model.prune): the first step removes no head, each next one more, the last all. */
+export interface PruneCurve {
+  steps: Array<{ removed: Array<[layer: number, head: number]>; loss: number; accuracy: number }>;
 }
 
 /** A tensor a ModelBuilder still needs: its byte range in the file. */
@@ -318,6 +364,10 @@ declare class Trace {
   has(name: string): boolean;
   /** The tensors of one stage, in order: tensorsOf('attend') -> ['raw_scores', 'scores', 'weights', 'head_out']. */
   tensorsOf(stage: StageId): string[];
+  /** One logit split into the embedding, each head, each MLP and the biases; by default the last position and its first choice. A model that predicts only. */
+  attribute(options?: { position?: number; token?: number }): LogitAttribution;
+  /** Every position's first choice split the same way, as arrays, in one call. */
+  attributions(): Attributions;
   delete(): void;
 }
 
@@ -341,6 +391,10 @@ declare class Model {
   runIds(ids: Ids, options?: RunOptions): Trace;
   /** x: T × d_model values, row by row. into: a Trace of this model's to refill in place (nothing allocated for the same T). */
   runInput(x: Float32Array | readonly number[], T: number, options?: { into?: Trace }): Trace;
+  /** Each head's importance over a text or ids (the mean next-token cross-entropy's |∂L/∂ξ| at ξ = 1), or, given samples, over that many sequences of the model's task. A model that predicts only. */
+  headImportance(input: string | Ids | null, options?: TaskSampleOptions): HeadImportance;
+  /** The heads removed one at a time, least important first, with the loss and the task's accuracy after each. */
+  prune(options?: TaskSampleOptions): PruneCurve;
   readonly config: ModelConfig & ModelFacts;
   /** One attention layer's weight. */
   weight(name: WeightName): { shape: number[]; data: Float32Array };

@@ -25,6 +25,9 @@ export function initialState() {
     // 'weights' | 'file', message (messages.js), instead: 'kept' | 'seeded' | 'trained' | null, what the pictures show}
     unavailable: null,
     opening: null, // a file being opened (modelSources.js): {name, read, total} in bytes, else null
+    position: null, // the position whose prediction the predict stage splits into its parts (null: the last)
+    pruning: null, // the trained model's pruning curve (analyses.js): {steps} once computed, {error} if it failed
+    importance: null, // its heads' importance on the last text it came for (analyses.js): {ids, layers: [{heads: [{importance, …}]}]}
   };
 }
 

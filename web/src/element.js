@@ -17,6 +17,7 @@ import { createStore } from './store.js';
 import { initialState } from './demoState.js';
 import { t } from './i18n.js';
 import { Engine } from './engine.js';
+import { createAnalyses } from './analyses.js';
 import { createRunner } from './runner.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
@@ -190,6 +191,7 @@ export class MhaDemo extends HTMLElement {
   // A demo taken off the page lets its worker go; a new one starts with the next large run.
   disconnectedCallback() {
     if (this._worker) this._worker.stop();
+    if (this._analyses) this._analyses.stop();
     if (this._training) this._training.pause();
     if (this._sweep) this._sweep.cancel();
   }
@@ -349,13 +351,18 @@ export class MhaDemo extends HTMLElement {
       setAttendMode: (mode) => this._store.set({ attendMode: mode }),
       selectHead: (hd) => this._store.set({ head: hd }),
       toggleHead: (layer, hd) => {
-        const settings = this._store.state.settings;
-        const off = settings.switchedOff.filter(([l, x]) => !(l === layer && x === hd));
-        if (off.length === settings.switchedOff.length) off.push([layer, hd]);
-        off.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-        this._store.set({ settings: { ...settings, switchedOff: off } });
+        const { switchedOff } = this._store.state.settings;
+        const off = switchedOff.filter(([l, x]) => !(l === layer && x === hd));
+        if (off.length === switchedOff.length) off.push([layer, hd]);
+        actions.switchOff(off);
+      },
+      // Exactly these heads off (a step of the pruning curve), the others on.
+      switchOff: (pairs) => {
+        const off = pairs.map(([l, x]) => [l, x]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        this._store.set({ settings: { ...this._store.state.settings, switchedOff: off } });
         this._runner.request('switchedOff');
       },
+      pickPosition: (position) => this._store.set({ position }),
     };
     const steps = stepsOf(this._store.state.result);
     this._sections = mountSections(this._stagesEl, this._scope, actions, steps);
@@ -391,6 +398,7 @@ export class MhaDemo extends HTMLElement {
       this._attributes.resultArrived(state);
       if (state.result) this._sources.resultShown(state);
     }
+    if (changed.has('result') && state.settings.model === 'trained' && this._trained) this._analyse(state.result);
     if (['errors', 'attrErrors', 'unavailable', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
     if (changed.has('errors') || changed.has('attrErrors') || changed.has('unavailable')) this._reportErrors(state);
     // Nothing to show and nothing on its way: the placeholder does not promise it.
@@ -410,6 +418,26 @@ export class MhaDemo extends HTMLElement {
     // A first run that fails settles ready too, rejected with the message the demo shows.
     const firstError = !state.result && Object.values(state.errors).find(Boolean);
     if (changed.has('errors') && firstError) this._failReady(new Error(messageOf(firstError)));
+  }
+
+  // The trained model's gradient passes (analyses.js, in a worker of their own where there is one):
+  // its pruning curve once, and its heads' importance on each text, the latest text's only.
+  _analyse(result) {
+    if (!this._analyses) {
+      const makeWorker = this._workerURL ? () => new Worker(this._workerURL()) : null;
+      this._analyses = createAnalyses(makeWorker, this._trained, (message) => this._engine.analyseTrained(message));
+      this._analyses.ask({ prune: true }).then(
+        (curve) => this._store.set({ pruning: curve }),
+        (e) => this._store.set({ pruning: { error: String((e && e.message) || e) } }),
+      );
+    }
+    const { ids } = result;
+    const wanted = (this._importanceFor = ids.join());
+    const known = this._store.state.importance;
+    if (known && known.ids.join() === wanted) return;
+    this._analyses.ask({ importance: ids }).then((importance) => {
+      if (this._importanceFor === wanted) this._store.set({ importance: { ids, ...importance } });
+    }, () => {}); // the panel keeps showing — for it
   }
 
   // One `error` event per new message.

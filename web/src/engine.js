@@ -19,12 +19,17 @@ const RANDOM_BLOCKS_VOCAB = catalog.limits.textTokens + 1;
 //           the core's stage table: loaded Llama weights add rope)
 //   heads:  the core's head analysis, {layers: [{heads: [{…metrics, label}], similarity}]}
 //   candidates: a model that predicts: the five likeliest next ids at every position, best first
+//   attributions: a model that predicts: at every position, the logit of its first choice split into
+//           what wrote it (trace.attributions(): {positions, tokens, logits, parts, values})
 function snapshot(trace, config, text, layer, table) {
   const tensors = {};
   const prefix = `layers.${layer}.`;
   const drawn = new Set(table.tensors.filter((t) => !t.forBackward).map((t) => t.name));
   for (const name of trace.names()) {
     if (!drawn.has(name.replace(/^layers\.\d+\./, ''))) continue; // LayerNorm's statistics and the like: not drawn
+    // Each head's write is made when read, and is the largest tensor of a layer (heads × T × d_model):
+    // the shown layer's only (the attributions read every layer's in the core).
+    if (name.endsWith('.head_write') && !name.startsWith(prefix)) continue;
     const tensor = { stage: trace.stage(name), shape: Array.from(trace.shape(name)), data: trace.data(name) };
     tensors[name] = tensor;
     if (name.startsWith(prefix)) tensors[name.slice(prefix.length)] = tensor;
@@ -44,6 +49,8 @@ function snapshot(trace, config, text, layer, table) {
     heads: trace.headAnalysis(),
     tensors,
     candidates: tensors.probs ? candidatesOf(tensors.probs) : null,
+    // a recall model's K readouts name the tokens before a position: no next token to attribute
+    attributions: tensors.probs && config.readouts === 1 ? trace.attributions() : null,
   };
 }
 
@@ -280,6 +287,14 @@ export class Engine {
     } finally {
       trace.delete();
     }
+  }
+
+  // A gradient pass of the trained model (analyses.js) where no worker can run it: its pruning
+  // curve ({prune: true}) or its heads' importance on ids ({importance: ids}).
+  analyseTrained({ prune, importance }) {
+    if (!this.trained) throw new this.mha.MhaError(this.missing);
+    if (!this.analysed) this.analysed = new this.mha.Model().loadModel(this.trained);
+    return prune ? this.analysed.prune() : this.analysed.headImportance(importance);
   }
 
   // The worked example's tiny model, run on its fixed text.

@@ -104,7 +104,7 @@ const STEPS = [
       (config.kvHeads < config.heads ? ` &nbsp;·&nbsp; g(h) = ⌊h / ${config.heads / config.kvHeads}⌋` : ' &nbsp;·&nbsp; g(h) = h'),
     view: attendView,
     parts: attendParts, // redrawn part by part (see sections.js)
-    depends: ['attendMode', 'head', 'worked'],
+    depends: ['attendMode', 'head', 'worked', 'pruning', 'importance'],
   },
   {
     id: 'concat',
@@ -116,7 +116,9 @@ const STEPS = [
   {
     id: 'output',
     text: ({ lang, config }) => t(lang, hasBlocks(config) ? 'output.textBlocks' : 'output.text'),
-    formula: ({ config }) => `y = concat·W${sub('O')}<sup>T</sup>${bias(config, 'O')} &nbsp;·&nbsp; W${sub('O')}: ${config.dModel} × ${config.dModel}`,
+    formula: ({ config }) =>
+      `y = concat·W${sub('O')}<sup>T</sup>${bias(config, 'O')} &nbsp;·&nbsp; W${sub('O')}: ${config.dModel} × ${config.dModel}<br>` +
+      `= Σ${sub('h')} head_write${sub('h')}${bias(config, 'O')}, &nbsp; head_write${sub('h')} = head_out${sub('h')} · W${sub('O')}[:, h·d${sub('head')} : (h+1)·d${sub('head')}]<sup>T</sup>`,
     view: outputView,
   },
   {
@@ -140,8 +142,12 @@ const STEPS = [
       if (recalls(config)) return t(lang, 'predict.textRecall', { k: config.readouts });
       return t(lang, onInductionTask(config) && hasInductionHeads(result) ? 'predict.text' : 'predict.textLoaded');
     },
-    formula: ({ lang, config }) => t(lang, recalls(config) ? 'predict.formulaRecall' : 'predict.formula', { k: config.readouts }),
+    formula: ({ lang, config }) => (recalls(config)
+      ? t(lang, 'predict.formulaRecall', { k: config.readouts })
+      : `${t(lang, 'predict.formula')}<br>` +
+        `logit${sub('v')} = ${config.layerNorm ? `W${sub('U')}[v] · γ ⊙ (x − x̄)/σ` : `W${sub('U')}[v] · x`}, x = ${t(lang, 'part.embedding')} + Σ${sub('l,h')} head_write${sub('l,h')}${config.mlp ? ` + Σ${sub('l')} mlp${sub('l')}` : ''}${config.biases ? ` + ${t(lang, 'part.bias')}` : ''}`),
     view: (state, actions) => (recalls(state.result.config) ? recallPredictView : predictView)(state, actions),
+    depends: ['position'],
   },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
 

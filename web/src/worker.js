@@ -4,7 +4,8 @@
 //   in   {id, settings, weights: null | {key, layout, layer, bytes?}}   (bytes only when new to it)
 //   out  {id, result, ms} | {id, error: {message, phase, field, code, params, page}} (MhaError) | {id, fatal: message}
 // A message with a `train` field goes to the training loop instead (training.js), one with a `sweep`
-// field to the head-count sweep (sweep.js).
+// field to the head-count sweep (sweep.js); one with {analysis: {id, bytes?, prune | importance: ids}}
+// runs a gradient pass of the model whose bytes came (analyses.js): out {id, out} | {id, error}.
 import { Engine } from './engine.js';
 import { trainingMessage } from './training.js';
 import { sweepMessage } from './sweep.js';
@@ -13,6 +14,7 @@ import { inflateWasm } from './inflateWasm.js';
 // The blob that started this worker set self.mhaWasmGz (core.js).
 const ready = inflateWasm(self.mhaWasmGz).then((wasmBinary) => self.createMha({ wasmBinary }));
 let engine = null;
+let analysed = null; // the model of the {analysis} messages
 let weights = { key: null, bytes: null };
 
 self.onmessage = async (ev) => {
@@ -26,6 +28,16 @@ self.onmessage = async (ev) => {
   }
   if (ev.data.train || ev.data.sweep) {
     (ev.data.train ? trainingMessage : sweepMessage)(mha, ev.data, (msg, transfer) => self.postMessage(msg, transfer || []));
+    return;
+  }
+  if (ev.data.analysis) {
+    const { id: job, bytes, prune, importance } = ev.data.analysis;
+    try {
+      if (bytes) (analysed || (analysed = new mha.Model())).loadModel(bytes);
+      self.postMessage({ id: job, out: prune ? analysed.prune() : analysed.headImportance(importance) });
+    } catch (e) {
+      self.postMessage({ id: job, error: String((e && e.message) || e) });
+    }
     return;
   }
   if (!engine) engine = new Engine(mha);

@@ -112,7 +112,10 @@ const std::vector<HeadMetricSpec>& head_metric_table() {
       {"distance", &HeadMetrics::distance, false, "dist"},
       {"distance_normalised", &HeadMetrics::distance_normalised, false, "dist_n"},
       {"offset", &HeadMetrics::offset, false, "offset"},
-      {"offset_weight", &HeadMetrics::offset_weight, false, "off_w"},
+      {"offset_weight", &HeadMetrics::offset_weight, true, "off_w"},
+      // what removing it costs, from the gradient pass
+      {"importance", &HeadMetrics::importance, false, "import", true},
+      {"importance_normalised", &HeadMetrics::importance_normalised, true, "imp_n", true},
   };
   return table;
 }

@@ -18,6 +18,9 @@
 //                        offset k; a previous-token head offset 1.
 //   similarity(h, g)     1 − mean over i ≥ 1 of the Jensen–Shannon divergence (log base 2, in [0, 1]) of the
 //                        two heads' rows, each smoothed a ← 0.001/n_i + 0.999·a over the allowed positions
+// And from the gradient pass (importance.h), null in an analysis of a run alone:
+//   importance           mean over sequences of |∂L/∂ξ_h| at ξ = 1: the loss's first-order change when the head goes
+//   importance_normalised  importance / the ℓ2 norm of its layer's importances (Michel et al. 2019)
 #pragma once
 
 #include <cstdint>
@@ -33,7 +36,7 @@ namespace mha {
 
 struct HeadMetrics {
   std::optional<double> entropy, self, previous_token, first_token, locality, distance, distance_normalised, induction,
-      duplicate_token, offset, offset_weight;
+      duplicate_token, offset, offset_weight, importance, importance_normalised;
   std::string label;  // a label id of head_label_rules(), or "mixed"
 };
 
@@ -43,14 +46,16 @@ struct LayerAnalysis {
 };
 
 // Every metric, in the order reports list them (the heads panel's columns): its id (the JSON key,
-// the page's strings metric.{id}), where HeadMetrics keeps it, and whether it is a fraction of the
-// attention, from 0 to 1 (drawn as a bar; distances are in tokens). Adding a metric: a row here, its
-// computation in head_metrics.cpp, its strings, a test.
+// the page's strings metric.{id}), where HeadMetrics keeps it, whether it is a fraction of the
+// attention, from 0 to 1 (drawn as a bar; distances are in tokens), and whether the gradient pass
+// computes it. Adding a metric: a row here, its computation in head_metrics.cpp (or importance.cpp),
+// its strings, a test.
 struct HeadMetricSpec {
   const char* id;
   std::optional<double> HeadMetrics::*value;
   bool fraction;
   const char* abbreviation;  // at most 7 characters: the header of `mha heads`'s table
+  bool gradient = false;     // from importance.h's gradient pass, not from the attention weights
 };
 const std::vector<HeadMetricSpec>& head_metric_table();
 

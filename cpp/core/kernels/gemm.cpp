@@ -225,15 +225,17 @@ void pack_lhs_into(PackedLhs& out, const float* a, int lda, int m, int k) {
     pack_a_block(out.data.data() + tiled_rows(m) * k0, a, lda, m, k0, std::min(k, k0 + kBlockK));
 }
 
-void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMatrix& b, const float* bias, float scale,
-                         Triangle triangle, int col_begin, int col_end, int first_row) {
-  const int k = b.k, m = a.m;
+// out = a · B' for B' = rows [k_first, k_first + a.k) of B: each panel's rows lie k_first · kPanel
+// floats into it, b.k · kPanel apart from the next panel's.
+static void product_of_rows(float* out, int ldo, const PackedLhs& a, const PackedMatrix& b, int k_first, const float* bias,
+                            float scale, Triangle triangle, int col_begin, int col_end, int first_row) {
+  const int k = a.k, m = a.m;
   for (int k0 = 0; k0 < std::max(k, 1); k0 += kBlockK) {
     const int k1 = std::min(k, k0 + kBlockK);
     const float* a_packed = a.data.data() + tiled_rows(m) * k0;
     for (int p = col_begin / kPanel; p * kPanel < col_end; ++p) {
       const int col0 = p * kPanel, cols = std::min(kPanel, col_end - col0);
-      const float* panel = b.data.data() + static_cast<size_t>(p) * kPanel * k;
+      const float* panel = b.data.data() + (static_cast<size_t>(p) * b.k + k_first) * kPanel;
       for (int r0 = 0; r0 < m; r0 += kRows) {
         const int rows = std::min(kRows, m - r0);
         const int last_row = first_row + r0 + rows - 1;  // in the whole product, for the triangle
@@ -250,6 +252,17 @@ void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMa
       }
     }
   }
+}
+
+void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMatrix& b, const float* bias, float scale,
+                         Triangle triangle, int col_begin, int col_end, int first_row) {
+  product_of_rows(out, ldo, a, b, 0, bias, scale, triangle, col_begin, col_end, first_row);
+}
+
+void gemm_forward_rows(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, int k_first, int k_count, int m) {
+  thread_local PackedLhs packed;
+  pack_lhs_into(packed, a, lda, m, k_count);
+  product_of_rows(out, ldo, packed, b, k_first, nullptr, 1.0f, Triangle::none, 0, b.n, 0);
 }
 
 void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, const float* bias,

@@ -57,6 +57,10 @@ void gemm_forward_columns(float* out, int ldo, const float* a, int lda, const Pa
 void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMatrix& b, const float* bias, float scale,
                          Triangle triangle, int col_begin, int col_end, int first_row = 0);
 
+// out (m, b.n) with row stride ldo = a (m, k_count) with row stride lda · rows [k_first, k_first + k_count)
+// of B: one head's share of the output projection (its d_head rows of W_Oᵀ) without a copy of them.
+void gemm_forward_rows(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, int k_first, int k_count, int m);
+
 // A packed matrix read and written in B's own (k, n) coordinates, for code that must not know the
 // panels: a model keeps each weight matrix only packed (transformer.h's PackedModel), so the loader
 // writes the file's values straight into it and the scalar path and the accessors read them back.

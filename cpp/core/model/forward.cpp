@@ -54,6 +54,36 @@ void fill_unmasked_scores(const Trace& trace, int layer, Tensor& out, const Defe
   if (first_non_finite(out.ptr(), out.numel()) < out.numel()) throw_not_finite(layer_name(layer, "raw_scores"));
 }
 
+// head_write (B, n, T, d_model) out of the concat: head h's columns of each row times the rows
+// h·D … (h+1)·D − 1 of the packed W_Oᵀ, the share of the output projection that reads that head, so
+// Σ_h head_write + b_O = y. W_O comes from the weights the trace keeps, never from a model that may be
+// gone by the time it is read. The scalar path sums each entry in double, as its kernels do.
+void fill_head_write(const Trace& trace, int layer, Tensor& out, const Deferred& how) {
+  const Tensor& concat = trace.get(layer, how.from[0]);
+  const PackedMatrix& w_o = trace.weights->packed.blocks.at(static_cast<size_t>(std::max(layer, 0))).attention.out;
+  const int d = how.n * how.D;
+  const size_t Td = static_cast<size_t>(how.T) * d;
+  const auto head_of = [&](int b, int h) { return (static_cast<size_t>(b) * how.n + h) * Td; };
+  if (static_cast<KernelPath>(how.variant) == KernelPath::simd) {
+    for (int b = 0; b < how.B; ++b)
+      for (int h = 0; h < how.n; ++h)
+        gemm_forward_rows(out.ptr() + head_of(b, h), d, concat.ptr() + b * Td + h * how.D, d, w_o, h * how.D, how.D, how.T);
+    return;
+  }
+  std::vector<float> row(static_cast<size_t>(d));
+  for (int j = 0; j < d; ++j) {
+    packed_get_column(w_o, j, row.data());  // W_O's row j: what output column j reads of the concat
+    for (int b = 0; b < how.B; ++b)
+      for (int h = 0; h < how.n; ++h)
+        for (int t = 0; t < how.T; ++t) {
+          const float* in = concat.ptr() + b * Td + static_cast<size_t>(t) * d + h * how.D;
+          double sum = 0;
+          for (int i = 0; i < how.D; ++i) sum += static_cast<double>(in[i]) * row[static_cast<size_t>(h * how.D + i)];
+          out.ptr()[head_of(b, h) + static_cast<size_t>(t) * d + j] = static_cast<float>(sum);
+        }
+  }
+}
+
 // Q, K, V of N rows from one packed (d_model, d_model + 2·kv) matrix, x packed once for all three.
 // When the panel width divides the widths, each product writes straight into its tensor; otherwise
 // through one fused buffer.
@@ -195,6 +225,9 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
     gemm_forward(y.ptr(), d, concat.ptr(), d, p->out, w.b_o.ptr(), N, 1.0f, Triangle::none);
   else
     ks.linear(y.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), N, d, d);
+  if (trace.weights)  // y split by the head each part of it read: made when read (fill_head_write)
+    trace.defer(Stage::output, layer, "head_write", {B, heads, T, d},
+                Deferred{fill_head_write, {"concat", nullptr}, B, heads, T, D, 1, static_cast<int>(o.path)});
 
   return y;
 }
@@ -278,6 +311,7 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
   const KernelTable& ks = kernel_table(o.path);
   const int d = c.d_model, N = B * T;
   const bool blocks = has_blocks(c.preset);
+  trace.weights = o.weights;
   const Tensor& x = trace.get(-1, "x");
   if (x.shape != Shape{B, T, d})
     throw Error("input x has shape " + shape_to_string(x.shape) + "; expected " + shape_to_string({B, T, d}));

@@ -5,13 +5,14 @@
 // each shape's leading 1:
 //   embed      token_embedding, position_encoding, x
 //   each block ln_1 (GPT-2) → project q, k, v → split q_heads, k_heads, v_heads → rope q_rot, k_rot
-//              (Llama) → attend raw_scores, scores, weights, head_out → concat → output y →
+//              (Llama) → attend raw_scores, scores, weights, head_out → concat → output y, head_write →
 //              residual resid_mid → ln_2, mlp_pre, mlp_hidden, mlp_out, resid_out (GPT-2)
 //   head       ln_f (GPT-2) → logits → probs
 // A single attention layer (Preset::single) is one block without residual, LayerNorm or MLP.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "base/config.h"
@@ -30,6 +31,10 @@ float gate_of(const HeadGates& gates, int layer, int head);
 struct ForwardOptions {
   KernelPath path = KernelPath::simd;
   const HeadGates* gates = nullptr;
+  // The same weights as the run reads, as a Model shares them (Model::shared_weights()): the trace
+  // keeps them (Trace::weights) and records each head's write, head_write, made from W_O only when
+  // read. Null (a trainer's batches, which never read it): head_write is not recorded.
+  std::shared_ptr<const PackedModel> weights = nullptr;
 };
 
 // How many trace entries a run of this config makes (what Trace::restart reserves).

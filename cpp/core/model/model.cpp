@@ -29,7 +29,7 @@ std::shared_ptr<const Tokenizer> seeded_tokenizer(const Config& c) {
 Model::Model(const Config& config) : config_(config) {
   config_.rope_base = 0;  // RoPE comes with llama weights; seeded ones have none (a base from the last file stays there)
   validate_config(config_);
-  weights_ = pack_model(random_weights(config_, kRandomModelInitStd), config_);
+  weights_ = std::make_shared<const PackedModel>(pack_model(random_weights(config_, kRandomModelInitStd), config_));
   seeded_ = true;
   tokenizer_ = seeded_tokenizer(config_);
   source_.heads_from = heads_source_name(HeadsSource::given);
@@ -71,7 +71,7 @@ void Model::configure(const Config& asked) {
   if (config.d_model != now.d_model) refuse("d_model", to_string(now.d_model));
   if (config.layers != now.layers) refuse("layers", to_string(now.layers));
   if (config.kv_dim() != now.kv_dim()) refuse("kv_dim", to_string(now.kv_dim()), "the key/value width (kv_heads · d_head)");
-  const bool table = has_blocks(now.preset) || !weights_.rest.token_table.data.empty();
+  const bool table = has_blocks(now.preset) || !weights_->rest.token_table.data.empty();
   if (table && config.vocab_size != now.vocab_size) refuse("vocab_size", to_string(now.vocab_size));
   if (has_blocks(now.preset) && config.max_positions != now.max_positions)
     refuse("max_positions", to_string(now.max_positions));
@@ -101,7 +101,7 @@ Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t s
   weights.blocks[0].attention = std::move(loaded.attention);
   weights.token_table = std::move(loaded.token_table);
   weights.position_table = std::move(loaded.position_table);
-  m.weights_ = pack_model(std::move(weights), m.config_);
+  m.weights_ = std::make_shared<const PackedModel>(pack_model(std::move(weights), m.config_));
   m.tokenizer_ = default_tokenizer(m.config_);
   m.source_.layout = layout_name(layout);
   m.source_.biases = loaded.biases;
@@ -121,7 +121,7 @@ Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout lay
 Model Model::from_loaded(LoadedModel loaded) {
   Model m;
   m.config_ = loaded.config;
-  m.weights_ = std::move(loaded.weights);  // checked by the ModelBuilder that made it
+  m.weights_ = std::make_shared<const PackedModel>(std::move(loaded.weights));  // checked by the ModelBuilder that made it
   m.tokenizer_ = loaded.first_appearance ? std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size)
                                          : default_tokenizer(m.config_);
   m.source_.layout = m.config_.preset == Preset::gpt2 ? "gpt2" : "attn-only";
@@ -135,7 +135,7 @@ ModelFacts Model::facts() const {
   f.loaded = !seeded_;
   f.tokenizer = tokenizer_ ? tokenizer_->kind() : "";
   // Models with blocks read every row from a table; a single layer draws scaled rows unless its file brought a table.
-  f.token_table = has_blocks(config_.preset) || !weights_.rest.token_table.data.empty() ? "table" : "scaled";
+  f.token_table = has_blocks(config_.preset) || !weights_->rest.token_table.data.empty() ? "table" : "scaled";
   f.positions = has_blocks(config_.preset) || has_learned_positions() ? "table" : "sinusoidal";
   return f;
 }
@@ -144,7 +144,7 @@ Model Model::from_weights(const Config& config, ModelWeights weights) {
   check_model_weights(weights, config);
   Model m;
   m.config_ = config;
-  m.weights_ = pack_model(std::move(weights), config);
+  m.weights_ = std::make_shared<const PackedModel>(pack_model(std::move(weights), config));
   m.tokenizer_ = default_tokenizer(config);
   m.source_.layout = has_blocks(config.preset) ? preset_name(config.preset) : "";
   m.source_.heads_from = heads_source_name(HeadsSource::given);
@@ -183,12 +183,12 @@ void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path
 }
 
 void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path, const HeadGates& gates) const {
-  const ForwardOptions options{path, gates.empty() ? nullptr : &gates};
+  const ForwardOptions options{path, gates.empty() ? nullptr : &gates, weights_};
   const int T = static_cast<int>(ids.size());
   if (path == KernelPath::scalar)  // the oracle reads plain (out, in) matrices: unpacked for this run
-    model_forward(trace, ids, 1, T, model_weights(), weights_.packed, config_, options);
+    model_forward(trace, ids, 1, T, model_weights(), weights_->packed, config_, options);
   else
-    model_forward(trace, ids, 1, T, weights_.rest, weights_.packed, config_, options);
+    model_forward(trace, ids, 1, T, weights_->rest, weights_->packed, config_, options);
   check_run_finite(trace, config_);
   trace.tokens.clear();
   for (int32_t id : ids) trace.tokens.push_back(std::to_string(id));  // run_text_into names them
@@ -216,9 +216,9 @@ void Model::run_input_into(Trace& trace, Tensor&& input, KernelPath path) const 
   Tensor& x = trace.slot(Stage::embed, "x", shape);
   x.data.swap(input.data);
   if (path == KernelPath::scalar)
-    forward_from_x(trace, 1, T, model_weights(), weights_.packed, config_, {path, nullptr});
+    forward_from_x(trace, 1, T, model_weights(), weights_->packed, config_, {path, nullptr, weights_});
   else
-    forward_from_x(trace, 1, T, weights_.rest, weights_.packed, config_, {path, nullptr});
+    forward_from_x(trace, 1, T, weights_->rest, weights_->packed, config_, {path, nullptr, weights_});
   check_run_finite(trace, config_);
 }
 

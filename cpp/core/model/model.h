@@ -91,17 +91,20 @@ class Model {
   // A single layer's weights and every parameter, unpacked on each call from the model's only copy
   // of each matrix (its packing): copies, for files, the module's accessors and tests.
   AttentionWeights weights() const { return model_weights().blocks.at(0).attention; }
-  ModelWeights model_weights() const { return unpack_model(weights_, config_); }
+  ModelWeights model_weights() const { return unpack_model(*weights_, config_); }
   // The weights as the model holds them: each matrix once, packed for the SIMD kernels.
-  const PackedModel& packed_weights() const { return weights_; }
-  bool has_learned_positions() const { return !weights_.rest.position_table.data.empty(); }
+  const PackedModel& packed_weights() const { return *weights_; }
+  // The same, shared: never changed once made (new weights are a new object), so a trace keeps the
+  // weights of its run (Trace::weights) after the model has moved on to others or is gone.
+  const std::shared_ptr<const PackedModel>& shared_weights() const { return weights_; }
+  bool has_learned_positions() const { return !weights_->rest.position_table.data.empty(); }
   bool is_seeded() const { return seeded_; }
   ModelFacts facts() const;
 
  private:
   Model() = default;
   Config config_;
-  PackedModel weights_;       // a single layer: block 0's attention, with optional wte/wpe tables
+  std::shared_ptr<const PackedModel> weights_;  // a single layer: block 0's attention, with optional wte/wpe tables
   bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded or trained)
   ModelFacts source_;         // what facts() cannot read off the weights: layout, task, biases, heads_from
   std::shared_ptr<const Tokenizer> tokenizer_;

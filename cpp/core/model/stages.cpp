@@ -73,6 +73,8 @@ const std::vector<TensorSpec>& tensor_table() {
       {"head_out", Stage::attend, "(1, heads, T, d_head)", "weights · V (a switched-off head: 0)"},
       {"concat", Stage::concat, "(1, T, d_model)", "heads side by side again"},
       {"y", Stage::output, "(1, T, d_model)", "concat · W_Oᵀ + b_O"},
+      {"head_write", Stage::output, "(1, heads, T, d_model)",
+       "head h's write: its d_head columns of concat · the d_head columns of W_O that read them; Σ_h head_write + b_O = y"},
       {"resid_mid", Stage::residual, "(1, T, d_model)", "block input + y"},
       {"ln_2", Stage::ln_2, "(1, T, d_model)", "LayerNorm(resid_mid)"},
       {"ln_2_mean", Stage::ln_2, "(1, T)", "each row's mean", true},

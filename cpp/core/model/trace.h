@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 namespace mha {
 
 class Trace;
+struct PackedModel;  // weights.h
 
 // How a deferred tensor is made from tensors computed in the run, when it is first read: the
 // copies and recomputations (heads split out of q, k and v; the unmasked scores) that a caller
@@ -36,6 +38,10 @@ class Trace {
  public:
   std::vector<std::string> tokens;  // empty when the pass started from an input tensor
   std::vector<int32_t> ids;
+  // The weights of the run as a Model shares them (ForwardOptions::weights): what the deferred
+  // tensors that read a weight (head_write reads W_O) and the analyses of a run (attribution.h) read,
+  // kept alive with the trace, so a trace outlives its model. Null for a trainer's batches.
+  std::shared_ptr<const PackedModel> weights;
 
   Trace() { entries_.reserve(kDefaultCapacity); }
 

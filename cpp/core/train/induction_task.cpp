@@ -16,9 +16,16 @@ std::vector<int32_t> induction_sequence(Rng& rng, int L, int vocab) {
   return ids;
 }
 
-Batch induction_batch(Rng& rng, const InductionTask& task, int B) {
+namespace {
+// L uniform in [min_length, max_length], from the top bits of a draw as induction_sequence draws ids.
+int draw_length(Rng& rng, const InductionTask& task) {
   const int span = task.max_length - task.min_length + 1;
-  const int L = task.min_length + static_cast<int>((static_cast<uint64_t>(rng.next_u32()) * static_cast<uint64_t>(span)) >> 32);
+  return task.min_length + static_cast<int>((static_cast<uint64_t>(rng.next_u32()) * static_cast<uint64_t>(span)) >> 32);
+}
+}  // namespace
+
+Batch induction_batch(Rng& rng, const InductionTask& task, int B) {
+  const int L = draw_length(rng, task);
   Batch batch;
   batch.B = B;
   batch.T = 2 * L + 1;
@@ -28,6 +35,20 @@ Batch induction_batch(Rng& rng, const InductionTask& task, int B) {
     for (size_t t = 0; t < seq.size(); ++t) batch.targets.push_back(t + 1 < seq.size() ? seq[t + 1] : -1);
   }
   return batch;
+}
+
+std::vector<int> induction_positions(const std::vector<int32_t>& ids, int L) {
+  std::vector<int> out;
+  for (int i = L + 1; i < 2 * L; ++i)
+    if (std::count(ids.begin() + 1, ids.begin() + L + 1, ids[i]) == 1) out.push_back(i);
+  return out;
+}
+
+TaskSample induction_sample(Rng& rng, const InductionTask& task) {
+  const int L = draw_length(rng, task);
+  TaskSample s = next_token_sample(induction_sequence(rng, L, task.vocab));
+  s.scored = induction_positions(s.ids, L);
+  return s;
 }
 
 std::vector<InductionScores> evaluate_induction(const Model& model, const InductionTask& task, uint64_t seed,
@@ -60,10 +81,7 @@ std::vector<InductionScores> evaluate_induction(const Model& model, const Induct
         for (int i = 1; i < T; ++i) sum += a[i * T + i - 1];
         prev[h] += sum / (T - 1);
       }
-      // Second-copy positions i = L+k (k = 1 … L−1: the last has no next token) whose token occurs
-      // once in the first copy: the earlier occurrence is at k, what followed it at k + 1 = i − L + 1.
-      for (int i = L + 1; i < 2 * L; ++i) {
-        if (std::count(ids.begin() + 1, ids.begin() + L + 1, ids[i]) != 1) continue;
+      for (int i : induction_positions(ids, L)) {
         ++s.positions;
         const float* p = probs.ptr() + static_cast<size_t>(i) * V;
         right += static_cast<int>(std::max_element(p, p + V) - p) == ids[i + 1];

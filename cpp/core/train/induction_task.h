@@ -9,6 +9,7 @@
 
 #include "base/random.h"
 #include "model/model.h"
+#include "train/task_samples.h"
 #include "train/train.h"
 
 namespace mha {
@@ -23,6 +24,13 @@ std::vector<int32_t> induction_sequence(Rng& rng, int L, int vocab);
 // B sequences of one L, drawn from rng (L uniform in [min_length, max_length]); targets[t] = ids[t + 1],
 // −1 at the last position.
 Batch induction_batch(Rng& rng, const InductionTask& task, int B);
+// The positions of a sequence of repeat length L where induction predicts the next token: second-copy
+// positions i = L+1 … 2L−1 whose token occurs once in the first copy (the earlier occurrence is at
+// i − L, what followed it at i − L + 1). The task's accuracy is the first choice's there.
+std::vector<int> induction_positions(const std::vector<int32_t>& ids, int L);
+// One sequence of its own L, drawn as a batch draws them, as the analyses read it: the loss on
+// every next token (as in training), the accuracy at induction_positions.
+TaskSample induction_sample(Rng& rng, const InductionTask& task);
 
 struct InductionScores {
   int length = 0;                 // L

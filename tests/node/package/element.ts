@@ -24,6 +24,10 @@ if (el) {
     console.log(demo.training?.step);
     demo.runHeadSweep({ heads: [1, 4, 64] }).then((rows) => rows.map((r) => [r.heads, r.dHead, r.parameters, r.accuracy, r.perReadout[0]]));
     demo.cancelHeadSweep();
+    // What each head contributes, as the demo shows it: the picked position's parts, the pruning curve.
+    const split = demo.state.result?.attributions;
+    const steps = demo.state.pruning && 'steps' in demo.state.pruning ? demo.state.pruning.steps.length : 0;
+    console.log(split ? split.values[split.parts.length * (demo.state.position ?? split.positions - 1)] : 0, steps);
   });
   el.setAttribute('heads', '4');
   el.setAttribute('controls', 'minimal');

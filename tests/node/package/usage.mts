@@ -1,7 +1,7 @@
 // The README's "In your own JavaScript", as a TypeScript author writes it against the installed
 // package (ES module). tests/node/package.test.js compiles it with tsc --strict; it is never run.
 import createMha, { MhaError } from 'mha-demo';
-import type { HeadAnalysis, Mha, Model, ModelConfig, StageId, Trace } from 'mha-demo';
+import type { Attributions, HeadAnalysis, HeadImportance, LogitAttribution, Mha, Model, ModelConfig, PruneCurve, StageId, Trace } from 'mha-demo';
 
 declare const safetensors: Uint8Array;
 declare const header: Uint8Array;
@@ -49,6 +49,16 @@ const labels = analysis ? analysis.layers[1].heads.map((h) => h.label) : [];
 const stage: StageId = run.stage('layers.1.weights');
 const attend: string[] = run.tensorsOf('attend');
 const config: ModelConfig = built.config;
+// What each head contributes: one logit split, importance, the pruning curve.
+const split: LogitAttribution = run.attribute({ position: 3 });
+const byHead = split.parts.filter((p) => p.kind === 'head').map((p) => [p.layer, p.head, p.value]);
+const everyPosition: Attributions = run.attributions();
+const lastHead: number = everyPosition.values[(everyPosition.positions - 1) * everyPosition.parts.length + 1];
+const importance: HeadImportance = built.headImportance([0, 1, 2, 1, 2]);
+const onTask: number = built.headImportance(null, { samples: 16, seed: 2 }).layers[0].heads[0].importance_normalised;
+const curve: PruneCurve = built.prune({ samples: mha.catalog.importance.samples });
+const removed: Array<[number, number]> = curve.steps[3].removed;
+const writes: Float32Array = run.data('layers.1.head_write');
 const walked: StageId[] = config.stages;
 const ids: Int32Array = run.ids();
 const file: Uint8Array = built.modelFile();

@@ -10,7 +10,7 @@ import { tokenLabels, tokenName } from '../../format.js';
 import { t } from '../../i18n.js';
 import { frameOf } from './structure.js';
 
-export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd, sub } = {}) {
+export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd, sub, axisKey = 'columnsDh' } = {}) {
   const { result, lang } = state;
   const tensor = result.tensors[name];
   const [, H, T0, d] = tensor.shape;
@@ -73,7 +73,7 @@ export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd
     name,
     shape: tensor.shape,
     caption,
-    axis: t(lang, 'columnsDh', { n: d }),
+    axis: t(lang, axisKey, { n: d }),
     body: h('div', { class: 'tiles-scroll' }, h('div', { class: 'tiles', style: { '--tiles': H, '--half': Math.ceil(H / 2) } }, labelCol, h('div', { class: 'tiles-wrap' }, tiles))),
     legend: key,
     figure,

@@ -13,6 +13,7 @@ import { tokenLabels, tokenName } from '../../format.js';
 import { exportButtons, relabelExport, figureBase, plainText } from '../parts/exportButtons.js';
 import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
+import { pruningPanel } from './pruning.js';
 import { causalControl } from '../../attributes.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
@@ -276,10 +277,16 @@ function headDetail(state) {
 // under the maps are lazy: scrolled out of view, they follow just after the change (sections.js).
 export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
+  const trained = state.settings.model === 'trained';
   return [
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
-    { key: [result, lang], make: () => headsPanel(state, actions), lazy: true },
+    { key: [result, lang, state.importance], make: () => headsPanel(state, actions), lazy: true },
+    // the trained model's: its task is known, so what losing its heads costs is measured (another
+    // model has none: one key for all its states, so nothing is made again)
+    trained
+      ? { key: [state.pruning, result, lang], make: () => pruningPanel(state, actions), lazy: true }
+      : { key: [null], make: () => null },
     { key: [result, lang, attendMode, state.head], make: () => headDetail(state), lazy: true },
     { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }), lazy: true },
     { key: [state.worked, lang], make: () => workedView(state) },

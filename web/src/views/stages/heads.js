@@ -51,6 +51,15 @@ function analysisOf(state) {
   return result.heads ? result.heads.layers[result.layer] : null;
 }
 
+// The metrics of the gradient pass (catalog.headMetrics' gradient ones: importance) come apart from
+// the run, computed off the main thread for the trained model (analyses.js): state.importance when
+// it is for this text, else none yet.
+const GRADIENT = new Set(catalog.headMetrics.filter((m) => m.gradient).map((m) => m.id));
+function importanceOf(state) {
+  const { importance, result } = state;
+  return importance && importance.ids.join() === result.ids.join() ? importance.layers[result.layer].heads : null;
+}
+
 export function headsPanel(state, actions) {
   const { lang } = state;
   const layer = state.result.layer;
@@ -90,6 +99,7 @@ export function headsPanel(state, actions) {
     const analysis = analysisOf(s);
     sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
+    const importance = importanceOf(s);
     analysis.heads.forEach((m, hd) => {
       const row = rows[hd];
       if (row.tr.dataset.label !== m.label) row.tr.dataset.label = m.label;
@@ -98,7 +108,7 @@ export function headsPanel(state, actions) {
       row.label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
       setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) }) : t(lang, `label.${m.label}`));
       for (const c of row.cells) {
-        const v = m[c.metric];
+        const v = GRADIENT.has(c.metric) ? importance && importance[hd][c.metric] : m[c.metric];
         const text = fmt(v);
         if (c.barEl) c.barEl.style.setProperty('--v', text === null ? '0' : String(Math.max(0, Math.min(1, v))));
         setText(c.value, text === null ? t(lang, 'none') : text);

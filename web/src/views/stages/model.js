@@ -1,6 +1,7 @@
 // Pictures of the stages a model of blocks adds: a stage's tensors as heatmaps (the residual
 // stream, logits, and GPT-2's LayerNorms and MLP), and the next-token prediction.
-import { h, live, setText, setAttr } from '../../dom.js';
+import { h, live, renew, setText, setAttr } from '../../dom.js';
+import { attributionPanel, shownPosition } from './attribution.js';
 import { t } from '../../i18n.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { liveView, frameOf } from '../parts/structure.js';
@@ -95,12 +96,16 @@ export function recallPredictView(state) {
 }
 
 // The five likeliest next tokens at every position, with their probabilities; ✓ where the first
-// choice is the token that really follows. Live: a later result of the same model and language
+// choice is the token that really follows; under them, why the first choice at the picked position
+// (attribution.js: the position's number picks it). Live: a later result of the same model and language
 // (another text, a head switched off) is written into the rows already there, a row added or
 // removed only for a token more or less (a new table of T rows cost 8 ms of layout at T = 32).
-export function predictView(state) {
+export function predictView(state, actions) {
   const { lang } = state;
   const built = frameOf(state);
+  const name = (id) => namer(current.result)(id);
+  const current = { result: state.result };
+  const why = state.result.attributions ? attributionPanel(state, name) : null;
   const body = h('tbody', {});
   const rows = [];
   const summary = h('p', { class: 'predict-summary' });
@@ -112,6 +117,7 @@ export function predictView(state) {
         h('th', { scope: 'col' }, t(lang, 'predict.next')), h('th', { scope: 'col' }, '✓'))),
       body),
     summary,
+    why,
   );
   const newRow = (i, n) => {
     const cands = Array.from({ length: n }, (_, r) => {
@@ -122,11 +128,18 @@ export function predictView(state) {
     });
     const token = h('th', { scope: 'row' });
     const mark = h('td', { class: 'mark' });
-    const tr = h('tr', { 'data-position': String(i) }, h('td', { class: 'num' }, String(i)), token, h('td', { class: 'candidates' }, cands.map((c) => c.el)), mark);
-    return { tr, token, mark, cands };
+    // The position's number picks it for the attribution below.
+    const pick = why
+      ? h('button', { type: 'button', class: 'pick', 'aria-label': t(lang, 'predict.pick', { i }), onclick: () => actions.pickPosition(i) }, String(i))
+      : String(i);
+    const tr = h('tr', { 'data-position': String(i) }, h('td', { class: 'num' }, pick), token, h('td', { class: 'candidates' }, cands.map((c) => c.el)), mark);
+    return { tr, token, mark, cands, pick };
   };
   function fill(s) {
     const { result } = s;
+    current.result = result;
+    if (why && !renew(why, s)) return false;
+    const picked = why ? shownPosition(s) : -1;
     const probs = result.tensors.probs;
     const [, T, V] = probs.shape;
     const n = result.candidates.length ? result.candidates[0].length : 0;
@@ -150,6 +163,7 @@ export function predictView(state) {
         if (ok) row.tr.className = 'right';
         else row.tr.removeAttribute('class'); // as a row made without it
       }
+      if (why) setAttr(row.pick, 'aria-pressed', String(i === picked));
       setText(row.token, result.tokens[i]);
       setText(row.mark, ok ? '✓' : '');
       setAttr(row.mark, 'aria-label', ok ? '✓' : '');
@@ -177,10 +191,10 @@ export function predictView(state) {
     const switchedOff = result.config.model !== 'single' ? s.settings.switchedOff : [];
     if (switchedOff.length) {
       setText(off, t(lang, 'predict.off', { list: switchedOff.map(([l, hd]) => `${l}.${hd}`).join(', ') }));
-      if (off.parentNode !== view) view.append(off);
+      if (off.parentNode !== view) view.insertBefore(off, why); // under the summary (why: null appends)
     } else if (off.parentNode) off.remove();
     return true;
   }
   fill(state);
-  return live(view, (s) => frameOf(s) === built && fill(s));
+  return live(view, (s) => frameOf(s) === built && Boolean(s.result.attributions) === Boolean(why) && fill(s));
 }

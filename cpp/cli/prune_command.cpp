@@ -1,0 +1,58 @@
+#include "prune_command.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "analysis/importance.h"
+#include "analysis/pruning.h"
+#include "run_options.h"
+
+namespace mha_cli {
+
+namespace {
+
+struct PruneOptions {
+  RunOptions model;  // --model, --layout, --heads
+  int samples = mha::kImportanceSamples;
+  uint64_t seed = mha::kImportanceSeed;
+  bool json = false;
+};
+
+std::string report(const std::vector<mha::PruneStep>& steps, const PruneOptions& o) {
+  std::string out = "heads of " + o.model.model_path + " removed one at a time, least important first (|dL/d gate| on " +
+                    std::to_string(o.samples) + " sequences of its task, seed " + std::to_string(o.seed) +
+                    ")\nremoved  head    loss  accuracy\n";
+  char line[64];
+  for (const mha::PruneStep& s : steps) {
+    const std::string head = s.removed.empty() ? "—" : std::to_string(s.removed.back()[0]) + "." + std::to_string(s.removed.back()[1]);
+    std::snprintf(line, sizeof line, "%7zu  %4s  %6.3f  %8.3f\n", s.removed.size(), head.c_str(), s.loss, s.accuracy);
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace
+
+CLI::App* add_prune_command(CLI::App& app) {
+  auto o = std::make_shared<PruneOptions>();
+  CLI::App* cmd = app.add_subcommand("prune", "remove heads one at a time, least important first: loss and accuracy after each");
+  cmd->add_option("--model", o->model.model_path, "safetensors file with a whole model (gpt2 or attn-only layout)")->required();
+  cmd->add_option("--layout", o->model.layout, "names in the file (default: guessed from them)")
+      ->check(CLI::IsMember({"gpt2", "attn-only"}));
+  cmd->add_option("--heads", o->model.config.heads, "attention heads (default: the file's __metadata__)")
+      ->each([o](const std::string&) { o->model.heads_given = true; });
+  cmd->add_option("--samples", o->samples, "fresh sequences of the model's task to measure on")
+      ->check(CLI::Range(1, mha::kMaxImportanceSamples));
+  cmd->add_option("--seed", o->seed, "seed of those sequences");
+  cmd->add_flag("--json", o->json, "print {steps: [{removed: [[layer, head], …], loss, accuracy}]}");
+  cmd->callback([o] {
+    const mha::Model model = load_model(o->model);
+    const std::vector<mha::PruneStep> steps = mha::prune_heads(model, mha::task_samples(model.config(), o->samples, o->seed));
+    if (o->json) std::printf("%s\n", mha::prune_to_json(steps).dump(2).c_str());
+    else std::fputs(report(steps, *o).c_str(), stdout);
+  });
+  return cmd;
+}
+
+}  // namespace mha_cli

@@ -1,0 +1,152 @@
+// What each head contributes, through the WebAssembly module: each head's write, the logit split
+// into its parts, head importance and the pruning curve give what the CLI gives natively, the trace
+// keeps what it needs after its model is deleted, and bad requests are MhaErrors with their codes.
+// Needs web/build/mha-core.js and build/native/mha.
+'use strict';
+const { test, before } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const createMha = require('../../web/mha.js');
+
+const root = path.resolve(__dirname, '../..');
+const cli = path.join(root, 'build/native/mha');
+const shipped = path.join(root, 'models/induction.safetensors');
+const reference = path.join(root, 'tests/reference/data/tiny_gpt2.model.safetensors');
+const IDS = [0, 5, 9, 23, 41, 7, 5, 9, 23, 41, 7];
+let mha;
+
+before(async () => {
+  mha = await createMha();
+});
+
+const runCli = (args) => JSON.parse(execFileSync(cli, args, { encoding: 'utf8' }));
+const close = (a, b, tolerance, what) => assert.ok(Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
+
+function withModel(file, body) {
+  const model = new mha.Model();
+  try {
+    model.loadModel(fs.readFileSync(file));
+    return body(model);
+  } finally {
+    model.delete();
+  }
+}
+
+// fn must throw an MhaError with this code (and these params, when given).
+const refuses = (fn, code, params) =>
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof mha.MhaError, String(e));
+    assert.equal(e.code, code);
+    if (params) assert.deepEqual(e.params, params);
+    return true;
+  });
+
+test('the logit split in WASM is the CLI\'s (mha attribute --json), its parts summing to the logit', () => {
+  for (const [file, position, token] of [[shipped, -1, -1], [shipped, 7, 4], [reference, 2, 17]]) {
+    const args = ['attribute', '--model', file, '--ids', IDS.join(','), '--json'];
+    if (position >= 0) args.push('--position', `${position}`, '--token', `${token}`);
+    const native = runCli(args);
+    withModel(file, (model) => {
+      const trace = model.runIds(IDS);
+      try {
+        const ours = trace.attribute(position >= 0 ? { position, token } : {});
+        assert.equal(ours.position, native.position);
+        assert.equal(ours.token, native.token);
+        assert.equal(ours.logit, native.logit);
+        assert.deepEqual(ours.parts.map((p) => [p.kind, p.layer, p.head]), native.parts.map((p) => [p.kind, p.layer, p.head]));
+        ours.parts.forEach((p, i) => close(p.value, native.parts[i].value, 1e-12, `part ${i}`));
+        close(ours.parts.reduce((s, p) => s + p.value, 0), ours.logit, 1e-5, 'the parts\' sum');
+        // every position at once, as arrays: the same numbers as one position at a time
+        const all = trace.attributions();
+        assert.equal(all.positions, IDS.length);
+        for (const i of [0, 4, IDS.length - 1]) {
+          const one = trace.attribute({ position: i });
+          assert.equal(all.tokens[i], one.token);
+          assert.equal(all.logits[i], one.logit);
+          assert.deepEqual(all.parts.map((p) => [p.kind, p.layer, p.head]), one.parts.map((p) => [p.kind, p.layer, p.head]));
+          one.parts.forEach((p, j) => assert.equal(all.values[i * all.parts.length + j], p.value));
+        }
+      } finally {
+        trace.delete();
+      }
+    });
+  }
+});
+
+test('each head\'s write, read after its model is deleted, sums with b_O to y', () => {
+  const model = new mha.Model();
+  model.loadModel(fs.readFileSync(shipped));
+  const trace = model.runIds(IDS);
+  model.delete(); // the trace keeps the weights its head writes are made from
+  try {
+    const writes = trace.data('layers.1.head_write');
+    const y = trace.data('layers.1.y');
+    const [, H, T, d] = trace.shape('layers.1.head_write');
+    assert.deepEqual([H, T, d], [4, IDS.length, 64]);
+    const bias = new Float64Array(d); // b_O: y minus the heads' writes, the same in every row
+    for (let i = 0; i < T * d; i++) {
+      let sum = 0;
+      for (let h = 0; h < H; h++) sum += writes[h * T * d + i];
+      const b = y[i] - sum;
+      if (i < d) bias[i] = b;
+      else close(b, bias[i % d], 1e-5, `row ${Math.floor(i / d)}`);
+    }
+    assert.ok(trace.attribute().parts.length === 10); // the embedding, 8 heads, the biases
+  } finally {
+    trace.delete();
+  }
+});
+
+test('head importance and the pruning curve in WASM are the CLI\'s, on the same sequences of the task', () => {
+  const native = runCli(['heads', '--model', shipped, '--ids', IDS.join(','), '--importance', '--samples', '16', '--json']);
+  const curve = runCli(['prune', '--model', shipped, '--samples', '16', '--seed', '5', '--json']);
+  const onText = runCli(['heads', '--model', shipped, '--ids', IDS.join(','), '--importance', '--json']);
+  withModel(shipped, (model) => {
+    const ours = model.headImportance(null, { samples: 16 });
+    assert.equal(mha.catalog.importance.seed, 1);
+    ours.layers.forEach((layer, l) => layer.heads.forEach((h, hd) => {
+      close(h.importance, native.layers[l].heads[hd].importance, 1e-12, `importance ${l}.${hd}`);
+      close(h.importance_normalised, native.layers[l].heads[hd].importance_normalised, 1e-12, `normalised ${l}.${hd}`);
+    }));
+    const text = model.headImportance(IDS);
+    text.layers.forEach((layer, l) => layer.heads.forEach((h, hd) => close(h.importance, onText.layers[l].heads[hd].importance, 1e-12, `${l}.${hd}`)));
+    const pruned = model.prune({ samples: 16, seed: 5 });
+    assert.equal(pruned.steps.length, 9);
+    pruned.steps.forEach((s, i) => {
+      assert.deepEqual(s.removed, curve.steps[i].removed);
+      assert.equal(s.accuracy, curve.steps[i].accuracy);
+      close(s.loss, curve.steps[i].loss, 1e-6, `loss after ${i} removed`); // the loss's log may differ in its last bit
+    });
+    assert.deepEqual(model.prune().steps.map((s) => s.removed), runCli(['prune', '--model', shipped, '--json']).steps.map((s) => s.removed));
+  });
+});
+
+test('bad requests are MhaErrors with their codes, and leave the model and the trace usable', () => {
+  withModel(shipped, (model) => {
+    const trace = model.runIds([0, 1, 2]);
+    try {
+      refuses(() => trace.attribute({ position: 3 }), 'position_outside_text', { position: '3', last: '2' });
+      assert.throws(() => trace.attribute({ position: 3 }), (e) => e.field === 'position');
+      refuses(() => trace.attribute({ token: 64 }), 'token_outside_vocabulary');
+      refuses(() => trace.attribute({ position: 1.5 }), 'not_whole');
+      refuses(() => model.prune({ samples: 0 }), 'out_of_range');
+      assert.throws(() => model.prune({ samples: 0 }), (e) => e.params.max === String(mha.catalog.importance.maxSamples));
+      assert.throws(() => model.headImportance(), /give a text, ids, or \{samples\}/);
+      assert.equal(trace.attribute({ position: 1 }).position, 1);
+    } finally {
+      trace.delete();
+    }
+  });
+  const single = new mha.Model({ dModel: 8, heads: 2 });
+  const trace = single.runText('a b');
+  try {
+    refuses(() => trace.attribute(), 'needs_blocks');
+    refuses(() => single.prune(), 'needs_blocks');
+    refuses(() => single.headImportance('a b'), 'needs_blocks');
+  } finally {
+    trace.delete();
+    single.delete();
+  }
+});

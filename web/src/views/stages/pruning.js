@@ -1,0 +1,82 @@
+// The trained model's pruning curve (cpp/core/analysis/pruning.h; state.pruning, pruning.js): the task's
+// accuracy as its heads are removed one at a time, least important first, as Michel et al. (2019)
+// pruned theirs. A slider steps along the curve: the heads removed at that step are switched off in
+// every view (settings.switchedOff), so the prediction shows what the curve says. Live: a new result
+// (another text, a head switched) only moves the marker.
+import { h, live, setText, setAttr } from '../../dom.js';
+import { t } from '../../i18n.js';
+import catalog from '../../catalog.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const svg = (tag, attrs = {}) => {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+};
+const W = 240, HT = 120, PAD = 24; // the chart's box, in its own units
+
+const key = (pairs) => pairs.map(([l, hd]) => `${l}.${hd}`).sort().join(',');
+// The step whose removed heads are exactly the heads switched off now, or -1.
+const stepOf = (steps, switchedOff) => steps.findIndex((s) => key(s.removed) === key(switchedOff));
+
+export function pruningPanel(state, actions) {
+  const { lang } = state;
+  const curve = state.pruning;
+  const panel = h('section', { class: 'pruning', 'aria-labelledby': 'pruning-title' },
+    h('h3', { id: 'pruning-title' }, t(lang, 'pruning.title')),
+    h('p', { class: 'hint', html: t(lang, 'pruning.intro', { n: catalog.importance.samples }) }));
+  if (!curve || !curve.steps) {
+    panel.append(h('p', { class: 'hint', 'data-pruning': curve ? 'failed' : 'computing' }, curve ? curve.error : t(lang, 'pruning.computing')));
+    return panel;
+  }
+  const { steps } = curve;
+  const N = steps.length - 1;
+  const x = (k) => PAD + ((W - 2 * PAD) * k) / N;
+  const y = (acc) => HT - PAD - (HT - 2 * PAD) * acc;
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${HT}`, class: 'pruning-chart', role: 'img', 'aria-label': t(lang, 'pruning.chart') });
+  chart.append(
+    svg('line', { x1: PAD, y1: y(0), x2: W - PAD, y2: y(0), class: 'axis' }),
+    svg('line', { x1: PAD, y1: y(0), x2: PAD, y2: y(1), class: 'axis' }),
+    svg('polyline', { points: steps.map((s, k) => `${x(k)},${y(s.accuracy)}`).join(' '), class: 'curve' }),
+  );
+  for (const [text, at] of [['1', y(1) + 4], ['0', y(0) + 4]]) {
+    const label = svg('text', { x: PAD - 4, y: at, 'text-anchor': 'end', class: 'tick' });
+    label.textContent = text;
+    chart.append(label);
+  }
+  const yLabel = svg('text', { x: PAD, y: y(1) - 10, class: 'tick' });
+  yLabel.textContent = t(lang, 'pruning.accuracy');
+  chart.append(yLabel);
+  const xLabel = svg('text', { x: W / 2, y: HT - 4, 'text-anchor': 'middle', class: 'tick' });
+  xLabel.textContent = t(lang, 'pruning.axis', { n: N });
+  chart.append(xLabel);
+  const dots = steps.map((s, k) => {
+    const dot = svg('circle', { cx: x(k), cy: y(s.accuracy), r: 3.5, class: 'dot', 'data-step': k });
+    chart.append(dot);
+    return dot;
+  });
+  const slider = h('input', {
+    type: 'range', min: 0, max: N, step: 1, value: 0, id: 'pruning-step', 'aria-describedby': 'pruning-now',
+    oninput: (ev) => actions.switchOff(steps[Number(ev.target.value)].removed),
+  });
+  const now = h('p', { class: 'pruning-now', id: 'pruning-now', 'aria-live': 'polite' });
+  panel.append(chart, h('label', { class: 'pruning-slider', for: 'pruning-step' }, t(lang, 'pruning.slider')), slider, now);
+
+  function fill(s) {
+    if (s.pruning !== curve) return false;
+    const k = stepOf(steps, s.settings.switchedOff);
+    dots.forEach((dot, j) => dot.classList.toggle('current', j === k));
+    if (k >= 0 && Number(slider.value) !== k) slider.value = String(k);
+    setAttr(panel, 'data-step', String(k));
+    const step = steps[Math.max(k, 0)];
+    setText(now, k < 0
+      ? t(lang, 'pruning.off')
+      : t(lang, 'pruning.now', {
+        k, list: step.removed.map(([l, hd]) => `${l}.${hd}`).join(', ') || t(lang, 'none'),
+        accuracy: step.accuracy.toFixed(2), loss: step.loss.toFixed(2),
+      }));
+    return true;
+  }
+  fill(state);
+  return live(panel, (s) => s.lang === lang && fill(s));
+}
