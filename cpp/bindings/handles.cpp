@@ -130,8 +130,9 @@ val TraceHandle::head_analysis() const {
 
 val TraceHandle::attribute(const val& options) {
   return run_guarded(val::null(), [&] {
-    const double position = whole_number(options, "position", -1, -1, 2147483647.0);
-    const double token = whole_number(options, "token", -1, -1, 2147483647.0);
+    const val given = options.isUndefined() || options.isNull() ? val::object() : options;
+    const double position = whole_number(given, "position", -1, -1, 2147483647.0);
+    const double token = whole_number(given, "token", -1, -1, 2147483647.0);
     return attribution_arrays({mha::attribute_logit(trace_, config_, static_cast<int>(position), static_cast<int32_t>(token))});
   });
 }

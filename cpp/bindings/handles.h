@@ -125,7 +125,6 @@ class ModelHandle : public LastError {
   val head_importance(const val& input, const val& options);
   // pruning.h's curve (prune_object) on options.samples sequences of the task from options.seed, or null.
   val prune(const val& options);
-  bool is_seeded() const { return model_.is_seeded(); }
   void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
   val config() const;                                            // or null
   val weight(const val& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null

@@ -488,6 +488,8 @@ export const STRINGS = {
     en: 'the importance divided by the ℓ2 norm of its layer’s importances: which of a layer’s heads matter most.',
     zh: '重要性除以本层各头重要性的 ℓ2 范数：本层里哪些头最要紧。',
   },
+  'metric.short.importance': { en: 'import.', zh: '重要性' },
+  'metric.short.importance_normalised': { en: 'imp ÷ l', zh: '重要性比' },
   'metric.help.importance': { en: 'how much the loss would change if the head were removed (|∂L/∂ξ|)', zh: '去掉这个头时损失会变化多少（|∂L/∂ξ|）' },
   'metric.help.importance_normalised': { en: 'importance relative to the layer’s other heads (÷ their ℓ2 norm)', zh: '相对于本层其他头的重要性（÷ 它们的 ℓ2 范数）' },
   'metric.help.previous_token': { en: 'mean weight on the token just before', zh: '落在前一个 token 上的平均权重' },
