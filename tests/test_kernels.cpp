@@ -3,6 +3,7 @@
 //   each kernel   — the xsimd version equals the scalar oracle on sizes around the SIMD width
 //                   (1, width-1, width, width+1, …) so every vector loop and every tail runs
 //   attend_head   — the row-blocked head equals the three kernels bit for bit, and the oracle
+//   attend_head after past positions — a KV cache's query rows equal the whole run's last rows
 //   softmax       — causal rows, -inf free rows, large magnitudes that would overflow a naive exp
 #include <doctest/doctest.h>
 
@@ -177,7 +178,7 @@ TEST_CASE("attend_head_strided: a head read out of q, k, v in place equals the c
           for (auto attend : {mha::kernels::attend_head_forward_strided_simd, mha::kernels::attend_head_forward_strided_scalar}) {
             Tensor s2({T, T}), p2({T, T}), concat({T, ld});
             attend(s2.ptr(), p2.ptr(), concat.ptr() + h * D, ld, q.ptr() + h * D, ld, k.ptr() + h * D, ld, v.ptr() + h * D,
-                   ld, T, D, scale, causal);
+                   ld, T, 0, D, scale, causal);
             Tensor o2({T, D});
             for (int t = 0; t < T; ++t)
               for (int i = 0; i < D; ++i) o2.data[t * D + i] = concat.data[t * ld + h * D + i];
@@ -194,6 +195,49 @@ TEST_CASE("attend_head_strided: a head read out of q, k, v in place equals the c
               for (int c = 0; c < ld; ++c)
                 if (c / D != h) CHECK(concat.data[t * ld + c] == 0.0f);
           }
+        }
+      }
+    }
+  }
+}
+
+// A decoding step: T new query rows against past + T cached keys and values (rows n·D apart, as a
+// KV cache holds them). The rows equal the last T rows of the run over all past + T positions, bit
+// for bit (each entry is the same sum in the same order), and the oracle's values on every tail.
+TEST_CASE("attend_head after past positions: the last rows of the whole run, bit for bit, and the oracle's values") {
+  for (bool causal : {false, true}) {
+    for (int past : {1, kWidth - 1, 7, 130}) {
+      for (int T : {1, 2, kWidth + 1}) {
+        for (int D : {3, kWidth + 1, 16}) {
+          CAPTURE(causal);
+          CAPTURE(past);
+          CAPTURE(T);
+          CAPTURE(D);
+          const int n = 2, ld = n * D, all = past + T;
+          const Tensor q = random_tensor({all, ld}, 27, 2.0f), k = random_tensor({all, ld}, 28, 2.0f),
+                       v = random_tensor({all, ld}, 29);
+          const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+          const int h = 1;  // the second head's columns
+          Tensor s_all({all, all}), p_all({all, all}), o_all({all, ld});
+          mha::kernels::attend_head_forward_strided_simd(s_all.ptr(), p_all.ptr(), o_all.ptr() + h * D, ld, q.ptr() + h * D,
+                                                         ld, k.ptr() + h * D, ld, v.ptr() + h * D, ld, all, 0, D, scale, causal);
+          const float* q_new = q.ptr() + static_cast<size_t>(past) * ld + h * D;
+          Tensor s({T, all}), p({T, all}), o({T, ld});
+          mha::kernels::attend_head_forward_strided_simd(s.ptr(), p.ptr(), o.ptr() + h * D, ld, q_new, ld, k.ptr() + h * D, ld,
+                                                         v.ptr() + h * D, ld, T, past, D, scale, causal);
+          Tensor s_scalar({T, all}), p_scalar({T, all}), o_scalar({T, ld});
+          mha::kernels::attend_head_forward_strided_scalar(s_scalar.ptr(), p_scalar.ptr(), o_scalar.ptr() + h * D, ld, q_new,
+                                                           ld, k.ptr() + h * D, ld, v.ptr() + h * D, ld, T, past, D, scale, causal);
+          for (int i = 0; i < T; ++i) {
+            for (int j = 0; j < all; ++j) {
+              CHECK(s.data[i * all + j] == s_all.data[(past + i) * all + j]);
+              CHECK(p.data[i * all + j] == p_all.data[(past + i) * all + j]);
+            }
+            for (int c = 0; c < ld; ++c) CHECK(o.data[i * ld + c] == o_all.data[(past + i) * ld + c]);
+          }
+          check_close(s_scalar, s, 1e-6, "scores");
+          check_close(p_scalar, p, 1e-5, "weights");
+          check_close(o_scalar, o, 1e-5, "head_out");
         }
       }
     }
