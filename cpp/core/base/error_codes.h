@@ -31,6 +31,8 @@
   X(text_too_many_different, "text has more than {max} different tokens, the most this model's vocabulary of {vocab} " \
                              "ids can tell apart")                                                                    \
   X(too_many_positions, "{tokens} tokens, but the model has only {max} positions")                                    \
+  X(generate_past_positions, "{prompt} tokens of text and {new} new ones make {total}, but the model has only {max} " \
+                             "positions")                                                                             \
   X(token_outside_vocabulary, "token id {id} at position {position} is outside the vocabulary [0, {vocab})")          \
   X(needs_tokenizer, "a {model} model reads text with its own tokenizer: give its tokenizer files, or token ids")     \
   /* tokenizer files */                                                                                               \
