@@ -4,6 +4,7 @@
 //   mha predict ...                           the next-token candidates at each position
 //   mha heads   ... [--json]                  what each head does, measured, per layer
 //   mha compare ACTUAL EXPECTED               every tensor of EXPECTED against ACTUAL, relative to its largest value
+//   mha generate --model F --text ... --tokens N   continue a text, greedy or sampled, with the KV cache
 //   mha train ... --out MODEL.safetensors     train a small model on the induction task
 //   mha tokenize --tokenizer DIR --text ...   GPT-2's tokens and ids of a text
 //   mha catalog                               the core's limits, defaults, recipes, metrics and error codes (JSON)
@@ -17,6 +18,7 @@
 #include "base/error.h"
 #include "io/safetensors.h"
 #include "io/trace_file.h"
+#include "generate_command.h"
 #include "heads_report.h"
 #include "predict_report.h"
 #include "run_options.h"
@@ -117,6 +119,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
   mha_cli::add_train_command(app, command_line);
   mha_cli::add_tokenize_command(app);
+  mha_cli::add_generate_command(app);
 
   try {
     app.parse(argc, argv);

@@ -31,8 +31,10 @@ struct Run {
   mha::Trace trace;
 };
 
-// The model the options describe (random, --weights or --model) and one run of it on --text, --ids
-// or --input. Throws mha::Error with a one-line reason.
+// The model the options describe (random, --weights or --model), with --tokenizer's tokenizer when given.
+mha::Model open_model(const RunOptions& o);
+
+// That model and one run of it on --text, --ids or --input. Throws mha::Error with a one-line reason.
 Run run(const RunOptions& o);
 
 // "1.0,1.3" -> the gates of heads 1.0 and 1.3 at 0, every other head's at 1 (empty list: none);

@@ -8,6 +8,7 @@ const NAMES = {
   zh: {
     d_model: 'd_model', heads: 'heads', kv_heads: 'kv_heads', seed: '种子', vocab_size: '词表大小', layers: '层数',
     model: '模型', kv_dim: 'K/V 宽度（kv_heads · d_head）', max_positions: '位置数',
+    tokens: '新 token 数', temperature: '温度', top_k: 'top-k', top_p: 'top-p',
   },
 };
 
@@ -31,6 +32,7 @@ export const SENTENCES = {
     text_not_utf8: '文本不是有效的 UTF-8：位置 {offset} 处出错（{what}）',
     text_too_many_different: '文本里不同的 token 超过 {max} 种：这个模型的词表只有 {vocab} 个 id，分不开更多',
     too_many_positions: '{tokens} 个 token，但这个模型只有 {max} 个位置',
+    generate_past_positions: '文本的 {prompt} 个 token 加上 {new} 个新 token 共 {total} 个，但这个模型只有 {max} 个位置',
     token_outside_vocabulary: '位置 {position} 的 token id {id} 超出了词表 [0, {vocab})',
     needs_tokenizer: '{model} 模型要用它自己的分词器读文本：请给出它的分词器文件，或直接给 token id',
     tokenizer_vocab_mismatch: '分词器有 {tokenizer} 个 id，而模型的词表只有 {vocab} 个：它们不是一套',
