@@ -117,6 +117,7 @@ ModelHandle::ModelHandle() : model_(mha::Config{}) {}
 
 std::string ModelHandle::set_tokenizer(const TokenizerHandle& tokenizer) {
   run_guarded(false, [&] {
+    changed();
     if (!tokenizer.tokenizer()) throw mha::Error("the tokenizer has no files loaded yet");
     model_.set_tokenizer(tokenizer.tokenizer());
     return true;
@@ -126,6 +127,7 @@ std::string ModelHandle::set_tokenizer(const TokenizerHandle& tokenizer) {
 
 std::string ModelHandle::configure(const val& options) {
   run_guarded(false, [&] {
+    changed();
     model_.configure(config_from_options(options, model_.config()));
     return true;
   });
@@ -134,6 +136,7 @@ std::string ModelHandle::configure(const val& options) {
 
 std::string ModelHandle::load_weights(const val& bytes, const std::string& layout, int layer) {
   run_guarded(false, [&] {
+    changed();
     const std::vector<uint8_t> data = bytes_from_js(bytes);
     model_.load_weights(data.data(), data.size(), mha::parse_layout(layout), layer);
     return true;
@@ -150,6 +153,7 @@ mha::Trace ModelHandle::take_trace() {
 
 std::string ModelHandle::load_model(const val& bytes, const std::string& layout, int heads) {
   run_guarded(false, [&] {
+    changed();
     const std::vector<uint8_t> data = bytes_from_js(bytes);
     const mha::SafetensorsFile file(data.data(), data.size());
     mha::LoadedModel loaded = mha::read_model(file, mha::whole_model_preset(file, layout), heads);
@@ -212,6 +216,7 @@ std::string ModelBuilderHandle::finish(ModelHandle& into) {
 
 std::string ModelHandle::use_random_weights(const val& options) {
   run_guarded(false, [&] {
+    changed();
     model_ = mha::Model(config_from_options(options, model_.config()));
     return true;
   });
@@ -278,6 +283,36 @@ std::string ModelHandle::refill_input(TraceHandle& into, const val& x, int T) {
 }
 
 val ModelHandle::config() const { return config_to_object(model_.config()); }
+
+GeneratorHandle* ModelHandle::generator(const val& prompt, const val& options, const val& switched_off) {
+  return run_guarded(static_cast<GeneratorHandle*>(nullptr), [&] {
+    const mha::GenerateOptions o = generate_options_from_js(options);
+    mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
+    mha::Tokenized tokens;
+    std::string text;
+    if (prompt.isString()) {
+      text = prompt.as<std::string>();
+      if (!model_.tokenizer())
+        throw mha::Error(mha::ErrorCode::needs_tokenizer, "text", {{"model", mha::preset_name(model_.config().preset)}});
+      tokens = model_.tokenizer()->tokenize(text);
+    } else {
+      tokens.ids = ids_from_js(prompt);
+    }
+    return new GeneratorHandle(model_, alive_, tokens.ids, tokens, text, o, std::move(off));
+  });
+}
+
+val GeneratorHandle::step() {
+  return run_guarded(val::null(), [&] {
+    if (alive_.expired()) throw mha::Error("the model was changed or deleted since this generator was made: make a new one");
+    const mha::Draw d = generator_.step();
+    val out = draw_object(d, texts_.add(d.id));
+    out.set("text", texts_.text());
+    return out;
+  });
+}
+
+val GeneratorHandle::ids() const { return int32_array(generator_.ids()); }
 
 val ModelHandle::weight(const std::string& name) const {
   if (mha::has_blocks(model_.config().preset)) return val::null();  // a single layer's names

@@ -13,6 +13,7 @@
 #include "train/induction_task.h"
 #include "model/model.h"
 #include "io/model_builder.h"
+#include "model/generate.h"
 
 namespace mha_wasm {
 
@@ -79,6 +80,8 @@ class TokenizerHandle : public LastError {
   std::shared_ptr<const mha::BpeTokenizer> tokenizer_;
 };
 
+class GeneratorHandle;
+
 class ModelHandle : public LastError {
  public:
   ModelHandle();
@@ -99,14 +102,46 @@ class ModelHandle : public LastError {
   // "" or the error, after which into's tensors are unspecified.
   std::string refill_input(TraceHandle& into, const emscripten::val& x, int T);
   bool is_seeded() const { return model_.is_seeded(); }
-  void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
+  void replace(mha::Model model) {  // a model built elsewhere (ModelBuilderHandle)
+    changed();
+    model_ = std::move(model);
+  }
   emscripten::val config() const;
   emscripten::val weight(const std::string& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
+  // A generation from `prompt` (a text, through the model's tokenizer, or ids), checked at once; null
+  // and last_error() when a check fails. It reads this model, so it stops working (an error naming
+  // why) once the model is changed or deleted.
+  GeneratorHandle* generator(const emscripten::val& prompt, const emscripten::val& options, const emscripten::val& switched_off);
 
  private:
   mha::Trace take_trace();  // a recycled trace, or a new one
+  void changed() { alive_ = std::make_shared<int>(0); }  // generators of the model as it was stop
   mha::Model model_;
   std::shared_ptr<TracePool> pool_ = std::make_shared<TracePool>();
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // held while model_ stays as it is
+};
+
+// One generation (core/model/generate.h) stepped from JavaScript: the page draws each step before the next.
+class GeneratorHandle : public LastError {
+ public:
+  GeneratorHandle(const mha::Model& model, std::weak_ptr<int> alive, std::vector<int32_t> prompt,
+                  const mha::Tokenized& tokens, const std::string& text, const mha::GenerateOptions& options,
+                  mha::HeadGates gates)
+      : alive_(std::move(alive)), generator_(model, std::move(prompt), options, std::move(gates)),
+        texts_(tokens.tokens, tokens.ids, model.tokenizer(), text) {}
+  emscripten::val step();  // draw_object with the text so far as `text`, or null (last_error())
+  bool done() const { return generator_.done(); }
+  emscripten::val ids() const;  // Int32Array: the prompt, then every new id
+  std::string text() const { return texts_.text(); }
+  int prompt_length() const { return generator_.prompt_length(); }
+  bool uses_cache() const { return generator_.cache() != nullptr; }
+  int cache_length() const { return generator_.cache() ? generator_.cache()->length() : 0; }
+  double cache_bytes() const { return generator_.cache() ? static_cast<double>(generator_.cache()->bytes()) : 0.0; }
+
+ private:
+  std::weak_ptr<int> alive_;
+  mha::Generator generator_;
+  mha::TokenTexts texts_;
 };
 
 // A whole model read a tensor at a time (core/model_builder.h): begin with the file's first 8 + N

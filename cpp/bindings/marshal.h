@@ -14,6 +14,7 @@
 #include "base/tensor.h"
 #include "text/tokenizer.h"
 #include "model/forward.h"
+#include "model/generate.h"
 #include "model/parameters.h"
 
 namespace mha_wasm {
@@ -32,6 +33,11 @@ emscripten::val tokenized_object(const mha::Tokenized& tokenized);  // {tokens: 
 // [[layer, head], …] heads switched off -> their gates 0, every other 1; undefined/null: none.
 mha::HeadGates head_switches_from_js(const emscripten::val& pairs, const mha::Config& config);
 std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or number[]
+// {tokens, temperature, topK, topP, seed, top, cache}: missing keys keep generate.h's defaults; the
+// ranges are the core's to check (Generator).
+mha::GenerateOptions generate_options_from_js(const emscripten::val& options);
+// A step: {id, token, p, sampled, kept, top: [[id, p], …], before: [p, …]}.
+emscripten::val draw_object(const mha::Draw& draw, const std::string& token);
 // catalog.h's object as JSON text (web/mha.js parses it once into mha.catalog).
 std::string catalog_text();
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.

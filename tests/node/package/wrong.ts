@@ -10,6 +10,7 @@ async function mistakes() {
   trace.data(3); // wrong: a tensor's name is a string
   model.loadWeights(new Uint8Array(0), 'onnx'); // wrong: no such layout
   new mha.Trace(); // wrong: traces come from runs
+  model.generate('a b', { topK: '5' }); // wrong: topK is a number
   const el = document.querySelector('mha-demo')!;
   el.goTo('nowhere'); // wrong: not a stage
   el.setAttribute('controls', 'some'); // wrong: full, minimal or none
