@@ -315,7 +315,9 @@ TEST_CASE("generation is refused before anything runs: past the model's position
                        doctest::Contains("top_k must be between 0 and 64, got 65"), mha::Error);
   CHECK_THROWS_WITH_AS(mha::Generator(model, {1, 2}, sampled(2, 1.0f, 0, 1.5f, 1)),
                        doctest::Contains("top_p must be between 0 and 1, got 1.5"), mha::Error);
-  CHECK_THROWS_WITH_AS(mha::Generator(model, {1, 64}, greedy(2)), doctest::Contains("token id 64 at position 1"), mha::Error);
+  mha::Generator outside(model, {1, 64}, greedy(2));  // the prompt's ids are the first step's to check, before it draws
+  CHECK_THROWS_WITH_AS(outside.step(), doctest::Contains("token id 64 at position 1"), mha::Error);
+  CHECK(outside.ids() == std::vector<int32_t>{1, 64});
   CHECK_THROWS_WITH_AS(mha::Generator(Model(mha::Config{}), {1, 2}, greedy(2)), doctest::Contains("no logits"), mha::Error);
   mha::Generator g(model, {1, 2}, greedy(1));
   g.step();

@@ -212,9 +212,12 @@
       // ids with their probability in it (0 where top-k or top-p cut them) and before the cut, and the
       // text so far (the prompt's text with each new token joined as the tokenizer reads it back).
       step() {
-        const out = this._raw.step();
-        if (out === null) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
-        return out;
+        const n = this._raw.step(); // [id, p, sampled, kept, then id, p, p before the cut for each candidate]
+        if (n === null) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
+        const top = [];
+        const before = [];
+        for (let i = 4; i < n.length; i += 3) top.push([n[i], n[i + 1]]), before.push(n[i + 2]);
+        return { id: n[0], token: this._raw.token(), p: n[1], sampled: n[2] === 1, kept: n[3], top, before, text: this._raw.text() };
       }
       get done() { return this._raw.done(); }
       get ids() { return this._raw.ids(); } // Int32Array: the prompt, then every new id

@@ -73,6 +73,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("step", &mha_wasm::GeneratorHandle::step)
       .function("done", &mha_wasm::GeneratorHandle::done)
       .function("ids", &mha_wasm::GeneratorHandle::ids)
+      .function("token", &mha_wasm::GeneratorHandle::token)
       .function("text", &mha_wasm::GeneratorHandle::text)
       .function("promptLength", &mha_wasm::GeneratorHandle::prompt_length)
       .function("usesCache", &mha_wasm::GeneratorHandle::uses_cache)

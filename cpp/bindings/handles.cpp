@@ -306,9 +306,8 @@ val GeneratorHandle::step() {
   return run_guarded(val::null(), [&] {
     if (alive_.expired()) throw mha::Error("the model was changed or deleted since this generator was made: make a new one");
     const mha::Draw d = generator_.step();
-    val out = draw_object(d, texts_.add(d.id));
-    out.set("text", texts_.text());
-    return out;
+    token_ = texts_.add(d.id);
+    return draw_numbers(d);
   });
 }
 

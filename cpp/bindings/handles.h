@@ -129,7 +129,8 @@ class GeneratorHandle : public LastError {
                   mha::HeadGates gates)
       : alive_(std::move(alive)), generator_(model, std::move(prompt), options, std::move(gates)),
         texts_(tokens.tokens, tokens.ids, model.tokenizer(), text) {}
-  emscripten::val step();  // draw_object with the text so far as `text`, or null (last_error())
+  emscripten::val step();  // draw_numbers of the next token, or null (last_error())
+  std::string token() const { return token_; }  // the last step's token's text
   bool done() const { return generator_.done(); }
   emscripten::val ids() const;  // Int32Array: the prompt, then every new id
   std::string text() const { return texts_.text(); }
@@ -142,6 +143,7 @@ class GeneratorHandle : public LastError {
   std::weak_ptr<int> alive_;
   mha::Generator generator_;
   mha::TokenTexts texts_;
+  std::string token_;
 };
 
 // A whole model read a tensor at a time (core/model_builder.h): begin with the file's first 8 + N

@@ -199,24 +199,10 @@ mha::GenerateOptions generate_options_from_js(const val& options) {
   return o;
 }
 
-val draw_object(const mha::Draw& d, const std::string& token) {
-  val out = val::object();
-  out.set("id", d.id);
-  out.set("token", token);
-  out.set("p", d.p);
-  out.set("sampled", d.sampled);
-  out.set("kept", d.kept);
-  val top = val::array(), before = val::array();
-  for (size_t i = 0; i < d.top.size(); ++i) {
-    val pair = val::array();
-    pair.call<void>("push", d.top[i].id);
-    pair.call<void>("push", d.top[i].p);
-    top.call<void>("push", pair);
-    before.call<void>("push", d.before[i]);
-  }
-  out.set("top", top);
-  out.set("before", before);
-  return out;
+val draw_numbers(const mha::Draw& d) {
+  std::vector<double> out = {static_cast<double>(d.id), d.p, d.sampled ? 1.0 : 0.0, static_cast<double>(d.kept)};
+  for (size_t i = 0; i < d.top.size(); ++i) out.insert(out.end(), {static_cast<double>(d.top[i].id), d.top[i].p, d.before[i]});
+  return val::global("Float64Array").new_(emscripten::typed_memory_view(out.size(), out.data()));
 }
 
 std::string catalog_text() { return mha::catalog().dump(); }

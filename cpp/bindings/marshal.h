@@ -36,8 +36,9 @@ std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or 
 // {tokens, temperature, topK, topP, seed, top, cache}: missing keys keep generate.h's defaults; the
 // ranges are the core's to check (Generator).
 mha::GenerateOptions generate_options_from_js(const emscripten::val& options);
-// A step: {id, token, p, sampled, kept, top: [[id, p], …], before: [p, …]}.
-emscripten::val draw_object(const mha::Draw& draw, const std::string& token);
+// A step's numbers, flat: [id, p, sampled, kept, then for each candidate id, p, p before the cut]
+// (web/mha.js makes the step object of them).
+emscripten::val draw_numbers(const mha::Draw& draw);
 // catalog.h's object as JSON text (web/mha.js parses it once into mha.catalog).
 std::string catalog_text();
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.

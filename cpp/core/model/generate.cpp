@@ -10,21 +10,15 @@ Generator::Generator(const Model& model, std::vector<int32_t> prompt, const Gene
     : model_(model), options_(options), gates_(std::move(gates)), ids_(std::move(prompt)), rng_(options.sampling.seed) {
   const Config& c = model.config();
   if (!has_blocks(c.preset)) throw Error("a single attention layer has no logits: generation needs a model with blocks");
-  if (ids_.empty()) throw Error(ErrorCode::text_empty, "text");
   using std::to_string;
-  if (options.tokens < 1)
-    throw Error(ErrorCode::out_of_range, "tokens", {{"min", "1"}, {"max", to_string(c.max_positions)}, {"value", to_string(options.tokens)}});
+  check_range("tokens", options.tokens, 1, c.max_positions);
   check_sampling(options.sampling, c.vocab_size);
   prompt_length_ = static_cast<int>(ids_.size());
   const int64_t total = static_cast<int64_t>(prompt_length_) + options.tokens;
-  if (total > c.max_positions)
+  if (total > c.max_positions)  // the prompt's own ids are checked by its run, the first step, before any is drawn
     throw Error(ErrorCode::generate_past_positions, "tokens",
                 {{"prompt", to_string(prompt_length_)}, {"new", to_string(options.tokens)}, {"total", to_string(total)},
                  {"max", to_string(c.max_positions)}});
-  for (size_t i = 0; i < ids_.size(); ++i)  // the forward checks them too, but only once the step runs
-    if (ids_[i] < 0 || ids_[i] >= c.vocab_size)
-      throw Error(ErrorCode::token_outside_vocabulary, "text",
-                  {{"id", to_string(ids_[i])}, {"position", to_string(i)}, {"vocab", to_string(c.vocab_size)}});
   if (options.use_cache) cache_ = std::make_unique<KvCache>(c, static_cast<int>(total));
   ids_.reserve(static_cast<size_t>(total));
 }

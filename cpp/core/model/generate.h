@@ -25,9 +25,10 @@ struct GenerateOptions {
 
 class Generator {
  public:
-  // Checks everything before anything runs: a model with blocks, the prompt's ids, the sampling
-  // settings, and that the prompt and the new tokens fit its positions (mha::Error
-  // generate_past_positions naming the limit). `model` must outlive the generator.
+  // Checks what it can before anything runs: a model with blocks, the sampling settings, and that
+  // the prompt and the new tokens fit its positions (mha::Error generate_past_positions naming the
+  // limit); the prompt's ids are checked by the first step's run, before it draws. `model` must
+  // outlive the generator.
   Generator(const Model& model, std::vector<int32_t> prompt, const GenerateOptions& options, HeadGates gates = {});
 
   // Runs what the model has not seen yet (the prompt, then the last new id), draws the next id from

@@ -19,12 +19,12 @@ std::string number(double v) {
   return text;
 }
 
+}  // namespace
+
 void check_range(const char* field, double value, double min, double max) {
   if (!(value >= min && value <= max))  // NaN fails too
     throw Error(ErrorCode::out_of_range, field, {{"min", number(min)}, {"max", number(max)}, {"value", number(value)}});
 }
-
-}  // namespace
 
 void check_sampling(const SamplingOptions& o, int vocab) {
   check_range("temperature", o.temperature, 0, kMaxTemperature);

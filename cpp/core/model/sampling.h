@@ -21,6 +21,8 @@ struct SamplingOptions {
 
 // mha::Error (code out_of_range, field temperature, top_k or top_p) for a setting outside its range.
 void check_sampling(const SamplingOptions& options, int vocab);
+// The same for any setting: field's value in [min, max], else out_of_range naming them.
+void check_range(const char* field, double value, double min, double max);
 
 struct Candidate {
   int32_t id;
