@@ -221,6 +221,7 @@
       }
       get done() { return this._raw.done(); }
       get ids() { return this._raw.ids(); } // Int32Array: the prompt, then every new id
+      get tokens() { return this._raw.tokens(); } // the text of each id: the prompt's tokens, then each step's token
       get promptLength() { return this._raw.promptLength(); }
       get text() { return this._raw.text(); }
       // What the KV cache holds: {tokens, bytes} (float32), or null without it.

@@ -74,6 +74,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("done", &mha_wasm::GeneratorHandle::done)
       .function("ids", &mha_wasm::GeneratorHandle::ids)
       .function("token", &mha_wasm::GeneratorHandle::token)
+      .function("tokens", &mha_wasm::GeneratorHandle::tokens)
       .function("text", &mha_wasm::GeneratorHandle::text)
       .function("promptLength", &mha_wasm::GeneratorHandle::prompt_length)
       .function("usesCache", &mha_wasm::GeneratorHandle::uses_cache)

@@ -306,12 +306,14 @@ val GeneratorHandle::step() {
   return run_guarded(val::null(), [&] {
     if (alive_.expired()) throw mha::Error("the model was changed or deleted since this generator was made: make a new one");
     const mha::Draw d = generator_.step();
-    token_ = texts_.add(d.id);
+    tokens_.push_back(texts_.add(d.id));
     return draw_numbers(d);
   });
 }
 
 val GeneratorHandle::ids() const { return int32_array(generator_.ids()); }
+
+val GeneratorHandle::tokens() const { return string_array(tokens_); }
 
 val ModelHandle::weight(const std::string& name) const {
   if (mha::has_blocks(model_.config().preset)) return val::null();  // a single layer's names

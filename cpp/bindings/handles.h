@@ -128,9 +128,12 @@ class GeneratorHandle : public LastError {
                   const mha::Tokenized& tokens, const std::string& text, const mha::GenerateOptions& options,
                   mha::HeadGates gates)
       : alive_(std::move(alive)), generator_(model, std::move(prompt), options, std::move(gates)),
-        texts_(tokens.tokens, tokens.ids, model.tokenizer(), text) {}
+        texts_(tokens.tokens, tokens.ids, model.tokenizer(), text), tokens_(tokens.tokens) {
+    for (size_t i = tokens_.size(); i < generator_.ids().size(); ++i) tokens_.push_back(texts_.name(generator_.ids()[i]));
+  }
   emscripten::val step();  // draw_numbers of the next token, or null (last_error())
-  std::string token() const { return token_; }  // the last step's token's text
+  std::string token() const { return tokens_.back(); }  // the last step's token's text
+  emscripten::val tokens() const;  // string[]: the text of every id, the prompt's as it read, then the new ones
   bool done() const { return generator_.done(); }
   emscripten::val ids() const;  // Int32Array: the prompt, then every new id
   std::string text() const { return texts_.text(); }
@@ -143,7 +146,7 @@ class GeneratorHandle : public LastError {
   std::weak_ptr<int> alive_;
   mha::Generator generator_;
   mha::TokenTexts texts_;
-  std::string token_;
+  std::vector<std::string> tokens_;
 };
 
 // A whole model read a tensor at a time (core/model_builder.h): begin with the file's first 8 + N

@@ -347,6 +347,8 @@ declare class Generator {
   readonly done: boolean;
   /** The prompt, then every new id. */
   readonly ids: Int32Array;
+  /** The text of each id: the prompt's tokens, then each step's token. */
+  readonly tokens: string[];
   readonly promptLength: number;
   readonly text: string;
   /** null with {cache: false}. */

@@ -1,6 +1,6 @@
 // The shape of one demo's store (store.js): every field, what it holds, and its start. Views read
 // it; the element, the runner and the controls write it.
-import { SETTING_ATTRS, DEFAULTS } from './attributes.js';
+import { SETTING_ATTRS, DEFAULTS, SAMPLING_DEFAULTS } from './attributes.js';
 
 export function initialState() {
   return {
@@ -22,6 +22,13 @@ export function initialState() {
     controls: 'full', // 'full' | 'minimal' | 'none'
     weights: null, // one attention layer's weights: {url, layout, layer, bytes, failed?, file?}
     opening: null, // a file being opened (modelSources.js): {name, read, total} in bytes, else null
+    // Generate (the predict stage, generation.js): how the next token is drawn and how many "Generate"
+    // takes, from the core's catalog.generate.defaults (temperature 0: greedy)
+    sampling: { temperature: SAMPLING_DEFAULTS.temperature, topK: SAMPLING_DEFAULTS.topK, topP: SAMPLING_DEFAULTS.topP, seed: SAMPLING_DEFAULTS.seed, tokens: SAMPLING_DEFAULTS.tokens },
+    // the continuation drawn last: {id, prompt, text (the text after its last step), sampling, steps:
+    // [the core's step objects], running, error}; shown while settings.text is its text
+    generation: null,
+    replay: 0, // a link's generate="N": tokens to draw again once its text has run
   };
 }
 

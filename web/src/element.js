@@ -4,7 +4,8 @@
 //           trainprogress {step, loss, stepsPerSecond, induction, phaseStep, heads: [{layer, head, previousToken, induction, label}]},
 //           trainend {step, loss, reason: 'paused' | 'done' | 'reset'}
 //   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev(), el.focusStage(),
-//        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state)
+//        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state),
+//        el.generate(count) (tokens drawn after the text, at the predict stage's settings)
 // Learner edits (controls, stage, head, language) are written back to the attributes
 // (attributeSync.js); files and URLs of models are opened in modelSources.js.
 import css from './widget.css';
@@ -15,6 +16,7 @@ import { initialState } from './demoState.js';
 import { t } from './i18n.js';
 import { Engine } from './engine.js';
 import { createRunner } from './runner.js';
+import { createGeneration } from './generation.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
 import { isSized, ALL_ATTRS, ATTR_OF } from './attributes.js';
@@ -85,6 +87,7 @@ export class MhaDemo extends HTMLElement {
     };
     if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._sources.weightsFor());
     this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._sources.pending);
+    this._generation = createGeneration(this._store, deps);
     this._scope = null;
     this._started = false;
     this._reported = new Set();
@@ -138,6 +141,12 @@ export class MhaDemo extends HTMLElement {
     return this._training ? this._training.state : null;
   }
 
+  // Draws `count` more tokens (default: the Generate field's number) after the text, one per frame,
+  // with the sampling settings of the predict stage (models with blocks).
+  generate(count = this._store.state.sampling.tokens) {
+    this._generation.run(count);
+  }
+
   goTo(stage) {
     const ids = this.stages;
     if (!ids || ids.includes(stage)) this._store.set({ stage });
@@ -174,6 +183,7 @@ export class MhaDemo extends HTMLElement {
 
   // A demo taken off the page lets its worker go; a new one starts with the next large run.
   disconnectedCallback() {
+    this._generation.stop();
     if (this._worker) this._worker.stop();
     if (this._training) this._training.pause();
   }
@@ -312,6 +322,10 @@ export class MhaDemo extends HTMLElement {
         this._store.set({ settings: { ...settings, switchedOff: off } });
         this._runner.request('switchedOff');
       },
+      generate: (count) => this.generate(count),
+      sampling: () => this._store.state.sampling,
+      setSampling: (patch) => this._store.set({ sampling: { ...this._store.state.sampling, ...patch } }),
+      kvCacheBytes: (size) => this._engine.mha.kvCacheBytes(size),
     };
     const steps = stepsOf(this._store.state.result);
     this._sections = mountSections(this._stagesEl, this._scope, actions, steps);
@@ -344,10 +358,16 @@ export class MhaDemo extends HTMLElement {
       this._lastStageIds = ids;
     }
     if (changed.has('result')) this._attributes.resultArrived(state);
+    // A link's continuation: its prompt has run, now its tokens are drawn again.
+    if (changed.has('result') && state.result && state.replay && state.result.text === state.settings.text) {
+      const count = state.replay;
+      this._store.set({ replay: 0 });
+      this._generation.replay(count);
+    }
     if (['errors', 'attrErrors', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
     if (changed.has('errors') || changed.has('attrErrors')) this._reportErrors(state);
     if (changed.has('stage') && state.result) this.dispatchEvent(new CustomEvent('stagechange', { detail: { stage: state.stage }, bubbles: true, composed: true }));
-    if (['result', 'stage', 'head', 'attendMode', 'lang'].some((k) => changed.has(k))) this._attributes.reflect(state);
+    if (['result', 'stage', 'head', 'attendMode', 'lang', 'sampling', 'generation'].some((k) => changed.has(k))) this._attributes.reflect(state);
     if (changed.has('result') && state.result && this._resolveReady) {
       const resolve = this._resolveReady;
       this._resolveReady = null;

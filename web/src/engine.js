@@ -8,6 +8,8 @@ import { topIds } from './format.js';
 import catalog from './catalog.js';
 
 export const WORKED = { text: '我爱猫', dModel: 4, heads: 2, kvHeads: 2, seed: 3 };
+// Candidates each generated step shows: enough to see where top-k and top-p cut.
+const GENERATE_CANDIDATES = 8;
 // Random blocks number a text's tokens by first appearance: up to this many − 1 different tokens
 // (the start token aside), so the text's own limit is always reached first.
 const RANDOM_BLOCKS_VOCAB = catalog.limits.textTokens + 1;
@@ -112,32 +114,38 @@ export class Engine {
   }
 
   _runTrained(settings) {
-    if (this.modelKey !== 'trained') {
-      if (!this.trained) throw Object.assign(new this.mha.MhaError(this.missing), { phase: 'model' });
-      if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
-      this.model.loadModel(this.trained);
-      this.modelKey = 'trained';
-    }
+    this._useTrained();
     return this._runBlocks(settings);
+  }
+
+  _useTrained() {
+    if (this.modelKey === 'trained') return;
+    if (!this.trained) throw Object.assign(new this.mha.MhaError(this.missing), { phase: 'model' });
+    if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
+    this.model.loadModel(this.trained);
+    this.modelKey = 'trained';
   }
 
   // GPT-2-style blocks of seeded weights (LayerNorm, attention, MLP): every stage of a block, on any
   // text. The tokens are numbered by first appearance, so the vocabulary only bounds how many differ.
   _runRandomBlocks(settings) {
+    this._useRandomBlocks(settings);
+    return this._runBlocks(settings);
+  }
+
+  _useRandomBlocks(settings) {
     const options = { model: 'gpt2', layers: MODEL_KINDS.blocks.layers, vocabSize: RANDOM_BLOCKS_VOCAB, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, seed: settings.seed };
     const key = `blocks:${JSON.stringify(options)}`;
-    if (key !== this.modelKey) {
-      this.modelKey = null;
-      try {
-        if (!this.model) this.model = new this.mha.Model(options);
-        else this.model.useRandomWeights(options);
-      } catch (e) {
-        if (this.isMhaError(e)) e.phase = 'config';
-        throw e;
-      }
-      this.modelKey = key;
+    if (key === this.modelKey) return;
+    this.modelKey = null;
+    try {
+      if (!this.model) this.model = new this.mha.Model(options);
+      else this.model.useRandomWeights(options);
+    } catch (e) {
+      if (this.isMhaError(e)) e.phase = 'config';
+      throw e;
     }
-    return this._runBlocks(settings);
+    this.modelKey = key;
   }
 
   // A whole model the learner opened (openFile): built once and kept beside this.model.
@@ -207,21 +215,35 @@ export class Engine {
     return this._snapshot(settings, layer, model, tokenizer);
   }
 
+  // settings.sequence: a generation's {text, ids, tokens} (generation.js), run as the ids it drew while
+  // the text is still its own: read back, a text need not give the same ids (a first-appearance
+  // model's new id is '#id'; BPE may merge generated tokens otherwise).
   _snapshot(settings, layer, model = this.model, tokenizer = null) {
+    const sequence = settings.sequence && settings.sequence.text === settings.text ? settings.sequence : null;
     let trace;
     try {
-      trace = model.runText(settings.text, { switchedOff: settings.switchedOff });
+      trace = sequence ? model.runIds(sequence.ids, { switchedOff: settings.switchedOff }) : model.runText(settings.text, { switchedOff: settings.switchedOff });
     } catch (e) {
       if (this.isMhaError(e)) e.phase = e.field === 'switched_off' ? 'switchedOff' : 'text';
       throw e;
     }
     try {
       const result = snapshot(trace, model.config, settings.text, layer, this.mha.stageTable);
+      if (sequence) result.tokens = [...sequence.tokens];
       if (tokenizer) result.vocabText = predictedTexts(result, tokenizer);
       return result;
     } finally {
       trace.delete();
     }
+  }
+
+  // A generation from the text on the model shown (the core's Generator, with its KV cache): `tokens`
+  // new ones drawn with sampling {temperature, topK, topP, seed}, the heads switched off staying off.
+  generator(settings, { temperature, topK, topP, seed }, tokens) {
+    if (settings.model === 'trained') this._useTrained();
+    else if (settings.model === 'blocks') this._useRandomBlocks(settings); // its runs may have been the worker's
+    const model = settings.model === 'file' ? this.file.model : this.model;
+    return model.generator(settings.text, { tokens, temperature, topK, topP, seed, top: GENERATE_CANDIDATES, switchedOff: settings.switchedOff });
   }
 
   // The worked example's tiny model, run on its fixed text.

@@ -23,6 +23,8 @@ import { attendView, attendParts } from './views/stages/attend.js';
 import { concatView } from './views/stages/concat.js';
 import { outputView } from './views/stages/output.js';
 import { stageTensorsView, predictView } from './views/stages/model.js';
+import { generateView } from './views/stages/generate.js';
+import { kvCacheView, kvCalculatorView } from './views/stages/kvCache.js';
 
 const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
 const sub = (s) => `<sub>${s}</sub>`;
@@ -128,6 +130,14 @@ const STEPS = [
     text: ({ lang }) => t(lang, 'predict.text'),
     formula: () => `p(next token = v | position i) = softmax(logits${sub('i')})${sub('v')}`,
     view: predictView,
+    // The prediction, then Generate (its steps follow `generation`), the KV cache and its calculator.
+    parts: (state, actions) => [
+      { key: [state.result, state.lang], make: () => predictView(state) },
+      { key: [state.result, state.lang, state.generation, state.sampling], make: () => generateView(state, actions) },
+      { key: [state.result, state.lang], make: () => kvCacheView(state, actions) },
+      { key: [state.lang], make: () => kvCalculatorView(state, actions) },
+    ],
+    depends: ['generation', 'sampling'],
   },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
 

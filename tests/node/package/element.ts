@@ -20,10 +20,16 @@ if (el) {
     demo.pause();
     demo.resetTraining(3);
     console.log(demo.training?.step);
+    demo.generate(4);
+    const last = demo.state.generation?.steps.at(-1);
+    console.log(last?.token, last?.p, demo.state.sampling.temperature);
   });
   el.setAttribute('heads', '4');
   el.setAttribute('controls', 'minimal');
   el.setAttribute('stage', 'split');
+  el.setAttribute('generate', '6');
+  el.setAttribute('temperature', '0.8');
+  el.setAttribute('sample-seed', '7');
   el.setAttribute('class', 'wide');
   const input = document.querySelector('input');
   if (input?.files) el.openFile(input.files).then((opened) => console.log(opened.kind, opened.layout));
