@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// A/B: this checkout's WebAssembly core against another checkout's, interleaved in one Node process,
+// so a refactor can show it costs nothing (or what it costs) even on a machine whose speed wanders.
+//   node scripts/bench-ab.js /path/to/other/checkout [--rounds 7]
+// The other checkout needs its own build (web/build/mha-core.js beside its web/mha.js). Times, per
+// round and per side: one attention layer at S, M and L (runInput into one trace), GPT-2 small's
+// forward at T 128 (random weights), and 20 training steps of the shipped recipe. Prints medians and
+// the ratio this ÷ other (< 1: this is faster), with the load average.
+'use strict';
+
+const os = require('node:os');
+const path = require('node:path');
+const { SIZES } = require('./bench/sizes.js');
+
+const args = process.argv.slice(2);
+const other = args[0];
+if (!other) {
+  console.error('usage: node scripts/bench-ab.js OTHER_CHECKOUT [--rounds N]');
+  process.exit(2);
+}
+const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 7;
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+// ms per call of fn, over enough calls to take ~target ms.
+function time(fn, target = 300) {
+  fn();
+  let n = 1;
+  for (;;) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) fn();
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (ms > target || n > 1e6) return ms / n;
+    n *= 2;
+  }
+}
+
+// The workloads, on one module.
+function workloads(mha) {
+  const out = {};
+  for (const [name, { T, dModel, heads }] of Object.entries(SIZES)) {
+    const model = new mha.Model({ dModel, heads, kvHeads: heads, seed: 1 });
+    const x = new Float32Array(T * dModel).map((_, i) => Math.sin(i));
+    const trace = model.runInput(x, T);
+    out[`layer ${name}`] = () => model.runInput(x, T, { into: trace });
+  }
+  const gpt2 = new mha.Model({ model: 'gpt2', layers: 12, dModel: 768, heads: 12, vocabSize: 50257, maxPositions: 1024, seed: 1 });
+  const ids = Array.from({ length: 128 }, (_, t) => (t * 7919 + 13) % 50257);
+  out['gpt2-small T128'] = () => gpt2.runIds(ids).delete();
+  const trainer = new mha.Trainer({ seed: 1, minLength: 17, maxLength: 17 });
+  out['train 20 steps L17'] = () => trainer.step(20);
+  return out;
+}
+
+async function main() {
+  const here = await require(path.join(__dirname, '..', 'web', 'mha.js'))();
+  const there = await require(path.resolve(other, 'web', 'mha.js'))();
+  const sides = { this: workloads(here), other: workloads(there) };
+  const results = {};
+  const load = os.loadavg()[0].toFixed(1);
+  for (let r = 0; r < rounds; r++) {
+    for (const name of Object.keys(sides.this)) {
+      const order = r % 2 ? ['other', 'this'] : ['this', 'other'];
+      for (const side of order) {
+        const target = name.startsWith('layer S') ? 200 : 600;
+        ((results[name] = results[name] || { this: [], other: [] })[side]).push(time(sides[side][name], target));
+      }
+    }
+  }
+  console.log(`A/B, WebAssembly in Node ${process.version}: this checkout against ${other}; ${rounds} interleaved rounds; load average ${load} at the start, ${os.loadavg()[0].toFixed(1)} at the end.`);
+  console.log('workload               this (ms)   other (ms)   this ÷ other');
+  for (const [name, r] of Object.entries(results)) {
+    const a = median(r.this), b = median(r.other);
+    console.log(`${name.padEnd(22)} ${a.toFixed(3).padStart(10)} ${b.toFixed(3).padStart(12)} ${(a / b).toFixed(3).padStart(14)}`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
