@@ -120,6 +120,25 @@ TEST_CASE("gemm: a packed A shared by column ranges gives one product's bits; k 
   }
 }
 
+// A decoding step multiplies one row: two whole panels at a time (gemm.cpp). Each output must still
+// be the sum the same row gets inside a product of many rows, so a cached step matches a whole run.
+TEST_CASE("gemm: one row against two panels at a time gives that row's bits in a product of many rows") {
+  for (int k : {5, 64, 1100}) {
+    for (int n : {1, 2 * mha::gemm_panel_width(), 5 * mha::gemm_panel_width() + 3}) {
+      CAPTURE(k);
+      CAPTURE(n);
+      const Tensor a = random_tensor({7, k}, 31), w = random_tensor({n, k}, 32), bias = random_tensor({n}, 33);
+      const mha::PackedMatrix b = mha::pack_transposed(w.ptr(), n, k);
+      Tensor many({7, n}), one({1, n});
+      mha::gemm_forward(many.ptr(), n, a.ptr(), k, b, bias.ptr(), 7, 0.5f, mha::Triangle::none);
+      for (int row : {0, 6}) {
+        mha::gemm_forward(one.ptr(), n, a.ptr() + static_cast<size_t>(row) * k, k, b, bias.ptr(), 1, 0.5f, mha::Triangle::none);
+        for (int j = 0; j < n; ++j) CHECK(one.data[j] == many.data[static_cast<size_t>(row) * n + j]);
+      }
+    }
+  }
+}
+
 // attend_head runs the three kernels one block of query rows at a time (16384 / T rows, whole
 // micro-tiles): T = 130 and 300 have several blocks and a short last one.
 TEST_CASE("attend_head: SIMD gives the three SIMD kernels' bits in any row blocking, and the scalar oracle's values") {
