@@ -2,7 +2,8 @@
 //   - the trained model, greedy, completes a repeat in the text box, each step greedy with the p of
 //     its first candidate; the KV cache view has a row per token in every map of every layer and K/V head;
 //   - frames keep coming while it generates (the median frame interval within 1/30 s);
-//   - a sampled continuation's link draws the same tokens again in a fresh page;
+//   - a sampled continuation's link draws the same tokens again in a fresh page; an author's generate
+//     attribute continues the text, a learner's typing drops the continuation;
 //   - a prompt plus N past the model's positions is refused before anything is drawn, in either language;
 //   - the calculator gives the published models' cache sizes, MHA beside GQA beside MQA.
 //   node --test tests/browser/generate.test.js
@@ -137,6 +138,29 @@ test('a sampled continuation\'s link draws the same tokens again in a fresh page
   assert.deepEqual(again.ids, first.ids);
   assert.equal(again.text, first.text);
   assert.equal(again.box, first.text);
+  suite.assertNoProblems();
+});
+
+test('an author\'s generate attribute continues the text by that many tokens; a learner\'s typing drops the continuation', { timeout: TEST_TIMEOUT }, async () => {
+  await open('stage=predict&text=a%20b%20c%20d%20a%20b');
+  await page.evaluate(() => window.mhaPage.demo.setAttribute('generate', '2'));
+  await finished(2);
+  const attrs = () => page.evaluate(() => ({ text: window.mhaPage.state.settings.text, attr: window.mhaPage.demo.getAttribute('text'), generate: window.mhaPage.demo.getAttribute('generate') }));
+  assert.deepEqual(await attrs(), { text: 'a b c d a b c d', attr: 'a b c d a b', generate: '2' });
+  // Another text with generate still set: that text, continued by 2.
+  await page.evaluate(() => window.mhaPage.demo.setAttribute('text', 'p q r s t p'));
+  await page.waitForFunction(() => window.mhaPage.state.generation.prompt === 'p q r s t p' && window.mhaPage.state.generation.steps.length === 2 && !window.mhaPage.state.generation.running, null, { timeout: WAIT });
+  assert.deepEqual(await attrs(), { text: 'p q r s t p q r', attr: 'p q r s t p', generate: '2' });
+  // The learner types: the text is theirs, the continuation gone from the page and its attributes.
+  await page.evaluate(() => {
+    const input = window.mhaPage.demo.shadowRoot.querySelector('#text');
+    input.value = 'x y z';
+    input.dispatchEvent(new Event('input'));
+  });
+  await page.waitForFunction(() => window.mhaPage.state.result.text === 'x y z', null, { timeout: WAIT });
+  await page.waitForFunction(() => window.mhaPage.demo.getAttribute('generate') === null, null, { timeout: WAIT });
+  assert.equal(await page.evaluate(() => window.mhaPage.demo.getAttribute('text')), 'x y z');
+  assert.equal(await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelectorAll('.gen-step').length), 0);
   suite.assertNoProblems();
 });
 

@@ -78,7 +78,7 @@ export class AttributeSync {
     store.set(patch);
     if (p.settings.modelUrl && p.settings.modelUrl !== this._sources.modelUrl && engine) this._sources.fetchModel(p.settings.modelUrl);
     if (weightsChanged && p.weights) this._sources.fetchWeights(p.weights);
-    else if (settingsChanged || weightsChanged) this._request(changedKey || null);
+    else if (settingsChanged || weightsChanged || patch.replay) this._request(changedKey || null); // a replay waits for a run of its text
   }
 
   _headError(result) {
