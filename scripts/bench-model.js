@@ -20,6 +20,7 @@ const { summary, maxRelError, timeRounds, median } = require('./bench/stats.js')
 const { table } = require('./bench/table.js');
 const { loadOurs, ROOT } = require('./bench/ours.js');
 const { loadOrt, ortInfo, torchMissing, gpt2Graph, createSession, ONNX_DIR } = require('./bench/ort.js');
+const { benchIds } = require('./bench/gpt2.js');
 
 const T = 128;
 const HEADS = 12;
@@ -56,13 +57,6 @@ function parseArgs(argv) {
   return o;
 }
 
-// The ids both sides run (the native bench and bench_pytorch.py use the same formula).
-function benchIds(vocab) {
-  const ids = new Int32Array(T);
-  for (let t = 0; t < T; ++t) ids[t] = (t * 7919 + 13) % vocab;
-  return ids;
-}
-
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
 const row = (engine, impl, times, cpu, oursMedian, note = '') => {
   const s = summary(times);
@@ -90,7 +84,7 @@ async function wasmPart(files, opts, rows) {
   const c = model.config;
   console.log(`ours      Model.loadModel(${path.relative(ROOT, files.safetensors)}): ${c.layers} layers, d_model ${c.dModel}, ${c.heads} heads, vocab ${c.vocabSize}; heap ${(mha.memoryBytes() / 2 ** 20).toFixed(0)} MiB`);
   const session = await createSession(files.onnx);
-  const ids = benchIds(c.vocabSize);
+  const ids = benchIds(T, c.vocabSize);
   const feeds = { ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, T]) };
   const runOurs = () => {
     const trace = model.runIds(ids);

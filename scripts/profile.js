@@ -7,6 +7,8 @@
 //   S, M, L  one single-layer forward at npm run bench's sizes, as it times them (a refilled trace,
 //            y copied into one array)
 //   train    steps of the shipped model's recipe (mha.Trainer)
+//   decode   decoding steps of npm run bench:generate's GPT-2-small-shaped model (build/onnx/gpt2-small.safetensors,
+//            run npm run bench:generate once to export it), one new token with the KV cache a call
 'use strict';
 
 const { execFileSync } = require('node:child_process');
@@ -14,6 +16,7 @@ const fs = require('node:fs');
 const inspector = require('node:inspector');
 const path = require('node:path');
 const { SIZES } = require('./bench/sizes.js');
+const { benchIds } = require('./bench/gpt2.js');
 
 const ROOT = path.join(__dirname, '..');
 const OUT = path.join(ROOT, 'build', 'wasm-profile');
@@ -23,9 +26,9 @@ function parseArgs(argv) {
   const o = { workload: 'S', seconds: 3 };
   for (let i = 0; i < argv.length; ++i) {
     if (argv[i] === '--seconds') o.seconds = Number(argv[++i]);
-    else if (SIZES[argv[i].toUpperCase()] || argv[i] === 'train') o.workload = argv[i] === 'train' ? 'train' : argv[i].toUpperCase();
+    else if (SIZES[argv[i].toUpperCase()] || ['train', 'decode'].includes(argv[i])) o.workload = SIZES[argv[i].toUpperCase()] ? argv[i].toUpperCase() : argv[i];
     else {
-      console.log('usage: node scripts/profile.js [S|M|L|train] [--seconds N]');
+      console.log('usage: node scripts/profile.js [S|M|L|train|decode] [--seconds N]');
       process.exit(argv[i] === '--help' || argv[i] === '-h' ? 0 : 2);
     }
   }
@@ -45,6 +48,20 @@ function workload(mha, name) {
   if (name === 'train') {
     const trainer = new mha.Trainer({ seed: 1 });
     return () => trainer.step(10);
+  }
+  if (name === 'decode') {
+    const model = new mha.Model({ model: 'gpt2', layers: 1, dModel: 64, heads: 4, vocabSize: 64, maxPositions: 16 });
+    model.loadModel(fs.readFileSync(path.join(ROOT, 'build', 'onnx', 'gpt2-small.safetensors')), { layout: 'gpt2', heads: 12 });
+    const prompt = benchIds(32, model.config.vocabSize);
+    let generator = null;
+    return () => {
+      if (!generator || generator.done) {
+        if (generator) generator.delete();
+        generator = model.generator(prompt, { tokens: 64 });
+        generator.step(); // the prompt: not what is profiled
+      }
+      generator.step();
+    };
   }
   const { T, dModel, heads } = SIZES[name];
   const model = new mha.Model({ dModel, heads, kvHeads: heads, causal: false, seed: 1 });

@@ -99,6 +99,13 @@ for s in $single_stages; do
 done
 if [ -n "$single_stages" ] && [ -z "$missing" ]; then pass "shapes names a single layer's stages ($single_stages)"; else fail "shapes names a single layer's stages" "missing:$missing"; fi
 
+run shapes --text "我是秦始皇" --d-model 64 --heads 4 --kv-heads 2
+if [ "$rc" -eq 0 ] && grep -q "KV cache of these 5 tokens: k and v (1, 2, 5, 16) per layer; .* = 1280 bytes; each K/V head serves 2 query heads" stdout.txt; then
+  pass "shapes says the KV cache a grouped-query layer keeps: (1, 2, 5, 16), 1280 bytes"
+else
+  fail "shapes says the KV cache's shape and size" "exit code $rc"
+fi
+
 run trace --text "我是秦始皇" --d-model 64 --heads 4 --out text.safetensors
 if [ "$rc" -eq 0 ] && [ -s text.safetensors ] && no_partial_files && [ ! -s stderr.txt ]; then
   pass "trace --text writes its --out file"
@@ -342,6 +349,56 @@ else
 fi
 expect_error "sweep at a head count that does not divide d_model" none.txt sweep --heads 3 --steps 1
 expect_error "--phase-every on the recall task" out.safetensors train --task recall --phase-every 10 --steps 1 --out out.safetensors
+# generate: the shipped model completes a repeat; the KV cache changes nothing but the work; a seed repeats
+TRAINED="$DATA/../../../models/induction.safetensors"
+run generate --model "$TRAINED" --text "a b c d e f a b c" --tokens 3
+if [ "$rc" -eq 0 ] && grep -qx "text: a b c d e f a b c d e f" stdout.txt && grep -q "KV cache: 2 × 2 layers" stdout.txt; then
+  pass "generate completes a repeat on the shipped model: a b c d e f a b c -> d e f"
+else
+  fail "generate completes a repeat on the shipped model" "exit code $rc"
+fi
+# same_generation NAME A.json B.json: the same ids, and each step's p within 1e-5
+same_generation() {
+  if python3 - "$2" "$3" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["ids"] == b["ids"] and len(a["steps"]) == len(b["steps"]), (a["ids"], b["ids"])
+assert all(abs(x["p"] - y["p"]) <= 1e-5 for x, y in zip(a["steps"], b["steps"]))
+PY
+  then pass "$1"; else fail "$1"; fi
+}
+for flags in "--temperature 0" "--temperature 1.2 --top-k 10 --top-p 0.9 --seed 7"; do
+  # shellcheck disable=SC2086
+  "$MHA" generate --model "$DATA/tiny_gpt2.model.safetensors" --ids 5,9,23,5 --tokens 12 $flags --json >cached.json 2>stderr.txt
+  # shellcheck disable=SC2086
+  "$MHA" generate --model "$DATA/tiny_gpt2.model.safetensors" --ids 5,9,23,5 --tokens 12 $flags --json --no-cache >whole.json 2>>stderr.txt
+  same_generation "generate --no-cache = the KV cache ($flags): same ids, p within 1e-5" cached.json whole.json
+done
+"$MHA" generate --model "$DATA/tiny_attn_only.model.safetensors" --ids 7,8,9 --tokens 10 --json >greedy.json 2>stderr.txt
+"$MHA" generate --model "$DATA/tiny_attn_only.model.safetensors" --ids 7,8,9 --tokens 10 --temperature 2 --top-k 1 --seed 3 --json >topk1.json 2>>stderr.txt
+if python3 -c 'import json; a, b = (json.load(open(f)) for f in ("greedy.json", "topk1.json")); assert a["ids"] == b["ids"] and all(s["p"] == 1 and s["kept"] == 1 for s in b["steps"])'; then
+  pass "generate --top-k 1 is greedy at any temperature (each draw from one id, p 1)"
+else
+  fail "generate --top-k 1 is greedy at any temperature"
+fi
+"$MHA" generate --model "$TRAINED" --text "我是秦始皇" --tokens 8 --temperature 1.5 --seed 11 --json >seed_a.json 2>stderr.txt
+"$MHA" generate --model "$TRAINED" --text "我是秦始皇" --tokens 8 --temperature 1.5 --seed 11 --json >seed_b.json 2>>stderr.txt
+if cmp -s seed_a.json seed_b.json && python3 -c 'import json; d=json.load(open("seed_a.json")); assert len(d["new"])==8 and d["ids"][:6]==[0,1,2,3,4,5] and all(s["sampled"] for s in d["steps"])'; then
+  pass "generate with a seed repeats itself, byte for byte"
+else
+  fail "generate with a seed repeats itself"
+fi
+expect_error "generate past the model's positions" none.txt generate --model "$TRAINED" --ids "$(seq -s, 1 50)" --tokens 12
+"$MHA" generate --model "$TRAINED" --ids "$(seq -s, 1 50)" --tokens 12 >stdout.txt 2>stderr.txt
+if grep -qx "mha: error: 50 tokens of text and 12 new ones make 62, but the model has only 61 positions" stderr.txt && [ ! -s stdout.txt ]; then
+  pass "generate past the positions names the limit before printing anything"
+else
+  fail "generate past the positions names the limit before printing anything"
+fi
+expect_error "generate --temperature -1" none.txt generate --model "$TRAINED" --text "a b" --tokens 2 --temperature -1
+expect_error "generate --top-p 2" none.txt generate --model "$TRAINED" --text "a b" --tokens 2 --temperature 1 --top-p 2
+expect_error "generate --tokens 0" none.txt generate --model "$TRAINED" --text "a b" --tokens 0
+expect_error "generate from a single layer's file" none.txt generate --model "$DATA/pytorch_mha.weights.safetensors" --ids 1 --tokens 2
 
 # expect_interrupted NAME SECONDS TRAIN_FLAGS...: mha train, sent Ctrl-C after SECONDS, must exit 130
 # and leave no model, no loss curve and no *.partial. A background job starts with SIGINT ignored,

@@ -3,6 +3,7 @@
 //   each kernel   — the xsimd version equals the scalar oracle on sizes around the SIMD width
 //                   (1, width-1, width, width+1, …) so every vector loop and every tail runs
 //   attend_head   — the row-blocked head equals the three kernels bit for bit, and the oracle
+//   attend_head after past positions — a KV cache's query rows equal the whole run's last rows
 //   softmax       — causal rows, -inf free rows, large magnitudes that would overflow a naive exp
 #include <doctest/doctest.h>
 
@@ -119,6 +120,25 @@ TEST_CASE("gemm: a packed A shared by column ranges gives one product's bits; k 
   }
 }
 
+// A decoding step multiplies one row: two whole panels at a time (gemm.cpp). Each output must still
+// be the sum the same row gets inside a product of many rows, so a cached step matches a whole run.
+TEST_CASE("gemm: one row against two panels at a time gives that row's bits in a product of many rows") {
+  for (int k : {5, 64, 1100}) {
+    for (int n : {1, 2 * mha::gemm_panel_width(), 5 * mha::gemm_panel_width() + 3}) {
+      CAPTURE(k);
+      CAPTURE(n);
+      const Tensor a = random_tensor({7, k}, 31), w = random_tensor({n, k}, 32), bias = random_tensor({n}, 33);
+      const mha::PackedMatrix b = mha::pack_transposed(w.ptr(), n, k);
+      Tensor many({7, n}), one({1, n});
+      mha::gemm_forward(many.ptr(), n, a.ptr(), k, b, bias.ptr(), 7, 0.5f, mha::Triangle::none);
+      for (int row : {0, 6}) {
+        mha::gemm_forward(one.ptr(), n, a.ptr() + static_cast<size_t>(row) * k, k, b, bias.ptr(), 1, 0.5f, mha::Triangle::none);
+        for (int j = 0; j < n; ++j) CHECK(one.data[j] == many.data[static_cast<size_t>(row) * n + j]);
+      }
+    }
+  }
+}
+
 // attend_head runs the three kernels one block of query rows at a time (16384 / T rows, whole
 // micro-tiles): T = 130 and 300 have several blocks and a short last one.
 TEST_CASE("attend_head: SIMD gives the three SIMD kernels' bits in any row blocking, and the scalar oracle's values") {
@@ -177,7 +197,7 @@ TEST_CASE("attend_head_strided: a head read out of q, k, v in place equals the c
           for (auto attend : {mha::kernels::attend_head_forward_strided_simd, mha::kernels::attend_head_forward_strided_scalar}) {
             Tensor s2({T, T}), p2({T, T}), concat({T, ld});
             attend(s2.ptr(), p2.ptr(), concat.ptr() + h * D, ld, q.ptr() + h * D, ld, k.ptr() + h * D, ld, v.ptr() + h * D,
-                   ld, T, D, scale, causal);
+                   ld, T, 0, D, scale, causal);
             Tensor o2({T, D});
             for (int t = 0; t < T; ++t)
               for (int i = 0; i < D; ++i) o2.data[t * D + i] = concat.data[t * ld + h * D + i];
@@ -194,6 +214,49 @@ TEST_CASE("attend_head_strided: a head read out of q, k, v in place equals the c
               for (int c = 0; c < ld; ++c)
                 if (c / D != h) CHECK(concat.data[t * ld + c] == 0.0f);
           }
+        }
+      }
+    }
+  }
+}
+
+// A decoding step: T new query rows against past + T cached keys and values (rows n·D apart, as a
+// KV cache holds them). The rows equal the last T rows of the run over all past + T positions, bit
+// for bit (each entry is the same sum in the same order), and the oracle's values on every tail.
+TEST_CASE("attend_head after past positions: the last rows of the whole run, bit for bit, and the oracle's values") {
+  for (bool causal : {false, true}) {
+    for (int past : {1, kWidth - 1, 7, 130}) {
+      for (int T : {1, 2, kWidth + 1}) {
+        for (int D : {3, kWidth + 1, 16}) {
+          CAPTURE(causal);
+          CAPTURE(past);
+          CAPTURE(T);
+          CAPTURE(D);
+          const int n = 2, ld = n * D, all = past + T;
+          const Tensor q = random_tensor({all, ld}, 27, 2.0f), k = random_tensor({all, ld}, 28, 2.0f),
+                       v = random_tensor({all, ld}, 29);
+          const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+          const int h = 1;  // the second head's columns
+          Tensor s_all({all, all}), p_all({all, all}), o_all({all, ld});
+          mha::kernels::attend_head_forward_strided_simd(s_all.ptr(), p_all.ptr(), o_all.ptr() + h * D, ld, q.ptr() + h * D,
+                                                         ld, k.ptr() + h * D, ld, v.ptr() + h * D, ld, all, 0, D, scale, causal);
+          const float* q_new = q.ptr() + static_cast<size_t>(past) * ld + h * D;
+          Tensor s({T, all}), p({T, all}), o({T, ld});
+          mha::kernels::attend_head_forward_strided_simd(s.ptr(), p.ptr(), o.ptr() + h * D, ld, q_new, ld, k.ptr() + h * D, ld,
+                                                         v.ptr() + h * D, ld, T, past, D, scale, causal);
+          Tensor s_scalar({T, all}), p_scalar({T, all}), o_scalar({T, ld});
+          mha::kernels::attend_head_forward_strided_scalar(s_scalar.ptr(), p_scalar.ptr(), o_scalar.ptr() + h * D, ld, q_new,
+                                                           ld, k.ptr() + h * D, ld, v.ptr() + h * D, ld, T, past, D, scale, causal);
+          for (int i = 0; i < T; ++i) {
+            for (int j = 0; j < all; ++j) {
+              CHECK(s.data[i * all + j] == s_all.data[(past + i) * all + j]);
+              CHECK(p.data[i * all + j] == p_all.data[(past + i) * all + j]);
+            }
+            for (int c = 0; c < ld; ++c) CHECK(o.data[i * ld + c] == o_all.data[(past + i) * ld + c]);
+          }
+          check_close(s_scalar, s, 1e-6, "scores");
+          check_close(p_scalar, p, 1e-5, "weights");
+          check_close(o_scalar, o, 1e-5, "head_out");
         }
       }
     }

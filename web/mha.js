@@ -200,6 +200,30 @@
         return failedIfNull(this._raw, this._raw.prune({ samples, seed }));
       }
       get config() { return failedIfNull(this._raw, this._raw.config()); }
+      // A generation from `prompt` (a text, through the model's tokenizer, or ids), stepped by you:
+      // options {tokens, temperature, topK, topP, seed, cache, top, switchedOff}, missing keys from
+      // catalog.generate.defaults (greedy, with the KV cache). Checked at once: a prompt plus tokens past
+      // the model's positions is an MhaError before anything runs. It stops working once this model is
+      // changed or deleted.
+      generator(prompt, options = {}) {
+        if (typeof prompt !== 'string' && !(prompt instanceof Int32Array) && !Array.isArray(prompt)) {
+          throw new MhaError('prompt must be a text or token ids');
+        }
+        if (options === null || typeof options !== 'object') throw new MhaError('options must be an object such as {tokens: 8}');
+        return new Generator(failedIfNull(this._raw, this._raw.generator(prompt, options, options.switchedOff)));
+      }
+      // The same, all its steps at once: {ids, new, text, steps, cache: {tokens, bytes} | null}.
+      generate(prompt, options = {}) {
+        const generator = this.generator(prompt, options);
+        try {
+          const steps = [];
+          while (!generator.done) steps.push(generator.step());
+          const ids = generator.ids;
+          return { ids, new: ids.slice(generator.promptLength), text: generator.text, steps, cache: generator.cache };
+        } finally {
+          generator.delete();
+        }
+      }
       // A weight as {shape, data}: w_q, b_q, w_k, b_k, w_v, b_v, w_o, b_o (y = x·Wᵀ + b).
       weight(name) {
         const w = this._raw.weight(name);
@@ -212,6 +236,41 @@
         this._raw = null;
       }
       _trace(raw) { return new Trace(failedIfNull(this._raw, raw)); }
+    }
+
+    // One generation (cpp/core/model/generate.h): the prompt runs once, then each step() runs its one
+    // new token against the KV cache of the earlier ones (or, with {cache: false}, the whole sequence
+    // again), draws the next id and appends it.
+    class Generator {
+      constructor(raw) {
+        this._raw = raw;
+      }
+      // {id, token, p, sampled, kept, top: [[id, p], …], before: [p, …], text}: the id drawn, its text,
+      // its probability in the distribution it was drawn from (greedy: the model's softmax; sampled: after
+      // temperature, top-k and top-p, renormalised), how many ids that distribution kept, the likeliest
+      // ids with their probability in it (0 where top-k or top-p cut them) and before the cut, and the
+      // text so far (the prompt's text with each new token joined as the tokenizer reads it back).
+      step() {
+        const n = this._raw.step(); // [id, p, sampled, kept, then id, p, p before the cut for each candidate]
+        if (n === null) throw new MhaError(this._raw.lastError(), this._raw.lastErrorInfo());
+        const top = [];
+        const before = [];
+        for (let i = 4; i < n.length; i += 3) top.push([n[i], n[i + 1]]), before.push(n[i + 2]);
+        return { id: n[0], token: this._raw.token(), p: n[1], sampled: n[2] === 1, kept: n[3], top, before, text: this._raw.text() };
+      }
+      get done() { return this._raw.done(); }
+      get ids() { return this._raw.ids(); } // Int32Array: the prompt, then every new id
+      get tokens() { return this._raw.tokens(); } // the text of each id: the prompt's tokens, then each step's token
+      get promptLength() { return this._raw.promptLength(); }
+      get text() { return this._raw.text(); }
+      // What the KV cache holds: {tokens, bytes} (float32), or null without it.
+      get cache() {
+        return this._raw.usesCache() ? { tokens: this._raw.cacheLength(), bytes: this._raw.cacheBytes() } : null;
+      }
+      delete() {
+        if (this._raw) this._raw.delete();
+        this._raw = null;
+      }
     }
 
     // A whole model read a tensor at a time (cpp/core/io/model_builder.h), for files too large to hold:
@@ -330,7 +389,10 @@
       return out.layout;
     };
 
-    return { Model, ModelBuilder, Trainer, Gpt2Tokenizer, MhaError, STAGES, stageTable, catalog, guessLayout, memoryBytes };
+    // The bytes a KV cache takes (cpp/core/model/kv_cache.h): 2 × layers × kvHeads × dHead × bytesPerValue × tokens.
+    const kvCacheBytes = ({ layers, kvHeads, dHead, bytesPerValue = 4, tokens }) => core.kvCacheBytes(layers, kvHeads, dHead, bytesPerValue, tokens);
+
+    return { Model, ModelBuilder, Trainer, Gpt2Tokenizer, Generator, MhaError, STAGES, stageTable, catalog, guessLayout, memoryBytes, kvCacheBytes };
   }
 
   createMha.MhaError = MhaError;

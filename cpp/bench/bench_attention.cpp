@@ -7,9 +7,15 @@
 // And model/gpt2-small: a GPT-2-small-shaped model (12 layers, d_model 768, 12 heads, vocab 50257),
 // T 128 ids to the logits (npm run bench:model), with the weights of $MHA_BENCH_MODEL (a GPT-2-layout
 // safetensors file, as cpp/bench/export_onnx.py writes) or, without it, random ones of that shape.
+// generate/gpt2-small: the same model continuing 32 ids by 64, greedy, with the KV cache (npm run
+// bench:generate), the prompt timed apart from the new tokens; memory/copy: the memory bandwidth a
+// decoding step's floor is measured against, a large copy (bytes moved: read + written).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -25,6 +31,7 @@
 #include "io/files.h"
 #include "io/safetensors.h"
 #include "model/forward.h"
+#include "model/generate.h"
 #include "model/parameters.h"
 
 namespace {
@@ -122,26 +129,37 @@ void forward(benchmark::State& state, Size size, bool causal, mha::KernelPath pa
       benchmark::Counter(forward_flops(size) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The GPT-2-small-shaped model of $MHA_BENCH_MODEL, or random weights of that shape.
+mha::LoadedModel gpt2_small_model(benchmark::State& state) {
+  const char* file = std::getenv("MHA_BENCH_MODEL");
+  state.SetLabel(file && *file ? file : "random weights ($MHA_BENCH_MODEL unset)");
+  if (file && *file) {
+    const std::vector<uint8_t> bytes = mha::read_file(file);
+    return mha::read_model(mha::SafetensorsFile(bytes.data(), bytes.size()), mha::Preset::gpt2, 12);
+  }
+  mha::LoadedModel random;
+  mha::Config& c = random.config;
+  c.preset = mha::Preset::gpt2;
+  c.layers = 12, c.d_model = 768, c.heads = 12, c.vocab_size = 50257, c.max_positions = 1024, c.causal = true;
+  random.weights = mha::pack_model(mha::random_weights(c, 0.02f), c);
+  return random;
+}
+
+// The ids of a prompt of T (scripts/bench-model.js, bench-generate.js and bench_pytorch.py use the same formula).
+std::vector<int32_t> bench_ids(int T, int vocab) {
+  std::vector<int32_t> ids(T);
+  for (int t = 0; t < T; ++t) ids[t] = (t * 7919 + 13) % vocab;
+  return ids;
+}
+
 // 2·T·(every matrix's size) + the attention products, 4·T²·d per layer (counted full, as above).
 void gpt2_small(benchmark::State& state) {
   constexpr int T = 128;
-  mha::Config c;
-  c.preset = mha::Preset::gpt2;
-  c.layers = 12, c.d_model = 768, c.heads = 12, c.vocab_size = 50257, c.max_positions = 1024, c.causal = true;
-  mha::ModelWeights w;
-  const char* file = std::getenv("MHA_BENCH_MODEL");
-  if (file && *file) {
-    const std::vector<uint8_t> bytes = mha::read_file(file);
-    mha::LoadedModel loaded = mha::read_model(mha::SafetensorsFile(bytes.data(), bytes.size()), mha::Preset::gpt2, 12);
-    c = loaded.config;
-    w = mha::unpack_model(loaded.weights, c);
-  } else {
-    w = mha::random_weights(c, 0.02f);
-  }
-  state.SetLabel(file && *file ? file : "random weights ($MHA_BENCH_MODEL unset)");
+  mha::LoadedModel loaded = gpt2_small_model(state);
+  const mha::Config c = loaded.config;
+  const mha::ModelWeights w = mha::unpack_model(loaded.weights, c);
   const mha::PreparedModel prepared = mha::prepare_model(w, c);
-  std::vector<int32_t> ids(T);
-  for (int t = 0; t < T; ++t) ids[t] = (t * 7919 + 13) % c.vocab_size;  // as scripts/bench-model.js
+  const std::vector<int32_t> ids = bench_ids(T, c.vocab_size);
   mha::Trace trace;
   mha::model_forward(trace, ids, 1, T, w, prepared, c);  // untimed: the trace's buffers are allocated once
   for (auto _ : state) {
@@ -152,8 +170,54 @@ void gpt2_small(benchmark::State& state) {
   rate(state, "GFLOP/s", (2.0 * T * matrices + c.layers * 4.0 * T * T * d) * 1e-9);
 }
 
+// One iteration: a prompt of 32 ids continued by 64, greedy, with the KV cache. The first step runs
+// the prompt (prefill) and draws the first new id; each later one runs one token. Counters: the
+// prefill's ms, a decoding step's mean and median ms, and the new tokens' rate after the prefill.
+void gpt2_small_generate(benchmark::State& state) {
+  constexpr int prompt = 32, made = 64;
+  const mha::Model model = mha::Model::from_loaded(gpt2_small_model(state));
+  mha::GenerateOptions options;
+  options.tokens = made;
+  using clock = std::chrono::steady_clock;
+  const auto ms = [](clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  double prefill = 0;
+  std::vector<double> steps;
+  for (auto _ : state) {
+    mha::Generator generator(model, bench_ids(prompt, model.config().vocab_size), options);
+    clock::time_point t0 = clock::now();
+    generator.step();
+    prefill += ms(clock::now() - t0);
+    while (!generator.done()) {
+      t0 = clock::now();
+      generator.step();
+      steps.push_back(ms(clock::now() - t0));
+    }
+    benchmark::DoNotOptimize(generator.ids().data());
+  }
+  double total = 0;
+  for (double x : steps) total += x;
+  std::sort(steps.begin(), steps.end());
+  state.counters["prefill_ms"] = prefill / static_cast<double>(state.iterations());
+  state.counters["decode_ms"] = total / static_cast<double>(steps.size());
+  state.counters["decode_median_ms"] = steps[steps.size() / 2];
+}
+
+// A copy of 256 MB, as STREAM counts it: every byte read and written, 2 × 256 MB moved.
+void memory_copy(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(256) << 20;
+  std::vector<char> from(n, 1), to(n, 0);  // written once, so every page is mapped before timing
+  for (auto _ : state) {
+    std::memcpy(to.data(), from.data(), n);
+    benchmark::DoNotOptimize(to.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * static_cast<int64_t>(n));
+}
+
 void register_all() {
   benchmark::RegisterBenchmark("model/gpt2-small/T128", gpt2_small)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+  benchmark::RegisterBenchmark("generate/gpt2-small/prompt32-new64", gpt2_small_generate)->Unit(benchmark::kMillisecond)->Iterations(2);
+  benchmark::RegisterBenchmark("memory/copy/256MB", memory_copy)->Unit(benchmark::kMillisecond)->MinTime(1.0);
   for (const Size& s : kSizes) {
     for (bool causal : {false, true}) {
       const std::string name = std::string("forward/") + s.name + (causal ? "/causal" : "/full");

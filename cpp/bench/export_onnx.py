@@ -9,6 +9,10 @@ Needs Debian's python3-torch. The bench scripts run it when a graph is missing (
       the GPT-2-small-shaped model of npm run bench:model: ids (1, 128) int64 -> logits (1, 128, 50257),
       random weights, written as DIR/gpt2-small.onnx and, for our module, DIR/gpt2-small.safetensors
       (GPT-2 layout, heads in __metadata__).
+  export_onnx.py gpt2-past --weights DIR/gpt2-small.safetensors --out DIR/gpt2-small-past.onnx
+      the same weights as a graph with past key/values (npm run bench:generate): ids (1, n), past_key.i,
+      past_value.i (1, 12, P, 64) -> logits (1, n, 50257), present_key.i, present_value.i (1, 12, P + n, 64),
+      n and P free (P = 0 for the prompt).
 """
 import argparse
 import os
@@ -48,9 +52,25 @@ def export_gpt2(args):
     tm.write_safetensors(st + ".partial", weights, {"layout": "gpt2", "heads": cfg["heads"], "seed": args.seed,
                                                     "made_by": "cpp/bench/export_onnx.py gpt2"})
     os.replace(st + ".partial", st)
-    model = tm.GPT2(weights, cfg["heads"], cfg["T"]).eval()
+    model = tm.GPT2(weights, cfg["heads"]).eval()
     export(model, (torch.zeros(1, cfg["T"], dtype=torch.int64),), os.path.join(args.out_dir, "gpt2-small.onnx"),
            ["ids"], ["logits"])
+
+
+def export_gpt2_past(args):
+    cfg = tm.GPT2_SMALL
+    model = tm.GPT2WithPast(tm.GPT2(tm.read_safetensors(args.weights), cfg["heads"])).eval()
+    layers, D = model.gpt2.layers, cfg["d_model"] // cfg["heads"]
+    past = [torch.zeros(1, cfg["heads"], 3, D) for _ in range(2 * layers)]  # P = 3, n = 2: neither is baked in
+    names = [f"{kind}.{i}" for i in range(layers) for kind in ("key", "value")]
+    inputs, outputs = ["ids"] + [f"past_{n}" for n in names], ["logits"] + [f"present_{n}" for n in names]
+    axes = {"ids": {1: "n"}, "logits": {1: "n"}, **{f"past_{n}": {2: "past"} for n in names},
+            **{f"present_{n}": {2: "total"} for n in names}}
+    tmp = args.out + ".partial"
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.zeros(1, 2, dtype=torch.int64), *past), tmp, input_names=inputs,
+                          output_names=outputs, dynamic_axes=axes, opset_version=OPSET, do_constant_folding=True)
+    os.replace(tmp, args.out)
 
 
 def main():
@@ -65,9 +85,12 @@ def main():
     g = sub.add_parser("gpt2")
     g.add_argument("--out-dir", required=True)
     g.add_argument("--seed", type=int, default=0)
+    gp = sub.add_parser("gpt2-past")
+    gp.add_argument("--weights", required=True)
+    gp.add_argument("--out", required=True)
     args = ap.parse_args()
     torch.set_num_threads(1)
-    (export_mha if args.what == "mha" else export_gpt2)(args)
+    {"mha": export_mha, "gpt2": export_gpt2, "gpt2-past": export_gpt2_past}[args.what](args)
 
 
 if __name__ == "__main__":

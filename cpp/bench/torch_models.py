@@ -102,41 +102,69 @@ def gpt2_random_weights(seed=0, layers=12, d_model=768, vocab=50257, positions=1
 
 
 class GPT2(torch.nn.Module):
-    """ids (1, T) int64 -> logits (1, T, vocab), nanoGPT's forward with GPT-2's Conv1D weights."""
+    """ids (1, T) int64 -> logits (1, T, vocab), nanoGPT's forward with GPT-2's Conv1D weights; step()
+    is the same forward after cached positions (Hugging Face's past_key_values)."""
 
-    def __init__(self, weights, heads, T):
+    def __init__(self, weights, heads):
         super().__init__()
         self.heads = heads
         self.w = torch.nn.ParameterDict({k.replace(".", "__"): torch.nn.Parameter(v, requires_grad=False) for k, v in weights.items()})
         self.layers = sum(1 for k in weights if k.endswith("ln_1.weight"))
-        self.register_buffer("future", torch.triu(torch.ones(T, T, dtype=torch.bool), 1))
 
     def p(self, name):
         return self.w[name.replace(".", "__")]
 
     def layer_norm(self, x, name):
-        return torch.nn.functional.layer_norm(x, x.shape[-1:], self.p(name + ".weight"), self.p(name + ".bias"), EPS)
+        w = self.p(name + ".weight")  # its shape, not x's: a constant in a traced graph
+        return torch.nn.functional.layer_norm(x, w.shape, w, self.p(name + ".bias"), EPS)
 
     def conv1d(self, x, name):  # x·W + b, W (in, out)
         return x @ self.p(name + ".weight") + self.p(name + ".bias")
 
     def forward(self, ids):
-        T = ids.shape[1]
+        return self.step(ids, None)[0]
+
+    def step(self, ids, past):
+        """ids (1, n) after P cached positions -> logits (1, n, vocab) and the cache with them: per layer
+        (k, v), each (1, heads, P + n, d_head). past: that list, or None for P = 0."""
+        n = ids.shape[1]
+        P = past[0][0].shape[2] if past is not None else 0
         wte = self.p("wte.weight")
         d = wte.shape[1]
         D = d // self.heads
-        x = wte[ids] + self.p("wpe.weight")[:T]  # (1, T, d)
+        x = wte[ids] + self.p("wpe.weight")[P : P + n]  # (1, n, d)
+        # query i (position P + i) sees keys 0 … P + i: compared, so the traced graph takes any P and n
+        future = torch.arange(P + n).unsqueeze(0) > (torch.arange(n) + P).unsqueeze(1)  # (n, P + n)
+        present = []
         for i in range(self.layers):
             h = f"h.{i}."
             q, k, v = self.conv1d(self.layer_norm(x, h + "ln_1"), h + "attn.c_attn").split(d, dim=-1)
-            q, k, v = (t.view(1, T, self.heads, D).transpose(1, 2) for t in (q, k, v))  # (1, heads, T, D)
-            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))  # (1, heads, T, T)
-            weights = torch.softmax(scores.masked_fill(self.future[:T, :T], float("-inf")), dim=-1)
-            concat = (weights @ v).transpose(1, 2).reshape(1, T, d)  # (1, T, d)
+            q, k, v = (t.view(1, n, self.heads, D).transpose(1, 2) for t in (q, k, v))  # (1, heads, n, D)
+            if past is not None:
+                k, v = torch.cat([past[i][0], k], dim=2), torch.cat([past[i][1], v], dim=2)  # (1, heads, P + n, D)
+            present.append((k, v))
+            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))  # (1, heads, n, P + n)
+            weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
+            concat = (weights @ v).transpose(1, 2).reshape(1, n, d)  # (1, n, d)
             x = x + self.conv1d(concat, h + "attn.c_proj")
             hidden = torch.nn.functional.gelu(self.conv1d(self.layer_norm(x, h + "ln_2"), h + "mlp.c_fc"), approximate="tanh")
             x = x + self.conv1d(hidden, h + "mlp.c_proj")
         x = self.layer_norm(x, "ln_f")
         # The tied unembedding. torch.onnx folds wteᵀ into an initializer of its own, so the graph holds
         # wte twice (650 MB); the computation is the same.
-        return x @ wte.t()  # (1, T, vocab)
+        return x @ wte.t(), present  # (1, n, vocab)
+
+
+class GPT2WithPast(torch.nn.Module):
+    """GPT2.step with flat inputs and outputs, as an ONNX graph takes them: ids (1, n), then
+    past_key.i, past_value.i (1, heads, P, d_head) for every layer -> logits (1, n, vocab), then
+    present_key.i, present_value.i (1, heads, P + n, d_head)."""
+
+    def __init__(self, gpt2):
+        super().__init__()
+        self.gpt2 = gpt2
+
+    def forward(self, ids, *past):
+        pairs = [(past[2 * i], past[2 * i + 1]) for i in range(self.gpt2.layers)]
+        logits, present = self.gpt2.step(ids, pairs)
+        return (logits, *[t for kv in present for t in kv])

@@ -6,6 +6,11 @@
 #include "marshal.h"
 
 namespace {
+// 2 × layers × kv_heads × d_head × bytes per value × tokens (kv_cache.h), as a JavaScript number.
+double kv_cache_bytes(int layers, int kv_heads, int d_head, int bytes_per_value, double tokens) {
+  return static_cast<double>(mha::kv_cache_bytes(layers, kv_heads, d_head, bytes_per_value, static_cast<int64_t>(tokens)));
+}
+
 // Bytes of WebAssembly memory the module holds now: its peak so far, since memory never shrinks.
 double memory_bytes() { return static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0; }
 
@@ -66,8 +71,25 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("refillInput", &ModelHandle::refill_input)
       .function("config", &ModelHandle::config)
       .function("weight", &ModelHandle::weight)
+      .function("generator", &ModelHandle::generator, allow_raw_pointers())
       .function("lastError", &last_error_of<ModelHandle>)
       .function("lastErrorInfo", &last_error_info_of<ModelHandle>);
+
+  class_<mha_wasm::GeneratorHandle>("RawGenerator")
+      .function("step", &mha_wasm::GeneratorHandle::step)
+      .function("done", &mha_wasm::GeneratorHandle::done)
+      .function("ids", &mha_wasm::GeneratorHandle::ids)
+      .function("token", &mha_wasm::GeneratorHandle::token)
+      .function("tokens", &mha_wasm::GeneratorHandle::tokens)
+      .function("text", &mha_wasm::GeneratorHandle::text)
+      .function("promptLength", &mha_wasm::GeneratorHandle::prompt_length)
+      .function("usesCache", &mha_wasm::GeneratorHandle::uses_cache)
+      .function("cacheLength", &mha_wasm::GeneratorHandle::cache_length)
+      .function("cacheBytes", &mha_wasm::GeneratorHandle::cache_bytes)
+      .function("lastError", &last_error_of<mha_wasm::GeneratorHandle>)
+      .function("lastErrorInfo", &last_error_info_of<mha_wasm::GeneratorHandle>);
+
+  function("kvCacheBytes", &kv_cache_bytes);
 
   class_<mha_wasm::ModelBuilderHandle>("RawModelBuilder")
       .constructor<>()

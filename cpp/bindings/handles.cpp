@@ -179,17 +179,22 @@ ModelHandle::ModelHandle() : model_(mha::Config{}) {}
 
 std::string ModelHandle::set_tokenizer(const TokenizerHandle& tokenizer) {
   return run_checked([&] {
+    changed();
     if (!tokenizer.tokenizer()) throw mha::Error("the tokenizer has no files loaded yet");
     model_.set_tokenizer(tokenizer.tokenizer());
   });
 }
 
 std::string ModelHandle::configure(const val& options) {
-  return run_checked([&] { model_.configure(config_from_options(options, model_.config())); });
+  return run_checked([&] {
+    changed();
+    model_.configure(config_from_options(options, model_.config()));
+  });
 }
 
 std::string ModelHandle::load_weights(const val& bytes, const val& layout, const val& layer, const val& name) {
   return run_checked([&] {
+    changed();
     const mha::WeightLayout parsed = mha::parse_layout(string_arg(layout, "layout"));
     const int index = static_cast<int>(whole_number_arg(layer, "layer", 0, 999999));
     const std::vector<uint8_t> data = bytes_from_js(bytes);
@@ -210,6 +215,7 @@ std::string ModelHandle::load_model(const val& bytes, const val& layout, const v
     const std::string chosen = string_arg(layout, "layout");
     const int count = static_cast<int>(whole_number_arg(heads, "heads", 0, mha::kMaxHeads));
     const std::optional<mha::ModelConfigFile> config = config_json_arg(config_json);
+    changed();
     const std::vector<uint8_t> data = bytes_from_js(bytes);
     const mha::SafetensorsFile file(data.data(), data.size(), file_name_arg(name));
     model_ = mha::Model::from_loaded(
@@ -218,7 +224,10 @@ std::string ModelHandle::load_model(const val& bytes, const val& layout, const v
 }
 
 std::string ModelHandle::use_random_weights(const val& options) {
-  return run_checked([&] { model_ = mha::Model(config_from_options(options, model_.config())); });
+  return run_checked([&] {
+    changed();
+    model_ = mha::Model(config_from_options(options, model_.config()));
+  });
 }
 
 val ModelHandle::model_file() const {
@@ -327,6 +336,41 @@ val ModelHandle::weight(const val& name) const {
     }
     return val::null();
   });
+}
+
+GeneratorHandle* ModelHandle::generator(const val& prompt, const val& options, const val& switched_off) {
+  return run_guarded(static_cast<GeneratorHandle*>(nullptr), [&] {
+    const mha::GenerateOptions o = generate_options_from_js(options);
+    mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
+    mha::Tokenized tokens;
+    std::string text;
+    if (prompt.isString()) {
+      text = prompt.as<std::string>();
+      if (!model_.tokenizer())
+        throw mha::Error(mha::ErrorCode::needs_tokenizer, "text", {{"model", mha::preset_name(model_.config().preset)}});
+      tokens = model_.tokenizer()->tokenize(text);
+    } else {
+      tokens.ids = ids_from_js(prompt);
+    }
+    return new GeneratorHandle(model_, alive_, tokens.ids, tokens, text, o, std::move(off));
+  });
+}
+
+val GeneratorHandle::step() {
+  return run_guarded(val::null(), [&] {
+    if (alive_.expired()) throw mha::Error("the model was changed or deleted since this generator was made: make a new one");
+    const mha::Draw d = generator_.step();
+    tokens_.push_back(texts_.add(d.id));
+    return draw_numbers(d);
+  });
+}
+
+val GeneratorHandle::ids() const {
+  return run_guarded(val::null(), [&] { return int32_array(generator_.ids()); });
+}
+
+val GeneratorHandle::tokens() const {
+  return run_guarded(val::null(), [&] { return string_array(tokens_); });
 }
 
 // ---------- ModelBuilderHandle ----------

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/model_builder.h"
+#include "model/generate.h"
 #include "model/model.h"
 #include "text/bpe_tokenizer.h"
 #include "train/recipe.h"
@@ -97,6 +98,8 @@ class TokenizerHandle : public LastError {
   std::shared_ptr<const mha::BpeTokenizer> tokenizer_;
 };
 
+class GeneratorHandle;
+
 class ModelHandle : public LastError {
  public:
   ModelHandle();
@@ -125,14 +128,51 @@ class ModelHandle : public LastError {
   val head_importance(const val& input, const val& options);
   // pruning.h's curve (prune_object) on options.samples sequences of the task from options.seed, or null.
   val prune(const val& options);
-  void replace(mha::Model model) { model_ = std::move(model); }  // a model built elsewhere (ModelBuilderHandle)
-  val config() const;                                            // or null
+  void replace(mha::Model model) {  // a model built elsewhere (ModelBuilderHandle)
+    changed();
+    model_ = std::move(model);
+  }
+  val config() const;                 // or null
   val weight(const val& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
+  // A generation from `prompt` (a text, through the model's tokenizer, or ids), checked at once; null
+  // and last_error() when a check fails. It reads this model, so it stops working (an error naming
+  // why) once the model is changed or deleted.
+  GeneratorHandle* generator(const val& prompt, const val& options, const val& switched_off);
 
  private:
   mha::Trace take_trace();  // a recycled trace, or a new one
+  void changed() { alive_ = std::make_shared<int>(0); }  // generators of the model as it was stop
   mha::Model model_;
   std::shared_ptr<TracePool> pool_ = std::make_shared<TracePool>();
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // held while model_ stays as it is
+};
+
+// One generation (core/model/generate.h) stepped from JavaScript: the page draws each step before the next.
+class GeneratorHandle : public LastError {
+ public:
+  GeneratorHandle(const mha::Model& model, std::weak_ptr<int> alive, std::vector<int32_t> prompt,
+                  const mha::Tokenized& tokens, const std::string& text, const mha::GenerateOptions& options,
+                  mha::HeadGates gates)
+      : alive_(std::move(alive)), generator_(model, std::move(prompt), options, std::move(gates)),
+        texts_(tokens.tokens, tokens.ids, model.tokenizer(), text), tokens_(tokens.tokens) {
+    for (size_t i = tokens_.size(); i < generator_.ids().size(); ++i) tokens_.push_back(texts_.name(generator_.ids()[i]));
+  }
+  emscripten::val step();  // draw_numbers of the next token, or null (last_error())
+  std::string token() const { return tokens_.back(); }  // the last step's token's text
+  emscripten::val tokens() const;  // string[]: the text of every id, the prompt's as it read, then the new ones
+  bool done() const { return generator_.done(); }
+  emscripten::val ids() const;  // Int32Array: the prompt, then every new id
+  std::string text() const { return texts_.text(); }
+  int prompt_length() const { return generator_.prompt_length(); }
+  bool uses_cache() const { return generator_.cache() != nullptr; }
+  int cache_length() const { return generator_.cache() ? generator_.cache()->length() : 0; }
+  double cache_bytes() const { return generator_.cache() ? static_cast<double>(generator_.cache()->bytes()) : 0.0; }
+
+ private:
+  std::weak_ptr<int> alive_;
+  mha::Generator generator_;
+  mha::TokenTexts texts_;
+  std::vector<std::string> tokens_;
 };
 
 // A whole model read a tensor at a time (core/model_builder.h): begin with the file's first 8 + N

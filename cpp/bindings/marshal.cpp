@@ -43,6 +43,14 @@ double whole_number(const val& options, const char* key, double current, double 
   return whole_number_arg(v, key, min, max);
 }
 
+// A number option (fractions allowed), or `current` when it is missing.
+double number(const val& options, const char* key, double current) {
+  const val v = options[key];
+  if (v.isUndefined() || v.isNull()) return current;
+  if (!v.isNumber()) throw mha::Error(mha::ErrorCode::not_a_number, field_of(key), {{"name", key}});
+  return v.as<double>();
+}
+
 // A positive, finite number option (a rate, a spread), or `current` when it is not given.
 double positive_number(const val& options, const char* key, double current) {
   const val v = options[key];
@@ -317,6 +325,30 @@ std::vector<int32_t> ids_from_js(const val& ids) {
     out.push_back(static_cast<int32_t>(v));
   }
   return out;
+}
+
+mha::GenerateOptions generate_options_from_js(const val& options) {
+  mha::GenerateOptions o;
+  if (options.isUndefined() || options.isNull()) return o;
+  if (options.typeOf().as<std::string>() != "object") throw mha::Error("options must be an object such as {tokens: 8}");
+  o.tokens = static_cast<int>(whole_number(options, "tokens", o.tokens, -1e9, 1e9));
+  o.sampling.temperature = static_cast<float>(number(options, "temperature", o.sampling.temperature));
+  o.sampling.top_k = static_cast<int>(whole_number(options, "topK", o.sampling.top_k, -1e9, 1e9));
+  o.sampling.top_p = static_cast<float>(number(options, "topP", o.sampling.top_p));
+  o.sampling.seed = static_cast<uint64_t>(whole_number(options, "seed", static_cast<double>(o.sampling.seed), 0, 9007199254740991.0));
+  o.top = static_cast<int>(whole_number(options, "top", o.top, 1, 1e6));
+  const val cache = options["cache"];
+  if (!cache.isUndefined() && !cache.isNull()) {
+    if (cache.typeOf().as<std::string>() != "boolean") throw mha::Error("cache must be true or false");
+    o.use_cache = cache.as<bool>();
+  }
+  return o;
+}
+
+val draw_numbers(const mha::Draw& d) {
+  std::vector<double> out = {static_cast<double>(d.id), d.p, d.sampled ? 1.0 : 0.0, static_cast<double>(d.kept)};
+  for (size_t i = 0; i < d.top.size(); ++i) out.insert(out.end(), {static_cast<double>(d.top[i].id), d.top[i].p, d.before[i]});
+  return val::global("Float64Array").new_(emscripten::typed_memory_view(out.size(), out.data()));
 }
 
 std::string catalog_text() { return mha::catalog().dump(); }

@@ -20,6 +20,7 @@
 #include "text/tokenizer.h"
 #include "model/forward.h"
 #include "model/model.h"
+#include "model/generate.h"
 #include "model/parameters.h"
 #include "train/recipe.h"
 
@@ -65,6 +66,12 @@ emscripten::val tokenized_object(const mha::Tokenized& tokenized);  // {tokens: 
 // [[layer, head], …] heads switched off -> their gates 0, every other 1; undefined/null: none.
 mha::HeadGates head_switches_from_js(const emscripten::val& pairs, const mha::Config& config);
 std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or number[]
+// {tokens, temperature, topK, topP, seed, top, cache}: missing keys keep generate.h's defaults; the
+// ranges are the core's to check (Generator).
+mha::GenerateOptions generate_options_from_js(const emscripten::val& options);
+// A step's numbers, flat: [id, p, sampled, kept, then for each candidate id, p, p before the cut]
+// (web/mha.js makes the step object of them).
+emscripten::val draw_numbers(const mha::Draw& draw);
 // catalog.h's object as JSON text (web/mha.js parses it once into mha.catalog).
 std::string catalog_text();
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.

@@ -6,6 +6,7 @@
 //   mha attribute ... [--json]                one logit split into the embedding, each head, each MLP, the biases
 //   mha prune --model F [--json]              heads removed least important first: loss and accuracy after each
 //   mha compare ACTUAL EXPECTED               every tensor of EXPECTED against ACTUAL, relative to its largest value
+//   mha generate --model F --text ... --tokens N   continue a text, greedy or sampled, with the KV cache
 //   mha train ... --out MODEL.safetensors     train a small model on the induction or the recall task
 //   mha sweep --heads 1,2,4,...               the recall task at several head counts: why several heads
 //   mha tokenize --tokenizer DIR --text ...   GPT-2's tokens and ids of a text
@@ -24,6 +25,7 @@
 #include "io/trace_file.h"
 #include "analysis/importance.h"
 #include "attribute_command.h"
+#include "generate_command.h"
 #include "heads_report.h"
 #include "predict_report.h"
 #include "prune_command.h"
@@ -146,6 +148,7 @@ int main(int argc, char** argv) {
   mha_cli::add_tokenize_command(app);
   mha_cli::add_attribute_command(app, o);
   mha_cli::add_prune_command(app);
+  mha_cli::add_generate_command(app);
 
   try {
     app.parse(argc, argv);

@@ -140,11 +140,17 @@ mha::Model load_model(const RunOptions& o) {
                                       o.weights_path);
 }
 
+
+mha::Model open_model(const RunOptions& o) {
+  mha::Model model = load_model(o);
+  if (!o.tokenizer_dir.empty()) model.set_tokenizer(mha::load_bpe_tokenizer(o.tokenizer_dir));
+  return model;
+}
+
 Run run(const RunOptions& o) {
   if (!o.has_text && o.ids.empty() && o.input_path.empty())
     throw mha::Error("give --text \"...\", --ids 0,3,17 or --input X.safetensors");
-  mha::Model model = load_model(o);
-  if (!o.tokenizer_dir.empty()) model.set_tokenizer(mha::load_bpe_tokenizer(o.tokenizer_dir));
+  mha::Model model = open_model(o);
   const mha::HeadGates off = parse_switched_off(o.ablate, model.config());
   const mha::KernelPath path = o.scalar ? mha::KernelPath::scalar : mha::KernelPath::simd;
   mha::Trace trace;

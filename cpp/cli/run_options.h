@@ -32,8 +32,10 @@ struct Run {
   mha::Trace trace;
 };
 
-// The model the options describe (random, --weights or --model) and one run of it on --text, --ids
-// or --input. Throws mha::Error with a one-line reason.
+// The model the options describe (random, --weights or --model), with --tokenizer's tokenizer when given.
+mha::Model open_model(const RunOptions& o);
+
+// That model and one run of it on --text, --ids or --input. Throws mha::Error with a one-line reason.
 Run run(const RunOptions& o);
 // The model alone.
 mha::Model load_model(const RunOptions& o);

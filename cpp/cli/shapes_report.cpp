@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "model/kv_cache.h"
 #include "model/stages.h"
 
 namespace mha_cli {
@@ -29,6 +30,20 @@ std::string model_line(const mha::Config& c) {
     out += ", RoPE base " + std::string(base);
   }
   return out + (c.causal ? ", causal mask" : ", no mask") + "\n\n";
+}
+
+// What decoding would keep of these T tokens: every layer's k_heads and v_heads.
+std::string kv_cache_line(const mha::Config& c, int T) {
+  using std::to_string;
+  const int kv = c.kv_heads_or_heads(), group = c.heads / kv;
+  std::string out = "KV cache of these " + to_string(T) + " tokens: k and v " +
+                    mha::shape_to_string({1, kv, T, c.d_head()}) + " per layer; 2 × " + to_string(c.layers) +
+                    (c.layers == 1 ? " layer × " : " layers × ") + to_string(kv) + " kv_heads × " + to_string(c.d_head()) +
+                    " d_head × 4 bytes × " + to_string(T) + " tokens = " +
+                    to_string(mha::kv_cache_bytes(c.layers, kv, c.d_head(), 4, T)) + " bytes";
+  if (group > 1)
+    out += "; each K/V head serves " + to_string(group) + " query heads: 1/" + to_string(group) + " of multi-head attention's";
+  return out + "\n";
 }
 
 }  // namespace
@@ -90,6 +105,7 @@ std::string shapes_report(const mha::Trace& trace, const mha::Config& c, const s
   }
   out += "d_model " + to_string(c.d_model) + " = " + to_string(c.heads) + " heads × d_head " + to_string(c.d_head()) +
          ": the heads split the width, they do not copy it\n";
+  if (!trace.ids.empty()) out += kv_cache_line(c, static_cast<int>(trace.ids.size()));
   return out;
 }
 

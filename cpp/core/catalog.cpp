@@ -4,6 +4,8 @@
 #include "analysis/importance.h"
 #include "base/config.h"
 #include "base/error_codes.h"
+#include "model/generate.h"
+#include "model/kv_cache.h"
 #include "model/stages.h"
 #include "train/recipe.h"
 
@@ -53,6 +55,24 @@ json stage_table_json() {
   return {{"stages", stages}, {"tensors", tensors}, {"stagesOf", of}};
 }
 
+// Generation's defaults (generate.h) as the module's generate() takes them, and the published models'
+// attention sizes for the KV cache calculator.
+json generate_json() {
+  const GenerateOptions g;
+  return {{"defaults",
+           {{"tokens", g.tokens}, {"temperature", g.sampling.temperature}, {"topK", g.sampling.top_k},
+            {"topP", g.sampling.top_p}, {"seed", g.sampling.seed}, {"top", g.top}}},
+          {"maxTemperature", kMaxTemperature}};
+}
+
+json kv_cache_json() {
+  json published = json::array();
+  for (const PublishedAttention& m : published_attention_table())
+    published.push_back({{"id", m.id}, {"name", m.name}, {"layers", m.layers}, {"heads", m.heads}, {"kvHeads", m.kv_heads},
+                         {"dHead", m.d_head}, {"source", m.source}});
+  return {{"published", published}};
+}
+
 }  // namespace
 
 json catalog() {
@@ -93,6 +113,8 @@ json catalog() {
       {"labelRules", rules},
       {"errorCodes", errors},
       {"stageTable", stage_table_json()},
+      {"generate", generate_json()},
+      {"kvCache", kv_cache_json()},
   };
 }
 

@@ -73,6 +73,13 @@ function gpt2Graph(say) {
   return { onnx, safetensors };
 }
 
+// The same model's weights as a graph with past key/values (npm run bench:generate): the path of
+// build/onnx/gpt2-small-past.onnx, exported from `safetensors` when missing.
+function gpt2PastGraph(safetensors, say) {
+  const onnx = path.join(ONNX_DIR, 'gpt2-small-past.onnx');
+  return exportOnce([onnx], ['gpt2-past', '--weights', safetensors, '--out', onnx], say);
+}
+
 async function createSession(file) {
   return loadOrt().InferenceSession.create(file, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
 }
@@ -100,4 +107,4 @@ class OrtAttention {
   }
 }
 
-module.exports = { loadOrt, ortInfo, torchMissing, mhaGraph, gpt2Graph, createSession, OrtAttention, ONNX_DIR };
+module.exports = { loadOrt, ortInfo, torchMissing, mhaGraph, gpt2Graph, gpt2PastGraph, createSession, OrtAttention, ONNX_DIR };

@@ -93,7 +93,7 @@ function report(mha, MhaError, bytes) {
     error,
     names: {
       mha: Object.keys(mha), Trace: members(Object.getPrototypeOf(trace)), StageId: mha.stageTable.stages.map((s) => s.id),
-      ...Object.fromEntries(['Model', 'ModelBuilder', 'Gpt2Tokenizer', 'Trainer'].map((c) => [c, members(mha[c].prototype)])),
+      ...Object.fromEntries(['Model', 'ModelBuilder', 'Gpt2Tokenizer', 'Trainer', 'Generator'].map((c) => [c, members(mha[c].prototype)])),
     },
   };
 }`;
@@ -243,6 +243,7 @@ test('TypeScript: the documented API compiles with --strict, mistakes do not, an
     ModelBuilder: ['keyof ModelBuilder', runtime.ModelBuilder],
     Gpt2Tokenizer: ['keyof Gpt2Tokenizer', runtime.Gpt2Tokenizer],
     Trainer: ['keyof Trainer', runtime.Trainer],
+    Generator: ['keyof Generator', runtime.Generator],
     stages: ['StageId', runtime.StageId],
     attributes: ['MhaDemoAttributeName', runtime.MhaDemoAttributeName],
     element: ['Exclude<keyof MhaDemoElement, keyof HTMLElement>', runtime.MhaDemoElement],
@@ -251,7 +252,7 @@ test('TypeScript: the documented API compiles with --strict, mistakes do not, an
     TrainProgressHead: ["keyof TrainProgressDetail['heads'][number]", runtime.TrainProgressHead],
   };
   fs.writeFileSync(path.join(article, 'runtime.ts'), `// Written by tests/node/package.test.js from the running module and element.
-import type { Gpt2Tokenizer, Mha, Model, ModelBuilder, StageId, Trace, Trainer } from '${pkg.name}';
+import type { Generator, Gpt2Tokenizer, Mha, Model, ModelBuilder, StageId, Trace, Trainer } from '${pkg.name}';
 import type { MhaDemoAttributeName, MhaDemoElement, MhaDemoErrorDetail, MhaDemoTraining, StageChangeDetail, SweepEndDetail, SweepProgressDetail, SweepRow, TrainEndDetail, TrainProgressDetail } from '${pkg.name}/element';
 type Agree<Declared, AtRunTime> = [Exclude<AtRunTime, Declared>, Exclude<Declared, AtRunTime>] extends [never, never]
   ? 'agree' : { undeclared: Exclude<AtRunTime, Declared>; declaredButAbsent: Exclude<Declared, AtRunTime> };

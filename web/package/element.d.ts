@@ -10,7 +10,7 @@
 // Where things go: a new attribute into MhaDemoAttributes; a new method or property into
 // MhaDemoElement; a new event into MhaDemoEventMap (its detail as an interface beside the others).
 
-import type { Attributions, HeadAnalysis, HeadImportance, HeadLabel, LayerLayout, Layout, ModelConfig, ModelFacts, PruneCurve, StageId } from './mha';
+import type { Attributions, GenerationStep, HeadAnalysis, HeadImportance, HeadLabel, LayerLayout, Layout, ModelConfig, ModelFacts, PruneCurve, StageId } from './mha';
 
 export {};
 
@@ -57,6 +57,16 @@ export interface MhaDemoAttributes {
   layer: Whole;
   /** The name of a model file the learner opened (the permalink names it and asks for it again). */
   file: string;
+  /** The text is continued by this many tokens, drawn again with the sampling attributes below (a link reproduces the continuation). */
+  generate: Whole;
+  /** 0 (greedy, the default) … 10: sample softmax(logits / temperature). */
+  temperature: `${number}`;
+  /** 0 (no cut) or the k likeliest tokens. */
+  'top-k': Whole;
+  /** 0 … 1 (1: no cut): the fewest likeliest tokens whose probabilities reach it. */
+  'top-p': `${number}`;
+  /** The draws' seed (not the random weights'). */
+  'sample-seed': Whole;
 }
 export type MhaDemoAttributeName = keyof MhaDemoAttributes;
 
@@ -198,6 +208,24 @@ export interface MhaDemoState {
   readonly pruning: PruneCurve | { error: string } | null;
   /** The trained model's head importance on the text it was last computed for (in a worker). */
   readonly importance: (HeadImportance & { ids: number[] }) | null;
+  /** Generate's settings; tokens: how many "Generate" draws. */
+  readonly sampling: { temperature: number; topK: number; topP: number; seed: number; tokens: number };
+  /** The continuation drawn last (shown while the text and the sampling settings are its own). */
+  readonly generation: MhaDemoGeneration | null;
+}
+
+/** A continuation of the text, step by step (the core's steps, as Generator.step() gives them). */
+export interface MhaDemoGeneration {
+  /** The text it continued. */
+  prompt: string;
+  /** The text after its last step. */
+  text: string;
+  sampling: { temperature: number; topK: number; topP: number; seed: number };
+  steps: GenerationStep[];
+  /** Still drawing. */
+  running: boolean;
+  /** Why it could not draw (a prompt plus tokens past the model's positions, say), or null. */
+  error: { message: string; code?: string; field?: string; params?: Record<string, string> } | string | null;
 }
 
 /** el.training: the training panel's run (trained model, full controls), or null where there is none. */
@@ -253,6 +281,8 @@ export interface MhaDemoElement extends HTMLElement {
   cancelOpen(): void;
   /** Bytes of WebAssembly memory this demo's core holds (its peak); 0 before it loads. */
   readonly memoryBytes: number;
+  /** Draws `count` tokens (default: state.sampling.tokens) after the text, one per frame, with the predict stage's sampling settings. */
+  generate(count?: number): void;
 
   /** A known attribute takes its own values: setAttribute('heads', 'four') does not compile. */
   setAttribute<N extends string>(name: N, value: N extends MhaDemoAttributeName ? MhaDemoAttributes[N] : string): void;

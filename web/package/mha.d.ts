@@ -3,7 +3,7 @@
 // createMha()'s result and every public method of each class below must be declared here, and
 // nothing more) and compiles a usage file with `tsc --strict`.
 //
-// Where things go: a new method of Model, Trace, ModelBuilder, Trainer or Gpt2Tokenizer goes into
+// Where things go: a new method of Model, Trace, ModelBuilder, Trainer, Gpt2Tokenizer or Generator goes into
 // its class below; a new member of what createMha() resolves to goes into `Mha`; a new option into
 // its `…Options` interface. Shapes are written (1, T, d_model), (1, heads, T, d_head) as in the README.
 //
@@ -31,6 +31,7 @@ export interface Mha {
   ModelBuilder: typeof ModelBuilder;
   Trainer: typeof Trainer;
   Gpt2Tokenizer: typeof Gpt2Tokenizer;
+  Generator: typeof Generator;
   MhaError: typeof MhaError;
   /** The stages of one attention layer, in walk order: `stageTable.stagesOf.single`. */
   readonly STAGES: readonly StageId[];
@@ -42,6 +43,8 @@ export interface Mha {
   guessLayout(bytes: Bytes, fileSize?: number, options?: { name?: string }): Layout;
   /** WebAssembly memory held by the module, in bytes. It only grows, so this is also the peak. */
   memoryBytes(): number;
+  /** The bytes a KV cache takes: 2 × layers × kvHeads × dHead × bytesPerValue (default 4, float32) × tokens. */
+  kvCacheBytes(size: { layers: number; kvHeads: number; dHead: number; bytesPerValue?: number; tokens: number }): number;
 }
 
 // ---------- words the API uses ----------
@@ -106,6 +109,22 @@ export interface Catalog {
   errorCodes: Array<{ code: string; english: string }>;
   /** The stage table (also mha.stageTable). */
   stageTable: StageTable;
+  /** Generation's defaults (greedy, with the KV cache) and the highest temperature. */
+  generate: { defaults: Required<Omit<GenerateOptions, 'cache' | 'switchedOff'>>; maxTemperature: number };
+  /** Published models' attention sizes, for the size of their KV cache. */
+  kvCache: { published: PublishedAttention[] };
+}
+
+/** A published model's attention: layers, heads, key/value heads (grouped-query when fewer) and d_head. */
+export interface PublishedAttention {
+  id: string;
+  name: string;
+  layers: number;
+  heads: number;
+  kvHeads: number;
+  dHead: number;
+  /** Where the numbers are published. */
+  source: string;
 }
 
 /** What every training recipe says, as a Trainer takes it. */
@@ -323,6 +342,60 @@ export interface PruneCurve {
   steps: Array<{ removed: Array<[layer: number, head: number]>; loss: number; accuracy: number }>;
 }
 
+/** A generation's settings; missing keys take catalog.generate.defaults. */
+export interface GenerateOptions {
+  /** New tokens, 1 or more; the prompt plus them must fit the model's positions. */
+  tokens?: number;
+  /** 0 (greedy: the likeliest token) … catalog.generate.maxTemperature: sample softmax(logits / temperature). */
+  temperature?: number;
+  /** 0: no cut; else sample only among the k likeliest ids. */
+  topK?: number;
+  /** 0 … 1; 1: no cut; else only the fewest likeliest ids whose probabilities reach topP. */
+  topP?: number;
+  /** The draws' seed: the same seed, the same continuation (natively too). */
+  seed?: number;
+  /** false: run the whole sequence again at every step instead of reading the KV cache (same ids and logits). */
+  cache?: boolean;
+  /** Candidates each step lists. */
+  top?: number;
+  switchedOff?: HeadList;
+}
+
+/** One step of a generation. */
+export interface GenerationStep {
+  id: number;
+  /** Its text: as it was in the text, else the tokenizer's, else '#id'. */
+  token: string;
+  /** Its probability in the distribution it was drawn from (greedy: the model's softmax; sampled: after temperature, top-k, top-p, renormalised). */
+  p: number;
+  sampled: boolean;
+  /** How many ids that distribution kept (the vocabulary unless top-k or top-p cut it). */
+  kept: number;
+  /** The likeliest ids, best first, with their probability in that distribution (0 where the cut removed them). */
+  top: Array<[id: number, p: number]>;
+  /** The same ids' probabilities before top-k and top-p: softmax(logits / temperature). */
+  before: number[];
+  /** The text so far: the prompt's, with each new token joined as the tokenizer reads it back ('' from ids). */
+  text: string;
+}
+
+/** What the KV cache holds: positions and their bytes (float32). */
+export interface KvCacheSize {
+  tokens: number;
+  bytes: number;
+}
+
+/** A whole generation. */
+export interface Generation {
+  /** The prompt, then every new id. */
+  ids: Int32Array;
+  new: Int32Array;
+  text: string;
+  steps: GenerationStep[];
+  /** null with {cache: false}. */
+  cache: KvCacheSize | null;
+}
+
 /** A tensor a ModelBuilder still needs: its byte range in the file. */
 export interface NeededTensor {
   name: string;
@@ -398,6 +471,27 @@ declare class Model {
   readonly config: ModelConfig & ModelFacts;
   /** One attention layer's weight. */
   weight(name: WeightName): { shape: number[]; data: Float32Array };
+  /** A generation from a text (through the model's tokenizer) or ids, stepped by you; checked at once. Stops working once this model changes. */
+  generator(prompt: string | Ids, options?: GenerateOptions): Generator;
+  /** The same, all its steps at once. */
+  generate(prompt: string | Ids, options?: GenerateOptions): Generation;
+  delete(): void;
+}
+
+/** One generation: the prompt runs once, then each step runs its new token against the KV cache. */
+declare class Generator {
+  private constructor();
+  /** Draws the next token and appends it; an MhaError once `tokens` have been made. */
+  step(): GenerationStep;
+  readonly done: boolean;
+  /** The prompt, then every new id. */
+  readonly ids: Int32Array;
+  /** The text of each id: the prompt's tokens, then each step's token. */
+  readonly tokens: string[];
+  readonly promptLength: number;
+  readonly text: string;
+  /** null with {cache: false}. */
+  readonly cache: KvCacheSize | null;
   delete(): void;
 }
 
@@ -446,4 +540,4 @@ declare class Trainer {
   delete(): void;
 }
 
-export type { Trace, Model, ModelBuilder, Gpt2Tokenizer, Trainer };
+export type { Trace, Model, ModelBuilder, Gpt2Tokenizer, Trainer, Generator };

@@ -2,8 +2,9 @@
 // (several set in a row become one run), and what the learner changes (controls, stage, head,
 // language) is written back, so the attributes always say what is shown; index.html turns them
 // into its permalink.
-import { parse, parseLang, headListText, isSized, SETTING_ATTRS } from './attributes.js';
+import { parse, parseLang, headListText, isSized, SETTING_ATTRS, SAMPLING_ATTRS, SAMPLING_DEFAULTS } from './attributes.js';
 import { sameValue, sameSettings } from './demoState.js';
+import { sameSampling, shownGeneration } from './generation.js';
 import { defaultLang } from './i18n.js';
 
 export class AttributeSync {
@@ -59,6 +60,13 @@ export class AttributeSync {
       attrErrors: [...p.errors, ...this._headError(store.state.result)],
     };
     if (store.state.result && p.view.head < store.state.result.config.heads) patch.head = p.view.head;
+    // A continuation on screen: its text attribute is the prompt and generate its steps (reflect). The
+    // same continuation keeps its text; another one runs the prompt, then draws its tokens (replay).
+    const shown = shownGeneration(store.state);
+    if (p.generate && shown && shown.prompt === p.settings.text && shown.steps.length === p.generate && sameSampling(shown.sampling, p.sampling)) {
+      p.settings.text = store.state.settings.text;
+    } else if (p.generate && store.state.replay !== p.generate) patch.replay = p.generate;
+    if (!sameSampling(p.sampling, store.state.sampling)) patch.sampling = { ...store.state.sampling, ...p.sampling };
     const changedKey = Object.keys(SETTING_ATTRS).map((a) => SETTING_ATTRS[a]).find((k) => !sameValue(p.settings[k], store.state.settings[k]));
     const settingsChanged = changedKey !== undefined;
     if (settingsChanged) patch.settings = p.settings;
@@ -70,7 +78,7 @@ export class AttributeSync {
     store.set(patch);
     if (p.settings.modelUrl && p.settings.modelUrl !== this._sources.modelUrl && engine) this._sources.fetchModel(p.settings.modelUrl);
     if (weightsChanged && p.weights) this._sources.fetchWeights(p.weights);
-    else if (settingsChanged || weightsChanged) this._request(changedKey || null);
+    else if (settingsChanged || weightsChanged || patch.replay) this._request(changedKey || null); // a replay waits for a run of its text
   }
 
   _headError(result) {
@@ -93,7 +101,12 @@ export class AttributeSync {
     const el = this._el;
     const p = parse((name) => el.getAttribute(name));
     const writes = [];
-    const s = state.settings;
+    const shown = shownGeneration(state);
+    const s = shown ? { ...state.settings, text: shown.prompt } : state.settings; // the text a continuation started from
+    if (p.generate !== (shown ? shown.steps.length : 0)) writes.push(['generate', shown ? String(shown.steps.length) : null]);
+    for (const [attribute, key] of Object.entries(SAMPLING_ATTRS)) {
+      if (p.sampling[key] !== state.sampling[key]) writes.push([attribute, state.sampling[key] === SAMPLING_DEFAULTS[key] ? null : String(state.sampling[key])]);
+    }
     // While a source is unavailable the attributes keep asking for it (a reload tries again); the
     // picture shows a fallback until the learner changes a setting (modelSources.js).
     if (state.result && Object.keys(state.errors).length === 0 && !state.unavailable && !sameSettings(p.settings, s)) {

@@ -39,9 +39,13 @@ export const ATTR_OF = Object.fromEntries(Object.entries(SETTING_ATTRS).map(([a,
 // what the element shows and how: not a reason to run the core again
 export const VIEW_ATTRS = ['stage', 'head', 'lang', 'show', 'controls'];
 export const WEIGHT_ATTRS = ['weights', 'layout', 'layer'];
-export const ALL_ATTRS = [...Object.keys(SETTING_ATTRS), ...VIEW_ATTRS, ...WEIGHT_ATTRS];
+// Generation (the predict stage): generate="N" says the text is continued by N tokens drawn with
+// these settings (a link draws them again: the same seed, the same continuation). attribute -> key.
+export const SAMPLING_ATTRS = { temperature: 'temperature', 'top-k': 'topK', 'top-p': 'topP', 'sample-seed': 'seed' };
+export const SAMPLING_DEFAULTS = catalog.generate.defaults;
+export const ALL_ATTRS = [...Object.keys(SETTING_ATTRS), ...VIEW_ATTRS, ...WEIGHT_ATTRS, 'generate', ...Object.keys(SAMPLING_ATTRS)];
 // the attributes a permalink or an embed snippet carries, in this order
-export const PERMALINK_ATTRS = ['model', 'file', 'weights', 'layout', 'layer', 'text', 'ids', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'stage', 'head', 'show', 'lang'];
+export const PERMALINK_ATTRS = ['model', 'file', 'weights', 'layout', 'layer', 'text', 'ids', 'd-model', 'heads', 'kv-heads', 'causal', 'seed', 'view-layer', 'ablate', 'generate', 'temperature', 'top-k', 'top-p', 'sample-seed', 'stage', 'head', 'show', 'lang'];
 
 const WHOLE = /^\s*-?\d+\s*$/;
 
@@ -140,7 +144,20 @@ export function parse(get) {
   const weights = url
     ? { url, layout: pick('layout', LAYOUTS, 'pytorch'), layer: num('layer', 0, 0) }
     : null;
-  return { settings, view, weights, errors };
+  // The sampling settings' ranges are the core's to check, when it draws.
+  const real = (attribute, fallback) => {
+    const raw = get(attribute);
+    if (raw === null || String(raw).trim() === '') return fallback;
+    const n = Number(raw);
+    return Number.isFinite(n) ? n : take(attribute, { error: `${attribute} must be a number, got '${raw}'` }, fallback);
+  };
+  const sampling = {
+    temperature: real('temperature', SAMPLING_DEFAULTS.temperature),
+    topK: num('top-k', SAMPLING_DEFAULTS.topK, 0),
+    topP: real('top-p', SAMPLING_DEFAULTS.topP),
+    seed: num('sample-seed', SAMPLING_DEFAULTS.seed, 0),
+  };
+  return { settings, view, weights, sampling, generate: num('generate', 0, 0), errors };
 }
 
 // "1.0,1.3" -> [[1, 0], [1, 3]]: heads switched off, layer.head. Whether they exist is the core's to say.
@@ -172,7 +189,8 @@ export function parseIdList(raw) {
 }
 
 // Attribute values for a state: only what differs from the defaults, in PERMALINK_ATTRS order.
-export function toAttributes({ settings, weights = null, stage, head, show, lang }) {
+// settings.text is what the core runs; with generate > 0 it is the text the continuation started from.
+export function toAttributes({ settings, weights = null, stage, head, show, lang, sampling = SAMPLING_DEFAULTS, generate = 0 }) {
   const out = [];
   const push = (name, value) => out.push([name, value]);
   const trained = !isSized(settings.model);
@@ -195,6 +213,8 @@ export function toAttributes({ settings, weights = null, stage, head, show, lang
   }
   if (settings.model !== 'random' && settings.layer !== null && settings.layer !== undefined) push('view-layer', String(settings.layer));
   if (settings.switchedOff && settings.switchedOff.length) push('ablate', headListText(settings.switchedOff));
+  if (generate) push('generate', String(generate));
+  for (const [attribute, key] of Object.entries(SAMPLING_ATTRS)) if (sampling[key] !== SAMPLING_DEFAULTS[key]) push(attribute, String(sampling[key]));
   if (stage && stage !== (trained ? TRAINED_DEFAULTS.stage : 'tokenize')) push('stage', stage);
   if (head) push('head', String(head));
   if (show && show !== 'weights') push('show', show);

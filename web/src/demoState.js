@@ -1,6 +1,6 @@
 // The shape of one demo's store (store.js): every field, what it holds, and its start. Views read
 // it; the element, the runner and the controls write it.
-import { SETTING_ATTRS, DEFAULTS } from './attributes.js';
+import { SETTING_ATTRS, DEFAULTS, SAMPLING_DEFAULTS } from './attributes.js';
 
 export function initialState() {
   return {
@@ -28,6 +28,13 @@ export function initialState() {
     position: null, // the position whose prediction the predict stage splits into its parts (null: the last)
     pruning: null, // the trained model's pruning curve (analyses.js): {steps} once computed, {error} if it failed
     importance: null, // its heads' importance on the last text it came for (analyses.js): {ids, layers: [{heads: [{importance, …}]}]}
+    // Generate (the predict stage, generation.js): how the next token is drawn and how many "Generate"
+    // takes, from the core's catalog.generate.defaults (temperature 0: greedy)
+    sampling: { temperature: SAMPLING_DEFAULTS.temperature, topK: SAMPLING_DEFAULTS.topK, topP: SAMPLING_DEFAULTS.topP, seed: SAMPLING_DEFAULTS.seed, tokens: SAMPLING_DEFAULTS.tokens },
+    // the continuation drawn last: {id, prompt, text (the text after its last step), sampling, steps:
+    // [the core's step objects], running, error}; shown while settings.text is its text
+    generation: null,
+    replay: 0, // a link's generate="N": tokens to draw again once its text has run
   };
 }
 

@@ -8,6 +8,7 @@
 //        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state),
 //        el.runHeadSweep({heads, steps, seed}) -> Promise of [{heads, dHead, parameters, accuracy, perReadout, …}],
 //        el.cancelHeadSweep()
+//        el.generate(count) (tokens drawn after the text, at the predict stage's settings)
 // Learner edits (controls, stage, head, language) are written back to the attributes
 // (attributeSync.js); files and URLs of models are opened in modelSources.js.
 import css from './widget.css';
@@ -19,6 +20,7 @@ import { t } from './i18n.js';
 import { Engine } from './engine.js';
 import { createAnalyses } from './analyses.js';
 import { createRunner } from './runner.js';
+import { createGeneration } from './generation.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
 import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
@@ -90,6 +92,7 @@ export class MhaDemo extends HTMLElement {
     };
     if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._sources.weightsFor());
     this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._sources.pending, (e) => this._sources.runFailed(e));
+    this._generation = createGeneration(this._store, deps);
     this._scope = null;
     this._started = false;
     this._reported = new Set();
@@ -154,6 +157,12 @@ export class MhaDemo extends HTMLElement {
     return this._training ? this._training.state : null;
   }
 
+  // Draws `count` more tokens (default: the Generate field's number) after the text, one per frame,
+  // with the sampling settings of the predict stage (models with blocks).
+  generate(count = this._store.state.sampling.tokens) {
+    this._generation.run(count);
+  }
+
   goTo(stage) {
     const ids = this.stages;
     if (!ids || ids.includes(stage)) this._store.set({ stage });
@@ -190,6 +199,7 @@ export class MhaDemo extends HTMLElement {
 
   // A demo taken off the page lets its worker go; a new one starts with the next large run.
   disconnectedCallback() {
+    this._generation.stop();
     if (this._worker) this._worker.stop();
     if (this._analyses) this._analyses.stop();
     if (this._training) this._training.pause();
@@ -363,6 +373,10 @@ export class MhaDemo extends HTMLElement {
         this._runner.request('switchedOff');
       },
       pickPosition: (position) => this._store.set({ position }),
+      generate: (count) => this.generate(count),
+      sampling: () => this._store.state.sampling,
+      setSampling: (patch) => this._store.set({ sampling: { ...this._store.state.sampling, ...patch } }),
+      kvCacheBytes: (size) => this._engine.mha.kvCacheBytes(size),
     };
     const steps = stepsOf(this._store.state.result);
     this._sections = mountSections(this._stagesEl, this._scope, actions, steps);
@@ -399,12 +413,18 @@ export class MhaDemo extends HTMLElement {
       if (state.result) this._sources.resultShown(state);
     }
     if (changed.has('result') && state.settings.model === 'trained' && this._trained) this._analyse(state.result);
+    // A link's continuation: its prompt has run, now its tokens are drawn again.
+    if (changed.has('result') && state.result && state.replay && state.result.text === state.settings.text) {
+      const count = state.replay;
+      this._store.set({ replay: 0 });
+      this._generation.replay(count);
+    }
     if (['errors', 'attrErrors', 'unavailable', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);
     if (changed.has('errors') || changed.has('attrErrors') || changed.has('unavailable')) this._reportErrors(state);
     // Nothing to show and nothing on its way: the placeholder does not promise it.
     if (!state.result && changed.has('status') && state.status === 'idle' && this._stagesEl) this._stagesEl.querySelector('.placeholder')?.replaceChildren();
     if (changed.has('stage') && state.result) this.dispatchEvent(new CustomEvent('stagechange', { detail: { stage: state.stage }, bubbles: true, composed: true }));
-    if (['result', 'stage', 'head', 'attendMode', 'lang'].some((k) => changed.has(k))) this._attributes.reflect(state);
+    if (['result', 'stage', 'head', 'attendMode', 'lang', 'sampling', 'generation'].some((k) => changed.has(k))) this._attributes.reflect(state);
     if (changed.has('result') && state.result && this._resolveReady) {
       const resolve = this._resolveReady;
       this._resolveReady = null;

@@ -9,6 +9,8 @@ import { topIds } from './format.js';
 import catalog from './catalog.js';
 
 export const WORKED = { text: '我爱猫', dModel: 4, heads: 2, kvHeads: 2, seed: 3 };
+// Candidates each generated step shows: enough to see where top-k and top-p cut.
+const GENERATE_CANDIDATES = 8;
 // Random blocks number a text's tokens by first appearance: up to this many − 1 different tokens
 // (the start token aside), so the text's own limit is always reached first.
 const RANDOM_BLOCKS_VOCAB = catalog.limits.textTokens + 1;
@@ -132,34 +134,47 @@ export class Engine {
   }
 
   _runShipped(settings, id) {
-    const key = `shipped:${id}`;
-    if (this.modelKey !== key) {
-      const bytes = this.shipped[id];
-      if (!(bytes instanceof Uint8Array)) throw Object.assign(new this.mha.MhaError((bytes && bytes.message) || 'this build has no trained model'), { phase: 'model' });
-      if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
-      this.model.loadModel(bytes);
-      this.modelKey = key;
-    }
+    this._useShipped(id);
     return this._runBlocks(settings);
+  }
+
+  _useShipped(id) {
+    const key = `shipped:${id}`;
+    if (this.modelKey === key) return;
+    const bytes = this.shipped[id];
+    if (!(bytes instanceof Uint8Array)) throw Object.assign(new this.mha.MhaError((bytes && bytes.message) || 'this build has no trained model'), { phase: 'model' });
+    if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
+    this.model.loadModel(bytes);
+    this.modelKey = key;
+  }
+
+  // The ids a model without a tokenizer reads: the learner's, or SAMPLE_IDS until there are some.
+  _ids(settings) {
+    const parsed = parseIdList(settings.ids === null || settings.ids === undefined ? SAMPLE_IDS : settings.ids);
+    if (parsed.error) throw Object.assign(new this.mha.MhaError(parsed.error.key), { page: parsed.error });
+    return parsed.ids;
   }
 
   // GPT-2-style blocks of seeded weights (LayerNorm, attention, MLP): every stage of a block, on any
   // text. The tokens are numbered by first appearance, so the vocabulary only bounds how many differ.
   _runRandomBlocks(settings) {
+    this._useRandomBlocks(settings);
+    return this._runBlocks(settings);
+  }
+
+  _useRandomBlocks(settings) {
     const options = seededOptions({ model: 'gpt2', layers: MODEL_KINDS.blocks.layers, vocabSize: RANDOM_BLOCKS_VOCAB, dModel: settings.dModel, heads: settings.heads, kvHeads: settings.kvHeads, causal: true, seed: settings.seed });
     const key = `blocks:${JSON.stringify(options)}`;
-    if (key !== this.modelKey) {
-      this.modelKey = null;
-      try {
-        if (!this.model) this.model = new this.mha.Model(options);
-        else this.model.useRandomWeights(options);
-      } catch (e) {
-        if (this.isMhaError(e)) e.phase = 'config';
-        throw e;
-      }
-      this.modelKey = key;
+    if (key === this.modelKey) return;
+    this.modelKey = null;
+    try {
+      if (!this.model) this.model = new this.mha.Model(options);
+      else this.model.useRandomWeights(options);
+    } catch (e) {
+      if (this.isMhaError(e)) e.phase = 'config';
+      throw e;
     }
-    return this._runBlocks(settings);
+    this.modelKey = key;
   }
 
   // An MhaError carrying one of the page's own sentences (messages.js pageMessage), for a phase.
@@ -265,23 +280,25 @@ export class Engine {
 
   // A model without a tokenizer (a GPT-2 checkpoint opened without its files) reads settings.ids
   // (SAMPLE_IDS until the learner gives some); every other model reads settings.text.
+  // settings.sequence: a generation's {text, ids, tokens} (generation.js), run as the ids it drew while
+  // the text is still its own: read back, a text need not give the same ids (a first-appearance
+  // model's new id is '#id'; BPE may merge generated tokens otherwise).
   _snapshot(settings, layer, model = this.model, tokenizer = null) {
     const config = model.config;
     const onIds = config.tokenizer === '';
+    const sequence = settings.sequence && settings.sequence.text === settings.text ? settings.sequence : null;
     let trace;
     try {
-      if (!onIds) trace = model.runText(settings.text, { switchedOff: settings.switchedOff });
-      else {
-        const parsed = parseIdList(settings.ids === null || settings.ids === undefined ? SAMPLE_IDS : settings.ids);
-        if (parsed.error) throw Object.assign(new this.mha.MhaError(parsed.error.key), { page: parsed.error });
-        trace = model.runIds(parsed.ids, { switchedOff: settings.switchedOff });
-      }
+      if (sequence) trace = model.runIds(sequence.ids, { switchedOff: settings.switchedOff });
+      else if (!onIds) trace = model.runText(settings.text, { switchedOff: settings.switchedOff });
+      else trace = model.runIds(this._ids(settings), { switchedOff: settings.switchedOff });
     } catch (e) {
       if (this.isMhaError(e)) e.phase = e.field === 'switched_off' ? 'switchedOff' : onIds ? 'ids' : 'text';
       throw e;
     }
     try {
       const result = snapshot(trace, config, onIds ? null : settings.text, layer, this.mha.stageTable);
+      if (sequence) result.tokens = [...sequence.tokens];
       if (tokenizer) result.vocabText = predictedTexts(result, tokenizer);
       return result;
     } finally {
@@ -292,9 +309,21 @@ export class Engine {
   // A gradient pass of the trained model (analyses.js) where no worker can run it: its pruning
   // curve ({prune: true}) or its heads' importance on ids ({importance: ids}).
   analyseTrained({ prune, importance }) {
-    if (!this.trained) throw new this.mha.MhaError(this.missing);
-    if (!this.analysed) this.analysed = new this.mha.Model().loadModel(this.trained);
+    const bytes = this.shipped.induction;
+    if (!(bytes instanceof Uint8Array)) throw new this.mha.MhaError((bytes && bytes.message) || 'this build has no trained model');
+    if (!this.analysed) this.analysed = new this.mha.Model().loadModel(bytes);
     return prune ? this.analysed.prune() : this.analysed.headImportance(importance);
+  }
+
+  // A generation from the text on the model shown (the core's Generator, with its KV cache): `tokens`
+  // new ones drawn with sampling {temperature, topK, topP, seed}, the heads switched off staying off.
+  generator(settings, { temperature, topK, topP, seed }, tokens) {
+    const kind = MODEL_KINDS[settings.model];
+    if (kind && kind.shipped) this._useShipped(kind.shipped);
+    else if (settings.model === 'blocks') this._useRandomBlocks(settings); // its runs may have been the worker's
+    const model = settings.model === 'file' ? this.file.model : this.model;
+    const prompt = model.config.tokenizer === '' ? this._ids(settings) : settings.text;
+    return model.generator(prompt, { tokens, temperature, topK, topP, seed, top: GENERATE_CANDIDATES, switchedOff: settings.switchedOff });
   }
 
   // The worked example's tiny model, run on its fixed text.

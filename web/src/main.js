@@ -18,7 +18,7 @@ const currentLang = () => (demo.state && demo.state.lang) || parse((n) => demo.g
 // The demo's state as attribute pairs (its attributes hold the last valid settings).
 function statePairs() {
   const p = parse((n) => demo.getAttribute(n));
-  return toAttributes({ settings: p.settings, weights: p.weights, stage: p.view.stage, head: p.view.head, show: p.view.show, lang: p.view.lang });
+  return toAttributes({ settings: p.settings, weights: p.weights, stage: p.view.stage, head: p.view.head, show: p.view.show, lang: p.view.lang, sampling: p.sampling, generate: p.generate });
 }
 
 // Writes only what differs: even an equal value written to <html lang> restyles and relays out the

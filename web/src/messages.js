@@ -11,6 +11,7 @@ const NAMES = {
     d_model: 'd_model', heads: 'heads', kv_heads: 'kv_heads', seed: '种子', vocab_size: '词表大小', layers: '层数',
     model: '模型', kv_dim: 'K/V 宽度（kv_heads · d_head）', max_positions: '位置数', batch: '批大小',
     min_length: '最短重复长度', max_length: '最长重复长度', sequences: '序列数',
+    tokens: '新 token 数', temperature: '温度', top_k: 'top-k', top_p: 'top-p',
   },
 };
 
@@ -37,6 +38,7 @@ export const SENTENCES = {
     text_not_utf8: '文本不是有效的 UTF-8：位置 {offset} 处出错（{what}）',
     text_too_many_different: '文本里不同的 token 超过 {max} 种：这个模型的词表只有 {vocab} 个 id，分不开更多',
     too_many_positions: '{tokens} 个 token，但这个模型只有 {max} 个位置',
+    generate_past_positions: '文本的 {prompt} 个 token 加上 {new} 个新 token 共 {total} 个，但这个模型只有 {max} 个位置',
     token_outside_vocabulary: '位置 {position} 的 token id {id} 超出了词表 [0, {vocab})',
     needs_tokenizer: '{model} 模型要用它自己的分词器读文本：请给出它的分词器文件，或直接给 token id',
     induction_needs_two_layers: '归纳任务至少需要 2 层：一层找到前一个 token，一层复制它后面的那个；当前为 {value}',
@@ -91,7 +93,7 @@ export const SENTENCES = {
     kv_rows_not_multiple: '{file}：K 投影有 {rows} 行，不是 d_head {d_head} 的整数倍',
     kv_heads_file_mismatch: 'kv_heads 是 {kv_heads}，但 {file} 的 K 投影有 {rows} 行 = {file_kv_heads} 个 d_head 为 {d_head} 的头',
     needs_blocks: 'logit 归因、头的重要性和剪枝都需要一个预测下一个 token 的模型（attn-only 或 gpt2），而不是单独一层注意力',
-    needs_next_token: 'logit 归因、头的重要性和剪枝读的是预测下一个 token 的模型；这个模型预测的是每个位置之前的 {readouts} 个 token（回忆任务）',
+    needs_next_token: 'logit 归因、头的重要性、剪枝和生成都需要一个预测下一个 token 的模型；这个模型预测的是每个位置之前的 {readouts} 个 token（回忆任务）',
     position_outside_text: '位置 {position} 不在文本里：位置是 0 到 {last}',
     tokenizer_vocab_mismatch: '分词器有 {tokenizer} 个 id，而模型的词表只有 {vocab} 个：它们不是一套',
     tokenizer_missing: '“{dir}”里没有分词器：需要 encoder.json 或 vocab.json，加上 vocab.bpe 或 merges.txt，或者 tokenizer.json',

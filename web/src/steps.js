@@ -23,6 +23,8 @@ import { attendView, attendParts } from './views/stages/attend.js';
 import { concatView } from './views/stages/concat.js';
 import { outputView } from './views/stages/output.js';
 import { stageTensorsView, predictView, recallPredictView } from './views/stages/model.js';
+import { generateView } from './views/stages/generate.js';
+import { kvCacheView, kvCalculatorView } from './views/stages/kvCache.js';
 
 const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
 const sub = (s) => `<sub>${s}</sub>`;
@@ -147,7 +149,18 @@ const STEPS = [
       : `${t(lang, 'predict.formula')}<br>` +
         `logit${sub('v')} = ${config.layerNorm ? `W${sub('U')}[v] · γ ⊙ (x − x̄)/σ` : `W${sub('U')}[v] · x`}, x = ${t(lang, 'part.embedding')} + Σ${sub('l,h')} head_write${sub('l,h')}${config.mlp ? ` + Σ${sub('l')} mlp${sub('l')}` : ''}${config.biases ? ` + ${t(lang, 'part.bias')}` : ''}`),
     view: (state, actions) => (recalls(state.result.config) ? recallPredictView : predictView)(state, actions),
-    depends: ['position'],
+    // The prediction (its parts at the picked position), then Generate (its steps follow
+    // `generation`), the KV cache and its calculator. A recall model predicts the tokens before each
+    // position, not the next one: nothing to generate.
+    parts: (state, actions) => (recalls(state.result.config)
+      ? [{ key: [state.result, state.lang], make: () => recallPredictView(state, actions) }]
+      : [
+        { key: [state.result, state.lang, state.position], make: () => predictView(state, actions) },
+        { key: [state.result, state.lang, state.generation, state.sampling], make: () => generateView(state, actions) },
+        { key: [state.result, state.lang], make: () => kvCacheView(state, actions) },
+        { key: [state.lang], make: () => kvCalculatorView(state, actions) },
+      ]),
+    depends: ['position', 'generation', 'sampling'],
   },
 ].map((step) => ({ ...step, title: `${step.id}.title`, enter: arrive, exit: leave }));
 

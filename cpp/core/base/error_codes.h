@@ -31,13 +31,15 @@
   X(text_too_many_different, "text has more than {max} different tokens, the most this model's vocabulary of {vocab} " \
                              "ids can tell apart")                                                                     \
   X(too_many_positions, "{tokens} tokens, but the model has only {max} positions")                                     \
+  X(generate_past_positions, "{prompt} tokens of text and {new} new ones make {total}, but the model has only {max} "  \
+                             "positions")                                                                              \
   X(token_outside_vocabulary, "token id {id} at position {position} is outside the vocabulary [0, {vocab})")           \
   X(needs_tokenizer, "a {model} model reads text with its own tokenizer: give its tokenizer files, or token ids")      \
   /* what each head contributes */                                                                                     \
   X(needs_blocks, "logit attribution, head importance and pruning need a model that predicts the next token "         \
                   "(attn-only or gpt2), not one attention layer")                                                      \
-  X(needs_next_token, "logit attribution, head importance and pruning read a model that predicts the next token; "  \
-                      "this one predicts the {readouts} tokens before each position (the recall task)")               \
+  X(needs_next_token, "logit attribution, head importance, pruning and generation need a model that predicts the "  \
+                      "next token; this one predicts the {readouts} tokens before each position (the recall task)")  \
   X(position_outside_text, "position {position} is outside the text: its positions are 0 to {last}")                   \
   /* the settings of a training run */                                                                                 \
   X(induction_needs_two_layers, "the induction task needs at least 2 layers, one to find the previous token and one "  \

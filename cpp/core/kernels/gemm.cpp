@@ -22,20 +22,23 @@ constexpr int kRows = kWidth >= 8 ? 6 : 4;
 // the AVX2 QKV projection at M took 6.3–6.5 ms against 5.5–5.8 ms with 1024.
 constexpr int kBlockK = 1024;
 
-// acc (R rows × kPanel) over k in [k0, k1). `a` is packed: for each k, the tile's kRows values
-// side by side, so the R broadcasts read one pointer at fixed offsets. R is a compile-time
-// constant, so the accumulators live in registers.
-template <int R>
+// acc (R rows × P panels of kPanel columns) over k in [k0, k1). `a` is packed: for each k, the
+// tile's kRows values side by side, so the R broadcasts read one pointer at fixed offsets. R and P
+// are compile-time constants, so the accumulators live in registers. P > 1 (whole panels, each
+// panel_stride floats after the last, their columns side by side in out) is for a single row, a
+// decoding step's x · W: one row against one panel has only two sums to add into, each waiting on
+// its last addition, where two panels give four and two streams of B to read at once. Each output
+// is still summed over k in order, so P changes no bits.
+template <int R, int P = 1>
 void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0, int k1, int valid_cols, bool first,
-                bool last, float scale, const float* bias) {
-  Batch acc[R][2];
+                bool last, float scale, const float* bias, size_t panel_stride = 0) {
+  Batch acc[R][2 * P];
   if (first) {
-    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = Batch(0.0f);
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < 2 * P; ++j) acc[r][j] = Batch(0.0f);
   } else if (valid_cols == kPanel) {  // continue the sums a previous k block stored
-    for (int r = 0; r < R; ++r) {
-      acc[r][0] = Batch::load_unaligned(out + r * ldo);
-      acc[r][1] = Batch::load_unaligned(out + r * ldo + kWidth);
-    }
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < 2 * P; ++j) acc[r][j] = Batch::load_unaligned(out + r * ldo + j * kWidth);
   } else {
     for (int r = 0; r < R; ++r) {
       alignas(64) float row[kPanel] = {};
@@ -46,11 +49,14 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
   }
   const float* p = panel + static_cast<size_t>(k0) * kPanel;
   for (int k = k0; k < k1; ++k, p += kPanel, a += kRows) {
-    const Batch b0 = Batch::load_unaligned(p), b1 = Batch::load_unaligned(p + kWidth);
+    Batch b[2 * P];
+    for (int q = 0; q < P; ++q) {
+      b[2 * q] = Batch::load_unaligned(p + q * panel_stride);
+      b[2 * q + 1] = Batch::load_unaligned(p + q * panel_stride + kWidth);
+    }
     for (int r = 0; r < R; ++r) {
       const Batch av(a[r]);
-      acc[r][0] = xsimd::fma(av, b0, acc[r][0]);
-      acc[r][1] = xsimd::fma(av, b1, acc[r][1]);
+      for (int j = 0; j < 2 * P; ++j) acc[r][j] = xsimd::fma(av, b[j], acc[r][j]);
     }
   }
   if (last) {
@@ -61,16 +67,17 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
       b = bias_row;
     }
     const Batch s(scale);
-    const Batch bias0 = b ? Batch::load_unaligned(b) : Batch(0.0f), bias1 = b ? Batch::load_unaligned(b + kWidth) : Batch(0.0f);
-    for (int r = 0; r < R; ++r) {
-      if (scale != 1.0f) acc[r][0] *= s, acc[r][1] *= s;
-      if (bias) acc[r][0] += bias0, acc[r][1] += bias1;
+    for (int j = 0; j < 2 * P; ++j) {
+      const Batch bias_j = b ? Batch::load_unaligned(b + j * kWidth) : Batch(0.0f);
+      for (int r = 0; r < R; ++r) {
+        if (scale != 1.0f) acc[r][j] *= s;
+        if (bias) acc[r][j] += bias_j;
+      }
     }
   }
   for (int r = 0; r < R; ++r) {
     if (valid_cols == kPanel) {
-      acc[r][0].store_unaligned(out + r * ldo);
-      acc[r][1].store_unaligned(out + r * ldo + kWidth);
+      for (int j = 0; j < 2 * P; ++j) acc[r][j].store_unaligned(out + r * ldo + j * kWidth);
     } else {
       alignas(64) float row[kPanel];
       acc[r][0].store_aligned(row);
@@ -117,7 +124,7 @@ void pack_a_block(float* dst, const float* a, int lda, int m, int k0, int k1) {
 
 size_t tiled_rows(int m) { return static_cast<size_t>((m + kRows - 1) / kRows) * kRows; }
 
-using TileFn = void (*)(float*, int, const float*, const float*, int, int, int, bool, bool, float, const float*);
+using TileFn = void (*)(float*, int, const float*, const float*, int, int, int, bool, bool, float, const float*, size_t);
 template <int... R>
 constexpr std::array<TileFn, sizeof...(R) + 1> tile_table(std::integer_sequence<int, R...>) {
   return {nullptr, micro_tile<R + 1>...};
@@ -236,6 +243,12 @@ static void product_of_rows(float* out, int ldo, const PackedLhs& a, const Packe
     for (int p = col_begin / kPanel; p * kPanel < col_end; ++p) {
       const int col0 = p * kPanel, cols = std::min(kPanel, col_end - col0);
       const float* panel = b.data.data() + (static_cast<size_t>(p) * b.k + k_first) * kPanel;
+      if (m == 1 && triangle == Triangle::none && col0 + 2 * kPanel <= col_end) {  // one row: two whole panels at once
+        micro_tile<1, 2>(out + (col0 - col_begin), ldo, a_packed, panel, k0, k1, kPanel, k0 == 0, k1 == k, scale,
+                         bias ? bias + (col0 - col_begin) : nullptr, static_cast<size_t>(kPanel) * b.k);
+        ++p;
+        continue;
+      }
       for (int r0 = 0; r0 < m; r0 += kRows) {
         const int rows = std::min(kRows, m - r0);
         const int last_row = first_row + r0 + rows - 1;  // in the whole product, for the triangle
@@ -248,7 +261,7 @@ static void product_of_rows(float* out, int ldo, const PackedLhs& a, const Packe
         // a whole tile calls its kernel directly (inlined), a last short one through the table
         (rows == kRows ? micro_tile<kRows> : kTiles[rows])(
             out + static_cast<size_t>(r0) * ldo + (col0 - col_begin), ldo, a_packed + static_cast<size_t>(r0) * (k1 - k0),
-            panel, k0, tile_k1, cols, k0 == 0, tile_k1 == tile_k, scale, bias ? bias + (col0 - col_begin) : nullptr);
+            panel, k0, tile_k1, cols, k0 == 0, tile_k1 == tile_k, scale, bias ? bias + (col0 - col_begin) : nullptr, 0);
       }
     }
   }

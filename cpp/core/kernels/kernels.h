@@ -40,13 +40,16 @@ void attend_head_forward_simd(float* scores, float* weights, float* out, const f
                               int T, int D, float scale, bool causal);
 // The same on a head that is a block of columns: row t of q is at q + t·ldq, and likewise for k, v
 // and out (ld = D: the contiguous head above; ld = n·D: head h of a (T, n·D) q at q + h·D). So the
-// heads are read out of q, k and v, and written into the concat, where they lie.
+// heads are read out of q, k and v, and written into the concat, where they lie. The T query rows
+// are positions past … past + T − 1 of a longer sequence whose past + T keys and values k and v hold
+// (a KV cache: past > 0); scores and weights are (T, past + T), row i seeing keys ≤ past + i when
+// causal. past = 0 is the head above.
 void attend_head_forward_strided_scalar(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
-                                        const float* k, int ldk, const float* v, int ldv, int T, int D, float scale,
-                                        bool causal);
+                                        const float* k, int ldk, const float* v, int ldv, int T, int past, int D,
+                                        float scale, bool causal);
 void attend_head_forward_strided_simd(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
-                                      const float* k, int ldk, const float* v, int ldv, int T, int D, float scale,
-                                      bool causal);
+                                      const float* k, int ldk, const float* v, int ldv, int T, int past, int D,
+                                      float scale, bool causal);
 
 // The backward passes. Gradients ACCUMULATE (+=), as in llm.c: grouped-query heads share k and v,
 // and a tied weight gets gradients from two places.

@@ -77,22 +77,38 @@ void attend_head_forward_scalar(float* scores, float* weights, float* out, const
   weighted_sum_forward_scalar(out, weights, v, T, D, causal);
 }
 
-namespace {
-// rows (T, D) gathered from a block of columns ld apart, and back
-std::vector<float> gather_rows(const float* m, int ld, int T, int D) {
-  std::vector<float> out(static_cast<size_t>(T) * D);
-  for (int t = 0; t < T; ++t) std::copy_n(m + static_cast<size_t>(t) * ld, D, out.data() + static_cast<size_t>(t) * D);
-  return out;
-}
-}  // namespace
-
+// One head's T query rows, positions past … past + T − 1, against the past + T keys and values,
+// each read where it lies (rows ld apart): the textbook loops, row by row.
 void attend_head_forward_strided_scalar(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
-                                        const float* k, int ldk, const float* v, int ldv, int T, int D, float scale,
-                                        bool causal) {
-  const std::vector<float> qc = gather_rows(q, ldq, T, D), kc = gather_rows(k, ldk, T, D), vc = gather_rows(v, ldv, T, D);
-  std::vector<float> oc(static_cast<size_t>(T) * D);
-  attend_head_forward_scalar(scores, weights, oc.data(), qc.data(), kc.data(), vc.data(), T, D, scale, causal);
-  for (int t = 0; t < T; ++t) std::copy_n(oc.data() + static_cast<size_t>(t) * D, D, out + static_cast<size_t>(t) * ldo);
+                                        const float* k, int ldk, const float* v, int ldv, int T, int past, int D,
+                                        float scale, bool causal) {
+  const int keys = past + T;
+  std::vector<double> e(static_cast<size_t>(keys));
+  for (int i = 0; i < T; ++i) {
+    const float* qi = q + static_cast<size_t>(i) * ldq;
+    float* s = scores + static_cast<size_t>(i) * keys;
+    float* w = weights + static_cast<size_t>(i) * keys;
+    const int n = causal ? past + i + 1 : keys;  // the keys row i may see
+    for (int j = 0; j < keys; ++j) {
+      if (j >= n) {
+        s[j] = -std::numeric_limits<float>::infinity();
+        continue;
+      }
+      double dot = 0.0;
+      for (int d = 0; d < D; ++d) dot += static_cast<double>(qi[d]) * k[static_cast<size_t>(j) * ldk + d];
+      s[j] = static_cast<float>(dot * scale);
+    }
+    float max = s[0];
+    for (int j = 1; j < n; ++j) max = std::fmax(max, s[j]);
+    double sum = 0.0;
+    for (int j = 0; j < n; ++j) sum += e[j] = std::exp(static_cast<double>(s[j]) - max);
+    for (int j = 0; j < keys; ++j) w[j] = j < n ? static_cast<float>(e[j] / sum) : 0.0f;
+    for (int d = 0; d < D; ++d) {
+      double acc = 0.0;
+      for (int j = 0; j < n; ++j) acc += static_cast<double>(w[j]) * v[static_cast<size_t>(j) * ldv + d];
+      out[static_cast<size_t>(i) * ldo + d] = static_cast<float>(acc);
+    }
+  }
 }
 
 void linear_backward_scalar(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,

@@ -28,24 +28,26 @@ void linear_forward_simd(float* out, const float* in, const float* weight, const
 
 namespace {
 
-// Rows [r0, r1) of one head's scores: q's rows · kᵀ · scale, -inf above the diagonal when causal.
-void scores_rows(float* scores, const float* q, int ldq, const PackedMatrix& k_packed, int T, float scale, bool causal,
+// Rows [r0, r1) of one head's scores (past + T columns: the keys k_packed holds; row i is position
+// past + i): q's rows · kᵀ · scale, -inf past row i's own position when causal.
+void scores_rows(float* scores, const float* q, int ldq, const PackedMatrix& k_packed, int past, float scale, bool causal,
                  int r0, int r1) {
-  gemm_forward(scores + static_cast<size_t>(r0) * T, T, q + static_cast<size_t>(r0) * ldq, ldq, k_packed, nullptr, r1 - r0,
-               scale, causal ? Triangle::skip_upper : Triangle::none, r0);
+  const int keys = k_packed.n;
+  gemm_forward(scores + static_cast<size_t>(r0) * keys, keys, q + static_cast<size_t>(r0) * ldq, ldq, k_packed, nullptr,
+               r1 - r0, scale, causal ? Triangle::skip_upper : Triangle::none, past + r0);
   if (!causal) return;
   for (int i = r0; i < r1; ++i) {
-    float* row = scores + static_cast<size_t>(i) * T;
-    std::fill(row + i + 1, row + T, -std::numeric_limits<float>::infinity());
+    float* row = scores + static_cast<size_t>(i) * keys;
+    std::fill(row + past + i + 1, row + keys, -std::numeric_limits<float>::infinity());
   }
 }
 
-// Rows [r0, r1) of one head's softmax.
-void softmax_rows(float* weights, const float* scores, int T, bool causal, int r0, int r1) {
+// Rows [r0, r1) of one head's softmax, rows of `keys` entries (row i is position past + i).
+void softmax_rows(float* weights, const float* scores, int keys, int past, bool causal, int r0, int r1) {
   for (int i = r0; i < r1; ++i) {
-    const float* row = scores + static_cast<size_t>(i) * T;
-    float* out = weights + static_cast<size_t>(i) * T;
-    const int n = causal ? i + 1 : T;  // masked entries are skipped, then set to exactly 0
+    const float* row = scores + static_cast<size_t>(i) * keys;
+    float* out = weights + static_cast<size_t>(i) * keys;
+    const int n = causal ? past + i + 1 : keys;  // masked entries are skipped, then set to exactly 0
 
     // pass 1: the row max, so exp never overflows (a max is exact in any order)
     float max = row[0];
@@ -85,15 +87,16 @@ void softmax_rows(float* weights, const float* scores, int T, bool causal, int r
     j = 0;
     for (; j + kWidth <= n; j += kWidth) (Batch::load_unaligned(out + j) / sum_all).store_unaligned(out + j);
     for (; j < n; ++j) out[j] /= sum;
-    for (j = n; j < T; ++j) out[j] = 0.0f;
+    for (j = n; j < keys; ++j) out[j] = 0.0f;
   }
 }
 
-// Rows [r0, r1) of one head's output: weights' rows · v, stopping at the diagonal when causal.
-void weighted_sum_rows(float* out, int ldo, const float* weights, const PackedMatrix& v_packed, int T, bool causal, int r0,
-                       int r1) {
-  gemm_forward(out + static_cast<size_t>(r0) * ldo, ldo, weights + static_cast<size_t>(r0) * T, T, v_packed, nullptr,
-               r1 - r0, 1.0f, causal ? Triangle::k_to_row : Triangle::none, r0);
+// Rows [r0, r1) of one head's output: weights' rows · v, stopping at row i's own position when causal.
+void weighted_sum_rows(float* out, int ldo, const float* weights, const PackedMatrix& v_packed, int past, bool causal,
+                       int r0, int r1) {
+  const int keys = v_packed.k;
+  gemm_forward(out + static_cast<size_t>(r0) * ldo, ldo, weights + static_cast<size_t>(r0) * keys, keys, v_packed, nullptr,
+               r1 - r0, 1.0f, causal ? Triangle::k_to_row : Triangle::none, past + r0);
 }
 
 // One head's Kᵀ and V, packed; kept so each head reuses the storage.
@@ -103,16 +106,16 @@ thread_local PackedMatrix k_packed, v_packed;
 
 void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
   pack_transposed_into(k_packed, k, T, D);
-  scores_rows(scores, q, D, k_packed, T, scale, causal, 0, T);
+  scores_rows(scores, q, D, k_packed, 0, scale, causal, 0, T);
 }
 
 void softmax_forward_simd(float* weights, const float* scores, int T, bool causal) {
-  softmax_rows(weights, scores, T, causal, 0, T);
+  softmax_rows(weights, scores, T, 0, causal, 0, T);
 }
 
 void weighted_sum_forward_simd(float* out, const float* weights, const float* v, int T, int D, bool causal) {
   pack_rows_into(v_packed, v, T, D, D);
-  weighted_sum_rows(out, D, weights, v_packed, T, causal, 0, T);
+  weighted_sum_rows(out, D, weights, v_packed, 0, causal, 0, T);
 }
 
 // In float32 as transformers computes it: each product rounded, then the sum. The tail runs the same
@@ -143,22 +146,25 @@ void rope_forward_simd(float* out, const float* x, const float* cos, const float
 // twice. Every entry is computed as the three kernels above compute it, so the bits are the same.
 void attend_head_forward_simd(float* scores, float* weights, float* out, const float* q, const float* k, const float* v,
                               int T, int D, float scale, bool causal) {
-  attend_head_forward_strided_simd(scores, weights, out, D, q, D, k, D, v, D, T, D, scale, causal);
+  attend_head_forward_strided_simd(scores, weights, out, D, q, D, k, D, v, D, T, 0, D, scale, causal);
 }
 
+// The keys and values of all past + T positions are packed once per call: a decoding step (T = 1)
+// packs its head's whole cache, as much work as its scores and P·V together.
 void attend_head_forward_strided_simd(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
-                                      const float* k, int ldk, const float* v, int ldv, int T, int D, float scale,
-                                      bool causal) {
-  pack_transposed_into(k_packed, k, T, D, ldk);
-  pack_rows_into(v_packed, v, T, D, ldv);
+                                      const float* k, int ldk, const float* v, int ldv, int T, int past, int D,
+                                      float scale, bool causal) {
+  const int keys = past + T;
+  pack_transposed_into(k_packed, k, keys, D, ldk);
+  pack_rows_into(v_packed, v, keys, D, ldv);
   // ~64 KB of scores (and as much of weights) per block, whole micro-tiles of rows
   const int tile = gemm_tile_rows();
-  const int block = std::max(tile, (16384 / std::max(T, 1)) / tile * tile);
+  const int block = std::max(tile, (16384 / std::max(keys, 1)) / tile * tile);
   for (int r0 = 0; r0 < T; r0 += block) {
     const int r1 = std::min(T, r0 + block);
-    scores_rows(scores, q, ldq, k_packed, T, scale, causal, r0, r1);
-    softmax_rows(weights, scores, T, causal, r0, r1);
-    weighted_sum_rows(out, ldo, weights, v_packed, T, causal, r0, r1);
+    scores_rows(scores, q, ldq, k_packed, past, scale, causal, r0, r1);
+    softmax_rows(weights, scores, keys, past, causal, r0, r1);
+    weighted_sum_rows(out, ldo, weights, v_packed, past, causal, r0, r1);
   }
 }
 

@@ -141,12 +141,15 @@ void add(Tensor& dst, const Tensor& a, const Tensor& b) {
   for (size_t i = 0; i < dst.data.size(); ++i) dst.data[i] = a.data[i] + b.data[i];
 }
 
-// The attention stages of block `layer` on x (B, T, d_model); returns y.
+// The attention stages of block `layer` on x (B, T, d_model); returns y. With a cache (batch 1),
+// the T positions follow its cached ones: their k and v are appended, and attend reads them all.
 const Tensor& attention(Trace& trace, int layer, const Tensor& x, const AttentionWeights& w, const PreparedWeights* p,
                         const Config& c, int B, int T, const ForwardOptions& o) {
   const KernelTable& ks = kernel_table(o.path);
   const int d = c.d_model, heads = c.heads, kv_heads = c.kv_heads_or_heads(), D = c.d_head(), N = B * T;
   const int group = heads / kv_heads;  // query heads served by one key/value head
+  KvCache* cache = o.cache;
+  const int past = cache ? cache->length() : 0, keys = past + T;  // every key a query row may see
 
   // project
   Tensor& q = trace.slot(Stage::project, layer, "q", {B, T, d});
@@ -158,6 +161,10 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
     ks.linear(q.ptr(), x.ptr(), w.w_q.ptr(), w.b_q.ptr(), N, d, d);
     ks.linear(k.ptr(), x.ptr(), w.w_k.ptr(), w.b_k.ptr(), N, d, kv_heads * D);
     ks.linear(v.ptr(), x.ptr(), w.w_v.ptr(), w.b_v.ptr(), N, d, kv_heads * D);
+  }
+  if (cache) {  // the new positions' keys and values join the cached ones, row after row
+    std::copy(k.data.begin(), k.data.end(), cache->keys_at(layer, past));
+    std::copy(v.data.begin(), v.data.end(), cache->values_at(layer, past));
   }
 
   // split heads: (B, T, n·D) -> (B, n, T, D). Attend reads each head where it lies in q, k and v, so
@@ -183,6 +190,8 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
               tables.cos.data(), tables.sin.data(), T, D);
     q_base = q_rot.ptr(), k_base = k_rot.ptr();
   }
+  const float* v_base = v.ptr();
+  if (cache) k_base = cache->keys(layer), v_base = cache->values(layer);  // rows 0 … past + T − 1
   const int q_ld = rotary ? D : heads * D, k_ld = rotary ? D : kv_heads * D;
   const auto q_of = [&](int b, int h) {
     return q_base + (rotary ? (static_cast<size_t>(b) * heads + h) * T * D : static_cast<size_t>(b) * T * heads * D + h * D);
@@ -193,23 +202,24 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
 
   // attend, each head on its own, written into its columns of the concat
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  // What the mask hides: the future scores, computed like the rest when read. Unmasked, the scores.
-  trace.defer(Stage::attend, layer, "raw_scores", {B, heads, T, T},
-              c.causal ? Deferred{fill_unmasked_scores, {rotary ? "q_rot" : "q_heads", rotary ? "k_rot" : "k_heads"}, B,
-                                  heads, T, D, group, static_cast<int>(o.path), scale}
-                       : Deferred{fill_copy, {"scores", nullptr}});
-  Tensor& scores = trace.slot(Stage::attend, layer, "scores", {B, heads, T, T});
-  Tensor& weights = trace.slot(Stage::attend, layer, "weights", {B, heads, T, T});
+  // What the mask hides: the future scores, computed like the rest when read. Unmasked, the scores
+  // (and a decoding step's one row sees every key: nothing of it is masked).
+  trace.defer(Stage::attend, layer, "raw_scores", {B, heads, T, keys},
+              c.causal && past == 0 ? Deferred{fill_unmasked_scores, {rotary ? "q_rot" : "q_heads", rotary ? "k_rot" : "k_heads"},
+                                               B, heads, T, D, group, static_cast<int>(o.path), scale}
+                                    : Deferred{fill_copy, {"scores", nullptr}});
+  Tensor& scores = trace.slot(Stage::attend, layer, "scores", {B, heads, T, keys});
+  Tensor& weights = trace.slot(Stage::attend, layer, "weights", {B, heads, T, keys});
   trace.defer(Stage::attend, layer, "head_out", {B, heads, T, D}, split_of("concat", heads));
   Tensor& concat = trace.slot(Stage::concat, layer, "concat", {B, T, d});
   const int gate_layer = std::max(layer, 0);
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < heads; ++h) {
       const int g = h / group;
-      const size_t tt = (static_cast<size_t>(b) * heads + h) * T * T;
+      const size_t tt = (static_cast<size_t>(b) * heads + h) * T * keys;
       float* out = concat.ptr() + static_cast<size_t>(b) * T * d + h * D;
       ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, out, d, q_of(b, h), q_ld, k_of(b, g), k_ld,
-                     v.ptr() + static_cast<size_t>(b) * T * kv_heads * D + g * D, kv_heads * D, T, D, scale, c.causal);
+                     v_base + static_cast<size_t>(b) * T * kv_heads * D + g * D, kv_heads * D, T, past, D, scale, c.causal);
       const float gate = o.gates ? gate_of(*o.gates, gate_layer, h) : 1.0f;
       if (gate == 1.0f) continue;
       for (int t = 0; t < T; ++t) {  // gated: 0 switches the head off, exactly
@@ -238,11 +248,12 @@ int positions_of(const ModelWeights& w, const Config& c) {
   return w.position_table.data.empty() ? kMaxSeq : static_cast<int>(w.position_table.shape[0]);
 }
 
-// The ids a model may run, checked once for every use: one batch of B·T ids, each in the vocabulary.
-void check_ids(const std::vector<int32_t>& ids, int B, int T, int positions, const Config& c) {
+// The ids a model may run, checked once for every use: one batch of B·T ids, each in the vocabulary,
+// after `past` cached positions.
+void check_ids(const std::vector<int32_t>& ids, int B, int T, int past, int positions, const Config& c) {
   if (B < 1 || T < 1) throw Error("give at least one token");
-  if (T > positions)
-    throw Error(ErrorCode::too_many_positions, "text", {{"tokens", to_string(T)}, {"max", to_string(positions)}});
+  if (past + T > positions)
+    throw Error(ErrorCode::too_many_positions, "text", {{"tokens", to_string(past + T)}, {"max", to_string(positions)}});
   if (ids.size() != static_cast<size_t>(B) * T)
     throw Error("internal: a batch of " + to_string(B) + " × " + to_string(T) + " needs that many ids, got " +
                 to_string(ids.size()));
@@ -255,8 +266,8 @@ void check_ids(const std::vector<int32_t>& ids, int B, int T, int positions, con
 // token_embedding, position_encoding and x = their sum, (B, T, d_model). Models with blocks read
 // their tables (wte from the packed unembedding when it is tied and held only there); a single layer
 // draws seeded rows scaled by √d_model and sinusoidal positions, unless its file brought tables.
-void embed(Trace& trace, const std::vector<int32_t>& ids, int B, int T, const ModelWeights& w, const PreparedModel& p,
-           const Config& c) {
+void embed(Trace& trace, const std::vector<int32_t>& ids, int B, int T, int past, const ModelWeights& w,
+           const PreparedModel& p, const Config& c) {
   const int d = c.d_model;
   Tensor& tokens = trace.slot(Stage::embed, "token_embedding", {B, T, d});
   Tensor& positions = trace.slot(Stage::embed, "position_encoding", {B, T, d});
@@ -271,7 +282,7 @@ void embed(Trace& trace, const std::vector<int32_t>& ids, int B, int T, const Mo
     std::copy(rows.data.begin(), rows.data.end(), tokens.data.begin());
   }
   const Tensor table = w.position_table.data.empty() ? sinusoidal_positions(T, d) : Tensor();
-  const float* position_rows = table.data.empty() ? w.position_table.ptr() : table.ptr();
+  const float* position_rows = table.data.empty() ? w.position_table.ptr() + static_cast<size_t>(past) * d : table.ptr();
   for (int b = 0; b < B; ++b) std::copy_n(position_rows, static_cast<size_t>(T) * d, positions.ptr() + static_cast<size_t>(b) * T * d);
   add(x, tokens, positions);
 }
@@ -290,10 +301,11 @@ size_t model_trace_size(const Config& c) {
 void model_forward(Trace& trace, const std::vector<int32_t>& ids, int B, int T, const ModelWeights& w,
                    const PreparedModel& p, const Config& c, const ForwardOptions& o) {
   validate_config(c);
-  check_ids(ids, B, T, positions_of(w, c), c);
+  const int past = o.cache ? o.cache->length() : 0;
+  check_ids(ids, B, T, past, positions_of(w, c), c);
   trace.restart(model_trace_size(c));
   trace.ids = ids;
-  embed(trace, ids, B, T, w, p, c);
+  embed(trace, ids, B, T, past, w, p, c);
   forward_from_x(trace, B, T, w, p, c, o);
 }
 
@@ -308,6 +320,13 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
         throw Error("internal: head gates for " + to_string(layer.size()) + " heads; the model has " + to_string(c.heads));
   if (o.path == KernelPath::scalar && w.blocks.at(0).attention.w_q.data.empty())
     throw Error("internal: the scalar path reads unpacked weights (unpack_model)");
+  if (o.cache) {
+    if (!has_blocks(c.preset) || B != 1) throw Error("internal: a KV cache goes with a model of blocks, batch 1");
+    if (o.cache->layers() != c.layers || o.cache->kv_heads() != c.kv_heads_or_heads() || o.cache->d_head() != c.d_head())
+      throw Error("internal: the KV cache was made for another model");
+    if (o.cache->length() > 0 && T > 1) throw Error("internal: after its first run, a KV cache grows one position at a time");
+    o.cache->check_room(T);
+  }
   const KernelTable& ks = kernel_table(o.path);
   const int d = c.d_model, N = B * T;
   const bool blocks = has_blocks(c.preset);
@@ -357,6 +376,7 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
     Tensor& probs = trace.slot(Stage::predict, "probs", shape);
     softmax_forward_rows(probs.ptr(), logits.ptr(), N * c.readouts, V);
   }
+  if (o.cache) o.cache->advance(T);  // every block has appended its rows
   trace.finish();
 }
 
@@ -368,11 +388,12 @@ void check_run_finite(const Trace& trace, const Config& c) {
       if (first_non_finite(t.ptr(), t.numel()) < t.numel()) throw_not_finite(e.name);
       continue;
     }
-    // (B, heads, T, T): row i is finite up to its diagonal, −∞ after it
-    const int64_t T = t.shape.back();
+    // (B, heads, T, past + T), past the positions a KV cache held: row i is the query at past + i,
+    // finite up to its diagonal, −∞ after it
+    const int64_t T = t.shape.back(), rows = t.shape[t.shape.size() - 2], past = T - rows;
     for (int64_t row = 0; row < static_cast<int64_t>(t.numel()) / T; ++row) {
       const float* r = t.ptr() + row * T;
-      const int64_t i = row % T;
+      const int64_t i = past + row % rows;
       if (first_non_finite(r, static_cast<size_t>(i + 1)) <= static_cast<size_t>(i)) throw_not_finite(e.name);
       for (int64_t j = i + 1; j < T; ++j)
         if (r[j] != -INFINITY) throw_not_finite(e.name);

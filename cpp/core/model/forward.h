@@ -9,6 +9,12 @@
 //              residual resid_mid → ln_2, mlp_pre, mlp_hidden, mlp_out, resid_out (GPT-2)
 //   head       ln_f (GPT-2) → logits → probs
 // A single attention layer (Preset::single) is one block without residual, LayerNorm or MLP.
+//
+// With a KV cache (kv_cache.h) the run is incremental decoding: its T tokens are the positions after
+// the cached ones (past = cache.length()), each block appends their K and V to the cache and attends
+// over all past + T keys and values, and every tensor holds the new positions only, except the
+// scores and weights (1, heads, T, past + T), whose rows see the cached keys. Its logits are the
+// uncached run's last T rows (the same sums in the same order).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +23,7 @@
 
 #include "base/config.h"
 #include "kernels/kernels.h"
+#include "model/kv_cache.h"
 #include "model/trace.h"
 #include "model/weights.h"
 
@@ -35,14 +42,17 @@ struct ForwardOptions {
   // keeps them (Trace::weights) and records each head's write, head_write, made from W_O only when
   // read. Null (a trainer's batches, which never read it): head_write is not recorded.
   std::shared_ptr<const PackedModel> weights = nullptr;
+  // Models with blocks, batch 1: run the tokens after the cached positions and append theirs. After
+  // the first run (the prompt), one token at a time.
+  KvCache* cache = nullptr;
 };
 
 // How many trace entries a run of this config makes (what Trace::restart reserves).
 size_t model_trace_size(const Config& config);
 
 // ids: B sequences of T ids, row after row. Runs embed, every block and (models with blocks) the
-// head, into a restarted `trace`; ids must be in [0, vocab) and T ≤ max_positions (mha::Error names
-// the problem). KernelPath::simd reads every matrix from `packed` (so `weights` may be a
+// head, into a restarted `trace`; ids must be in [0, vocab) and T (plus the cached positions) ≤
+// max_positions (mha::Error names the problem). KernelPath::simd reads every matrix from `packed` (so `weights` may be a
 // PackedModel's rest, its matrices empty); KernelPath::scalar reads them from `weights`.
 void model_forward(Trace& trace, const std::vector<int32_t>& ids, int B, int T, const ModelWeights& weights,
                    const PreparedModel& packed, const Config& config, const ForwardOptions& options = {});

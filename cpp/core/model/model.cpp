@@ -182,8 +182,10 @@ void Model::run_text_into(Trace& trace, const std::string& text, KernelPath path
   trace.tokens = std::move(tokenized.tokens);
 }
 
-void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path, const HeadGates& gates) const {
-  const ForwardOptions options{path, gates.empty() ? nullptr : &gates, weights_};
+void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path, const HeadGates& gates,
+                         KvCache* cache) const {
+  ForwardOptions options{path, gates.empty() ? nullptr : &gates, weights_};
+  options.cache = cache;
   const int T = static_cast<int>(ids.size());
   if (path == KernelPath::scalar)  // the oracle reads plain (out, in) matrices: unpacked for this run
     model_forward(trace, ids, 1, T, model_weights(), weights_->packed, config_, options);

@@ -81,8 +81,10 @@ class Model {
   // On an error the trace's contents are unspecified.
   void run_text_into(Trace& trace, const std::string& text, KernelPath path = KernelPath::simd,
                      const HeadGates& gates = {}) const;
+  // With a cache: the ids are the positions after its cached ones, whose keys and values they read
+  // and to which they add theirs (forward.h: incremental decoding, as generate.h drives it).
   void run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd,
-                    const HeadGates& gates = {}) const;
+                    const HeadGates& gates = {}, KvCache* cache = nullptr) const;
   void run_input_into(Trace& trace, const Tensor& x, KernelPath path = KernelPath::simd) const;
   // The same taking x's values over rather than copying them (x is left with the trace's old ones).
   void run_input_into(Trace& trace, Tensor&& x, KernelPath path = KernelPath::simd) const;

@@ -133,7 +133,44 @@ std::vector<std::string> split(const std::string& text) {
   return tokens;
 }
 
+// text + token when that reads back as text's pieces and then token, else with a space between (two
+// words would run together).
+std::string join_pieces(const std::string& text, const std::string& token) {
+  std::vector<std::string> pieces = split(text);
+  pieces.push_back(token);
+  return split(text + token) == pieces ? text + token : text + " " + token;
+}
+
 }  // namespace
+
+std::string CharWordTokenizer::join(const std::string& text, const std::string& token) const {
+  return join_pieces(text, token);
+}
+
+std::string FirstAppearanceTokenizer::join(const std::string& text, const std::string& token) const {
+  return join_pieces(text, token);
+}
+
+TokenTexts::TokenTexts(const std::vector<std::string>& tokens, const std::vector<int32_t>& ids, const Tokenizer* tokenizer,
+                       std::string text)
+    : tokenizer_(tokenizer), text_(std::move(text)) {
+  for (size_t i = 0; i < ids.size() && i < tokens.size(); ++i)
+    if (tokens[i] != std::to_string(ids[i])) known_.emplace_back(ids[i], tokens[i]);  // run_ids names tokens by their id
+}
+
+std::string TokenTexts::name(int32_t id) const {
+  for (const auto& [known, text] : known_)
+    if (known == id) return text;
+  const std::string vocabulary = tokenizer_ ? tokenizer_->token_text(id) : std::string();
+  return vocabulary.empty() ? "#" + std::to_string(id) : vocabulary;
+}
+
+std::string TokenTexts::add(int32_t id) {
+  std::string token = name(id);
+  known_.emplace_back(id, token);
+  text_ = tokenizer_ ? tokenizer_->join(text_, token) : text_ + token;
+  return token;
+}
 
 void check_text(const std::string& text) {
   // UTF-8 first, so a broken paste is reported as such whatever its length.

@@ -25,6 +25,9 @@ class Tokenizer {
   virtual std::string token_text(int32_t) const { return {}; }
   // How it numbers tokens, as ModelFacts names it: "hashed", "first-appearance", "bpe".
   virtual const char* kind() const = 0;
+  // text with one more token's text after it, so that the text reads back as its tokens and then
+  // that one: GPT-2's tokens carry their own spaces; words cut at spaces need one between them.
+  virtual std::string join(const std::string& text, const std::string& token) const { return text + token; }
 };
 
 // A teaching tokenizer that needs no vocabulary file:
@@ -40,6 +43,7 @@ class CharWordTokenizer : public Tokenizer {
   Tokenized tokenize(const std::string& text) const override;
   int vocab_size() const override { return vocab_size_; }
   const char* kind() const override { return "hashed"; }
+  std::string join(const std::string& text, const std::string& token) const override;
 
  private:
   int vocab_size_;
@@ -55,9 +59,30 @@ class FirstAppearanceTokenizer : public Tokenizer {
   Tokenized tokenize(const std::string& text) const override;
   int vocab_size() const override { return vocab_size_; }
   const char* kind() const override { return "first-appearance"; }
+  std::string join(const std::string& text, const std::string& token) const override;
 
  private:
   int vocab_size_;
+};
+
+// The text of the ids a run reads and makes, for a learner: an id the text had is written as it was
+// there (the first time), else as the tokenizer's vocabulary has it, else as #id (a trained model's
+// first-appearance ids only say which tokens repeat, so a new one has no text). `text` grows by each
+// added token, joined as the tokenizer reads it back (Tokenizer::join).
+class TokenTexts {
+ public:
+  // tokens, ids: a run's (Trace::tokens, Trace::ids); tokenizer may be null.
+  TokenTexts(const std::vector<std::string>& tokens, const std::vector<int32_t>& ids, const Tokenizer* tokenizer,
+             std::string text = {});
+  std::string name(int32_t id) const;
+  // Appends id's text to text() and returns it.
+  std::string add(int32_t id);
+  const std::string& text() const { return text_; }
+
+ private:
+  std::vector<std::pair<int32_t, std::string>> known_;
+  const Tokenizer* tokenizer_;
+  std::string text_;
 };
 
 // The checks every tokenizer makes, so they all fail alike (field "text", codes text_not_utf8,

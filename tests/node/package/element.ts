@@ -28,11 +28,17 @@ if (el) {
     const split = demo.state.result?.attributions;
     const steps = demo.state.pruning && 'steps' in demo.state.pruning ? demo.state.pruning.steps.length : 0;
     console.log(split ? split.values[split.parts.length * (demo.state.position ?? split.positions - 1)] : 0, steps);
+    demo.generate(4);
+    const last = demo.state.generation?.steps.at(-1);
+    console.log(last?.token, last?.p, demo.state.sampling.temperature);
   });
   el.setAttribute('heads', '4');
   el.setAttribute('controls', 'minimal');
   el.setAttribute('model', 'recall');
   el.setAttribute('stage', 'split');
+  el.setAttribute('generate', '6');
+  el.setAttribute('temperature', '0.8');
+  el.setAttribute('sample-seed', '7');
   el.setAttribute('class', 'wide');
   const input = document.querySelector('input');
   if (input?.files) el.openFile(input.files).then((opened) => console.log(opened.kind, opened.layout));

@@ -1,7 +1,7 @@
 // The README's "In your own JavaScript", as a TypeScript author writes it against the installed
 // package (ES module). tests/node/package.test.js compiles it with tsc --strict; it is never run.
 import createMha, { MhaError } from 'mha-demo';
-import type { Attributions, HeadAnalysis, HeadImportance, LogitAttribution, Mha, Model, ModelConfig, PruneCurve, StageId, Trace } from 'mha-demo';
+import type { Attributions, Generation, GenerationStep, HeadAnalysis, HeadImportance, KvCacheSize, LogitAttribution, Mha, Model, ModelConfig, PruneCurve, StageId, Trace } from 'mha-demo';
 
 declare const safetensors: Uint8Array;
 declare const header: Uint8Array;
@@ -89,6 +89,20 @@ const encoded: { tokens: string[]; ids: Int32Array } = gpt2.encode('Hello world'
 const vocab: number = gpt2.vocabSize;
 const text: string = gpt2.tokenText(15496);
 new mha.Model().loadModel(safetensors).setTokenizer(gpt2).runText('Hello world').delete();
+
+// Generation with the KV cache: all at once, or step by step.
+const generation: Generation = built.generate([0, 1, 2, 3, 1], { tokens: 3, temperature: 0.8, topK: 5, topP: 0.9, seed: 4 });
+const generator = built.generator('我是秦始皇，我是', { tokens: 3, cache: false });
+while (!generator.done) {
+  const next: GenerationStep = generator.step();
+  console.log(next.token, next.p, next.top[0][0], next.before[0], next.kept, next.sampled, next.text);
+}
+const cached: KvCacheSize | null = generator.cache;
+generator.delete();
+const gib: number = mha.kvCacheBytes({ layers: 32, kvHeads: 8, dHead: 128, bytesPerValue: 2, tokens: 8192 });
+const published: string[] = mha.catalog.kvCache.published.map((m) => `${m.name}: ${m.kvHeads} of ${m.heads}`);
+const greedy: number = mha.catalog.generate.defaults.temperature;
+console.log(generation.text, Array.from(generation.new), cached, gib, published, greedy);
 
 console.log(tokens, shape, weights, names, layer, labels, stage, attend, walked, file, wq, seeded, firstStage, single,
   formulas, layout, memory, losses, score, steps, weightsNow, encoded, vocab, text);

@@ -12,6 +12,7 @@ async function mistakes() {
   new mha.Trace(); // wrong: traces come from runs
   model.prune({ samples: '64' }); // wrong: samples is a number
   trace.attribute(3); // wrong: options are {position, token}
+  model.generate('a b', { topK: '5' }); // wrong: topK is a number
   const el = document.querySelector('mha-demo')!;
   el.goTo('nowhere'); // wrong: not a stage
   el.setAttribute('controls', 'some'); // wrong: full, minimal or none

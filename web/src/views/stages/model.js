@@ -34,7 +34,7 @@ export function stageTensorsView(stageId) {
 // The text an id had in this run (first occurrence), else its vocabulary entry (a model opened
 // with its tokenizer: result.vocabText), else #id: the trained model's ids only mean "the n-th
 // different token".
-function namer(result) {
+export function namer(result) {
   const text = new Map();
   result.ids.forEach((id, i) => text.has(id) || text.set(id, result.tokens[i]));
   const known = result.vocabText || {};

@@ -1,0 +1,66 @@
+// The KV cache: the keys and values a model of blocks has computed for the positions it has run,
+// kept so that a new position's query reads them instead of the model recomputing them (incremental
+// decoding, generate.h). The forward appends to it (ForwardOptions::cache).
+//
+// What it costs: 2 (K and V) × layers × kv_heads × d_head × bytes per value, per token. Grouped-query
+// attention shares one K/V head among heads / kv_heads query heads, so its cache is that many times
+// smaller than multi-head attention's (kv_heads = heads); multi-query attention keeps one (kv_heads = 1).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/config.h"
+#include "base/tensor.h"
+
+namespace mha {
+
+// The formula above: the bytes of a cache of `tokens` positions.
+int64_t kv_cache_bytes(int layers, int kv_heads, int d_head, int bytes_per_value, int64_t tokens);
+
+class KvCache {
+ public:
+  // Room for `capacity` positions of this config's layers and K/V heads (float32 values).
+  KvCache(const Config& config, int capacity);
+
+  // Positions cached so far: the next run's tokens start at this position.
+  int length() const { return length_; }
+  int capacity() const { return capacity_; }
+  int layers() const { return static_cast<int>(k_.size()); }
+  int kv_heads() const { return kv_heads_; }
+  int d_head() const { return d_head_; }
+  // The bytes the cached positions take (float32): kv_cache_bytes(…, 4, length()).
+  int64_t bytes() const;
+
+  // Layer `layer`'s keys / values, position after position: row t holds position t's k (or v), each
+  // K/V head's d_head values side by side, as the trace's k and v (1, T, kv_heads·d_head) do. A
+  // learner reads head g's rows as (1, kv_heads, T, d_head) (k_heads, v_heads): see head().
+  const float* keys(int layer) const { return k_[static_cast<size_t>(layer)].data(); }
+  const float* values(int layer) const { return v_[static_cast<size_t>(layer)].data(); }
+  // (1, kv_heads, length, d_head): layer `layer`'s keys (or values) as the split heads show them.
+  Tensor heads(int layer, bool values) const;
+
+  // For the forward: room for `T` more positions (mha::Error naming the capacity if not), the rows
+  // to write layer `layer`'s new keys and values into, and the positions made final after a run.
+  void check_room(int T) const;
+  float* keys_at(int layer, int position);
+  float* values_at(int layer, int position);
+  void advance(int T) { length_ += T; }
+  // Forgets every position (the storage is kept).
+  void clear() { length_ = 0; }
+
+ private:
+  std::vector<std::vector<float>> k_, v_;  // per layer: capacity × kv_heads·d_head
+  int capacity_ = 0, kv_heads_ = 0, d_head_ = 0, length_ = 0;
+};
+
+// A published model's attention sizes, for the page's calculator of cache sizes at long contexts.
+struct PublishedAttention {
+  const char* id;    // "llama-3-8b"
+  const char* name;  // "Llama 3 8B"
+  int layers, heads, kv_heads, d_head;
+  const char* source;  // where the numbers are published
+};
+const std::vector<PublishedAttention>& published_attention_table();
+
+}  // namespace mha
