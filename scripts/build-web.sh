@@ -21,7 +21,7 @@ const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { splitCore, trainedModels, shippedModelBytes, modelScript } = require('./scripts/web-parts.js');
+const { splitCore, trainedModels, shippedModelBytes, modelScript, languageParts } = require('./scripts/web-parts.js');
 
 // mha-core.js without its wasm, and the wasm gzipped (web/src/core.js inflates it).
 async function coreParts() {
@@ -45,7 +45,26 @@ const catalogPlugin = {
   name: 'catalog',
   setup(build) {
     build.onResolve({ filter: /^catalog:$/ }, () => ({ path: 'catalog', namespace: 'catalog' }));
-    build.onLoad({ filter: /.*/, namespace: 'catalog' }, async () => ({ contents: await catalogText(), loader: 'json' }));
+    // The page's copy leaves out what it reads from the module once it has loaded (mha.stageTable)
+    // or never reads (errorCodes: the module's errors carry their sentences): 17 KB of the widget.
+    build.onLoad({ filter: /.*/, namespace: 'catalog' }, async () => {
+      const { errorCodes, stageTable, ...page } = JSON.parse(await catalogText());
+      return { contents: JSON.stringify(page), loader: 'json' };
+    });
+  },
+};
+
+// The widget carries the page's strings in English only; each other language goes beside it, in
+// web/build/mha-{lang}.js (web/src/languages.js adds it when a demo first shows that language):
+// Chinese is a third of the strings' bytes, which an English page need not download.
+let languages = null;
+const languagePlugin = {
+  name: 'languages',
+  setup(build) {
+    build.onLoad({ filter: /web[\\/]src[\\/](strings|sentences)\.js$/ }, async (args) => {
+      languages = languages || (await languageParts());
+      return { contents: languages[path.basename(args.path, '.js')], loader: 'js' };
+    });
   },
 };
 
@@ -65,6 +84,11 @@ async function main() {
         if (args.path.endsWith('.js')) contents = (await esbuild.transform(contents, { minify: true, target: 'es2020', logLevel: 'warning' })).code;
         return { contents, loader: 'text', watchFiles: [args.path] };
       });
+      // The demo's stylesheet, a string in its shadow root: minified as CSS.
+      build.onLoad({ filter: /\.css$/ }, async (args) => ({
+        contents: (await esbuild.transform(fs.readFileSync(args.path, 'utf8'), { loader: 'css', minify: true, logLevel: 'warning' })).code,
+        loader: 'text',
+      }));
       build.onResolve({ filter: /^core-parts:$/ }, () => ({ path: 'core-parts', namespace: 'core-parts' }));
       build.onLoad({ filter: /.*/, namespace: 'core-parts' }, async () => ({ contents: JSON.stringify(await coreParts()), loader: 'json' }));
       build.onResolve({ filter: /^worker-glue:$/ }, () => ({ path: 'worker-glue', namespace: 'worker-glue' }));
@@ -73,13 +97,14 @@ async function main() {
   };
   await esbuild.build({
     entryPoints: ['web/src/widget.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser', minify: true,
-    loader: { '.css': 'text', '.csv': 'text' }, plugins: [textPlugin, catalogPlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
+    loader: { '.css': 'text', '.csv': 'text' }, plugins: [textPlugin, catalogPlugin, languagePlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
   });
   // Beside the widget, not in it: it keeps mha-demo.js under 300 KB gzipped, and a script (unlike a
   // fetch) loads from file:// too.
   for (const model of trainedModels()) {
     fs.writeFileSync(path.join('web/build', model.script), modelScript(model, await shippedModelBytes(model)));
   }
+  for (const { script, text } of languages.scripts) fs.writeFileSync(path.join('web/build', script), text);
   await esbuild.build({
     entryPoints: ['web/src/main.js'], bundle: true, format: 'iife', target: 'es2020', outfile: 'web/build/app.js', logLevel: 'warning',
     plugins: [catalogPlugin],

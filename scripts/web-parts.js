@@ -35,4 +35,27 @@ function modelScript(model, bytes) {
     `(self.mhaTrainedModels = self.mhaTrainedModels || {})[${JSON.stringify(model.id)}] = '${bytes.toString('base64')}';\n`;
 }
 
-module.exports = { splitCore, trainedModels, shippedModelBytes, modelScript };
+// The page's languages besides English (web/src/languages.js LANGUAGES), each in its own classic
+// script beside mha-demo.js: [{lang, script, text}] (web/src/widget.js loads mha-{lang}.js by a tag),
+// and the widget's own copies of strings.js and sentences.js in English only.
+async function languageParts() {
+  const src = (file) => path.join(ROOT, 'web', 'src', file);
+  const { STRINGS } = await import(src('strings.js'));
+  const { NAMES, UNNAMED_FILE, SENTENCES } = await import(src('sentences.js'));
+  const { LANGUAGES, languageTable } = await import(src('languages.js'));
+  const others = LANGUAGES.filter((lang) => lang !== 'en');
+  const english = (entry) => Object.fromEntries(Object.entries(entry).filter(([k]) => !others.includes(k)));
+  return {
+    strings: `export const STRINGS = ${JSON.stringify(Object.fromEntries(Object.entries(STRINGS).map(([k, v]) => [k, english(v)])))};`,
+    sentences: `export const NAMES = ${JSON.stringify(english(NAMES))};\nexport const UNNAMED_FILE = ${JSON.stringify(english(UNNAMED_FILE))};\n` +
+      `export const SENTENCES = ${JSON.stringify(english(SENTENCES))};`,
+    scripts: others.map((lang) => ({
+      lang,
+      script: `mha-${lang}.js`,
+      text: `// The <mha-demo> strings in '${lang}' (web/src/strings.js and sentences.js): keep beside mha-demo.js.\n` +
+        `(self.mhaLanguages = self.mhaLanguages || {})[${JSON.stringify(lang)}] = ${JSON.stringify(languageTable(lang))};\n`,
+    })),
+  };
+}
+
+module.exports = { splitCore, trainedModels, shippedModelBytes, modelScript, languageParts };

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "base/error.h"
-#include "catalog.h"
+#include "catalog_text.h"  // generated: `mha catalog`, embedded (CMakeLists.txt)
 #include "io/model_file.h"
 #include "io/safetensors.h"
 #include "model/stages.h"
@@ -351,7 +351,7 @@ val draw_numbers(const mha::Draw& d) {
   return val::global("Float64Array").new_(emscripten::typed_memory_view(out.size(), out.data()));
 }
 
-std::string catalog_text() { return mha::catalog().dump(); }
+std::string catalog_text() { return kCatalogText; }
 
 val guess_layout_object(const val& bytes, const val& file_size, const val& name) {
   val out = val::object();

@@ -72,7 +72,7 @@ mha::GenerateOptions generate_options_from_js(const emscripten::val& options);
 // A step's numbers, flat: [id, p, sampled, kept, then for each candidate id, p, p before the cut]
 // (web/mha.js makes the step object of them).
 emscripten::val draw_numbers(const mha::Draw& draw);
-// catalog.h's object as JSON text (web/mha.js parses it once into mha.catalog).
+// catalog.h's object as JSON text, as `mha catalog` prints it (web/mha.js parses it once into mha.catalog).
 std::string catalog_text();
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.
 emscripten::val error_info(const std::exception& e);

@@ -139,7 +139,9 @@ int main(int argc, char** argv) {
   compare_cmd->callback([&] { exit_code = compare_files(co) ? 0 : 1; });
 
   CLI::App* catalog_cmd = app.add_subcommand("catalog", "print the core's limits, defaults, recipes, head metrics and error codes as JSON");
-  catalog_cmd->callback([] { std::printf("%s\n", mha::catalog().dump(2).c_str()); });
+  static bool compact = false;
+  catalog_cmd->add_flag("--compact", compact, "on one line, as the WebAssembly module carries it");
+  catalog_cmd->callback([] { std::printf("%s\n", mha::catalog().dump(compact ? -1 : 2).c_str()); });
 
   std::string command_line = "mha";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

@@ -166,7 +166,7 @@ test('Llama weights: no biases in the formulas it does not have', { timeout: TES
 
 // Words a formula may hold in any language: function and tensor names, symbols.
 const FORMULA_WORDS = new Set(['softmax', 'LayerNorm', 'GELU', 'sin', 'cos', 'tanh', 'exp', 'ln', 'id', 'ids', 'tokenize', 'tokens', 'token',
-  'concat', 'weights', 'scores', 'logits', 'probs', 'resid', 'mid', 'out', 'rot', 'pos', 'PE', 'dhead', 'dmodel', 'head', 'model', 'mlp', 'hidden',
+  'concat', 'weights', 'scores', 'logit', 'logits', 'probs', 'resid', 'mid', 'out', 'rot', 'pos', 'PE', 'dhead', 'dmodel', 'head', 'model', 'mlp', 'hidden',
   'fc', 'proj', 'pre', 'mean', 'var', 'ij']);
 const englishIn = (formula) =>
   formula.replace(/[A-Za-z0-9]*_[A-Za-z0-9_]*/g, ' ').match(/[A-Za-z]{2,}/g)?.filter((w) => !FORMULA_WORDS.has(w)) ?? [];

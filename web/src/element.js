@@ -24,7 +24,8 @@ import { createGeneration } from './generation.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
 import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
-import { sharedModule, trainedBytes, workerURLMaker } from './sharedModule.js';
+import { sharedModule, trainedBytes, workerURLMaker, languageReady } from './sharedModule.js';
+import { hasLanguage } from './languages.js';
 import { AttributeSync } from './attributeSync.js';
 import { ModelSources } from './modelSources.js';
 import { stageIdsOf } from './stages.js';
@@ -74,7 +75,17 @@ export class MhaDemo extends HTMLElement {
     style.textContent = css + headColorCss();
     this._frame = h('div', { class: 'mha', part: 'frame' });
     this._shadow.append(style, this._frame);
-    this._store = createStore(initialState());
+    // A language whose strings are not here yet (the widget carries English; languages.js) is shown
+    // once they have come; until then the demo stays in the language it had.
+    this._languageLoading = null;
+    this._store = createStore(initialState(), {
+      lang: (lang) => {
+        if (hasLanguage(lang)) return null;
+        const loading = languageReady(lang);
+        loading.catch((e) => console.warn(`mha-demo: ${e.message}`));
+        return (this._languageLoading = loading);
+      },
+    });
     this._engine = null;
     const deps = {
       engine: () => this._engine,
@@ -225,6 +236,7 @@ export class MhaDemo extends HTMLElement {
     try {
       mha = await sharedModule();
       const bytes = await trained;
+      if (this._languageLoading) await this._languageLoading.catch(() => {}); // the first picture in its language
       this._shipped = { [first]: bytes };
     } catch (e) {
       const msg = String((e && e.message) || e).replace(/[<>&]/g, '');
@@ -412,7 +424,7 @@ export class MhaDemo extends HTMLElement {
       this._attributes.resultArrived(state);
       if (state.result) this._sources.resultShown(state);
     }
-    if (changed.has('result') && state.settings.model === 'trained' && this._trained) this._analyse(state.result);
+    if (changed.has('result') && state.settings.model === 'trained' && this._trainedBytes()) this._analyse(state.result);
     // A link's continuation: its prompt has run, now its tokens are drawn again.
     if (changed.has('result') && state.result && state.replay && state.result.text === state.settings.text) {
       const count = state.replay;
@@ -440,12 +452,18 @@ export class MhaDemo extends HTMLElement {
     if (changed.has('errors') && firstError) this._failReady(new Error(messageOf(firstError)));
   }
 
+  // The shipped induction model's bytes (its script beside the widget), or null where it did not come.
+  _trainedBytes() {
+    const bytes = this._shipped && this._shipped[MODEL_KINDS.trained.shipped];
+    return bytes instanceof Uint8Array ? bytes : null;
+  }
+
   // The trained model's gradient passes (analyses.js, in a worker of their own where there is one):
   // its pruning curve once, and its heads' importance on each text, the latest text's only.
   _analyse(result) {
     if (!this._analyses) {
       const makeWorker = this._workerURL ? () => new Worker(this._workerURL()) : null;
-      this._analyses = createAnalyses(makeWorker, this._trained, (message) => this._engine.analyseTrained(message));
+      this._analyses = createAnalyses(makeWorker, this._trainedBytes(), (message) => this._engine.analyseTrained(message));
       this._analyses.ask({ prune: true }).then(
         (curve) => this._store.set({ pruning: curve }),
         (e) => this._store.set({ pruning: { error: String((e && e.message) || e) } }),

@@ -228,14 +228,14 @@ export class Engine {
   // which says the model's heads; settings.heads, when a model= URL's demo sets them, come first.
   async openFile(name, blob, settings, { signal = null, onProgress, tokenizerFiles = null, configFile = null } = {}) {
     const header = await readHeader(blob);
-    const layout = this.mha.guessLayout(header, blob.size);
+    const layout = this.mha.guessLayout(header, blob.size, { name });
     if (tokenizerFiles && (layout === 'pytorch' || layout === 'llama')) throw this._pageError('tokenizerWithLayer', { name, layout });
     if (layout === 'pytorch' || layout === 'llama') {
       const bytes = new Uint8Array(await blob.arrayBuffer());
       if (signal && signal.aborted) throw Object.assign(new Error('opening the file was cancelled'), { name: 'AbortError' });
       const probe = new this.mha.Model({ ...singleOptions(settings), dModel: settings.heads, kvHeads: 0 }); // the file sets both
       try {
-        probe.loadWeights(bytes, layout, 0);
+        probe.loadWeights(bytes, layout, 0, { name });
         return { layout, kind: 'weights', config: probe.config, bytes };
       } finally {
         probe.delete();
@@ -246,7 +246,7 @@ export class Engine {
     const asked = settings.model === 'file' && Number.isInteger(settings.heads) ? settings.heads : 0;
     let model;
     try {
-      model = await readModel(this.mha, blob, { layout, header, signal, onProgress, config, heads: asked });
+      model = await readModel(this.mha, blob, { name, layout, header, signal, onProgress, config, heads: asked });
       if (tokenizer) model.setTokenizer(tokenizer);
     } catch (e) {
       if (model) model.delete();

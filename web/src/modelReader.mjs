@@ -79,14 +79,14 @@ export async function readHeader(blob) {
   return out;
 }
 
-// -> a mha.Model. options: {layout: 'gpt2' | 'attn-only' | '' (guessed), heads (0: config.json's,
+// -> a mha.Model. options: {name (the file's, which its errors say), layout: 'gpt2' | 'attn-only' | '' (guessed), heads (0: config.json's,
 // the file's, or d_model / 64 for gpt2), config (config.json's text or bytes, '' for none), header
 // (readHeader's bytes, when the caller has read them already), signal (an AbortSignal: the read stops
 // between pieces and rejects with an AbortError), onProgress(read, needed) after the header and every
 // piece, in bytes of the file}. Throws MhaError for a bad file; nothing is kept.
-export async function readModel(mha, blob, { layout = '', heads = 0, config = '', header = null, signal = null, onProgress = () => {} } = {}) {
+export async function readModel(mha, blob, { name = '', layout = '', heads = 0, config = '', header = null, signal = null, onProgress = () => {} } = {}) {
   const head = header || (await readHeader(blob));
-  const builder = new mha.ModelBuilder(head, blob.size, { layout, heads, config });
+  const builder = new mha.ModelBuilder(head, blob.size, { layout, heads, config, name });
   try {
     const needed = builder.needed;
     const total = head.length + needed.reduce((sum, t) => sum + (t.end - t.begin), 0);

@@ -114,7 +114,9 @@ export class ModelSources {
       }
     } catch (e) {
       if (e && e.name === 'AbortError') throw e;
-      const message = pageMessage('fileFailed', { name }, e && e.message !== undefined ? storedError(e) : String(e));
+      const cause = e && e.message !== undefined ? storedError(e) : String(e);
+      // the core's errors about a file name it already
+      const message = cause && cause.params && cause.params.file === name ? cause : pageMessage('fileFailed', { name }, cause);
       this.fail(attribute, message);
       throw new Error(messageOf(message));
     } finally {

@@ -1,17 +1,22 @@
 // What every <mha-demo> on a page shares: one WebAssembly module, the large-run worker script and
 // the trained model's bytes. widget.js says where each comes from (useModule) before any demo starts.
+import { hasLanguage } from './languages.js';
+
 let loadModule = null;
 let mhaPromise = null;
 let makeWorkerURL = null;
 let loadTrained = null;
+let loadLanguageScript = null;
 
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
 // workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
 // trained: (id) -> Promise of a trained model's bytes (models/trained-models.json's ids; none: the first).
-export function useModule(createMha, workerURL = null, trained = null) {
+// language: (lang) -> Promise, settled once a language's strings are here (languages.js).
+export function useModule(createMha, workerURL = null, trained = null, language = null) {
   loadModule = createMha;
   makeWorkerURL = workerURL;
   loadTrained = trained;
+  loadLanguageScript = language;
 }
 
 export function sharedModule() {
@@ -28,4 +33,10 @@ export function trainedBytes(id) {
 // () -> the worker script's URL, or null where this build or this browser has no Web Workers.
 export function workerURLMaker() {
   return makeWorkerURL && typeof Worker === 'function' ? makeWorkerURL : null;
+}
+
+// Resolves once the strings of `lang` are here (at once for English, or where the sources hold every
+// language); rejects saying why they could not come.
+export function languageReady(lang) {
+  return hasLanguage(lang) || !loadLanguageScript ? Promise.resolve() : loadLanguageScript(lang);
 }

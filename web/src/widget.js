@@ -5,34 +5,43 @@
 import { evaluateCreateMha, workerURL } from './core.js';
 import { MhaDemo } from './element.js';
 import { useModule } from './sharedModule.js';
+import { addLanguage } from './languages.js';
 import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 
-// The models this project trained (npm run train) live beside this script, each in its own classic
-// script (models/trained-models.json names them; scripts/build-web.sh writes them); loaded once, when
-// a demo first needs one, by a <script> tag, so that they also load on file:// pages. Resolves to the
-// model's bytes, or rejects saying which file is missing. The first listed is the trained model.
+// What lives beside this script, each in its own classic script that scripts/build-web.sh writes,
+// loaded once, when a demo first needs it, by a <script> tag (so that it also loads on file://
+// pages): the models this project trained (models/trained-models.json names them; the first listed
+// is the trained model) and the page's languages besides English (languages.js). `has` says whether
+// the script's global is there; the promise rejects saying which file is missing.
 const here = document.currentScript && document.currentScript.src;
-const loaded = new Map(); // id -> Promise of bytes
+const loading = new Map(); // script -> Promise
+function loadBeside(script, has, what) {
+  if (has()) return Promise.resolve();
+  if (!loading.has(script)) {
+    loading.set(script, new Promise((resolve, reject) => {
+      const src = new URL(script, here || document.baseURI).href;
+      const tag = document.createElement('script');
+      tag.src = src;
+      tag.onload = () => (has() ? resolve() : reject(new Error(`${src} holds no ${what}`)));
+      tag.onerror = () => reject(new Error(`${what} ${src} could not be loaded; keep ${script} beside mha-demo.js`));
+      document.head.append(tag);
+    }));
+  }
+  return loading.get(script);
+}
+
 function loadTrainedModel(id = TRAINED_MODELS[0].id) {
   const { script } = TRAINED_MODELS.find((m) => m.id === id);
   const base64 = () => self.mhaTrainedModels && self.mhaTrainedModels[id];
-  const decode = () => Uint8Array.from(atob(base64()), (c) => c.charCodeAt(0));
-  if (!loaded.has(id)) {
-    loaded.set(id, base64()
-      ? Promise.resolve(decode())
-      : new Promise((resolve, reject) => {
-        const src = new URL(script, here || document.baseURI).href;
-        const tag = document.createElement('script');
-        tag.src = src;
-        tag.onload = () => (base64() ? resolve(decode()) : reject(new Error(`${src} holds no model '${id}'`)));
-        tag.onerror = () => reject(new Error(`the trained model ${src} could not be loaded; keep ${script} beside mha-demo.js`));
-        document.head.append(tag);
-      }));
-  }
-  return loaded.get(id);
+  return loadBeside(script, base64, `the trained model '${id}'`).then(() => Uint8Array.from(atob(base64()), (c) => c.charCodeAt(0)));
+}
+
+function loadLanguage(lang) {
+  const table = () => self.mhaLanguages && self.mhaLanguages[lang];
+  return loadBeside(`mha-${lang}.js`, table, `the language '${lang}'`).then(() => addLanguage(lang, table()));
 }
 
 const createMha = evaluateCreateMha();
-useModule(() => createMha(), workerURL, (id) => loadTrainedModel(id));
+useModule(() => createMha(), workerURL, (id) => loadTrainedModel(id), loadLanguage);
 if (typeof window.createMha !== 'function') window.createMha = createMha;
 if (!customElements.get('mha-demo')) customElements.define('mha-demo', MhaDemo);

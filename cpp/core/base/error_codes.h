@@ -95,6 +95,9 @@
   X(model_no_heads, "{file} does not say how many heads its layers have: give the number of heads (12 for GPT-2 "      \
                     "small), or its config.json (n_head)")                                                             \
   X(config_not_object, "{file} is not a JSON object such as Hugging Face's config.json ({\"n_head\": 12, …})")         \
+  X(config_not_json, "{file}: not valid JSON (at byte {byte})")                                                       \
+  X(config_number_too_large, "{file}: a number too large to read: {number}")                                          \
+  X(config_key_twice, "{file}: '{key}' is given twice, so it cannot be told which is meant")                          \
   X(config_bad_size, "{file}: {key} must be a whole number of at least 1, got {value}")                               \
   X(config_heads_disagree, "{file} says n_head {heads} but {model}'s __metadata__ says heads {value}: give the number " \
                            "of heads to choose")                                                                       \

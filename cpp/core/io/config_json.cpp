@@ -4,14 +4,17 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "io/json_text.h"
 #include "io/safetensors.h"
 
 namespace mha {
 
 ModelConfigFile parse_config_json(const std::string& text, const std::string& name) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object())
-    throw file_error(ErrorCode::config_not_object, name);
+  // the one JSON reader of the core's files: errors name the file, a key given twice is refused
+  const nlohmann::json j =
+      parse_json_text(text.data(), text.data() + text.size(), printable(name, 200),
+                      {ErrorCode::config_not_json, ErrorCode::config_number_too_large, ErrorCode::config_key_twice, ""});
+  if (!j.is_object()) throw file_error(ErrorCode::config_not_object, name);
   ModelConfigFile out;
   out.name = name;
   const auto size = [&](const char* key, int& into) {

@@ -11,7 +11,12 @@ import { hasBlocks } from '../../modelFacts.js';
 // The core's metrics (head_metric_table), each a column of the table and a formula under it;
 // fractions of the attention (0 … 1) have a bar, distances (in tokens) a number only.
 const ALL_METRICS = catalog.headMetrics.map((m) => m.id);
-const METRICS = ALL_METRICS;
+// Columns only where they say something of the model shown (every metric keeps its formula under
+// the table): the gradient pass's (importance) where it is computed, the trained model; the stripe a
+// recall head is named by (offset) where the model recalls.
+const STRIPE_METRICS = new Set(['offset', 'offset_weight']);
+const metricsOf = (state) => ALL_METRICS.filter((m) =>
+  (!GRADIENT.has(m) || state.settings.model === 'trained') && (!STRIPE_METRICS.has(m) || state.result.config.readouts > 1));
 const FRACTION = new Set(catalog.headMetrics.filter((m) => m.fraction).map((m) => m.id));
 
 // The heads × heads similarity as a small table of shaded cells (1 = the same rows, 0 = disjoint).
@@ -66,6 +71,7 @@ export function headsPanel(state, actions) {
   const first = analysisOf(state);
   if (!first) return null;
   const H = first.heads.length;
+  const METRICS = metricsOf(state);
   const rows = [];
   for (let hd = 0; hd < H; hd++) {
     const label = h('span', { class: 'head-label' });
