@@ -237,7 +237,7 @@ test('open your own model: a whole model file, a single PyTorch layer, and a bad
   await page.locator('#model-file').setInputFiles({ name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from([1, 2, 3]) });
   await page.waitForFunction(() => document.querySelector('mha-demo').state.unavailable, null, { timeout: WAIT });
   const after = await page.evaluate(() => ({ error: document.querySelector('mha-demo').shadowRoot.querySelector('.attr-errors li[data-attribute="file"]').textContent, model: document.querySelector('mha-demo').state.settings.model }));
-  assert.match(after.error, /^file broken\.safetensors: /, 'the message is shown in the demo');
+  assert.match(after.error, /^file broken\.safetensors[: ]/, 'the message is shown in the demo, naming the file');
   assert.equal(after.model, 'file');
   assert.equal(await page.evaluate((r) => document.querySelector('mha-demo').state.result.text === r.text, before), true);
 
