@@ -70,8 +70,8 @@ const languagePlugin = {
 
 async function main() {
   const glue = await esbuild.build({
-    entryPoints: ['web/src/worker.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser',
-    minify: true, write: false, logLevel: 'warning', plugins: [catalogPlugin],
+    entryPoints: ['web/src/worker.js'], bundle: true, format: 'iife', globalName: 'mhaWorkerParts', target: 'es2020',
+    platform: 'browser', minify: true, write: false, logLevel: 'warning', plugins: [catalogPlugin],
   });
   const glueText = glue.outputFiles[0].text;
   const textPlugin = {

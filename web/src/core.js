@@ -4,6 +4,7 @@
 //   workerURL()   a blob: URL of a classic worker script (core + mha.js + the gzipped wasm +
 //                 web/src/worker.js), for large runs and training; blob: workers also start on file://
 //                 pages, where file workers do not.
+//   workerParts() the worker script's exports ({Engine}), evaluated on the page: one copy of the engine.
 import { core as coreText, wasmGz } from 'core-parts:';
 import apiText from 'text:../mha.js';
 import glueText from 'worker-glue:';
@@ -21,6 +22,15 @@ export function evaluateCreateMha() {
   const createMha = mod.exports;
   let wasm = null;
   return async (options = {}) => createMha({ wasmBinary: await (wasm = wasm || inflateWasm(wasmGz)), ...options });
+}
+
+// The worker's script lends the page its Engine (web/src/worker.js): the same text, evaluated here
+// once, so the widget carries the engine once.
+let parts = null;
+export function workerParts() {
+  // eslint-disable-next-line no-new-func
+  if (!parts) parts = new Function('module', 'exports', 'define', 'require', `${glueText}\n;return mhaWorkerParts;`)();
+  return parts;
 }
 
 let url = null;

@@ -17,14 +17,13 @@ import { h, clear } from './dom.js';
 import { createStore } from './store.js';
 import { initialState } from './demoState.js';
 import { t } from './i18n.js';
-import { Engine } from './engine.js';
 import { createAnalyses } from './analyses.js';
 import { createRunner } from './runner.js';
 import { createGeneration } from './generation.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
 import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
-import { sharedModule, trainedBytes, workerURLMaker, languageReady } from './sharedModule.js';
+import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine } from './sharedModule.js';
 import { hasLanguage } from './languages.js';
 import { AttributeSync } from './attributeSync.js';
 import { ModelSources } from './modelSources.js';
@@ -245,7 +244,7 @@ export class MhaDemo extends HTMLElement {
       return;
     }
     mark('mha-demo:module');
-    this._engine = new Engine(mha, this._shipped);
+    this._engine = newEngine(mha, this._shipped);
     this._attributes.apply(); // again, now that the stage table is known (and a model URL can be opened)
     this._reportErrors(this._store.state);
     this._runner.request(null);

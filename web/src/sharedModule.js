@@ -7,16 +7,23 @@ let mhaPromise = null;
 let makeWorkerURL = null;
 let loadTrained = null;
 let loadLanguageScript = null;
+let makeEngine = null;
 
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
 // workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
 // trained: (id) -> Promise of a trained model's bytes (models/trained-models.json's ids; none: the first).
 // language: (lang) -> Promise, settled once a language's strings are here (languages.js).
-export function useModule(createMha, workerURL = null, trained = null, language = null) {
+// engine: (mha, shipped) -> an Engine (engine.js), the one the worker's script carries (core.js).
+export function useModule(createMha, workerURL = null, trained = null, language = null, engine = null) {
   loadModule = createMha;
   makeWorkerURL = workerURL;
   loadTrained = trained;
   loadLanguageScript = language;
+  makeEngine = engine;
+}
+
+export function newEngine(mha, shipped) {
+  return makeEngine(mha, shipped);
 }
 
 export function sharedModule() {

@@ -2,7 +2,7 @@
 // script. Also offers createMha() to the page, as including build/mha-core.js + mha.js would.
 // The core is held once, as text (core.js): evaluated here for the main thread, and the same text
 // starts each demo's large-run Web Worker.
-import { evaluateCreateMha, workerURL } from './core.js';
+import { evaluateCreateMha, workerURL, workerParts } from './core.js';
 import { MhaDemo } from './element.js';
 import { useModule } from './sharedModule.js';
 import { addLanguage } from './languages.js';
@@ -42,6 +42,6 @@ function loadLanguage(lang) {
 }
 
 const createMha = evaluateCreateMha();
-useModule(() => createMha(), workerURL, (id) => loadTrainedModel(id), loadLanguage);
+useModule(() => createMha(), workerURL, (id) => loadTrainedModel(id), loadLanguage, (mha, shipped) => new (workerParts().Engine)(mha, shipped));
 if (typeof window.createMha !== 'function') window.createMha = createMha;
 if (!customElements.get('mha-demo')) customElements.define('mha-demo', MhaDemo);

@@ -11,50 +11,57 @@ import { trainingMessage } from './training.js';
 import { sweepMessage } from './sweep.js';
 import { inflateWasm } from './inflateWasm.js';
 
-// The blob that started this worker set self.mhaWasmGz (core.js).
-const ready = inflateWasm(self.mhaWasmGz).then((wasmBinary) => self.createMha({ wasmBinary }));
-let engine = null;
-let analysed = null; // the model of the {analysis} messages
-let weights = { key: null, bytes: null };
+// The page evaluates this same script (core.js workerParts) for the Engine it runs small runs with:
+// one copy of it in the widget. Only in a worker does it answer messages.
+export { Engine };
+if (typeof document === 'undefined') serve();
 
-self.onmessage = async (ev) => {
-  const { id, settings, weights: w } = ev.data;
-  let mha;
-  try {
-    mha = await ready;
-  } catch (e) {
-    self.postMessage({ id, fatal: String((e && e.message) || e) });
-    return;
-  }
-  if (ev.data.train || ev.data.sweep) {
-    (ev.data.train ? trainingMessage : sweepMessage)(mha, ev.data, (msg, transfer) => self.postMessage(msg, transfer || []));
-    return;
-  }
-  if (ev.data.analysis) {
-    const { id: job, bytes, prune, importance } = ev.data.analysis;
+function serve() {
+  // The blob that started this worker set self.mhaWasmGz (core.js).
+  const ready = inflateWasm(self.mhaWasmGz).then((wasmBinary) => self.createMha({ wasmBinary }));
+  let engine = null;
+  let analysed = null; // the model of the {analysis} messages
+  let weights = { key: null, bytes: null };
+
+  self.onmessage = async (ev) => {
+    const { id, settings, weights: w } = ev.data;
+    let mha;
     try {
-      if (bytes) (analysed || (analysed = new mha.Model())).loadModel(bytes);
-      self.postMessage({ id: job, out: prune ? analysed.prune() : analysed.headImportance(importance) });
+      mha = await ready;
     } catch (e) {
-      self.postMessage({ id: job, error: String((e && e.message) || e) });
+      self.postMessage({ id, fatal: String((e && e.message) || e) });
+      return;
     }
-    return;
-  }
-  if (!engine) engine = new Engine(mha);
-  if (w && w.bytes) weights = { key: w.key, bytes: w.bytes };
-  if (w && w.key !== weights.key) {
-    self.postMessage({ id, fatal: 'the worker has not got the weights it was asked to use' });
-    return;
-  }
-  const started = performance.now();
-  try {
-    const result = engine.run(settings, w ? { key: w.key, layout: w.layout, layer: w.layer, bytes: weights.bytes } : null);
-    const ms = performance.now() - started;
-    const buffers = new Set();
-    for (const t of Object.values(result.tensors)) buffers.add(t.data.buffer);
-    self.postMessage({ id, result, ms }, [...buffers]);
-  } catch (e) {
-    if (engine.isMhaError(e)) self.postMessage({ id, error: { message: e.message, phase: e.phase, field: e.field, code: e.code, params: e.params, page: e.page } });
-    else self.postMessage({ id, fatal: String((e && e.message) || e) });
-  }
-};
+    if (ev.data.train || ev.data.sweep) {
+      (ev.data.train ? trainingMessage : sweepMessage)(mha, ev.data, (msg, transfer) => self.postMessage(msg, transfer || []));
+      return;
+    }
+    if (ev.data.analysis) {
+      const { id: job, bytes, prune, importance } = ev.data.analysis;
+      try {
+        if (bytes) (analysed || (analysed = new mha.Model())).loadModel(bytes);
+        self.postMessage({ id: job, out: prune ? analysed.prune() : analysed.headImportance(importance) });
+      } catch (e) {
+        self.postMessage({ id: job, error: String((e && e.message) || e) });
+      }
+      return;
+    }
+    if (!engine) engine = new Engine(mha);
+    if (w && w.bytes) weights = { key: w.key, bytes: w.bytes };
+    if (w && w.key !== weights.key) {
+      self.postMessage({ id, fatal: 'the worker has not got the weights it was asked to use' });
+      return;
+    }
+    const started = performance.now();
+    try {
+      const result = engine.run(settings, w ? { key: w.key, layout: w.layout, layer: w.layer, bytes: weights.bytes } : null);
+      const ms = performance.now() - started;
+      const buffers = new Set();
+      for (const t of Object.values(result.tensors)) buffers.add(t.data.buffer);
+      self.postMessage({ id, result, ms }, [...buffers]);
+    } catch (e) {
+      if (engine.isMhaError(e)) self.postMessage({ id, error: { message: e.message, phase: e.phase, field: e.field, code: e.code, params: e.params, page: e.page } });
+      else self.postMessage({ id, fatal: String((e && e.message) || e) });
+    }
+  };
+}

@@ -34,23 +34,6 @@ std::string shape_to_string(const Shape& shape) {
   return s + ")";
 }
 
-size_t first_non_finite(const float* values, size_t count) {
-  constexpr size_t kChunk = 1024;  // checked branch-free a chunk at a time; the index found only in a bad one
-  for (size_t begin = 0; begin < count; begin += kChunk) {
-    const size_t end = std::min(count, begin + kChunk);
-    uint32_t bad = 0;  // all exponent bits set: NaN or infinity
-    for (size_t i = begin; i < end; ++i) {
-      uint32_t bits;
-      std::memcpy(&bits, values + i, sizeof bits);
-      bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-    }
-    if (!bad) continue;
-    for (size_t i = begin; i < end; ++i)
-      if (!std::isfinite(values[i])) return i;
-  }
-  return count;
-}
-
 void check_finite(const Tensor& tensor, std::string_view what) {
   const size_t i = first_non_finite(tensor.data.data(), tensor.data.size());
   if (i == tensor.data.size()) return;
