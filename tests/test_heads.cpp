@@ -334,3 +334,23 @@ TEST_CASE("the shipped model's pruning curve: several heads go at no cost, all o
   CHECK(score.accuracy == steps[3].accuracy);
   CHECK(score.loss == steps[3].loss);
 }
+
+TEST_CASE("the shipped recall model's pruning curve: no head is redundant, each one removed costs its offset") {
+  const std::string path = std::string(MHA_REFERENCE_DIR) + "/../../../models/recall.safetensors";  // the repo root
+  const auto bytes = read_or_fail(path, "train it with: npm run train");
+  const mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0);
+  REQUIRE(model.config().readouts == 4);
+  const std::vector<mha::TaskSample> samples = mha::task_samples(model.config(), mha::kImportanceSamples, mha::kImportanceSeed);
+  for (const mha::TaskSample& s : samples) {  // the recall task's rows: readout k − 1 at i ≥ K names the id k back
+    REQUIRE(s.targets.size() == s.ids.size() * 4);
+    for (int row : s.scored) CHECK(s.targets[static_cast<size_t>(row)] == s.ids[static_cast<size_t>(row / 4 - (row % 4 + 1))]);
+  }
+  const std::vector<mha::PruneStep> steps = mha::prune_heads(model, samples);
+  REQUIRE(steps.size() == 5);
+  std::string curve;
+  for (const mha::PruneStep& s : steps) curve += std::to_string(s.removed.size()) + ": " + std::to_string(s.accuracy) + "  ";
+  INFO("accuracy by heads removed: " << curve);
+  CHECK(steps.front().accuracy >= 0.98);
+  for (size_t i = 1; i < steps.size(); ++i) CHECK(steps[i].accuracy <= steps[i - 1].accuracy - 0.2);  // a quarter each
+  CHECK(steps.back().accuracy <= 0.1);
+}

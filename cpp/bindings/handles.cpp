@@ -306,7 +306,8 @@ val ModelHandle::head_importance(const val& input, const val& options) {
     std::vector<mha::TaskSample> samples = samples_of(model_.config(), options, false);
     if (samples.empty()) {
       if (input.isUndefined() || input.isNull()) throw mha::Error("give a text, ids, or {samples} of the model's task");
-      samples.push_back(mha::next_token_sample(input.isString() ? model_.run_text(input.as<std::string>()).ids : ids_from_js(input)));
+      samples.push_back(mha::next_token_sample(input.isString() ? model_.run_text(input.as<std::string>()).ids : ids_from_js(input),
+                                                model_.config().readouts));
     }
     return importance_object(mha::head_importance(model_, samples));
   });

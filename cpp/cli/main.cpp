@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     if (samples > 0 && !importance) throw mha::Error("--samples goes with --importance");
     if (importance)
       mha::add_importance(layers, mha::head_importance(r.model, samples > 0 ? mha::task_samples(r.model.config(), samples, mha::kImportanceSeed)
-                                                                             : std::vector<mha::TaskSample>{mha::next_token_sample(r.trace.ids)}));
+                                                                             : std::vector<mha::TaskSample>{mha::next_token_sample(r.trace.ids, r.model.config().readouts)}));
     if (json) std::printf("%s\n", mha::analysis_to_json(layers).dump(2).c_str());
     else std::fputs(mha_cli::heads_report(layers).c_str(), stdout);
   });

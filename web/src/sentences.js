@@ -92,7 +92,7 @@ export const SENTENCES = {
     kv_rows_not_multiple: '{file}：K 投影有 {rows} 行，不是 d_head {d_head} 的整数倍',
     kv_heads_file_mismatch: 'kv_heads 是 {kv_heads}，但 {file} 的 K 投影有 {rows} 行 = {file_kv_heads} 个 d_head 为 {d_head} 的头',
     needs_blocks: 'logit 归因、头的重要性和剪枝都需要一个预测下一个 token 的模型（attn-only 或 gpt2），而不是单独一层注意力',
-    needs_next_token: 'logit 归因、头的重要性、剪枝和生成都需要一个预测下一个 token 的模型；这个模型预测的是每个位置之前的 {readouts} 个 token（回忆任务）',
+    needs_next_token: 'logit 归因和生成需要一个预测下一个 token 的模型；这个模型预测的是每个位置之前的 {readouts} 个 token（回忆任务）',
     position_outside_text: '位置 {position} 不在文本里：位置是 0 到 {last}',
     tokenizer_vocab_mismatch: '分词器有 {tokenizer} 个 id，而模型的词表只有 {vocab} 个：它们不是一套',
     tokenizer_missing: '“{dir}”里没有分词器：需要 encoder.json 或 vocab.json，加上 vocab.bpe 或 merges.txt，或者 tokenizer.json',

@@ -12,7 +12,6 @@ namespace mha {
 HeadImportance head_importance(const Model& model, const std::vector<TaskSample>& samples) {
   const Config& c = model.config();
   if (!has_blocks(c.preset)) throw Error(ErrorCode::needs_blocks, "model");
-  if (c.readouts > 1) throw Error(ErrorCode::needs_next_token, "model", {{"readouts", std::to_string(c.readouts)}});
   if (samples.empty()) throw Error("internal: head importance needs at least one sequence");
   const ModelWeights weights = model.model_weights();  // what the backward reads: every parameter as a tensor
   const PreparedModel& packed = model.packed_weights().packed;

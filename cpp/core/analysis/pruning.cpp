@@ -12,7 +12,6 @@ namespace mha {
 TaskScore score_task(const Model& model, const std::vector<TaskSample>& samples, const HeadGates& gates) {
   const Config& c = model.config();
   if (!has_blocks(c.preset)) throw Error(ErrorCode::needs_blocks, "model");
-  if (c.readouts > 1) throw Error(ErrorCode::needs_next_token, "model", {{"readouts", std::to_string(c.readouts)}});
   if (samples.empty()) throw Error("internal: scoring a task needs at least one sequence");
   Trace trace;
   double loss = 0;
@@ -21,9 +20,9 @@ TaskScore score_task(const Model& model, const std::vector<TaskSample>& samples,
     model.run_ids_into(trace, s.ids, KernelPath::simd, gates);
     loss += mean_cross_entropy(trace, s.targets, c);
     const float* probs = trace.get(-1, "probs").ptr();
-    for (int t : s.scored) {
-      const float* p = probs + static_cast<size_t>(t) * c.vocab_size;
-      right += static_cast<int32_t>(std::max_element(p, p + c.vocab_size) - p) == s.targets.at(static_cast<size_t>(t));
+    for (int row : s.scored) {  // a position's row, or a recall model's (position, readout) row
+      const float* p = probs + static_cast<size_t>(row) * c.vocab_size;
+      right += static_cast<int32_t>(std::max_element(p, p + c.vocab_size) - p) == s.targets.at(static_cast<size_t>(row));
       ++scored;
     }
   }

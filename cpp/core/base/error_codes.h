@@ -38,8 +38,8 @@
   /* what each head contributes */                                                                                     \
   X(needs_blocks, "logit attribution, head importance and pruning need a model that predicts the next token "         \
                   "(attn-only or gpt2), not one attention layer")                                                      \
-  X(needs_next_token, "logit attribution, head importance, pruning and generation need a model that predicts the "  \
-                      "next token; this one predicts the {readouts} tokens before each position (the recall task)")  \
+  X(needs_next_token, "logit attribution and generation need a model that predicts the next token; this one "     \
+                      "predicts the {readouts} tokens before each position (the recall task)")                          \
   X(position_outside_text, "position {position} is outside the text: its positions are 0 to {last}")                   \
   /* the settings of a training run */                                                                                 \
   X(induction_needs_two_layers, "the induction task needs at least 2 layers, one to find the previous token and one "  \
