@@ -138,11 +138,17 @@ export class Engine {
     return this._runBlocks(settings);
   }
 
+  // A shipped model's bytes, or an MhaError (phase 'model') saying why they did not come.
+  _shippedBytes(id) {
+    const bytes = this.shipped[id];
+    if (bytes instanceof Uint8Array) return bytes;
+    throw Object.assign(new this.mha.MhaError((bytes && bytes.message) || 'this build has no trained model'), { phase: 'model' });
+  }
+
   _useShipped(id) {
     const key = `shipped:${id}`;
     if (this.modelKey === key) return;
-    const bytes = this.shipped[id];
-    if (!(bytes instanceof Uint8Array)) throw Object.assign(new this.mha.MhaError((bytes && bytes.message) || 'this build has no trained model'), { phase: 'model' });
+    const bytes = this._shippedBytes(id);
     if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
     this.model.loadModel(bytes);
     this.modelKey = key;
@@ -309,8 +315,7 @@ export class Engine {
   // A gradient pass of the trained model (analyses.js) where no worker can run it: its pruning
   // curve ({prune: true}) or its heads' importance on ids ({importance: ids}).
   analyseTrained({ prune, importance }) {
-    const bytes = this.shipped.induction;
-    if (!(bytes instanceof Uint8Array)) throw new this.mha.MhaError((bytes && bytes.message) || 'this build has no trained model');
+    const bytes = this._shippedBytes(MODEL_KINDS.trained.shipped);
     if (!this.analysed) this.analysed = new this.mha.Model().loadModel(bytes);
     return prune ? this.analysed.prune() : this.analysed.headImportance(importance);
   }

@@ -1,5 +1,6 @@
 // first_non_finite (tensor.h) on its own: every run reads every tensor it made through it (the
 // overflow check), so it is compiled for speed where the rest of base/ is compiled for size.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -1,9 +1,7 @@
 #include "base/tensor.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
+#include <utility>
 
 #include "base/error.h"
 

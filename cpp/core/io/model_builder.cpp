@@ -53,17 +53,22 @@ int count_layers(const SafetensorsHeader& f, const std::string& root) {
   return n;
 }
 
+// A __metadata__ value that must be a whole number from 1 to max written plainly ("2abc", "1.9" and
+// "02" are not 2, 1 and 2), else `code` naming the file and the value.
+int metadata_count(const SafetensorsHeader& f, const std::string& text, int max, ErrorCode code) {
+  const bool digits = !text.empty() && text.size() <= to_string(max).size() &&
+                      text.find_first_not_of("0123456789") == std::string::npos && text[0] != '0';
+  if (!digits || std::stoi(text) > max) throw file_error(code, f.name(), {{"value", printable(text, 40)}, {"max", to_string(max)}});
+  return std::stoi(text);
+}
+
 // The tokens a model predicts per position: 1, or K for a file whose __metadata__ says task "recall"
 // and recall K (model_file.cpp writes them).
 int readouts_from(const SafetensorsHeader& f) {
   const auto task = f.metadata().find("task");
   if (task == f.metadata().end() || task->second != "recall") return 1;
   const auto k = f.metadata().find("recall");
-  const std::string value = k == f.metadata().end() ? "" : k->second;
-  if (value.empty() || value.size() > 2 || value.find_first_not_of("0123456789") != std::string::npos || value[0] == '0' ||
-      std::stoi(value) > kMaxReadouts)
-    throw file_error(ErrorCode::metadata_bad_recall, f.name(), {{"value", printable(value, 40)}, {"max", to_string(kMaxReadouts)}});
-  return std::stoi(value);
+  return metadata_count(f, k == f.metadata().end() ? "" : k->second, kMaxReadouts, ErrorCode::metadata_bad_recall);
 }
 
 // heads and where they came from (HeadsSource), in that order of precedence: the caller's, config.json's
@@ -82,14 +87,8 @@ std::pair<int, HeadsSource> choose_heads(const SafetensorsHeader& f, int heads, 
                        {{"heads", to_string(config->heads)}, {"model", printable(f.name(), 200)}, {"value", printable(it->second, 40)}});
     return {config->heads, HeadsSource::config_json};
   }
-  if (it != f.metadata().end()) {
-    const std::string& text = it->second;
-    if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos || text[0] == '0' ||
-        std::stoi(text) > kMaxHeads)
-      throw file_error(ErrorCode::metadata_bad_heads, f.name(),
-                       {{"value", printable(text, 40)}, {"max", to_string(kMaxHeads)}});
-    return {std::stoi(text), HeadsSource::metadata};
-  }
+  if (it != f.metadata().end())
+    return {metadata_count(f, it->second, kMaxHeads, ErrorCode::metadata_bad_heads), HeadsSource::metadata};
   if (preset == Preset::gpt2 && d_model % kGpt2DHead == 0) return {d_model / kGpt2DHead, HeadsSource::gpt2_d_head};
   throw file_error(ErrorCode::model_no_heads, f.name());
 }
