@@ -19,6 +19,15 @@ function launchBrowser() {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }
 
+// The frame a request belongs to, or null (a worker's own requests may have none).
+function frameOf(req) {
+  try {
+    return req.frame();
+  } catch {
+    return null;
+  }
+}
+
 // Records into `problems` every console error or warning, page error, failed request and HTTP
 // error of `page`, except those isExpected(text) says a test provoked on purpose.
 function watchPage(page, problems, isExpected = () => false) {
@@ -29,9 +38,20 @@ function watchPage(page, problems, isExpected = () => false) {
     }
   });
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.stack || err.message}`));
+  // A load still under way when the test opens the next URL is cancelled by that navigation
+  // (net::ERR_ABORTED): the page did nothing wrong. Each request remembers how many top-level
+  // navigations had started when it did; only an abort that one started since then is forgiven.
+  let navigations = 0;
+  const startedAfter = new WeakMap();
+  page.on('request', (req) => {
+    if (req.isNavigationRequest() && frameOf(req) === page.mainFrame()) navigations += 1;
+    startedAfter.set(req, navigations);
+  });
   page.on('requestfailed', (req) => {
-    const text = `${req.url()} ${req.failure()?.errorText}`;
-    if (!isExpected(text)) problems.push(`request failed: ${text}`);
+    const error = req.failure()?.errorText;
+    const cancelled = error === 'net::ERR_ABORTED' && startedAfter.has(req) && startedAfter.get(req) < navigations;
+    const text = `${req.url()} ${error}`;
+    if (!cancelled && !isExpected(text)) problems.push(`request failed: ${text}`);
   });
   page.on('response', (res) => {
     if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
