@@ -11,6 +11,7 @@ import { exportStage } from '../../export/files.js';
 import { releaseCanvases } from '../parts/canvasRegistry.js';
 import { later, watchLazy, unwatchLazy, withLazy } from '../parts/lazy.js';
 import { causalControl } from '../../attributes.js';
+import { FOLLOW_RESULT } from '../../demoState.js';
 
 export const QUIET_MS = 1500;
 
@@ -179,7 +180,9 @@ export function mountSections(root, store, actions, steps) {
       const watched = new Set(['result', 'lang', 'stage', ...sections.flatMap((s) => s.step.depends || [])]);
       const relevant = [...changed].some((k) => watched.has(k)) || lastStage === null;
       if (!relevant) return;
-      const newResult = changed.has('result') && [...changed].every((k) => k === 'result' || !watched.has(k));
+      // a new result, or what follows one: the parts out of view may take it after the frame
+      const fromResult = new Set(['result', ...FOLLOW_RESULT]);
+      const newResult = [...changed].some((k) => fromResult.has(k)) && [...changed].every((k) => fromResult.has(k) || !watched.has(k));
       if (cur) withLazy(newResult, () => draw(cur, state)); // before it is shown, so it never flashes old content
       if (changed.has('stage') || lastStage === null) {
         for (const s of sections) {

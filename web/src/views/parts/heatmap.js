@@ -35,7 +35,10 @@ export function updateHeatmap(node, patch) {
   const o = drawn.get(node);
   const resized = ['rows', 'cols'].some((k) => k in patch && patch[k] !== o[k]);
   const relabelled = ['rowLabels', 'colLabels'].some((k) => k in patch && patch[k] !== o[k]);
+  const aspect = o.square && !o.numbered ? aspectOf(o) : null;
   Object.assign(o, patch);
+  // A square map keeps its box for any T × T: its canvas is drawn now, at the size it has.
+  const boxChanged = resized && !(aspect && aspect === aspectOf(o));
   if ('cols' in patch && !('rowStride' in patch)) o.rowStride = o.cols * o.colStride;
   if (resized || relabelled) {
     if (o.numbered) regrid(o);
@@ -47,6 +50,6 @@ export function updateHeatmap(node, patch) {
   }
   if (o.numbered) fillNumbers(o);
   else setAttr(o.canvas, 'aria-label', mapLabel(o)); // its summary follows the values
-  if (resized) repaintResized(o.canvas); // drawn once, at the size the new rows give it
+  if (boxChanged) repaintResized(o.canvas); // drawn once, at the size the new rows give it
   else repaint(o.canvas);
 }
