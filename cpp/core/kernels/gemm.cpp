@@ -87,26 +87,19 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
   }
 }
 
-// One row (a decoding step's x · W, a packed at its tile stride kRows) against one panel over all of
-// k, for width 4: a panel's row is half a cache line there, and one panel read straight through with
-// two k a turn reached 22 GB/s in V8 where two panels side by side (micro_tile<1, 2>, two streams of
-// B) reached 18. Each output is still summed over k in order, then scaled, then biased.
-[[maybe_unused]] void row_times_panel(float* out, const float* a, const float* panel, int k, int valid_cols, float scale,
+// One row x (a decoding step's x · W, its k values side by side) against one panel over all of k,
+// for width 4: a panel's row is half a cache line there, and one panel read straight through reached
+// 28–30 GB/s in V8, where two panels side by side (micro_tile<1, 2>: two streams of B) reached 20 and
+// x read at the packed tile's stride of kRows floats 22. Each output is still summed over k in order,
+// then scaled, then biased.
+[[maybe_unused]] void row_times_panel(float* out, const float* x, const float* panel, int k, int valid_cols, float scale,
                                       const float* bias) {
   Batch lo(0.0f), hi(0.0f);
   const float* p = panel;
-  int kk = 0;
-  for (; kk + 2 <= k; kk += 2, p += 2 * kPanel) {
-    const Batch x0(a[kk * kRows]), x1(a[(kk + 1) * kRows]);
-    lo = xsimd::fma(x0, Batch::load_unaligned(p), lo);
-    hi = xsimd::fma(x0, Batch::load_unaligned(p + kWidth), hi);
-    lo = xsimd::fma(x1, Batch::load_unaligned(p + kPanel), lo);
-    hi = xsimd::fma(x1, Batch::load_unaligned(p + kPanel + kWidth), hi);
-  }
-  if (kk < k) {
-    const Batch x0(a[kk * kRows]);
-    lo = xsimd::fma(x0, Batch::load_unaligned(p), lo);
-    hi = xsimd::fma(x0, Batch::load_unaligned(p + kWidth), hi);
+  for (int kk = 0; kk < k; ++kk, p += kPanel) {
+    const Batch xk(x[kk]);
+    lo = xsimd::fma(xk, Batch::load_unaligned(p), lo);
+    hi = xsimd::fma(xk, Batch::load_unaligned(p + kWidth), hi);
   }
   alignas(64) float row[kPanel] = {};
   if (bias) std::memcpy(row, bias, sizeof(float) * valid_cols);
@@ -269,9 +262,12 @@ static void product_of_rows(float* out, int ldo, const PackedLhs& a, const Packe
   const int k = a.k, m = a.m;
   if constexpr (kWidth == 4) {
     if (m == 1 && triangle == Triangle::none && k > 0) {
+      thread_local std::vector<float> x;  // the row, out of its tile (where it lies kRows floats apart)
+      x.resize(static_cast<size_t>(k));
+      for (int kk = 0; kk < k; ++kk) x[static_cast<size_t>(kk)] = a.data[static_cast<size_t>(kk) * kRows];
       for (int p = col_begin / kPanel; p * kPanel < col_end; ++p) {
         const int col0 = p * kPanel;
-        row_times_panel(out + (col0 - col_begin), a.data.data(), b.data.data() + (static_cast<size_t>(p) * b.k + k_first) * kPanel,
+        row_times_panel(out + (col0 - col_begin), x.data(), b.data.data() + (static_cast<size_t>(p) * b.k + k_first) * kPanel,
                         k, std::min(kPanel, col_end - col0), scale, bias ? bias + (col0 - col_begin) : nullptr);
       }
       return;
