@@ -299,6 +299,24 @@ test('weights attribute: safetensors fetched and loaded decide d_model', { timeo
   assertNoProblems();
 });
 
+test('a language whose script cannot be loaded is said in that demo (attribute lang, the file to keep beside the widget) and the demo stays in English', { timeout: TEST_TIMEOUT }, async () => {
+  expected = [/mha-zh\.js/, /^Failed to load resource: net::ERR_FAILED$/]; // the aborted script, as the request and as Chromium's console line
+  await page.route('**/mha-zh.js', (route) => route.abort());
+  await openAndWait(`${server.url}${ARTICLE}`);
+  await page.waitForFunction(() => {
+    const box = document.querySelector('#demo-zh').shadowRoot.querySelector('.attr-errors');
+    return box && !box.hidden;
+  }, null, { timeout: WAIT });
+  const box = await errorBox('#demo-zh');
+  assert.match(box, /lang/, `the box names the attribute: "${box}"`);
+  assert.match(box, /mha-zh\.js could not be loaded; keep mha-zh\.js beside mha-demo\.js/);
+  const title = await page.locator('#demo-zh').locator('section[data-stage="split"] h2').innerText();
+  assert.doesNotMatch(title, CJK, `the demo stays in English: "${title}"`);
+  await expectShape('#demo-zh', 'split', 'q_heads', '1,8,5,64');
+  assert.equal(await errorBox('#demo-en'), null, 'the English demo shows no error');
+  assertNoProblems();
+});
+
 test('iframe form: embed.html takes the settings as query parameters', { timeout: TEST_TIMEOUT }, async () => {
   await openAndWait(`${server.url}embed.html?text=${encodeURIComponent('我是秦始皇')}&d-model=64&heads=4&kv-heads=2&stage=split&lang=zh`);
   await expectStage('mha-demo', 'split');

@@ -6,12 +6,14 @@ import { parse, parseLang, headListText, isSized, SETTING_ATTRS, SAMPLING_ATTRS,
 import { sameValue, sameSettings } from './demoState.js';
 import { sameSampling, shownGeneration } from './generation.js';
 import { defaultLang } from './i18n.js';
+import { hasLanguage } from './languages.js';
 
 export class AttributeSync {
   // el: the element whose attributes these are. store: its store. engine: () -> the Engine once
   // the core has loaded, null before. request: (changedKey) -> asks the runner for a run.
   // sources: the demo's ModelSources, which fetch model= and weights=.
   constructor(el, store, { engine, request, sources }) {
+    this._failedLanguage = null; // {lang, message}: the last language whose strings could not come
     this._el = el;
     this._store = store;
     this._engine = engine;
@@ -57,7 +59,7 @@ export class AttributeSync {
       stage,
       attendMode: p.view.show,
       controls: p.view.controls,
-      attrErrors: [...p.errors, ...this._headError(store.state.result)],
+      attrErrors: [...p.errors, ...this._headError(store.state.result), ...this._languageError(p.view.lang || this._inheritedLang())],
     };
     if (store.state.result && p.view.head < store.state.result.config.heads) patch.head = p.view.head;
     // A continuation on screen: its text attribute is the prompt and generate its steps (reflect). The
@@ -79,6 +81,19 @@ export class AttributeSync {
     if (p.settings.modelUrl && p.settings.modelUrl !== this._sources.modelUrl && engine) this._sources.fetchModel(p.settings.modelUrl);
     if (weightsChanged && p.weights) this._sources.fetchWeights(p.weights);
     else if (settingsChanged || weightsChanged || patch.replay) this._request(changedKey || null); // a replay waits for a run of its text
+  }
+
+  // A language whose strings could not come (its script beside the widget): said for as long as it
+  // is the one asked for; the demo stays in the language it had.
+  languageFailed(lang, message) {
+    this._failedLanguage = { lang, message };
+    const others = this._store.state.attrErrors.filter((e) => e.attribute !== 'lang');
+    this._store.set({ attrErrors: [...others, ...this._languageError(lang)] });
+  }
+
+  _languageError(lang) {
+    const failed = this._failedLanguage;
+    return failed && failed.lang === lang ? [{ attribute: 'lang', message: failed.message }] : [];
   }
 
   _headError(result) {
@@ -122,7 +137,9 @@ export class AttributeSync {
       this._wantHead = state.head;
     }
     if (p.view.show !== state.attendMode) writes.push(['show', state.attendMode]);
-    if ((p.view.lang || this._inheritedLang()) !== state.lang) writes.push(['lang', state.lang]);
+    // A language on its way (or that could not come) is still the one asked for: the attribute keeps it.
+    const askedLang = p.view.lang || this._inheritedLang();
+    if (askedLang !== state.lang && hasLanguage(askedLang)) writes.push(['lang', state.lang]);
     if (!writes.length) return;
     this._reflecting = true;
     try {

@@ -81,7 +81,7 @@ export class MhaDemo extends HTMLElement {
       lang: (lang) => {
         if (hasLanguage(lang)) return null;
         const loading = languageReady(lang);
-        loading.catch((e) => console.warn(`mha-demo: ${e.message}`));
+        loading.catch((e) => this._attributes.languageFailed(lang, e.message));
         return (this._languageLoading = loading);
       },
     });
