@@ -29,13 +29,15 @@ function frameOf(req) {
 }
 
 // Records into `problems` every console error or warning, page error, failed request and HTTP
-// error of `page`, except those isExpected(text) says a test provoked on purpose.
+// error of `page`, except those isExpected(text) says a test provoked on purpose (a console line is
+// given with its source's URL, a failed request as `url error`, an HTTP error as `HTTP status: url`).
 function watchPage(page, problems, isExpected = () => false) {
   page.on('console', (msg) => {
-    if ((msg.type() === 'error' || msg.type() === 'warning') && !isExpected(msg.text())) {
-      const loc = msg.location();
-      problems.push(`console.${msg.type()}: ${msg.text()}${loc && loc.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`);
-    }
+    if (msg.type() !== 'error' && msg.type() !== 'warning') return;
+    const loc = msg.location();
+    // with where it came from: Chromium's "Failed to load resource" names its URL only there
+    const line = `${msg.text()}${loc && loc.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`;
+    if (!isExpected(line)) problems.push(`console.${msg.type()}: ${line}`);
   });
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.stack || err.message}`));
   // A load still under way when the test opens the next URL is cancelled by that navigation
@@ -54,7 +56,8 @@ function watchPage(page, problems, isExpected = () => false) {
     if (!cancelled && !isExpected(text)) problems.push(`request failed: ${text}`);
   });
   page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
+    const text = `HTTP ${res.status()}: ${res.url()}`;
+    if (res.status() >= 400 && !isExpected(text)) problems.push(text);
   });
 }
 
