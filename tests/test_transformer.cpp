@@ -18,6 +18,7 @@
 #include "model/weights.h"
 #include "test_helpers.h"
 #include "train/recipe.h"
+#include "train/train.h"
 
 namespace {
 
@@ -508,6 +509,21 @@ TEST_CASE("trace_floats counts what a run records, every tensor of every layer")
     int64_t total = 0;
     for (const mha::TraceEntry& e : t.entries()) total += static_cast<int64_t>(e.tensor.numel());
     CHECK(mha::trace_floats(c, 5) == total);
+  }
+}
+
+TEST_CASE("trace_floats for training counts what a training step records: no tensor made when read") {
+  for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
+    const mha::Config c = blocks_config(preset, 3);
+    mha::Trainer trainer(c, mha::random_weights(c, 0.1f), {});
+    const int B = 2, T = 5;
+    const std::vector<int32_t> ids = {1, 2, 3, 4, 5, 5, 4, 3, 2, 1};
+    const std::vector<int32_t> targets = {2, 3, 4, 5, -1, 4, 3, 2, 1, -1};
+    trainer.loss_and_gradients(ids, targets, B, T);
+    int64_t total = 0;
+    for (const mha::TraceEntry& e : trainer.activations().entries()) total += static_cast<int64_t>(e.tensor.numel());
+    CHECK(B * mha::trace_floats(c, T, /*training=*/true) == total);
+    CHECK(mha::trace_floats(c, T, true) < mha::trace_floats(c, T));  // head_write is not made
   }
 }
 

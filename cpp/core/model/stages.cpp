@@ -74,7 +74,8 @@ const std::vector<TensorSpec>& tensor_table() {
       {"concat", Stage::concat, "(1, T, d_model)", "heads side by side again"},
       {"y", Stage::output, "(1, T, d_model)", "concat · W_Oᵀ + b_O"},
       {"head_write", Stage::output, "(1, heads, T, d_model)",
-       "head h's write: its d_head columns of concat · the d_head columns of W_O that read them; Σ_h head_write + b_O = y"},
+       "head h's write: its d_head columns of concat · the d_head columns of W_O that read them; Σ_h head_write + b_O = y",
+       false, true},
       {"resid_mid", Stage::residual, "(1, T, d_model)", "block input + y"},
       {"ln_2", Stage::ln_2, "(1, T, d_model)", "LayerNorm(resid_mid)"},
       {"ln_2_mean", Stage::ln_2, "(1, T)", "each row's mean", true},
@@ -119,11 +120,11 @@ std::map<std::string, int64_t> shape_dims(const Config& c, int T) {
           {"positions", c.max_positions}};
 }
 
-int64_t trace_floats(const Config& config, int T) {
+int64_t trace_floats(const Config& config, int T, bool training) {
   const std::map<std::string, int64_t> dims = shape_dims(config, T);
   int64_t total = 0;
   for (const TensorSpec& t : tensor_table()) {
-    if (!walks(config, t.stage)) continue;
+    if (!walks(config, t.stage) || (training && t.made_when_read)) continue;
     int64_t n = 1;
     for (int64_t d : evaluate_shape(t.shape, dims)) n *= d;
     total += n * (stage_spec(t.stage).per_layer ? config.layers : 1);

@@ -38,6 +38,7 @@ struct TensorSpec {
   const char* shape;    // "(1, heads, T, T)", in the names of shape_dims(); the 1 is the batch; "readouts?": only when > 1
   const char* formula;  // one line a learner can read
   bool for_backward = false;  // kept for the backward pass (LayerNorm's statistics, the MLP before GELU), not drawn
+  bool made_when_read = false;  // deferred (Trace::defer) by a run that keeps its weights: training has none
 };
 
 // Every stage and every tensor, in walk order. A model records the subset its architecture has.
@@ -61,8 +62,9 @@ std::map<std::string, int64_t> shape_dims(const Config& config, int T = 0);
 Shape evaluate_shape(const std::string& expression, const std::map<std::string, int64_t>& dims);
 
 // The floats one run of T tokens records (batch 1): every tensor of the stages the config walks,
-// per-layer ones once per block. What a batch of B sequences holds is B times this.
-int64_t trace_floats(const Config& config, int T);
+// per-layer ones once per block. What a batch of B sequences holds is B times this. A training step
+// records no tensor made when read (training = true leaves them out).
+int64_t trace_floats(const Config& config, int T, bool training = false);
 
 // "layers.3.q" -> 3; "x" -> -1.
 int layer_of(const std::string& name);

@@ -11,7 +11,7 @@ namespace mha {
 
 uint64_t training_bytes(const Config& config, int B, int T) {
   const uint64_t floats = 5 * static_cast<uint64_t>(parameter_count(config)) +
-                          2 * static_cast<uint64_t>(B) * static_cast<uint64_t>(trace_floats(config, T));
+                          2 * static_cast<uint64_t>(B) * static_cast<uint64_t>(trace_floats(config, T, /*training=*/true));
   return floats * sizeof(float);
 }
 

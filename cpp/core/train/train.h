@@ -42,6 +42,8 @@ class Trainer {
   const Config& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }
   const ModelWeights& gradients() const { return grads_; }
+  // The last batch's forward: what training_bytes() counts twice (the activations and their gradients).
+  const Trace& activations() const { return acts_; }
   int steps_done() const { return step_; }
   AdamSettings& adam() { return adam_; }
 
