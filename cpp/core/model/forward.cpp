@@ -381,8 +381,7 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
 }
 
 void check_run_finite(const Trace& trace, const Config& c) {
-  const auto& made = trace.entries_as_made();
-  for (const TraceEntry& e : made) {
+  for (const TraceEntry& e : trace.entries_as_made()) {
     if (e.pending) continue;
     const Tensor& t = e.tensor;
     if (!(c.causal && base_name(e.name) == "scores")) {
