@@ -35,6 +35,11 @@ export class AttributeSync {
     });
   }
 
+  // The language the attributes ask for: lang, else the page's around the element.
+  _askedLang(p) {
+    return p.view.lang || this._inheritedLang();
+  }
+
   _inheritedLang() {
     const holder = this._el.parentElement && this._el.parentElement.closest('[lang]');
     return (holder && parseLang(holder.getAttribute('lang'))) || defaultLang();
@@ -54,12 +59,13 @@ export class AttributeSync {
       p.errors.push({ attribute: 'stage', message: `stage must be one of ${table.join(', ')}; got '${stage}'` });
       stage = store.state.stage;
     }
+    const lang = this._askedLang(p);
     const patch = {
-      lang: p.view.lang || this._inheritedLang(),
+      lang,
       stage,
       attendMode: p.view.show,
       controls: p.view.controls,
-      attrErrors: [...p.errors, ...this._headError(store.state.result), ...this._languageError(p.view.lang || this._inheritedLang())],
+      attrErrors: [...p.errors, ...this._headError(store.state.result), ...this._languageError(lang)],
     };
     if (store.state.result && p.view.head < store.state.result.config.heads) patch.head = p.view.head;
     // A continuation on screen: its text attribute is the prompt and generate its steps (reflect). The
@@ -138,7 +144,7 @@ export class AttributeSync {
     }
     if (p.view.show !== state.attendMode) writes.push(['show', state.attendMode]);
     // A language on its way (or that could not come) is still the one asked for: the attribute keeps it.
-    const askedLang = p.view.lang || this._inheritedLang();
+    const askedLang = this._askedLang(p);
     if (askedLang !== state.lang && hasLanguage(askedLang)) writes.push(['lang', state.lang]);
     if (!writes.length) return;
     this._reflecting = true;

@@ -38,10 +38,10 @@ export function initialState() {
   };
 }
 
-// Settings are numbers, strings and (switchedOff) lists of [layer, head] pairs.
 // Keys that follow a result, computed off the main thread for it (analyses.js): drawn as a new result
 // is, so the parts of a picture scrolled out of view take them after the frame (sections.js, lazy.js).
 export const FOLLOW_RESULT = ['pruning', 'importance'];
 
+// Settings are numbers, strings and (switchedOff) lists of [layer, head] pairs.
 export const sameValue = (a, b) => Object.is(a, b) || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b));
 export const sameSettings = (a, b) => Object.keys(SETTING_ATTRS).every((attr) => sameValue(a[SETTING_ATTRS[attr]], b[SETTING_ATTRS[attr]]));

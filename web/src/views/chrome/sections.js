@@ -14,6 +14,9 @@ import { causalControl } from '../../attributes.js';
 import { FOLLOW_RESULT } from '../../demoState.js';
 
 export const QUIET_MS = 1500;
+// A change of only these (and of keys no section draws) is a new result, or what follows one: the
+// parts out of view may take it after the frame.
+const FROM_RESULT = new Set(['result', ...FOLLOW_RESULT]);
 
 const idle = typeof requestIdleCallback === 'function'
   ? { request: (fn) => requestIdleCallback(fn), cancel: (id) => cancelIdleCallback(id) }
@@ -180,9 +183,7 @@ export function mountSections(root, store, actions, steps) {
       const watched = new Set(['result', 'lang', 'stage', ...sections.flatMap((s) => s.step.depends || [])]);
       const relevant = [...changed].some((k) => watched.has(k)) || lastStage === null;
       if (!relevant) return;
-      // a new result, or what follows one: the parts out of view may take it after the frame
-      const fromResult = new Set(['result', ...FOLLOW_RESULT]);
-      const newResult = [...changed].some((k) => fromResult.has(k)) && [...changed].every((k) => fromResult.has(k) || !watched.has(k));
+      const newResult = [...changed].some((k) => FROM_RESULT.has(k)) && [...changed].every((k) => FROM_RESULT.has(k) || !watched.has(k));
       if (cur) withLazy(newResult, () => draw(cur, state)); // before it is shown, so it never flashes old content
       if (changed.has('stage') || lastStage === null) {
         for (const s of sections) {
