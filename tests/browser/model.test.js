@@ -108,6 +108,9 @@ test('the default page: the trained model at layer 1, heads labelled by the core
   await page.locator('.heads-table tbody tr[data-head="2"]').hover();
   assert.ok(await page.locator('[data-tensor="weights"] .head-tile[data-head="2"].highlight').count(), 'the hovered head\'s map is marked');
   fs.mkdirSync(SHOTS, { recursive: true });
+  // the picture as a learner sees it once the worker's importance has come
+  await page.waitForFunction(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('.heads-table td[data-metric="importance"] .metric-value')]
+    .every((e) => /\d/.test(e.textContent)), null, { timeout: WAIT });
   await page.screenshot({ path: path.join(SHOTS, 'trained-attend.png') });
 
   // The layer selector shows layer 0, whose panel names the previous-token heads.
