@@ -184,6 +184,35 @@ TEST_CASE("each setting's distribution is Hugging Face's warpers' (temperature, 
   }
 }
 
+TEST_CASE("a short list of candidates is the head of the whole ranking, ties to the lower id, greedy and sampled") {
+  const int V = 300;
+  std::vector<float> logits(V), probs(V);
+  for (int i = 0; i < V; ++i) logits[i] = static_cast<float>((i * 7919) % 23) / 4.0f;  // 23 levels: many ties
+  mha::softmax_forward_rows(probs.data(), logits.data(), 1, V);
+  for (mha::SamplingOptions o : {mha::SamplingOptions{0.0f, 0, 1.0f, 1}, mha::SamplingOptions{1.0f, 0, 1.0f, 7},
+                                 mha::SamplingOptions{0.7f, 0, 1.0f, 9}}) {
+    CAPTURE(o.temperature);
+    mha::Rng all_rng(o.seed);
+    const mha::Draw all = mha::draw_next(logits.data(), probs.data(), V, o, all_rng, V);  // sorted whole
+    for (int count : {0, 1, 5, 64, 65}) {
+      CAPTURE(count);
+      mha::Rng rng(o.seed);
+      const mha::Draw d = mha::draw_next(logits.data(), probs.data(), V, o, rng, count);
+      CHECK(d.id == all.id);
+      CHECK(d.p == all.p);
+      REQUIRE(static_cast<int>(d.top.size()) == count);
+      for (int r = 0; r < count; ++r) {
+        CHECK(d.top[r].id == all.top[r].id);
+        CHECK(d.top[r].p == all.top[r].p);
+      }
+    }
+    for (int r = 1; r < V; ++r) {  // the whole ranking: by logit, ties to the lower id
+      const int a = all.top[r - 1].id, b = all.top[r].id;
+      CHECK((logits[a] > logits[b] || (logits[a] == logits[b] && a < b)));
+    }
+  }
+}
+
 TEST_CASE("cached = uncached: the same ids and each step's logits within 1e-5, greedy and sampled, attn-only and GPT-2") {
   mha::Config gpt2;
   gpt2.preset = mha::Preset::gpt2, gpt2.layers = 3, gpt2.d_model = 24, gpt2.heads = 6, gpt2.kv_heads = 2;

@@ -222,7 +222,8 @@ TEST_CASE("attend_head_strided: a head read out of q, k, v in place equals the c
 
 // A decoding step: T new query rows against past + T cached keys and values (rows n·D apart, as a
 // KV cache holds them). The rows equal the last T rows of the run over all past + T positions, bit
-// for bit (each entry is the same sum in the same order), and the oracle's values on every tail.
+// for bit (each entry is the same sum in the same order; T = 1 reads K and V in place, without
+// packing), and the oracle's values on every tail.
 TEST_CASE("attend_head after past positions: the last rows of the whole run, bit for bit, and the oracle's values") {
   for (bool causal : {false, true}) {
     for (int past : {1, kWidth - 1, 7, 130}) {

@@ -7,6 +7,8 @@
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/simd_transpose.h"
+
 namespace mha {
 
 namespace {
@@ -101,33 +103,27 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
     lo = xsimd::fma(xk, Batch::load_unaligned(p), lo);
     hi = xsimd::fma(xk, Batch::load_unaligned(p + kWidth), hi);
   }
+  if (scale != 1.0f) lo *= Batch(scale), hi *= Batch(scale);
+  if (valid_cols == kPanel) {  // a whole panel: bias and out in place (a call to memcpy per panel showed in profiles)
+    if (bias) lo += Batch::load_unaligned(bias), hi += Batch::load_unaligned(bias + kWidth);
+    lo.store_unaligned(out);
+    hi.store_unaligned(out + kWidth);
+    return;
+  }
   alignas(64) float row[kPanel] = {};
   if (bias) std::memcpy(row, bias, sizeof(float) * valid_cols);
-  if (scale != 1.0f) lo *= Batch(scale), hi *= Batch(scale);
   if (bias) lo += Batch::load_aligned(row), hi += Batch::load_aligned(row + kWidth);
   lo.store_aligned(row);
   hi.store_aligned(row + kWidth);
   std::memcpy(out, row, sizeof(float) * valid_cols);
 }
 
-// At 4 lanes (SSE4.1, SIMD128): dst[j·dst_stride + r] = src[r][k + j] for r, j < 4, through a 4 × 4
-// transpose in registers (a null src[r] reads as zeros).
-[[maybe_unused]] void transpose4(const float* const src[4], int k, float* dst, size_t dst_stride) {
-  using Pairs = xsimd::batch<double>;  // two floats as one lane, to interleave pairs
-  const auto lo = [](Batch x, Batch y) {
-    return xsimd::bitwise_cast<Batch>(xsimd::zip_lo(xsimd::bitwise_cast<Pairs>(x), xsimd::bitwise_cast<Pairs>(y)));
-  };
-  const auto hi = [](Batch x, Batch y) {
-    return xsimd::bitwise_cast<Batch>(xsimd::zip_hi(xsimd::bitwise_cast<Pairs>(x), xsimd::bitwise_cast<Pairs>(y)));
-  };
-  Batch row[4];
-  for (int r = 0; r < 4; ++r) row[r] = src[r] ? Batch::load_unaligned(src[r] + k) : Batch(0.0f);
-  const Batch a01 = xsimd::zip_lo(row[0], row[1]), a23 = xsimd::zip_lo(row[2], row[3]);  // k, k+1
-  const Batch b01 = xsimd::zip_hi(row[0], row[1]), b23 = xsimd::zip_hi(row[2], row[3]);  // k+2, k+3
-  lo(a01, a23).store_unaligned(dst);
-  hi(a01, a23).store_unaligned(dst + dst_stride);
-  lo(b01, b23).store_unaligned(dst + 2 * dst_stride);
-  hi(b01, b23).store_unaligned(dst + 3 * dst_stride);
+// At 4 lanes (SSE4.1, SIMD128): dst[j·dst_stride + r] = src[r][k + j] for r, j < 4 (a null src[r]
+// reads as zeros).
+[[maybe_unused]] void transpose4_store(const float* const src[4], int k, float* dst, size_t dst_stride) {
+  Quad col[4];
+  transpose4_columns(src, k, col);
+  for (int j = 0; j < 4; ++j) col[j].store_unaligned(dst + j * dst_stride);
 }
 
 // Rows [0, m) × k [k0, k1) of a into tiles of kRows rows, k-major within a tile, zero rows past m.
@@ -139,7 +135,7 @@ void pack_a_block(float* dst, const float* a, int lda, int m, int k0, int k1) {
     for (int r = 0; r < kRows; ++r) src[r] = t * kRows + r < m ? a + static_cast<size_t>(t * kRows + r) * lda + k0 : nullptr;
     int k = 0;
     if constexpr (kRows == 4 && kWidth == 4)
-      for (; k + 4 <= kb; k += 4) transpose4(src, k, tile + k * 4, 4);
+      for (; k + 4 <= kb; k += 4) transpose4_store(src, k, tile + k * 4, 4);
     for (; k < kb; ++k)
       for (int r = 0; r < kRows; ++r) tile[k * kRows + r] = src[r] ? src[r][k] : 0.0f;
   }
@@ -188,7 +184,7 @@ static void pack_columns(PackedMatrix& b, int first, const float* src, int n, si
         const float* columns[4] = {src + c * n_stride, src + (c + 1) * n_stride, src + (c + 2) * n_stride,
                                    src + (c + 3) * n_stride};
         int kk = 0;
-        for (; kk + 4 <= b.k; kk += 4) transpose4(columns, kk, lane + static_cast<size_t>(kk) * kPanel, kPanel);
+        for (; kk + 4 <= b.k; kk += 4) transpose4_store(columns, kk, lane + static_cast<size_t>(kk) * kPanel, kPanel);
         for (; kk < b.k; ++kk)
           for (int j = 0; j < 4; ++j) lane[static_cast<size_t>(kk) * kPanel + j] = columns[j][kk];
       }
@@ -249,7 +245,10 @@ void gemm_forward(float* out, int ldo, const float* a, int lda, const PackedMatr
 void pack_lhs_into(PackedLhs& out, const float* a, int lda, int m, int k) {
   out.m = m;
   out.k = k;
-  out.data.resize(tiled_rows(m) * static_cast<size_t>(k));
+  // Grown, never shrunk: a decoding step's products alternate between k = d_model and 4·d_model, and
+  // growing back each time zero-filled the difference (every value is written below).
+  const size_t size = tiled_rows(m) * static_cast<size_t>(k);
+  if (out.data.size() < size) out.data.resize(size);
   // k block by k block, each block's tiles together: block k0 starts at tiled_rows(m) · k0
   for (int k0 = 0; k0 < k; k0 += kBlockK)
     pack_a_block(out.data.data() + tiled_rows(m) * k0, a, lda, m, k0, std::min(k, k0 + kBlockK));

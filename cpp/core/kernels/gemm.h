@@ -40,7 +40,7 @@ enum class Triangle {
 // left-hand side (Q, K and V from x, each into its own tensor).
 struct PackedLhs {
   int m = 0, k = 0;
-  std::vector<float> data;
+  std::vector<float> data;  // at least m's tiles × k floats: kept at its largest, so reuse never refills it
 };
 void pack_lhs_into(PackedLhs& out, const float* a, int lda, int m, int k);
 

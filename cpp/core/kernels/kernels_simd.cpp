@@ -11,6 +11,7 @@
 #include "kernels/kernels.h"
 #include "kernels/simd_exp.h"
 #include "kernels/simd_sum.h"
+#include "kernels/simd_transpose.h"
 
 namespace mha {
 namespace kernels {
@@ -102,6 +103,70 @@ void weighted_sum_rows(float* out, int ldo, const float* weights, const PackedMa
 // One head's Kᵀ and V, packed; kept so each head reuses the storage.
 thread_local PackedMatrix k_packed, v_packed;
 
+// One query's scores against `keys` keys where they lie (rows ldk apart): q · kⱼ · scale, each summed
+// over d in order as the packed product sums it (same bits). The keys are read through 4 × 4
+// transposes, so at 4 lanes only (wider builds pack); eight keys a pass, so two chains of additions
+// run side by side.
+[[maybe_unused]] void one_query_scores(float* scores, const float* q, const float* k, int ldk, int keys, int D, float scale) {
+  constexpr int kKeys = 8;
+  thread_local std::vector<float> zeros;  // the rows of a last, part pass past the keys
+  if (zeros.size() < static_cast<size_t>(D)) zeros.assign(static_cast<size_t>(D), 0.0f);
+  for (int j0 = 0; j0 < keys; j0 += kKeys) {
+    const float* rows[kKeys];
+    for (int r = 0; r < kKeys; ++r) rows[r] = j0 + r < keys ? k + static_cast<size_t>(j0 + r) * ldk : zeros.data();
+    Quad acc[2] = {Quad(0.0f), Quad(0.0f)};
+    int d = 0;
+    for (; d + 4 <= D; d += 4) {
+      Quad in[kKeys], col[kKeys];
+      for (int r = 0; r < kKeys; ++r) in[r] = Quad::load_unaligned(rows[r] + d);
+      transpose4(in, col);
+      transpose4(in + 4, col + 4);
+      for (int j = 0; j < 4; ++j) {
+        const Quad qd(q[d + j]);
+        acc[0] = xsimd::fma(qd, col[j], acc[0]);
+        acc[1] = xsimd::fma(qd, col[4 + j], acc[1]);
+      }
+    }
+    for (; d < D; ++d) {
+      alignas(16) float column[kKeys];
+      for (int r = 0; r < kKeys; ++r) column[r] = rows[r][d];
+      const Quad qd(q[d]);
+      acc[0] = xsimd::fma(qd, Quad::load_aligned(column), acc[0]);
+      acc[1] = xsimd::fma(qd, Quad::load_aligned(column + 4), acc[1]);
+    }
+    alignas(16) float lanes[kKeys];
+    for (int h = 0; h < 2; ++h) {
+      if (scale != 1.0f) acc[h] *= Quad(scale);
+      acc[h].store_aligned(lanes + 4 * h);
+    }
+    std::memcpy(scores + j0, lanes, sizeof(float) * std::min(kKeys, keys - j0));
+  }
+}
+
+// One query's output: Σⱼ weightsⱼ · vⱼ over the values where they lie (rows ldv apart), each column
+// summed over j in order as the packed product sums it (same bits), eight batches of columns a pass
+// (eight chains of additions side by side).
+void one_query_weighted_sum(float* out, const float* weights, const float* v, int ldv, int keys, int D) {
+  constexpr int kBatches = 8, kCols = kBatches * kWidth;
+  for (int c0 = 0; c0 < D; c0 += kCols) {
+    const int cols = std::min(kCols, D - c0), batches = (cols + kWidth - 1) / kWidth;
+    Batch acc[kBatches];
+    for (Batch& a : acc) a = Batch(0.0f);
+    alignas(64) float padded[kCols];  // a part batch's row, zeros past its columns
+    if (cols % kWidth) std::fill(padded, padded + kCols, 0.0f);
+    for (int j = 0; j < keys; ++j) {
+      const float* row = v + static_cast<size_t>(j) * ldv + c0;
+      if (cols % kWidth) row = static_cast<const float*>(std::memcpy(padded, row, sizeof(float) * cols));
+      const Batch w(weights[j]);
+      for (int b = 0; b < kBatches; ++b)
+        if (b < batches) acc[b] = xsimd::fma(w, Batch::load_unaligned(row + b * kWidth), acc[b]);
+    }
+    alignas(64) float sums[kCols];
+    for (int b = 0; b < kBatches; ++b) acc[b].store_aligned(sums + b * kWidth);
+    std::memcpy(out + c0, sums, sizeof(float) * cols);
+  }
+}
+
 }  // namespace
 
 void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
@@ -149,12 +214,23 @@ void attend_head_forward_simd(float* scores, float* weights, float* out, const f
   attend_head_forward_strided_simd(scores, weights, out, D, q, D, k, D, v, D, T, 0, D, scale, causal);
 }
 
-// The keys and values of all past + T positions are packed once per call: a decoding step (T = 1)
-// packs its head's whole cache, as much work as its scores and P·V together.
+// The keys and values of all past + T positions are packed once per call, except for one query (a
+// decoding step): packing its head's whole cache was as much work as its scores and P·V together,
+// so its products read K and V where they lie.
 void attend_head_forward_strided_simd(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
                                       const float* k, int ldk, const float* v, int ldv, int T, int past, int D,
                                       float scale, bool causal) {
   const int keys = past + T;
+  if (T == 1) {  // its one row sees every key, causal or not
+    if constexpr (kWidth == 4) one_query_scores(scores, q, k, ldk, keys, D, scale);
+    else {
+      pack_transposed_into(k_packed, k, keys, D, ldk);
+      scores_rows(scores, q, ldq, k_packed, past, scale, false, 0, 1);
+    }
+    softmax_rows(weights, scores, keys, past, false, 0, 1);
+    one_query_weighted_sum(out, weights, v, ldv, keys, D);
+    return;
+  }
   pack_transposed_into(k_packed, k, keys, D, ldk);
   pack_rows_into(v_packed, v, keys, D, ldv);
   // ~64 KB of scores (and as much of weights) per block, whole micro-tiles of rows
@@ -190,22 +266,16 @@ void add_transposed_into(float* dst, const float* src, int rows, int cols) {
 // out (cols, rows) = in (rows, cols)ᵀ: 4 × 4 blocks through registers (four loads, eight shuffles,
 // four stores instead of sixteen scattered stores), the edges one float at a time.
 void transpose(float* out, const float* in, int rows, int cols) {
-  using Pair = xsimd::batch<double, Quad::arch_type>;
   const int rows4 = rows / 4 * 4, cols4 = cols / 4 * 4;
-  for (int r = 0; r < rows4; r += 4)
+  for (int r = 0; r < rows4; r += 4) {
+    const float* src[4];
+    for (int i = 0; i < 4; ++i) src[i] = in + static_cast<size_t>(r + i) * cols;
     for (int c = 0; c < cols4; c += 4) {
-      const float* src = in + static_cast<size_t>(r) * cols + c;
-      const Quad r0 = Quad::load_unaligned(src), r1 = Quad::load_unaligned(src + cols);
-      const Quad r2 = Quad::load_unaligned(src + 2 * cols), r3 = Quad::load_unaligned(src + 3 * cols);
-      // (a0 b0 a1 b1), (a2 b2 a3 b3), (c0 d0 c1 d1), (c2 d2 c3 d3), their halves then paired up
-      const Pair t0 = xsimd::bitwise_cast<Pair>(xsimd::zip_lo(r0, r1)), t1 = xsimd::bitwise_cast<Pair>(xsimd::zip_hi(r0, r1));
-      const Pair t2 = xsimd::bitwise_cast<Pair>(xsimd::zip_lo(r2, r3)), t3 = xsimd::bitwise_cast<Pair>(xsimd::zip_hi(r2, r3));
-      float* dst = out + static_cast<size_t>(c) * rows + r;
-      xsimd::bitwise_cast<Quad>(xsimd::zip_lo(t0, t2)).store_unaligned(dst);
-      xsimd::bitwise_cast<Quad>(xsimd::zip_hi(t0, t2)).store_unaligned(dst + rows);
-      xsimd::bitwise_cast<Quad>(xsimd::zip_lo(t1, t3)).store_unaligned(dst + 2 * rows);
-      xsimd::bitwise_cast<Quad>(xsimd::zip_hi(t1, t3)).store_unaligned(dst + 3 * rows);
+      Quad col[4];
+      transpose4_columns(src, c, col);
+      for (int j = 0; j < 4; ++j) col[j].store_unaligned(out + static_cast<size_t>(c + j) * rows + r);
     }
+  }
   for (int r = 0; r < rows; ++r)
     for (int c = r < rows4 ? cols4 : 0; c < cols; ++c) out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
 }
