@@ -162,10 +162,7 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
     ks.linear(k.ptr(), x.ptr(), w.w_k.ptr(), w.b_k.ptr(), N, d, kv_heads * D);
     ks.linear(v.ptr(), x.ptr(), w.w_v.ptr(), w.b_v.ptr(), N, d, kv_heads * D);
   }
-  if (cache) {  // the new positions' keys and values join the cached ones, row after row
-    std::copy(k.data.begin(), k.data.end(), cache->keys_at(layer, past));
-    std::copy(v.data.begin(), v.data.end(), cache->values_at(layer, past));
-  }
+  if (cache) cache->write(layer, k.ptr(), v.ptr(), T);  // the new positions' keys and values join the cached ones
 
   // split heads: (B, T, n·D) -> (B, n, T, D). Attend reads each head where it lies in q, k and v, so
   // the split copies are made only when read (RoPE and the backward pass read them).
@@ -190,14 +187,16 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
               tables.cos.data(), tables.sin.data(), T, D);
     q_base = q_rot.ptr(), k_base = k_rot.ptr();
   }
-  const float* v_base = v.ptr();
-  if (cache) k_base = cache->keys(layer), v_base = cache->values(layer);  // rows 0 … past + T − 1
-  const int q_ld = rotary ? D : heads * D, k_ld = rotary ? D : kv_heads * D;
+  const int q_ld = rotary ? D : heads * D, k_ld = rotary || cache ? D : kv_heads * D, v_ld = cache ? D : kv_heads * D;
   const auto q_of = [&](int b, int h) {
     return q_base + (rotary ? (static_cast<size_t>(b) * heads + h) * T * D : static_cast<size_t>(b) * T * heads * D + h * D);
   };
-  const auto k_of = [&](int b, int g) {
+  const auto k_of = [&](int b, int g) {  // with a cache (batch 1, no RoPE): its rows 0 … past + T − 1
+    if (cache) return cache->keys(layer, g);
     return k_base + (rotary ? (static_cast<size_t>(b) * kv_heads + g) * T * D : static_cast<size_t>(b) * T * kv_heads * D + g * D);
+  };
+  const auto v_of = [&](int b, int g) {
+    return cache ? cache->values(layer, g) : v.ptr() + static_cast<size_t>(b) * T * kv_heads * D + g * D;
   };
 
   // attend, each head on its own, written into its columns of the concat
@@ -218,8 +217,8 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
       const int g = h / group;
       const size_t tt = (static_cast<size_t>(b) * heads + h) * T * keys;
       float* out = concat.ptr() + static_cast<size_t>(b) * T * d + h * D;
-      ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, out, d, q_of(b, h), q_ld, k_of(b, g), k_ld,
-                     v_base + static_cast<size_t>(b) * T * kv_heads * D + g * D, kv_heads * D, T, past, D, scale, c.causal);
+      ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, out, d, q_of(b, h), q_ld, k_of(b, g), k_ld, v_of(b, g), v_ld, T,
+                     past, D, scale, c.causal);
       const float gate = o.gates ? gate_of(*o.gates, gate_layer, h) : 1.0f;
       if (gate == 1.0f) continue;
       for (int t = 0; t < T; ++t) {  // gated: 0 switches the head off, exactly

@@ -1,9 +1,9 @@
 #include "model/kv_cache.h"
 
+#include <algorithm>
 #include <string>
 
 #include "base/error.h"
-#include "kernels/heads.h"
 
 namespace mha {
 
@@ -23,7 +23,9 @@ int64_t KvCache::bytes() const { return kv_cache_bytes(layers(), kv_heads_, d_he
 
 Tensor KvCache::heads(int layer, bool values) const {
   Tensor out({1, kv_heads_, length_, d_head_});
-  split_heads(out.ptr(), values ? this->values(layer) : keys(layer), 1, length_, kv_heads_, d_head_);
+  const size_t run = static_cast<size_t>(length_) * d_head_;
+  for (int g = 0; g < kv_heads_; ++g)
+    std::copy_n(values ? this->values(layer, g) : keys(layer, g), run, out.ptr() + g * run);
   return out;
 }
 
@@ -33,12 +35,14 @@ void KvCache::check_room(int T) const {
                 " are cached and " + std::to_string(T) + " more were run");
 }
 
-float* KvCache::keys_at(int layer, int position) {
-  return k_[static_cast<size_t>(layer)].data() + static_cast<size_t>(position) * kv_heads_ * d_head_;
-}
-
-float* KvCache::values_at(int layer, int position) {
-  return v_[static_cast<size_t>(layer)].data() + static_cast<size_t>(position) * kv_heads_ * d_head_;
+void KvCache::write(int layer, const float* k, const float* v, int T) {
+  check_room(T);
+  for (int t = 0; t < T; ++t)
+    for (int g = 0; g < kv_heads_; ++g) {
+      const size_t from = (static_cast<size_t>(t) * kv_heads_ + g) * d_head_, to = head_offset(g) + static_cast<size_t>(length_ + t) * d_head_;
+      std::copy_n(k + from, d_head_, k_[static_cast<size_t>(layer)].data() + to);
+      std::copy_n(v + from, d_head_, v_[static_cast<size_t>(layer)].data() + to);
+    }
 }
 
 const std::vector<PublishedAttention>& published_attention_table() {

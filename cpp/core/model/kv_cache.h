@@ -32,25 +32,27 @@ class KvCache {
   // The bytes the cached positions take (float32): kv_cache_bytes(…, 4, length()).
   int64_t bytes() const;
 
-  // Layer `layer`'s keys / values, position after position: row t holds position t's k (or v), each
-  // K/V head's d_head values side by side, as the trace's k and v (1, T, kv_heads·d_head) do. A
-  // learner reads head g's rows as (1, kv_heads, T, d_head) (k_heads, v_heads): see head().
-  const float* keys(int layer) const { return k_[static_cast<size_t>(layer)].data(); }
-  const float* values(int layer) const { return v_[static_cast<size_t>(layer)].data(); }
+  // Layer `layer`'s keys (or values) of K/V head g: position after position, d_head floats apart, as
+  // the split heads (1, kv_heads, T, d_head) and Hugging Face's cache hold them. A decoding step reads
+  // the whole cache after its weights have pushed it out of the CPU's caches; one head's keys lying in
+  // one run of memory made its attention a third faster in WebAssembly than rows of all heads did.
+  const float* keys(int layer, int g) const { return k_[static_cast<size_t>(layer)].data() + head_offset(g); }
+  const float* values(int layer, int g) const { return v_[static_cast<size_t>(layer)].data() + head_offset(g); }
   // (1, kv_heads, length, d_head): layer `layer`'s keys (or values) as the split heads show them.
   Tensor heads(int layer, bool values) const;
 
-  // For the forward: room for `T` more positions (mha::Error naming the capacity if not), the rows
-  // to write layer `layer`'s new keys and values into, and the positions made final after a run.
+  // For the forward: room for `T` more positions (mha::Error naming the capacity if not), the new
+  // positions' keys and values written after the cached ones (k and v as projected: T rows of
+  // kv_heads·d_head), and the positions made final once every layer has written them.
   void check_room(int T) const;
-  float* keys_at(int layer, int position);
-  float* values_at(int layer, int position);
+  void write(int layer, const float* k, const float* v, int T);
   void advance(int T) { length_ += T; }
   // Forgets every position (the storage is kept).
   void clear() { length_ = 0; }
 
  private:
-  std::vector<std::vector<float>> k_, v_;  // per layer: capacity × kv_heads·d_head
+  size_t head_offset(int g) const { return static_cast<size_t>(g) * capacity_ * d_head_; }
+  std::vector<std::vector<float>> k_, v_;  // per layer: kv_heads × capacity × d_head
   int capacity_ = 0, kv_heads_ = 0, d_head_ = 0, length_ = 0;
 };
 
