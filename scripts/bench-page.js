@@ -305,9 +305,13 @@ async function benchRandom(open, opts) {
 function verdict(trained, frames) {
   const lines = [];
   const worst = (rows, key) => rows.reduce((a, b) => (b[key] > a[key] ? b : a));
-  const judge = (rows, key, label) => {
-    const w = worst(rows, key);
-    return `${label} ${w[key] <= 16 ? 'HOLDS' : 'FAILS'} (worst median ${w[key].toFixed(1)} ms: ${w.stage}, T ${w.T})`;
+  // The medians, then every change (the issue asks for every one): the worst change and how many of
+  // all went over.
+  const judge = (rows, key, maxKey, overOf, countOf, label) => {
+    const w = worst(rows, key), m = worst(rows, maxKey);
+    const over = rows.reduce((a, r) => a + overOf(r), 0), count = rows.reduce((a, r) => a + countOf(r), 0);
+    return `${label} ${w[key] <= 16 ? 'HOLDS' : 'FAILS'} by the medians (worst ${w[key].toFixed(1)} ms: ${w.stage}, T ${w.T}), ` +
+      `${m[maxKey] <= 16 ? 'HOLDS' : 'FAILS'} on every change (worst ${m[maxKey].toFixed(1)} ms: ${m.stage}, T ${m.T}; ${over} of ${count} over)`;
   };
   if (trained) {
     const within = trained.filter((r) => r.tLong <= 32);
@@ -315,8 +319,8 @@ function verdict(trained, frames) {
     const cpu = within.every((r) => Number.isFinite(r.cpuMs));
     for (const [rows, what] of [[opening, 'on the stage it opens on'], [within, 'on every stage measured']]) {
       if (!rows.length) continue;
-      const parts = [judge(rows, 'busyMs', 'busy ≤ 16 ms:')];
-      if (cpu) parts.push(judge(rows, 'cpuMs', 'CPU ≤ 16 ms:'));
+      const parts = [judge(rows, 'busyMs', 'busyMaxMs', (r) => r.over, (r) => r.n, 'busy ≤ 16 ms:')];
+      if (cpu) parts.push(judge(rows, 'cpuMs', 'cpuMaxMs', (r) => r.cpuOver, (r) => r.cpuCount, 'CPU ≤ 16 ms:'));
       lines.push(`text change on the default page ${what}, T ≤ 32: ${parts.join(' · ')}`);
     }
   }
