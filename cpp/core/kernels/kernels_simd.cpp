@@ -50,23 +50,14 @@ void softmax_rows(float* weights, const float* scores, int keys, int past, bool 
     float* out = weights + static_cast<size_t>(i) * keys;
     const int n = causal ? past + i + 1 : keys;  // masked entries are skipped, then set to exactly 0
 
-    // pass 1: the row max, so exp never overflows (a max is exact in any order)
-    float max = row[0];
-    int j = 0;
-    if (n >= kWidth) {
-      Batch max_b = Batch::load_unaligned(row);
-      for (j = kWidth; j + kWidth <= n; j += kWidth) max_b = xsimd::max(max_b, Batch::load_unaligned(row + j));
-      alignas(64) float lanes[kWidth];
-      max_b.store_aligned(lanes);
-      for (float lane : lanes) max = std::max(max, lane);
-    }
-    for (; j < n; ++j) max = std::max(max, row[j]);
+    // pass 1: the row max, so exp never overflows
+    const Batch max_b(max_of(row, n));
 
     // pass 2: exp(s - max) and its sum; the tail goes through a padded batch so every
     // entry uses the same exp
-    const Batch max_b(max);
     Batch sum_b(0.0f);
-    for (j = 0; j + kWidth <= n; j += kWidth) {
+    int j = 0;
+    for (; j + kWidth <= n; j += kWidth) {
       const Batch e = exp_batch(Batch::load_unaligned(row + j) - max_b);
       e.store_unaligned(out + j);
       sum_b += e;

@@ -20,20 +20,8 @@ void softmax_forward_rows(float* probs, const float* logits, int N, int V) {
   for (int n = 0; n < N; ++n) {
     const float* x = logits + static_cast<size_t>(n) * V;
     float* p = probs + static_cast<size_t>(n) * V;
-    // exp(x − max) ≤ 1: no overflow. A max is exact in any order; batches of it, as a row is a
-    // vocabulary (50,257 logits a decoding step for GPT-2).
-    float max = x[0];
+    const Batch max_b(max_of(x, V));  // a row is a vocabulary: 50,257 logits a decoding step for GPT-2
     int v = 0;
-    if (V >= kWidth) {
-      Batch max_b = Batch::load_unaligned(x);
-      for (v = kWidth; v + kWidth <= V; v += kWidth) max_b = xsimd::max(max_b, Batch::load_unaligned(x + v));
-      alignas(64) float lanes[kWidth];
-      max_b.store_aligned(lanes);
-      for (float lane : lanes) max = std::max(max, lane);
-    }
-    for (; v < V; ++v) max = std::max(max, x[v]);
-    const Batch max_b(max);
-    v = 0;
     for (; v + kWidth <= V; v += kWidth) exp_batch(Batch::load_unaligned(x + v) - max_b).store_unaligned(p + v);
     if (v < V) {  // the tail through a padded batch, so every entry uses the same exp
       alignas(64) float tail[kWidth];

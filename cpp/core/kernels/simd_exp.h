@@ -3,6 +3,7 @@
 // Inputs below -87.3 give exactly 0, so -inf (a masked score) gives 0 with no NaN.
 #pragma once
 
+#include <algorithm>
 #include <xsimd/xsimd.hpp>
 
 namespace mha {
@@ -33,6 +34,24 @@ inline xsimd::batch<float> exp_batch(xsimd::batch<float> x) {
 
   const F two_to_n = xsimd::bitwise_cast<F>((n_int + 127) << 23);
   return xsimd::select(underflow, F(0.0f), p * two_to_n);
+}
+
+// max(x[0 … n)), n ≥ 1, in batches: what a softmax subtracts before exp, so exp never overflows. A
+// max is exact in any order, so any width gives the same one.
+inline float max_of(const float* x, int n) {
+  using F = xsimd::batch<float>;
+  constexpr int W = static_cast<int>(F::size);
+  float max = x[0];
+  int i = 0;
+  if (n >= W) {
+    F max_b = F::load_unaligned(x);
+    for (i = W; i + W <= n; i += W) max_b = xsimd::max(max_b, F::load_unaligned(x + i));
+    alignas(64) float lanes[W];
+    max_b.store_aligned(lanes);
+    for (float lane : lanes) max = std::max(max, lane);
+  }
+  for (; i < n; ++i) max = std::max(max, x[i]);
+  return max;
 }
 
 }  // namespace mha
