@@ -10,6 +10,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/loss.h"
 #include "model/parameters.h"
+#include "model/run_checks.h"
 
 namespace mha {
 
@@ -33,12 +34,8 @@ int counted_targets(const std::vector<int32_t>& targets) {
 float mean_cross_entropy(const Trace& acts, const std::vector<int32_t>& targets, const Config& c) {
   const Tensor& probs = acts.get(-1, "probs");
   const int N = static_cast<int>(probs.numel() / c.vocab_size);  // positions × readouts
-  if (targets.size() != static_cast<size_t>(N))
-    throw Error("internal: " + to_string(targets.size()) + " targets for " + to_string(N) + " readout rows");
-  for (int32_t t : targets)
-    if (t >= c.vocab_size || t < -1) throw Error("target " + to_string(t) + " is outside the vocabulary");
+  check_targets(targets, N, c);
   const int counted = counted_targets(targets);
-  if (counted == 0) throw Error("the batch has no position with a target");
   std::vector<float> losses(static_cast<size_t>(N));
   crossentropy_forward(losses.data(), acts.get(-1, "logits").ptr(), targets.data(), N, c.vocab_size);
   double total = 0.0;

@@ -10,6 +10,7 @@
 #include "kernels/loss.h"
 #include "kernels/rope.h"
 #include "model/embedding.h"
+#include "model/run_checks.h"
 #include "model/parameters.h"
 #include "model/stages.h"
 
@@ -247,21 +248,6 @@ int positions_of(const ModelWeights& w, const Config& c) {
   return w.position_table.data.empty() ? kMaxSeq : static_cast<int>(w.position_table.shape[0]);
 }
 
-// The ids a model may run, checked once for every use: one batch of B·T ids, each in the vocabulary,
-// after `past` cached positions.
-void check_ids(const std::vector<int32_t>& ids, int B, int T, int past, int positions, const Config& c) {
-  if (B < 1 || T < 1) throw Error("give at least one token");
-  if (past + T > positions)
-    throw Error(ErrorCode::too_many_positions, "text", {{"tokens", to_string(past + T)}, {"max", to_string(positions)}});
-  if (ids.size() != static_cast<size_t>(B) * T)
-    throw Error("internal: a batch of " + to_string(B) + " × " + to_string(T) + " needs that many ids, got " +
-                to_string(ids.size()));
-  for (size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] < 0 || ids[i] >= c.vocab_size)
-      throw Error(ErrorCode::token_outside_vocabulary, "text",
-                  {{"id", to_string(ids[i])}, {"position", to_string(i % T)}, {"vocab", to_string(c.vocab_size)}});
-}
-
 // token_embedding, position_encoding and x = their sum, (B, T, d_model). Models with blocks read
 // their tables (wte from the packed unembedding when it is tied and held only there); a single layer
 // draws seeded rows scaled by √d_model and sinusoidal positions, unless its file brought tables.
@@ -311,28 +297,12 @@ void model_forward(Trace& trace, const std::vector<int32_t>& ids, int B, int T, 
 void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const PreparedModel& p, const Config& c,
                     const ForwardOptions& o) {
   validate_config(c);
-  if (o.gates && (o.gates->size() > static_cast<size_t>(c.layers)))
-    throw Error("internal: head gates for more layers than the model has");
-  if (o.gates)
-    for (const std::vector<float>& layer : *o.gates)
-      if (!layer.empty() && layer.size() != static_cast<size_t>(c.heads))
-        throw Error("internal: head gates for " + to_string(layer.size()) + " heads; the model has " + to_string(c.heads));
-  if (o.path == KernelPath::scalar && w.blocks.at(0).attention.w_q.data.empty())
-    throw Error("internal: the scalar path reads unpacked weights (unpack_model)");
-  if (o.cache) {
-    if (!has_blocks(c.preset) || B != 1) throw Error("internal: a KV cache goes with a model of blocks, batch 1");
-    if (o.cache->layers() != c.layers || o.cache->kv_heads() != c.kv_heads_or_heads() || o.cache->d_head() != c.d_head())
-      throw Error("internal: the KV cache was made for another model");
-    if (o.cache->length() > 0 && T > 1) throw Error("internal: after its first run, a KV cache grows one position at a time");
-    o.cache->check_room(T);
-  }
+  const Tensor& x = trace.get(-1, "x");
+  check_forward(x, w, c, B, T, o);
   const KernelTable& ks = kernel_table(o.path);
   const int d = c.d_model, N = B * T;
   const bool blocks = has_blocks(c.preset);
   trace.weights = o.weights;
-  const Tensor& x = trace.get(-1, "x");
-  if (x.shape != Shape{B, T, d})
-    throw Error("input x has shape " + shape_to_string(x.shape) + "; expected " + shape_to_string({B, T, d}));
   check_finite(x, "input x");
 
   const Tensor* stream = &x;  // the residual stream each block reads and writes
