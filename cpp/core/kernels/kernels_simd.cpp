@@ -96,18 +96,15 @@ thread_local PackedMatrix k_packed, v_packed;
 
 // One query's scores against `keys` keys where they lie (rows ldk apart): q · kⱼ · scale, each summed
 // over d in order as the packed product sums it (same bits). The keys are read through 4 × 4
-// transposes, so at 4 lanes only (wider builds pack); eight keys a pass, so two chains of additions
-// run side by side.
+// transposes, so at 4 lanes and D a multiple of 4 only (else the packed path); eight keys a pass, so
+// two chains of additions run side by side.
 [[maybe_unused]] void one_query_scores(float* scores, const float* q, const float* k, int ldk, int keys, int D, float scale) {
   constexpr int kKeys = 8;
-  thread_local std::vector<float> zeros;  // the rows of a last, part pass past the keys
-  if (zeros.size() < static_cast<size_t>(D)) zeros.assign(static_cast<size_t>(D), 0.0f);
   for (int j0 = 0; j0 < keys; j0 += kKeys) {
-    const float* rows[kKeys];
-    for (int r = 0; r < kKeys; ++r) rows[r] = j0 + r < keys ? k + static_cast<size_t>(j0 + r) * ldk : zeros.data();
+    const float* rows[kKeys];  // a last, part pass reads its last key again in the lanes it does not keep
+    for (int r = 0; r < kKeys; ++r) rows[r] = k + static_cast<size_t>(std::min(j0 + r, keys - 1)) * ldk;
     Quad acc[2] = {Quad(0.0f), Quad(0.0f)};
-    int d = 0;
-    for (; d + 4 <= D; d += 4) {
+    for (int d = 0; d < D; d += 4) {
       Quad in[kKeys], col[kKeys];
       for (int r = 0; r < kKeys; ++r) in[r] = Quad::load_unaligned(rows[r] + d);
       transpose4(in, col);
@@ -117,13 +114,6 @@ thread_local PackedMatrix k_packed, v_packed;
         acc[0] = xsimd::fma(qd, col[j], acc[0]);
         acc[1] = xsimd::fma(qd, col[4 + j], acc[1]);
       }
-    }
-    for (; d < D; ++d) {
-      alignas(16) float column[kKeys];
-      for (int r = 0; r < kKeys; ++r) column[r] = rows[r][d];
-      const Quad qd(q[d]);
-      acc[0] = xsimd::fma(qd, Quad::load_aligned(column), acc[0]);
-      acc[1] = xsimd::fma(qd, Quad::load_aligned(column + 4), acc[1]);
     }
     alignas(16) float lanes[kKeys];
     for (int h = 0; h < 2; ++h) {
@@ -135,19 +125,16 @@ thread_local PackedMatrix k_packed, v_packed;
 }
 
 // One query's output: Σⱼ weightsⱼ · vⱼ over the values where they lie (rows ldv apart), each column
-// summed over j in order as the packed product sums it (same bits), eight batches of columns a pass
-// (eight chains of additions side by side).
-void one_query_weighted_sum(float* out, const float* weights, const float* v, int ldv, int keys, int D) {
-  constexpr int kBatches = 8, kCols = kBatches * kWidth;
+// summed over j in order as the packed product sums it (same bits), four batches of columns a pass
+// (four chains of additions side by side). D a multiple of the width.
+[[maybe_unused]] void one_query_weighted_sum(float* out, const float* weights, const float* v, int ldv, int keys, int D) {
+  constexpr int kBatches = 4, kCols = kBatches * kWidth;
   for (int c0 = 0; c0 < D; c0 += kCols) {
-    const int cols = std::min(kCols, D - c0), batches = (cols + kWidth - 1) / kWidth;
+    const int cols = std::min(kCols, D - c0), batches = cols / kWidth;
     Batch acc[kBatches];
     for (Batch& a : acc) a = Batch(0.0f);
-    alignas(64) float padded[kCols];  // a part batch's row, zeros past its columns
-    if (cols % kWidth) std::fill(padded, padded + kCols, 0.0f);
     for (int j = 0; j < keys; ++j) {
       const float* row = v + static_cast<size_t>(j) * ldv + c0;
-      if (cols % kWidth) row = static_cast<const float*>(std::memcpy(padded, row, sizeof(float) * cols));
       const Batch w(weights[j]);
       for (int b = 0; b < kBatches; ++b)
         if (b < batches) acc[b] = xsimd::fma(w, Batch::load_unaligned(row + b * kWidth), acc[b]);
@@ -206,32 +193,27 @@ void attend_head_forward_simd(float* scores, float* weights, float* out, const f
 }
 
 // The keys and values of all past + T positions are packed once per call, except for one query (a
-// decoding step): packing its head's whole cache was as much work as its scores and P·V together,
-// so its products read K and V where they lie.
+// decoding step) at 4 lanes and D a multiple of 4: packing its head's whole cache was as much work as
+// its scores and P·V together, so its products read K and V where they lie.
 void attend_head_forward_strided_simd(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
                                       const float* k, int ldk, const float* v, int ldv, int T, int past, int D,
                                       float scale, bool causal) {
   const int keys = past + T;
-  if (T == 1) {  // its one row sees every key, causal or not
-    if constexpr (kWidth == 4) one_query_scores(scores, q, k, ldk, keys, D, scale);
-    else {
-      pack_transposed_into(k_packed, k, keys, D, ldk);
-      scores_rows(scores, q, ldq, k_packed, past, scale, false, 0, 1);
-    }
-    softmax_rows(weights, scores, keys, past, false, 0, 1);
-    one_query_weighted_sum(out, weights, v, ldv, keys, D);
-    return;
+  const bool in_place = kWidth == 4 && T == 1 && D % 4 == 0;  // one query row: it sees every key
+  if (!in_place) {
+    pack_transposed_into(k_packed, k, keys, D, ldk);
+    pack_rows_into(v_packed, v, keys, D, ldv);
   }
-  pack_transposed_into(k_packed, k, keys, D, ldk);
-  pack_rows_into(v_packed, v, keys, D, ldv);
   // ~64 KB of scores (and as much of weights) per block, whole micro-tiles of rows
   const int tile = gemm_tile_rows();
   const int block = std::max(tile, (16384 / std::max(keys, 1)) / tile * tile);
   for (int r0 = 0; r0 < T; r0 += block) {
     const int r1 = std::min(T, r0 + block);
-    scores_rows(scores, q, ldq, k_packed, past, scale, causal, r0, r1);
+    if (in_place) one_query_scores(scores, q, k, ldk, keys, D, scale);
+    else scores_rows(scores, q, ldq, k_packed, past, scale, causal, r0, r1);
     softmax_rows(weights, scores, keys, past, causal, r0, r1);
-    weighted_sum_rows(out, ldo, weights, v_packed, past, causal, r0, r1);
+    if (in_place) one_query_weighted_sum(out, weights, v, ldv, keys, D);
+    else weighted_sum_rows(out, ldo, weights, v_packed, past, causal, r0, r1);
   }
 }
 
@@ -258,15 +240,13 @@ void add_transposed_into(float* dst, const float* src, int rows, int cols) {
 // four stores instead of sixteen scattered stores), the edges one float at a time.
 void transpose(float* out, const float* in, int rows, int cols) {
   const int rows4 = rows / 4 * 4, cols4 = cols / 4 * 4;
-  for (int r = 0; r < rows4; r += 4) {
-    const float* src[4];
-    for (int i = 0; i < 4; ++i) src[i] = in + static_cast<size_t>(r + i) * cols;
+  for (int r = 0; r < rows4; r += 4)
     for (int c = 0; c < cols4; c += 4) {
-      Quad col[4];
-      transpose4_columns(src, c, col);
+      Quad row[4], col[4];
+      for (int i = 0; i < 4; ++i) row[i] = Quad::load_unaligned(in + static_cast<size_t>(r + i) * cols + c);
+      transpose4(row, col);
       for (int j = 0; j < 4; ++j) col[j].store_unaligned(out + static_cast<size_t>(c + j) * rows + r);
     }
-  }
   for (int r = 0; r < rows; ++r)
     for (int c = r < rows4 ? cols4 : 0; c < cols; ++c) out[static_cast<size_t>(c) * rows + r] = in[static_cast<size_t>(r) * cols + c];
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <numeric>
 #include <string>
 
@@ -59,13 +58,13 @@ Draw draw_next(const float* logits, const float* probs, int V, const SamplingOpt
   thread_local std::vector<int> order;
   const int ranked = cut ? V : std::max(listed, 1);  // greedy reads the first
   if (ranked <= kShortList) {
-    order.clear();
-    float last = -std::numeric_limits<float>::infinity();  // the list's last logit, once it is full
+    order.resize(static_cast<size_t>(ranked));
+    int size = 0;
     for (int id = 0; id < V; ++id) {
-      if (static_cast<int>(order.size()) == ranked && (logits[id] < last || !better(id, order.back()))) continue;
-      order.insert(std::upper_bound(order.begin(), order.end(), id, better), id);
-      if (static_cast<int>(order.size()) > ranked) order.pop_back();
-      last = logits[order.back()];
+      if (size == ranked && (logits[id] < logits[order[size - 1]] || !better(id, order[size - 1]))) continue;
+      int at = size < ranked ? size++ : size - 1;  // a full list drops its last
+      for (; at > 0 && better(id, order[at - 1]); --at) order[at] = order[at - 1];
+      order[at] = id;
     }
   } else {
     order.resize(static_cast<size_t>(V));
