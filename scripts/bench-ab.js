@@ -4,13 +4,19 @@
 //   node scripts/bench-ab.js /path/to/other/checkout [--rounds 7]
 // The other checkout needs its own build (web/build/mha-core.js beside its web/mha.js). Times, per
 // round and per side: one attention layer at S, M and L (runInput into one trace), GPT-2 small's
-// forward at T 128 (random weights), and 20 training steps of the shipped recipe. Prints medians and
-// the ratio this ÷ other (< 1: this is faster), with the load average.
+// forward at T 128 (random weights), a decoding step of npm run bench:generate's model (when
+// build/onnx/gpt2-small.safetensors is there: run npm run bench:generate once; prompt 32, 64 new,
+// greedy, the prompt's run every 64 steps included) and 20 training steps of the shipped recipe.
+// Prints medians and the ratio this ÷ other (< 1: this is faster), with the load average. Separate
+// runs of npm run bench:generate moved a decoding step by 3–4 ms within minutes on this machine;
+// interleaved here, two builds agree to ~0.1 ms.
 'use strict';
 
+const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { SIZES } = require('./bench/sizes.js');
+const { benchIds } = require('./bench/gpt2.js');
 
 const args = process.argv.slice(2);
 const other = args[0];
@@ -50,6 +56,20 @@ function workloads(mha) {
   const gpt2 = new mha.Model({ model: 'gpt2', layers: 12, dModel: 768, heads: 12, vocabSize: 50257, maxPositions: 1024, seed: 1 });
   const ids = Array.from({ length: 128 }, (_, t) => (t * 7919 + 13) % 50257);
   out['gpt2-small T128'] = () => gpt2.runIds(ids).delete();
+  const file = path.join(__dirname, '..', 'build', 'onnx', 'gpt2-small.safetensors');
+  if (fs.existsSync(file)) {
+    const model = new mha.Model({ model: 'gpt2', layers: 1, dModel: 64, heads: 4, vocabSize: 64, maxPositions: 16 });
+    model.loadModel(fs.readFileSync(file), { layout: 'gpt2', heads: 12 });
+    const prompt = benchIds(32, model.config.vocabSize);
+    let generator = null;
+    out['gpt2-small decode step'] = () => {
+      if (!generator || generator.done) {
+        if (generator) generator.delete();
+        generator = model.generator(prompt, { tokens: 64 });
+      }
+      generator.step();
+    };
+  }
   const trainer = new mha.Trainer({ seed: 1, minLength: 17, maxLength: 17 });
   out['train 20 steps L17'] = () => trainer.step(20);
   return out;
