@@ -163,6 +163,13 @@ function upperCells(T) {
   return out;
 }
 
+// Until the heads table of the first demo shows every head's importance: it comes from the analyses
+// worker after the result, and a part out of view takes it after the frame (sections.js).
+function importanceShown(page, timeout) {
+  return page.waitForFunction(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('.heads-table td[data-metric="importance"] .metric-value')]
+    .every((e) => /\d/.test(e.textContent)), null, { timeout });
+}
+
 // The core's stage table (web/mha.js in Node): what a test expects the page to walk, never a list of its own.
 let table = null;
 async function stageTable() {
@@ -170,4 +177,4 @@ async function stageTable() {
   return table;
 }
 
-module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, stageTable, CHROMIUM, ARGS };
+module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, stageTable, CHROMIUM, ARGS };

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { usePageSuite } = require('./browser.js');
+const { usePageSuite, importanceShown } = require('./browser.js');
 const { trainedModels, shippedModelBytes } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -134,9 +134,7 @@ test('the predict stage\'s bars sum to the logit shown and are the CLI\'s split;
     const s = document.querySelector('mha-demo').state;
     return s.importance && s.importance.ids.join() === s.result.ids.join();
   }, null, { timeout: WAIT });
-  // the table takes it after the frame where it is out of view (sections.js): wait until it shows it
-  await page.waitForFunction(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('.heads-table td[data-metric="importance"] .metric-value')]
-    .every((e) => /\d/.test(e.textContent)), null, { timeout: WAIT });
+  await importanceShown(page, WAIT);
   const shown = await page.evaluate(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('.heads-table td[data-metric="importance"] .metric-value')].map((e) => e.textContent));
   const heads = JSON.parse(cli(['heads', '--model', pageModel, '--text', b.text, '--importance', '--json']));
   assert.deepEqual(shown, heads.layers[1].heads.map((h) => h.importance.toFixed(2)));

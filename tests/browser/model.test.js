@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite, stageTable } = require('./browser.js');
+const { usePageSuite, stageTable, importanceShown } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -108,9 +108,7 @@ test('the default page: the trained model at layer 1, heads labelled by the core
   await page.locator('.heads-table tbody tr[data-head="2"]').hover();
   assert.ok(await page.locator('[data-tensor="weights"] .head-tile[data-head="2"].highlight').count(), 'the hovered head\'s map is marked');
   fs.mkdirSync(SHOTS, { recursive: true });
-  // the picture as a learner sees it once the worker's importance has come
-  await page.waitForFunction(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('.heads-table td[data-metric="importance"] .metric-value')]
-    .every((e) => /\d/.test(e.textContent)), null, { timeout: WAIT });
+  await importanceShown(page, WAIT); // the picture as a learner sees it once the worker's importance has come
   await page.screenshot({ path: path.join(SHOTS, 'trained-attend.png') });
 
   // The layer selector shows layer 0, whose panel names the previous-token heads.

@@ -34,8 +34,7 @@ int counted_targets(const std::vector<int32_t>& targets) {
 float mean_cross_entropy(const Trace& acts, const std::vector<int32_t>& targets, const Config& c) {
   const Tensor& probs = acts.get(-1, "probs");
   const int N = static_cast<int>(probs.numel() / c.vocab_size);  // positions × readouts
-  check_targets(targets, N, c);
-  const int counted = counted_targets(targets);
+  const int counted = check_targets(targets, N, c);
   std::vector<float> losses(static_cast<size_t>(N));
   crossentropy_forward(losses.data(), acts.get(-1, "logits").ptr(), targets.data(), N, c.vocab_size);
   double total = 0.0;

@@ -39,7 +39,8 @@ void KvCache::write(int layer, const float* k, const float* v, int T) {
   check_room(T);
   for (int t = 0; t < T; ++t)
     for (int g = 0; g < kv_heads_; ++g) {
-      const size_t from = (static_cast<size_t>(t) * kv_heads_ + g) * d_head_, to = head_offset(g) + static_cast<size_t>(length_ + t) * d_head_;
+      const size_t from = (static_cast<size_t>(t) * kv_heads_ + g) * d_head_;
+      const size_t to = head_offset(g) + static_cast<size_t>(length_ + t) * d_head_;
       std::copy_n(k + from, d_head_, k_[static_cast<size_t>(layer)].data() + to);
       std::copy_n(v + from, d_head_, v_[static_cast<size_t>(layer)].data() + to);
     }

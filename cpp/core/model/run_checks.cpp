@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "model/backward.h"
 #include "model/kv_cache.h"
 
 namespace mha {
@@ -42,15 +43,14 @@ void check_forward(const Tensor& x, const ModelWeights& w, const Config& c, int 
     throw Error("input x has shape " + shape_to_string(x.shape) + "; expected " + shape_to_string({B, T, c.d_model}));
 }
 
-void check_targets(const std::vector<int32_t>& targets, int rows, const Config& c) {
+int check_targets(const std::vector<int32_t>& targets, int rows, const Config& c) {
   if (targets.size() != static_cast<size_t>(rows))
     throw Error("internal: " + to_string(targets.size()) + " targets for " + to_string(rows) + " readout rows");
-  bool any = false;
-  for (int32_t t : targets) {
+  for (int32_t t : targets)
     if (t >= c.vocab_size || t < -1) throw Error("target " + to_string(t) + " is outside the vocabulary");
-    any = any || t >= 0;
-  }
-  if (!any) throw Error("the batch has no position with a target");
+  const int counted = counted_targets(targets);
+  if (counted == 0) throw Error("the batch has no position with a target");
+  return counted;
 }
 
 }  // namespace mha

@@ -21,7 +21,7 @@ void check_ids(const std::vector<int32_t>& ids, int B, int T, int past, int posi
 void check_forward(const Tensor& x, const ModelWeights& w, const Config& c, int B, int T, const ForwardOptions& o);
 
 // The targets of `rows` readout rows: one each, each an id of the vocabulary or −1 (no target), at
-// least one of them an id.
-void check_targets(const std::vector<int32_t>& targets, int rows, const Config& c);
+// least one of them an id. Returns how many are ids (counted_targets).
+int check_targets(const std::vector<int32_t>& targets, int rows, const Config& c);
 
 }  // namespace mha

@@ -61,6 +61,7 @@ Draw draw_next(const float* logits, const float* probs, int V, const SamplingOpt
     order.resize(static_cast<size_t>(ranked));
     int size = 0;
     for (int id = 0; id < V; ++id) {
+      // a full list: the plain comparison settles most ids without a call of better (-Os in WebAssembly)
       if (size == ranked && (logits[id] < logits[order[size - 1]] || !better(id, order[size - 1]))) continue;
       int at = size < ranked ? size++ : size - 1;  // a full list drops its last
       for (; at > 0 && better(id, order[at - 1]); --at) order[at] = order[at - 1];
