@@ -5,6 +5,7 @@ export const stageIdsOf = (result) => (result ? result.stages.map((s) => s.id) :
 // The tensor whose shape the pipeline shows after a stage: the stage's first tensor in the table
 // order (project -> q, attend -> raw_scores: the same (1, heads, T, T) as the weights).
 export function shapeTensorOf(result, stageId) {
-  for (const [name, tensor] of Object.entries(result.tensors)) if (tensor.stage === stageId && !name.startsWith('layers.')) return name;
+  // for…in, not Object.entries: the pipeline asks for every stage on every change
+  for (const name in result.tensors) if (result.tensors[name].stage === stageId && !name.startsWith('layers.')) return name;
   return null;
 }

@@ -91,6 +91,20 @@ export function sharedCanvas(name, w, h) {
   return canvas;
 }
 
+// One ImageData per size, reused: every paint writes all its pixels, and putImageData copies them
+// out, so a change's maps allocate no pixel buffers (a minor collection falling into a change cost it
+// 1–2 ms). Few sizes occur at once (T × T, T × d_model, …); a new model's sizes replace the old.
+const images = new Map();
+function imageData(ctx, w, h) {
+  const key = `${w}x${h}`;
+  let img = images.get(key);
+  if (!img) {
+    if (images.size >= 32) images.clear();
+    images.set(key, (img = ctx.createImageData(w, h)));
+  }
+  return img;
+}
+
 // A map is drawn at one pixel per cell (ImageData on the shared 'cells' canvas off the page), then
 // scaled onto the canvas by drawImage without smoothing; the hatch, the gaps between cells wide
 // enough to show them and the head bands' separators are rectangles over it. All of it native:
@@ -140,10 +154,10 @@ function paint(canvas, o, W, H) {
   const { rows, cols } = o;
   const cells = sharedCanvas('cells', cols, rows);
   const small = cells.getContext('2d');
-  const img = small.createImageData(cols, rows);
+  const img = imageData(small, cols, rows);
   const px = new Uint32Array(img.data.buffer);
   const lut = lut32Of(o.scale);
-  const runs = []; // [row, first, last] of masked cells
+  const runs = []; // row, first, last of each run of masked cells, flat
   for (let r = 0; r < rows; r++) {
     const base = o.offset + r * o.rowStride;
     let first = -1;
@@ -151,7 +165,7 @@ function paint(canvas, o, W, H) {
       const masked = c < cols && o.masked && o.masked(r, c);
       if (masked && first < 0) first = c;
       if (!masked && first >= 0) {
-        runs.push([r, first, c]);
+        runs.push(r, first, c);
         first = -1;
       }
       if (c < cols) px[r * cols + c] = masked ? HATCH_LIGHT : lut[lutIndex(o.data[base + c * o.colStride], o.scale)];
@@ -170,7 +184,10 @@ function paint(canvas, o, W, H) {
   const y0 = (r) => Math.max(0, Math.ceil(r * rowH - 0.5));
   if (runs.length) {
     ctx.fillStyle = hatchPattern(ctx);
-    for (const [r, first, end] of runs) ctx.fillRect(x0(first), y0(r), x0(end) - x0(first), y0(r + 1) - y0(r));
+    for (let i = 0; i < runs.length; i += 3) {
+      const r = runs[i], first = runs[i + 1], end = runs[i + 2];
+      ctx.fillRect(x0(first), y0(r), x0(end) - x0(first), y0(r + 1) - y0(r));
+    }
   }
   ctx.fillStyle = gapColor(canvas);
   if (colW >= 8) for (let c = 1; c < cols; c++) if (!(o.bands && c % o.bands.size === 0)) ctx.fillRect(x0(c), 0, 1, H);
