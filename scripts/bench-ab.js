@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A/B: this checkout's WebAssembly core against another checkout's, interleaved in one Node process,
 // so a refactor can show it costs nothing (or what it costs) even on a machine whose speed wanders.
-//   node scripts/bench-ab.js /path/to/other/checkout [--rounds 7]
+//   node scripts/bench-ab.js /path/to/other/checkout [--rounds 7] [--only TEXT]
 // The other checkout needs its own build (web/build/mha-core.js beside its web/mha.js). Times, per
 // round and per side: one attention layer at S, M and L (runInput into one trace), GPT-2 small's
 // forward at T 128 (random weights), a decoding step of npm run bench:generate's model (when
@@ -9,7 +9,8 @@
 // greedy, the prompt's run every 64 steps included) and 20 training steps of the shipped recipe.
 // Prints medians and the ratio this ÷ other (< 1: this is faster), with the load average. Separate
 // runs of npm run bench:generate moved a decoding step by 3–4 ms within minutes on this machine;
-// interleaved here, two builds agree to ~0.1 ms.
+// interleaved here, two builds agree to ~0.1 ms. --only keeps the workloads whose name contains TEXT
+// (--only decode: the decoding step alone, so more rounds fit in the same minutes).
 'use strict';
 
 const fs = require('node:fs');
@@ -21,10 +22,11 @@ const { benchIds } = require('./bench/gpt2.js');
 const args = process.argv.slice(2);
 const other = args[0];
 if (!other) {
-  console.error('usage: node scripts/bench-ab.js OTHER_CHECKOUT [--rounds N]');
+  console.error('usage: node scripts/bench-ab.js OTHER_CHECKOUT [--rounds N] [--only TEXT]');
   process.exit(2);
 }
 const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 7;
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : '';
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -82,7 +84,7 @@ async function main() {
   const results = {};
   const load = os.loadavg()[0].toFixed(1);
   for (let r = 0; r < rounds; r++) {
-    for (const name of Object.keys(sides.this)) {
+    for (const name of Object.keys(sides.this).filter((n) => n.includes(only))) {
       const order = r % 2 ? ['other', 'this'] : ['this', 'other'];
       for (const side of order) {
         const target = name.startsWith('layer S') ? 200 : 600;

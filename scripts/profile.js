@@ -3,12 +3,14 @@
 // Builds the module with function names (CMake preset wasm-profile, written to
 // build/wasm-profile/web/build so the page's web/build is left alone), runs the workload in this
 // Node process under V8's sampling profiler (node:inspector) and prints the functions with the most
-// self time; the whole profile is written beside it as a .cpuprofile (Chrome DevTools opens it).
+// self time; the profile (for decode, its first generation's) is written beside it as a .cpuprofile
+// (Chrome DevTools opens it).
 //   S, M, L  one single-layer forward at npm run bench's sizes, as it times them (a refilled trace,
 //            y copied into one array)
 //   train    steps of the shipped model's recipe (mha.Trainer)
 //   decode   decoding steps of npm run bench:generate's GPT-2-small-shaped model (build/onnx/gpt2-small.safetensors,
-//            run npm run bench:generate once to export it), one new token with the KV cache a call
+//            run npm run bench:generate once to export it), one new token with the KV cache a call; each
+//            generation's prompt runs with the profiler stopped, so only steps at past 32 … 95 are counted
 'use strict';
 
 const { execFileSync } = require('node:child_process');
@@ -43,24 +45,26 @@ function build() {
   fs.copyFileSync(path.join(ROOT, 'web', 'mha.js'), path.join(OUT, 'web', 'mha.js')); // it loads ./build/mha-core.js
 }
 
-// A function that runs the workload once, after its setup.
+// The workload: run() once per call; a workload with a prepare() needs it (unprofiled) whenever
+// ready() is false.
 function workload(mha, name) {
   if (name === 'train') {
     const trainer = new mha.Trainer({ seed: 1 });
-    return () => trainer.step(10);
+    return { run: () => trainer.step(10) };
   }
   if (name === 'decode') {
     const model = new mha.Model({ model: 'gpt2', layers: 1, dModel: 64, heads: 4, vocabSize: 64, maxPositions: 16 });
     model.loadModel(fs.readFileSync(path.join(ROOT, 'build', 'onnx', 'gpt2-small.safetensors')), { layout: 'gpt2', heads: 12 });
     const prompt = benchIds(32, model.config.vocabSize);
     let generator = null;
-    return () => {
-      if (!generator || generator.done) {
+    return {
+      ready: () => generator && !generator.done,
+      prepare: () => {
         if (generator) generator.delete();
         generator = model.generator(prompt, { tokens: 64 });
-        generator.step(); // the prompt: not what is profiled
-      }
-      generator.step();
+        generator.step(); // the prompt and the first id: a prefill, not a step
+      },
+      run: () => generator.step(),
     };
   }
   const { T, dModel, heads } = SIZES[name];
@@ -68,25 +72,26 @@ function workload(mha, name) {
   const x = new Float32Array(T * dModel).map((_, i) => Math.sin(i));
   const y = new Float32Array(T * dModel);
   const trace = model.runInput(x, T);
-  return () => model.runInput(x, T, { into: trace }).data('y', y);
+  return { run: () => model.runInput(x, T, { into: trace }).data('y', y) };
 }
 
 function post(session, method, params = {}) {
   return new Promise((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
 }
 
-// Self time per function name, in percent of all samples.
-function selfTimes(profile) {
+// Self time per function name (ms), added into `ms`.
+function addSelfTimes(profile, ms) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const ms = new Map();
-  let total = 0;
   profile.samples.forEach((id, i) => {
     const n = byId.get(id);
     const name = n.callFrame.functionName || `(${n.callFrame.url.split('/').pop() || 'anonymous'})`;
-    const dt = profile.timeDeltas[i] || 0;
-    ms.set(name, (ms.get(name) || 0) + dt);
-    total += dt;
+    ms.set(name, (ms.get(name) || 0) + (profile.timeDeltas[i] || 0));
   });
+}
+
+// In percent of all samples, largest first.
+function shares(ms) {
+  const total = [...ms.values()].reduce((a, b) => a + b, 0);
   return [...ms].sort((a, b) => b[1] - a[1]).map(([name, t]) => ({ name, share: (100 * t) / total }));
 }
 
@@ -94,21 +99,33 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   build();
   const mha = await require(path.join(OUT, 'web', 'mha.js'))();
-  const run = workload(mha, opts.workload);
+  const w = workload(mha, opts.workload);
+  const ready = () => !w.ready || w.ready();
   const warmUntil = Date.now() + 500; // past V8's Liftoff baseline code: TurboFan's is profiled
-  while (Date.now() < warmUntil) run();
+  while (Date.now() < warmUntil) {
+    if (!ready()) w.prepare();
+    w.run();
+  }
 
   const session = new inspector.Session();
   session.connect();
   await post(session, 'Profiler.enable');
   await post(session, 'Profiler.setSamplingInterval', { interval: 100 });
-  await post(session, 'Profiler.start');
+  const ms = new Map();
   let calls = 0;
-  const t0 = process.hrtime.bigint();
-  const end = Date.now() + opts.seconds * 1000;
-  while (Date.now() < end) run(), ++calls;
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const { profile } = await post(session, 'Profiler.stop');
+  let seconds = 0;
+  let profile = null; // the first segment's, written out
+  while (seconds < opts.seconds) {
+    if (!ready()) w.prepare();
+    await post(session, 'Profiler.start');
+    const t0 = process.hrtime.bigint();
+    const end = Date.now() + (opts.seconds - seconds) * 1000;
+    while (Date.now() < end && ready()) w.run(), ++calls;
+    seconds += Number(process.hrtime.bigint() - t0) / 1e9;
+    const segment = (await post(session, 'Profiler.stop')).profile;
+    addSelfTimes(segment, ms);
+    profile = profile || segment;
+  }
   session.disconnect();
 
   const file = path.join(OUT, `${opts.workload}.cpuprofile`);
@@ -116,7 +133,7 @@ async function main() {
   console.log(`workload  ${opts.workload}: ${calls} calls in ${seconds.toFixed(1)} s, ${((seconds / calls) * 1e3).toPrecision(3)} ms a call (profiled, so a little slower than npm run bench)`);
   console.log(`profile   ${path.relative(ROOT, file)} (open in Chrome DevTools, Performance panel)`);
   console.log('self %  function');
-  for (const { name, share } of selfTimes(profile).slice(0, TOP)) console.log(`${share.toFixed(1).padStart(6)}  ${name.length > 110 ? `${name.slice(0, 107)}…` : name}`);
+  for (const { name, share } of shares(ms).slice(0, TOP)) console.log(`${share.toFixed(1).padStart(6)}  ${name.length > 110 ? `${name.slice(0, 107)}…` : name}`);
 }
 
 main().catch((e) => {
