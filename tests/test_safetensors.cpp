@@ -305,8 +305,7 @@ TEST_CASE("a header length past the end of the file is an error") {
     CHECK_THROWS_WITH_AS(open(bytes), doctest::Contains("runs past the end"), mha::Error);
   }
   SUBCASE("all 0xff: a length near 2^64 must not wrap around") {
-    Bytes bytes(8, 0xFF);
-    bytes.insert(bytes.end(), {'{', '}', ' ', ' '});
+    const Bytes bytes = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, '{', '}', ' ', ' '};
     CHECK_THROWS_WITH_AS(open(bytes), doctest::Contains("runs past the end"), mha::Error);
   }
   SUBCASE("a header length of zero is not JSON") {
