@@ -222,8 +222,7 @@ TEST_CASE("attend_head_strided: a head read out of q, k, v in place equals the c
 
 // A decoding step: T new query rows against past + T cached keys and values (rows n·D apart, as a
 // KV cache holds them). The rows equal the last T rows of the run over all past + T positions, bit
-// for bit (each entry is the same sum in the same order; T = 1 reads K and V in place, without
-// packing), and the oracle's values on every tail.
+// for bit (each entry is the same sum in the same order), and the oracle's values on every tail.
 TEST_CASE("attend_head after past positions: the last rows of the whole run, bit for bit, and the oracle's values") {
   for (bool causal : {false, true}) {
     for (int past : {1, kWidth - 1, 7, 130}) {
@@ -262,6 +261,49 @@ TEST_CASE("attend_head after past positions: the last rows of the whole run, bit
       }
     }
   }
+}
+
+// A decoding step of every head at once over a cache's rows (every K/V head side by side): head by
+// head it is the per-head kernel's step above, bit for bit, for any heads, any grouping of them onto
+// K/V heads (a quad of query heads may span several) and heads not a multiple of 4.
+TEST_CASE("attend_step: every head of a decoding step at once, the per-head kernel's bits") {
+  if (!mha::kernels::attends_step_in_place(16)) {
+    MESSAGE("attend_step runs at 4 lanes only; this build has " << kWidth);
+    return;
+  }
+  CHECK_FALSE(mha::kernels::attends_step_in_place(6));
+  struct Heads {
+    int heads, kv_heads;
+  };
+  for (bool causal : {false, true})
+    for (Heads hs : {Heads{1, 1}, Heads{3, 3}, Heads{4, 2}, Heads{6, 3}, Heads{6, 1}, Heads{12, 12}, Heads{12, 4}})
+      for (int past : {0, 1, 7, 130})
+        for (int D : {4, 16, 64}) {
+          CAPTURE(causal);
+          CAPTURE(hs.heads);
+          CAPTURE(hs.kv_heads);
+          CAPTURE(past);
+          CAPTURE(D);
+          const int keys = past + 1, group = hs.heads / hs.kv_heads, ld = hs.kv_heads * D;
+          const Tensor q = random_tensor({hs.heads * D}, 31, 2.0f), k = random_tensor({keys, ld}, 32, 2.0f),
+                       v = random_tensor({keys, ld}, 33);
+          const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+          Tensor s({hs.heads, keys}), p({hs.heads, keys}), o({hs.heads * D});
+          mha::kernels::attend_step_simd(s.ptr(), p.ptr(), o.ptr(), q.ptr(), k.ptr(), v.ptr(), ld, hs.heads, group, keys, D,
+                                         scale, causal);
+          for (int h = 0; h < hs.heads; ++h) {
+            CAPTURE(h);
+            const int g = h / group;
+            Tensor s_head({1, keys}), p_head({1, keys}), o_head({D});
+            mha::kernels::attend_head_forward_strided_simd(s_head.ptr(), p_head.ptr(), o_head.ptr(), D, q.ptr() + h * D, D,
+                                                           k.ptr() + g * D, ld, v.ptr() + g * D, ld, 1, past, D, scale, causal);
+            int differ = 0;
+            for (int j = 0; j < keys; ++j)
+              differ += s.data[h * keys + j] != s_head.data[j] || p.data[h * keys + j] != p_head.data[j];
+            for (int c = 0; c < D; ++c) differ += o.data[h * D + c] != o_head.data[c];
+            CHECK(differ == 0);
+          }
+        }
 }
 
 TEST_CASE("softmax rows sum to 1, masked entries are exactly 0, large magnitudes stay finite") {

@@ -51,6 +51,15 @@ void attend_head_forward_strided_simd(float* scores, float* weights, float* out,
                                       const float* k, int ldk, const float* v, int ldv, int T, int past, int D,
                                       float scale, bool causal);
 
+// A decoding step of every head at once: one query row (batch 1) against `keys` cached positions, row j
+// of k (and v) at k + j·ld holding every K/V head's d_head values side by side; query head h reads
+// K/V head h / group. scores and weights (heads, keys), out (heads·D): what attend_head_forward_strided
+// gives head by head, bit for bit, reading the cache once straight through. Only where
+// attends_step_in_place(D) (4 lanes: SSE4.1, WebAssembly SIMD128; D a multiple of 4).
+bool attends_step_in_place(int D);
+void attend_step_simd(float* scores, float* weights, float* out, const float* q, const float* k, const float* v, int ld,
+                      int heads, int group, int keys, int D, float scale, bool causal);
+
 // The backward passes. Gradients ACCUMULATE (+=), as in llm.c: grouped-query heads share k and v,
 // and a tied weight gets gradients from two places.
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
@@ -94,57 +95,6 @@ void weighted_sum_rows(float* out, int ldo, const float* weights, const PackedMa
 // One head's Kᵀ and V, packed; kept so each head reuses the storage.
 thread_local PackedMatrix k_packed, v_packed;
 
-// One query's scores against `keys` keys where they lie (rows ldk apart): q · kⱼ · scale, each summed
-// over d in order as the packed product sums it (same bits). The keys are read through 4 × 4
-// transposes, so at 4 lanes and D a multiple of 4 only (else the packed path); eight keys a pass, so
-// two chains of additions run side by side.
-[[maybe_unused]] void one_query_scores(float* scores, const float* q, const float* k, int ldk, int keys, int D, float scale) {
-  constexpr int kKeys = 8;
-  for (int j0 = 0; j0 < keys; j0 += kKeys) {
-    const float* rows[kKeys];  // a last, part pass reads its last key again in the lanes it does not keep
-    for (int r = 0; r < kKeys; ++r) rows[r] = k + static_cast<size_t>(std::min(j0 + r, keys - 1)) * ldk;
-    Quad acc[2] = {Quad(0.0f), Quad(0.0f)};
-    for (int d = 0; d < D; d += 4) {
-      Quad in[kKeys], col[kKeys];
-      for (int r = 0; r < kKeys; ++r) in[r] = Quad::load_unaligned(rows[r] + d);
-      transpose4(in, col);
-      transpose4(in + 4, col + 4);
-      for (int j = 0; j < 4; ++j) {
-        const Quad qd(q[d + j]);
-        acc[0] = xsimd::fma(qd, col[j], acc[0]);
-        acc[1] = xsimd::fma(qd, col[4 + j], acc[1]);
-      }
-    }
-    alignas(16) float lanes[kKeys];
-    for (int h = 0; h < 2; ++h) {
-      if (scale != 1.0f) acc[h] *= Quad(scale);
-      acc[h].store_aligned(lanes + 4 * h);
-    }
-    std::memcpy(scores + j0, lanes, sizeof(float) * std::min(kKeys, keys - j0));
-  }
-}
-
-// One query's output: Σⱼ weightsⱼ · vⱼ over the values where they lie (rows ldv apart), each column
-// summed over j in order as the packed product sums it (same bits), four batches of columns a pass
-// (four chains of additions side by side). D a multiple of the width.
-[[maybe_unused]] void one_query_weighted_sum(float* out, const float* weights, const float* v, int ldv, int keys, int D) {
-  constexpr int kBatches = 4, kCols = kBatches * kWidth;
-  for (int c0 = 0; c0 < D; c0 += kCols) {
-    const int cols = std::min(kCols, D - c0), batches = cols / kWidth;
-    Batch acc[kBatches];
-    for (Batch& a : acc) a = Batch(0.0f);
-    for (int j = 0; j < keys; ++j) {
-      const float* row = v + static_cast<size_t>(j) * ldv + c0;
-      const Batch w(weights[j]);
-      for (int b = 0; b < kBatches; ++b)
-        if (b < batches) acc[b] = xsimd::fma(w, Batch::load_unaligned(row + b * kWidth), acc[b]);
-    }
-    alignas(64) float sums[kCols];
-    for (int b = 0; b < kBatches; ++b) acc[b].store_aligned(sums + b * kWidth);
-    std::memcpy(out + c0, sums, sizeof(float) * cols);
-  }
-}
-
 }  // namespace
 
 void scores_forward_simd(float* scores, const float* q, const float* k, int T, int D, float scale, bool causal) {
@@ -192,28 +142,81 @@ void attend_head_forward_simd(float* scores, float* weights, float* out, const f
   attend_head_forward_strided_simd(scores, weights, out, D, q, D, k, D, v, D, T, 0, D, scale, causal);
 }
 
-// The keys and values of all past + T positions are packed once per call, except for one query (a
-// decoding step) at 4 lanes and D a multiple of 4: packing its head's whole cache was as much work as
-// its scores and P·V together, so its products read K and V where they lie.
+// The keys and values of all past + T positions are packed once per call. (A decoding step of a
+// cache's one query row reads them in place, every head at once: attend_step_simd below.)
 void attend_head_forward_strided_simd(float* scores, float* weights, float* out, int ldo, const float* q, int ldq,
                                       const float* k, int ldk, const float* v, int ldv, int T, int past, int D,
                                       float scale, bool causal) {
   const int keys = past + T;
-  const bool in_place = kWidth == 4 && T == 1 && D % 4 == 0;  // one query row: it sees every key
-  if (!in_place) {
-    pack_transposed_into(k_packed, k, keys, D, ldk);
-    pack_rows_into(v_packed, v, keys, D, ldv);
-  }
+  pack_transposed_into(k_packed, k, keys, D, ldk);
+  pack_rows_into(v_packed, v, keys, D, ldv);
   // ~64 KB of scores (and as much of weights) per block, whole micro-tiles of rows
   const int tile = gemm_tile_rows();
   const int block = std::max(tile, (16384 / std::max(keys, 1)) / tile * tile);
   for (int r0 = 0; r0 < T; r0 += block) {
     const int r1 = std::min(T, r0 + block);
-    if (in_place) one_query_scores(scores, q, k, ldk, keys, D, scale);
-    else scores_rows(scores, q, ldq, k_packed, past, scale, causal, r0, r1);
+    scores_rows(scores, q, ldq, k_packed, past, scale, causal, r0, r1);
     softmax_rows(weights, scores, keys, past, causal, r0, r1);
-    if (in_place) one_query_weighted_sum(out, weights, v, ldv, keys, D);
-    else weighted_sum_rows(out, ldo, weights, v_packed, past, causal, r0, r1);
+    weighted_sum_rows(out, ldo, weights, v_packed, past, causal, r0, r1);
+  }
+}
+
+bool attends_step_in_place(int D) { return kWidth == 4 && D % 4 == 0; }
+
+// Row j of the cache holds every K/V head's key side by side, so the keys are read row after row,
+// each row once for all heads (four query heads a vector: their keys turned into lanes by 4 × 4
+// transposes, q turned once), then the values the same way, each head's output summed where it lies.
+// Each score is summed over d in order and each output over the keys in order, as the packed products
+// sum them: the per-head kernel's bits.
+void attend_step_simd(float* scores, float* weights, float* out, const float* q, const float* k, const float* v, int ld,
+                      int heads, int group, int keys, int D, float scale, bool causal) {
+  if constexpr (kWidth == 4) {
+    const int quads = (heads + 3) / 4;
+    const auto head = [&](int h) { return std::min(h, heads - 1); };  // lanes past the last head repeat it, unkept
+    thread_local std::vector<float> q_lanes;                          // per quad of heads, per d: its heads' q[d]
+    q_lanes.resize(static_cast<size_t>(quads) * D * 4);
+    for (int b = 0; b < quads; ++b) {
+      const float* rows[4];
+      for (int l = 0; l < 4; ++l) rows[l] = q + static_cast<size_t>(head(4 * b + l)) * D;
+      for (int d = 0; d < D; d += 4) {
+        Quad col[4];
+        transpose4_columns(rows, d, col);
+        for (int i = 0; i < 4; ++i) col[i].store_unaligned(q_lanes.data() + (static_cast<size_t>(b) * D + d + i) * 4);
+      }
+    }
+    for (int j = 0; j < keys; ++j)
+      for (int b = 0; b < quads; ++b) {
+        const float* rows[4];
+        for (int l = 0; l < 4; ++l) rows[l] = k + static_cast<size_t>(j) * ld + static_cast<size_t>(head(4 * b + l) / group) * D;
+        const float* lanes_q = q_lanes.data() + static_cast<size_t>(b) * D * 4;
+        Quad acc(0.0f);
+        for (int d = 0; d < D; d += 4) {
+          Quad col[4];
+          transpose4_columns(rows, d, col);
+          for (int i = 0; i < 4; ++i) acc = xsimd::fma(Quad::load_unaligned(lanes_q + (d + i) * 4), col[i], acc);
+        }
+        if (scale != 1.0f) acc *= Quad(scale);
+        alignas(16) float lanes[4];
+        acc.store_aligned(lanes);
+        for (int l = 0; l < 4 && 4 * b + l < heads; ++l) scores[static_cast<size_t>(4 * b + l) * keys + j] = lanes[l];
+      }
+    for (int h = 0; h < heads; ++h) {
+      const size_t row = static_cast<size_t>(h) * keys;
+      softmax_rows(weights + row, scores + row, keys, keys - 1, causal, 0, 1);
+    }
+    std::fill_n(out, static_cast<size_t>(heads) * D, 0.0f);
+    for (int j = 0; j < keys; ++j)
+      for (int h = 0; h < heads; ++h) {
+        const Quad w(weights[static_cast<size_t>(h) * keys + j]);
+        const float* value = v + static_cast<size_t>(j) * ld + static_cast<size_t>(h / group) * D;
+        float* o = out + static_cast<size_t>(h) * D;
+        for (int c = 0; c < D; c += 4)
+          xsimd::fma(w, Quad::load_unaligned(value + c), Quad::load_unaligned(o + c)).store_unaligned(o + c);
+      }
+  } else {
+    (void)scores, (void)weights, (void)out, (void)q, (void)k, (void)v, (void)ld, (void)heads, (void)group, (void)keys,
+        (void)D, (void)scale, (void)causal;
+    throw std::logic_error("internal: attend_step_simd runs at 4 lanes only (attends_step_in_place)");
   }
 }
 

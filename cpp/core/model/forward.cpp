@@ -188,7 +188,7 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
               tables.cos.data(), tables.sin.data(), T, D);
     q_base = q_rot.ptr(), k_base = k_rot.ptr();
   }
-  const int q_ld = rotary ? D : heads * D, k_ld = rotary || cache ? D : kv_heads * D, v_ld = cache ? D : kv_heads * D;
+  const int q_ld = rotary ? D : heads * D, k_ld = rotary ? D : kv_heads * D, v_ld = kv_heads * D;  // the cache's rows too
   const auto q_of = [&](int b, int h) {
     return q_base + (rotary ? (static_cast<size_t>(b) * heads + h) * T * D : static_cast<size_t>(b) * T * heads * D + h * D);
   };
@@ -213,13 +213,19 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
   trace.defer(Stage::attend, layer, "head_out", {B, heads, T, D}, split_of("concat", heads));
   Tensor& concat = trace.slot(Stage::concat, layer, "concat", {B, T, d});
   const int gate_layer = std::max(layer, 0);
+  // A decoding step reads the cache once for all heads (kernels::attend_step_simd), where its kernel runs.
+  const bool step = cache && T == 1 && o.path == KernelPath::simd && !rotary && kernels::attends_step_in_place(D);
+  if (step)
+    kernels::attend_step_simd(scores.ptr(), weights.ptr(), concat.ptr(), q_of(0, 0), k_of(0, 0), v_of(0, 0), kv_heads * D,
+                              heads, group, keys, D, scale, c.causal);
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < heads; ++h) {
       const int g = h / group;
       const size_t tt = (static_cast<size_t>(b) * heads + h) * T * keys;
       float* out = concat.ptr() + static_cast<size_t>(b) * T * d + h * D;
-      ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, out, d, q_of(b, h), q_ld, k_of(b, g), k_ld, v_of(b, g), v_ld, T,
-                     past, D, scale, c.causal);
+      if (!step)
+        ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, out, d, q_of(b, h), q_ld, k_of(b, g), k_ld, v_of(b, g), v_ld,
+                       T, past, D, scale, c.causal);
       const float gate = o.gates ? gate_of(*o.gates, gate_layer, h) : 1.0f;
       if (gate == 1.0f) continue;
       for (int t = 0; t < T; ++t) {  // gated: 0 switches the head off, exactly

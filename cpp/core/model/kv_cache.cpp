@@ -23,9 +23,10 @@ int64_t KvCache::bytes() const { return kv_cache_bytes(layers(), kv_heads_, d_he
 
 Tensor KvCache::heads(int layer, bool values) const {
   Tensor out({1, kv_heads_, length_, d_head_});
-  const size_t run = static_cast<size_t>(length_) * d_head_;
   for (int g = 0; g < kv_heads_; ++g)
-    std::copy_n(values ? this->values(layer, g) : keys(layer, g), run, out.ptr() + g * run);
+    for (int t = 0; t < length_; ++t)
+      std::copy_n((values ? this->values(layer, g) : keys(layer, g)) + static_cast<size_t>(t) * row_stride(), d_head_,
+                  out.ptr() + (static_cast<size_t>(g) * length_ + t) * d_head_);
   return out;
 }
 
@@ -37,13 +38,9 @@ void KvCache::check_room(int T) const {
 
 void KvCache::write(int layer, const float* k, const float* v, int T) {
   check_room(T);
-  for (int t = 0; t < T; ++t)
-    for (int g = 0; g < kv_heads_; ++g) {
-      const size_t from = (static_cast<size_t>(t) * kv_heads_ + g) * d_head_;
-      const size_t to = head_offset(g) + static_cast<size_t>(length_ + t) * d_head_;
-      std::copy_n(k + from, d_head_, k_[static_cast<size_t>(layer)].data() + to);
-      std::copy_n(v + from, d_head_, v_[static_cast<size_t>(layer)].data() + to);
-    }
+  const size_t at = static_cast<size_t>(length_) * row_stride(), count = static_cast<size_t>(T) * row_stride();
+  std::copy_n(k, count, k_[static_cast<size_t>(layer)].data() + at);
+  std::copy_n(v, count, v_[static_cast<size_t>(layer)].data() + at);
 }
 
 const std::vector<PublishedAttention>& published_attention_table() {
