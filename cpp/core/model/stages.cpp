@@ -137,10 +137,11 @@ int layer_of(const std::string& name) {
   return std::stoi(name.substr(7));
 }
 
-std::string base_name(const std::string& name) {
-  if (name.rfind("layers.", 0) != 0) return name;
-  const size_t dot = name.find('.', 7);
-  return dot == std::string::npos ? name : name.substr(dot + 1);
+std::string_view base_name(const std::string& name) {
+  const std::string_view view = name;
+  if (view.substr(0, 7) != "layers.") return view;
+  const size_t dot = view.find('.', 7);
+  return dot == std::string_view::npos ? view : view.substr(dot + 1);
 }
 
 std::string layer_name(int layer, const char* name) {
@@ -148,7 +149,7 @@ std::string layer_name(int layer, const char* name) {
 }
 
 const TensorSpec* find_tensor_spec(const std::string& name) {
-  const std::string base = base_name(name);
+  const std::string base(base_name(name));
   for (const TensorSpec& spec : tensor_table())
     if (base == spec.name) return &spec;
   return nullptr;

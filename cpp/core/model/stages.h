@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/config.h"
@@ -68,8 +69,9 @@ int64_t trace_floats(const Config& config, int T, bool training = false);
 
 // "layers.3.q" -> 3; "x" -> -1.
 int layer_of(const std::string& name);
-// "layers.3.q" -> "q".
-std::string base_name(const std::string& name);
+// "layers.3.q" -> "q": a view into name (a trace compares it on every slot), never of a temporary.
+std::string_view base_name(const std::string& name);
+std::string_view base_name(std::string&&) = delete;
 std::string layer_name(int layer, const char* name);  // (-1, "x") -> "x"; (3, "q") -> "layers.3.q"
 
 }  // namespace mha
