@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "kernels/heads.h"
 
 namespace mha {
 
@@ -22,11 +23,8 @@ KvCache::KvCache(const Config& c, int capacity) : capacity_(capacity), kv_heads_
 int64_t KvCache::bytes() const { return kv_cache_bytes(layers(), kv_heads_, d_head_, sizeof(float), length_); }
 
 Tensor KvCache::heads(int layer, bool values) const {
-  Tensor out({1, kv_heads_, length_, d_head_});
-  for (int g = 0; g < kv_heads_; ++g)
-    for (int t = 0; t < length_; ++t)
-      std::copy_n((values ? this->values(layer, g) : keys(layer, g)) + static_cast<size_t>(t) * row_stride(), d_head_,
-                  out.ptr() + (static_cast<size_t>(g) * length_ + t) * d_head_);
+  Tensor out({1, kv_heads_, length_, d_head_});  // the rows are k and v as projected: split them as the trace does
+  split_heads(out.ptr(), values ? this->values(layer, 0) : keys(layer, 0), 1, length_, kv_heads_, d_head_);
   return out;
 }
 

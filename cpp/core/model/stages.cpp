@@ -149,7 +149,7 @@ std::string layer_name(int layer, const char* name) {
 }
 
 const TensorSpec* find_tensor_spec(const std::string& name) {
-  const std::string base(base_name(name));
+  const std::string_view base = base_name(name);
   for (const TensorSpec& spec : tensor_table())
     if (base == spec.name) return &spec;
   return nullptr;
