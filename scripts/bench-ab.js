@@ -9,7 +9,9 @@
 // greedy, the prompt's run every 64 steps included) and 20 training steps of the shipped recipe.
 // Prints medians and the ratio this ÷ other (< 1: this is faster), with the load average. Separate
 // runs of npm run bench:generate moved a decoding step by 3–4 ms within minutes on this machine;
-// interleaved here, two builds agree to ~0.1 ms. --only keeps the workloads whose name contains TEXT
+// interleaved here they move together, but the module loaded first (this checkout's) read 3–5 %
+// slower on a decoding step even when both sides were the same build, so run it from each side and
+// take both ratios. --only keeps the workloads whose name contains TEXT
 // (--only decode: the decoding step alone, so more rounds fit in the same minutes).
 'use strict';
 

@@ -17,9 +17,9 @@
 //   node scripts/bench-generate.js [--rounds N] [--native-rounds N] [--no-wasm] [--no-native] [--ort-first]
 //
 // Our weights are loaded before onnxruntime-web's session, as a page that has only ours loads them.
-// --ort-first loads them after it: on this VM our step was then 16–17 ms instead of 19–21 (ours alone
+// --ort-first loads them after it: on this VM our step was then 16–18 ms instead of 19–21 (ours alone
 // in a process: 19–21; loaded a second time into the memory of a first load: 17.5–18.5), with
-// onnxruntime-web's at 20–21.5 either way. The same code and bytes read faster from memory that had
+// onnxruntime-web's at 20–22.6 either way. The same code and bytes read faster from memory that had
 // been used before, so the order is printed with the figures.
 'use strict';
 
