@@ -89,33 +89,41 @@ void micro_tile(float* out, int ldo, const float* a, const float* panel, int k0,
   }
 }
 
-// One row x (a decoding step's x · W, its k values side by side) against one panel over all of k,
-// for width 4: a panel's row is half a cache line there, and one panel read straight through reached
-// 28–30 GB/s in V8, where two panels side by side (micro_tile<1, 2>: two streams of B) reached 20 and
-// x read at the packed tile's stride of kRows floats 22. Each output is still summed over k in order,
-// then scaled, then biased.
-[[maybe_unused]] void row_times_panel(float* out, const float* x, const float* panel, int k, int valid_cols, float scale,
-                                      const float* bias) {
-  Batch lo(0.0f), hi(0.0f);
-  const float* p = panel;
-  for (int kk = 0; kk < k; ++kk, p += kPanel) {
+// One row x (a decoding step's x · W, its k values side by side) against S panels over all of k, for
+// width 4, each panel read straight through: S read streams at once. A panel's row is half a cache
+// line there. One panel at a time reached 28–30 GB/s in V8; two panels side by side (micro_tile<1, 2>,
+// x read at the packed tile's stride of kRows floats) 20. Two panels half a matrix apart (the caller's
+// pairs) took 2–3 % off a GPT-2-small decoding step against one at a time (bench-ab.js from each side),
+// as two streams far apart read a 512 MB sum 5 % faster than one. Each output is still summed over k
+// in order, then scaled, then biased.
+template <int S>
+[[maybe_unused]] void row_times_panels(float* const out[S], const float* x, const float* const panel[S], int k,
+                                       int valid_cols, float scale, const float* const bias[S]) {
+  Batch lo[S], hi[S];
+  for (int s = 0; s < S; ++s) lo[s] = hi[s] = Batch(0.0f);
+  for (int kk = 0; kk < k; ++kk) {
     const Batch xk(x[kk]);
-    lo = xsimd::fma(xk, Batch::load_unaligned(p), lo);
-    hi = xsimd::fma(xk, Batch::load_unaligned(p + kWidth), hi);
+    const size_t at = static_cast<size_t>(kk) * kPanel;
+    for (int s = 0; s < S; ++s) {
+      lo[s] = xsimd::fma(xk, Batch::load_unaligned(panel[s] + at), lo[s]);
+      hi[s] = xsimd::fma(xk, Batch::load_unaligned(panel[s] + at + kWidth), hi[s]);
+    }
   }
-  if (scale != 1.0f) lo *= Batch(scale), hi *= Batch(scale);
-  if (valid_cols == kPanel) {  // a whole panel: bias and out in place (a call to memcpy per panel showed in profiles)
-    if (bias) lo += Batch::load_unaligned(bias), hi += Batch::load_unaligned(bias + kWidth);
-    lo.store_unaligned(out);
-    hi.store_unaligned(out + kWidth);
-    return;
+  for (int s = 0; s < S; ++s) {
+    if (scale != 1.0f) lo[s] *= Batch(scale), hi[s] *= Batch(scale);
+    if (valid_cols == kPanel) {  // a whole panel: bias and out in place (a call to memcpy per panel showed in profiles)
+      if (bias[s]) lo[s] += Batch::load_unaligned(bias[s]), hi[s] += Batch::load_unaligned(bias[s] + kWidth);
+      lo[s].store_unaligned(out[s]);
+      hi[s].store_unaligned(out[s] + kWidth);
+      continue;
+    }
+    alignas(64) float row[kPanel] = {};
+    if (bias[s]) std::memcpy(row, bias[s], sizeof(float) * valid_cols);
+    if (bias[s]) lo[s] += Batch::load_aligned(row), hi[s] += Batch::load_aligned(row + kWidth);
+    lo[s].store_aligned(row);
+    hi[s].store_aligned(row + kWidth);
+    std::memcpy(out[s], row, sizeof(float) * valid_cols);
   }
-  alignas(64) float row[kPanel] = {};
-  if (bias) std::memcpy(row, bias, sizeof(float) * valid_cols);
-  if (bias) lo += Batch::load_aligned(row), hi += Batch::load_aligned(row + kWidth);
-  lo.store_aligned(row);
-  hi.store_aligned(row + kWidth);
-  std::memcpy(out, row, sizeof(float) * valid_cols);
 }
 
 // At 4 lanes (SSE4.1, SIMD128): dst[j·dst_stride + r] = src[r][k + j] for r, j < 4 (a null src[r]
@@ -264,10 +272,24 @@ static void product_of_rows(float* out, int ldo, const PackedLhs& a, const Packe
       thread_local std::vector<float> x;  // the row, out of its tile (where it lies kRows floats apart)
       x.resize(static_cast<size_t>(k));
       for (int kk = 0; kk < k; ++kk) x[static_cast<size_t>(kk)] = a.data[static_cast<size_t>(kk) * kRows];
-      for (int p = col_begin / kPanel; p * kPanel < col_end; ++p) {
-        const int col0 = p * kPanel;
-        row_times_panel(out + (col0 - col_begin), x.data(), b.data.data() + (static_cast<size_t>(p) * b.k + k_first) * kPanel,
-                        k, std::min(kPanel, col_end - col0), scale, bias ? bias + (col0 - col_begin) : nullptr);
+      // Panel p's output, its panel and its bias: panel p starts p · b.k · kPanel floats in, column
+      // col0 lands at out[col0 - col_begin]
+      const auto out_of = [&](int p) { return out + (p * kPanel - col_begin); };
+      const auto panel_of = [&](int p) { return b.data.data() + (static_cast<size_t>(p) * b.k + k_first) * kPanel; };
+      const auto bias_of = [&](int p) { return bias ? bias + (p * kPanel - col_begin) : nullptr; };
+      const int first = col_begin / kPanel, whole = col_end / kPanel - first, pairs = whole / 2;
+      for (int i = 0; i < pairs; ++i) {  // panel i with panel pairs + i: two streams half the matrix apart
+        const int p = first + i, q = first + pairs + i;
+        float* const outs[2] = {out_of(p), out_of(q)};
+        const float* const panels[2] = {panel_of(p), panel_of(q)};
+        const float* const biases[2] = {bias_of(p), bias_of(q)};
+        row_times_panels<2>(outs, x.data(), panels, k, kPanel, scale, biases);
+      }
+      for (int p = first + 2 * pairs; p * kPanel < col_end; ++p) {
+        float* const outs[1] = {out_of(p)};
+        const float* const panels[1] = {panel_of(p)};
+        const float* const biases[1] = {bias_of(p)};
+        row_times_panels<1>(outs, x.data(), panels, k, std::min(kPanel, col_end - p * kPanel), scale, biases);
       }
       return;
     }
