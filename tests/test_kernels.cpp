@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/tensor.h"
 #include "kernels/gemm.h"
 #include "kernels/kernels.h"
 #include "kernels/simd_exp.h"
@@ -21,6 +22,32 @@ using mha_test::check_close;
 using mha_test::kSizes;
 using mha_test::kWidth;
 using mha_test::random_tensor;
+
+// Every run's overflow check reads its tensors through first_non_finite: a SIMD sum of v − v over each
+// 1024-value chunk, then a scalar tail. NaN and ±∞ anywhere (first lane, last, tail, a later chunk)
+// must be found at their first index, and no finite value (±FLT_MAX, subnormals, −0) reported.
+TEST_CASE("first_non_finite: the first NaN or infinity at any index of any length; finite extremes pass") {
+  const float bad_values[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity()};
+  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{1023}, size_t{1024}, size_t{1025}, size_t{3001}}) {
+    CAPTURE(count);
+    std::vector<float> v(count);
+    for (size_t i = 0; i < count; ++i)  // finite extremes, none of which may read as bad
+      v[i] = i % 4 == 0 ? std::numeric_limits<float>::max() : i % 4 == 1 ? -std::numeric_limits<float>::max()
+             : i % 4 == 2 ? std::numeric_limits<float>::denorm_min() : -0.0f;
+    CHECK(mha::first_non_finite(v.data(), count) == count);
+    for (size_t at : {size_t{0}, size_t{3}, size_t{7}, size_t{8}, size_t{1023}, size_t{1024}, size_t{2050}, count - 1}) {
+      if (at >= count) continue;
+      for (float bad : bad_values) {
+        CAPTURE(at);
+        std::vector<float> w = v;
+        w[at] = bad;
+        if (at + 5 < count) w[at + 5] = bad_values[0];  // a later one does not hide the first
+        CHECK(mha::first_non_finite(w.data(), count) == at);
+      }
+    }
+  }
+}
 
 TEST_CASE("exp_batch is within 2 ulp of std::exp and exactly 0 for masked entries") {
   double worst = 0;
