@@ -1,7 +1,9 @@
 #include "analysis/head_metrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "base/error.h"
 
@@ -79,19 +81,35 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
   return m;
 }
 
-// 1 − mean over i ≥ 1 of JS(smoothed row of h, smoothed row of g), log base 2.
-std::optional<double> similarity(const float* a, const float* b, int T, bool causal) {
+// Row i of a head's weights smoothed as the similarity reads it: p_j = 0.001 / n + 0.999 · a[i][j]
+// over the n positions row i may attend to (the smoothing keeps every entropy finite).
+double smoothed(float a, int n) { return 0.001 / n + 0.999 * a; }
+
+// H(row i) in bits of each smoothed row i ≥ 1 of one head: the similarity's JS = H(mid) − (H(p) + H(q)) / 2
+// takes H(p) and H(q) from here, once per head, so a pair of heads costs one logarithm an entry, not three.
+std::vector<double> row_entropies(const float* a, int T, bool causal) {
+  std::vector<double> out(static_cast<size_t>(std::max(T, 1)), 0.0);
+  for (int i = 1; i < T; ++i) {
+    const int n = causal ? i + 1 : T;
+    const float* row = a + static_cast<size_t>(i) * T;
+    double h = 0;
+    for (int j = 0; j < n; ++j) h += entropy_bits(smoothed(row[j], n));
+    out[static_cast<size_t>(i)] = h;
+  }
+  return out;
+}
+
+// 1 − mean over i ≥ 1 of JS(smoothed row of h, smoothed row of g), log base 2; ha, hb: their row entropies.
+std::optional<double> similarity(const float* a, const float* b, const std::vector<double>& ha, const std::vector<double>& hb,
+                                 int T, bool causal) {
   Mean s;
   for (int i = 1; i < T; ++i) {
     const int n = causal ? i + 1 : T;
     const float* ra = a + static_cast<size_t>(i) * T;
     const float* rb = b + static_cast<size_t>(i) * T;
-    double js = 0;
-    for (int j = 0; j < n; ++j) {
-      const double p = 0.001 / n + 0.999 * ra[j], q = 0.001 / n + 0.999 * rb[j], mid = 0.5 * (p + q);
-      // JS = H(mid) − (H(p) + H(q)) / 2
-      js += entropy_bits(mid) - 0.5 * (entropy_bits(p) + entropy_bits(q));
-    }
+    double mixed = 0;  // H(mid) of the two rows' mean
+    for (int j = 0; j < n; ++j) mixed += entropy_bits(0.5 * (smoothed(ra[j], n) + smoothed(rb[j], n)));
+    const double js = mixed - 0.5 * (ha[static_cast<size_t>(i)] + hb[static_cast<size_t>(i)]);
     s.add(1.0 - std::min(1.0, std::max(0.0, js)));
   }
   return s.value();
@@ -142,10 +160,16 @@ LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::v
   LayerAnalysis out;
   const size_t TT = static_cast<size_t>(T) * T;
   for (int h = 0; h < heads; ++h) out.heads.push_back(measure(weights + h * TT, T, ids, causal));
+  std::vector<std::vector<double>> entropies;
+  for (int h = 0; h < heads; ++h) entropies.push_back(row_entropies(weights + h * TT, T, causal));
   out.similarity.assign(heads, std::vector<std::optional<double>>(heads));
-  for (int h = 0; h < heads; ++h)
-    for (int g = h; g < heads; ++g)
-      out.similarity[h][g] = out.similarity[g][h] = similarity(weights + h * TT, weights + g * TT, T, causal);
+  for (int h = 0; h < heads; ++h) {
+    // a head against itself: every JS is 0 (mid is its own row), so 1 wherever there is a row i ≥ 1
+    out.similarity[h][h] = T >= 2 ? std::optional<double>(1.0) : std::nullopt;
+    for (int g = h + 1; g < heads; ++g)
+      out.similarity[h][g] = out.similarity[g][h] =
+          similarity(weights + h * TT, weights + g * TT, entropies[h], entropies[g], T, causal);
+  }
   return out;
 }
 
