@@ -1,7 +1,11 @@
-// Generating from the text, one token per animation frame: each step is the core's (engine.js
+// Generating from the text, a token in an animation frame: each step is the core's (engine.js
 // generator(): the one forward over the new token against the KV cache of the earlier ones, then
 // a draw from its logits), its token is appended to the text, and the page runs the ids drawn
-// (settings.sequence), so every stage, the prediction and the cache view follow it. The store's
+// (settings.sequence), so every stage, the prediction and the cache view follow it. Then the page
+// rests as long as the token took (its run and its frame), so generating holds at most about half
+// of the main thread and frames keep coming whatever a token costs: at T ≈ 50 on a 2-core VM a token
+// took 10–40 ms (warm or cold code), and one token every frame held the page at 20–30 frames a
+// second (tests/browser/generate.test.js). The store's
 // `generation` records the continuation shown; one generator serves it while the text and the
 // sampling settings are its own, so "one token" clicks continue it with the same draws as one long
 // run (a permalink replays it that way). A new generation reads the text as the tokenizer does.
@@ -22,11 +26,13 @@ export function createGeneration(store, deps) {
   let generator = null; // the core's, for store.state.generation while it is continued
   let left = 0; // steps still to take
   let frame = null;
+  let rest = null; // the timer between one token's frame and the next token
   let started = 0; // numbers the generations, so a view tells a new one from the last
 
   function drop() {
     if (frame !== null) cancelAnimationFrame(frame);
-    frame = null;
+    if (rest !== null) clearTimeout(rest);
+    frame = rest = null;
     left = 0;
     if (generator) generator.delete();
     generator = null;
@@ -64,8 +70,20 @@ export function createGeneration(store, deps) {
     frame = requestAnimationFrame(tick);
   }
 
+  // A task posted from a frame's callback runs once that frame is drawn: by then the token has cost
+  // its run and its drawing, and the next one waits as long again.
+  function next(tokenStarted) {
+    rest = setTimeout(() => {
+      rest = setTimeout(() => {
+        rest = null;
+        frame = requestAnimationFrame(tick);
+      }, performance.now() - tokenStarted);
+    }, 0);
+  }
+
   function tick() {
     frame = null;
+    const tokenStarted = performance.now();
     const g = store.state.generation;
     if (!generator || !g || g.text !== store.state.settings.text) return drop(); // the text was edited meanwhile
     let step;
@@ -81,7 +99,7 @@ export function createGeneration(store, deps) {
     const sequence = { text: step.text, ids: Array.from(generator.ids), tokens: generator.tokens };
     store.set({ generation: { ...g, text: step.text, steps: [...g.steps, step], running }, settings: { ...store.state.settings, text: step.text, sequence } });
     deps.request('text');
-    if (running) frame = requestAnimationFrame(tick);
+    if (running) next(tokenStarted);
   }
 
   return {
