@@ -5,7 +5,9 @@
 #   scripts/setup.sh start   what npm start needs: compilers, Emscripten, header libraries
 #   scripts/setup.sh test    all of that, plus Chromium for the browser tests
 #   scripts/setup.sh bench   what start needs, plus the benchmarks' peers: onnxruntime-web into
-#                            bench/node_modules (bench/package.json; npm test never installs it)
+#                            bench/node_modules (bench/package.json; npm test never installs it) and
+#                            PyTorch, which exports their ONNX graphs and is the native peer
+#   scripts/setup.sh reference  PyTorch, for npm run reference (tests/reference/*.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-test}
@@ -24,8 +26,12 @@ packages=(
   "doctest-dev:native test suite"
   "libbenchmark-dev:native benchmarks (npm run bench:native)"
 )
-if [ "$profile" = "bench" ]; then
-  packages+=("libopenblas0-pthread:PyTorch's BLAS in the native comparison (Debian's default is reference BLAS, ~10x slower)")
+if [ "$profile" = "reference" ]; then
+  packages=()
+fi
+if [ "$profile" = "bench" ] || [ "$profile" = "reference" ]; then
+  packages+=("python3-torch:PyTorch for /usr/bin/python3: the reference files, the benchmarks' ONNX graphs and native peer"
+             "libopenblas0-pthread:PyTorch's BLAS in the native comparison (Debian's default is reference BLAS, ~10x slower)")
 fi
 if [ "$profile" = "test" ]; then
   packages+=("chromium:browser tests" "fonts-wqy-zenhei:CJK glyphs in headless Chromium"
