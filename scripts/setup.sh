@@ -30,8 +30,10 @@ if [ "$profile" = "reference" ]; then
   packages=()
 fi
 if [ "$profile" = "bench" ] || [ "$profile" = "reference" ]; then
-  packages+=("python3-torch:PyTorch for /usr/bin/python3: the reference files, the benchmarks' ONNX graphs and native peer"
-             "libopenblas0-pthread:PyTorch's BLAS in the native comparison (Debian's default is reference BLAS, ~10x slower)")
+  packages+=("python3-torch:PyTorch for /usr/bin/python3: the reference files, the benchmarks' ONNX graphs and native peer")
+fi
+if [ "$profile" = "bench" ]; then
+  packages+=("libopenblas0-pthread:PyTorch's BLAS in the native comparison (Debian's default is reference BLAS, ~10x slower)")
 fi
 if [ "$profile" = "test" ]; then
   packages+=("chromium:browser tests" "fonts-wqy-zenhei:CJK glyphs in headless Chromium"
