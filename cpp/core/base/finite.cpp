@@ -25,8 +25,8 @@ size_t first_non_finite(const float* values, size_t count) {
       sum0 += a - a;
       sum1 += b - b;
     }
-    uint32_t bad = xsimd::any(sum0 + sum1 != sum0 + sum1);  // all exponent bits set: NaN or infinity
-    for (; i < end; ++i) {
+    uint32_t bad = xsimd::any(sum0 + sum1 != sum0 + sum1);  // NaN is the one value unequal to itself
+    for (; i < end; ++i) {  // the tail: all exponent bits set is NaN or infinity
       uint32_t bits;
       std::memcpy(&bits, values + i, sizeof bits);
       bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
