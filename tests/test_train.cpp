@@ -304,7 +304,7 @@ TEST_CASE("the recall recipe: the same parameters at every head count of the swe
   mha::Recipe short_one = r;
   short_one.recall.length = 4;
   CHECK_THROWS_WITH_AS(mha::checked_recipe(short_one), doctest::Contains("length must be between 5 and"), mha::Error);
-  CHECK_THROWS_WITH_AS(mha::parse_task("copy"), doctest::Contains("expected induction or recall"), mha::Error);
+  CHECK_THROWS_WITH_AS(mha::parse_task("copy"), doctest::Contains("expected induction, recall or corpus"), mha::Error);
 }
 
 TEST_CASE("recall training is deterministic and its loss falls") {

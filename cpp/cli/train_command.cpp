@@ -18,6 +18,7 @@
 #include "train/recipe.h"
 #include "io/model_file.h"
 #include "io/files.h"
+#include "train/corpus_task.h"
 
 namespace mha_cli {
 
@@ -50,6 +51,10 @@ struct TrainOptions {
   mha::Recipe given = mha::induction_recipe();
   std::string task = mha::task_name(given.task);
   std::string preset = mha::preset_name(given.config.preset), out, command;
+  CLI::Option* preset_option = nullptr;
+  // The corpus task: which corpus, where `npm run corpus` put its splits, and the shipped held-out
+  // excerpt whose bigram baseline the file records (the tests compare the model with it).
+  std::string corpus = "tang", corpus_dir = "build/corpus", excerpt;
   int eval_sequences = 20;
   int phase_every = 0;  // 0: do not look for the phase change
   std::vector<std::pair<CLI::Option*, std::function<void(mha::Recipe& to, const mha::Recipe& from)>>> fields;
@@ -64,10 +69,12 @@ CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& 
 }
 
 mha::Recipe recipe_of(const TrainOptions& o) {
-  mha::Recipe r = mha::recipe_of(mha::parse_task(o.task));
+  const mha::TaskKind task = mha::parse_task(o.task);
+  mha::Recipe r = task == mha::TaskKind::corpus ? mha::corpus_recipe(o.corpus, mha::load_corpus(o.corpus, o.corpus_dir))
+                                                : mha::recipe_of(task);
   for (const auto& [option, copy] : o.fields)
     if (option->count() > 0) copy(r, o.given);
-  r.config.preset = mha::parse_preset(o.preset.c_str());
+  if (task != mha::TaskKind::corpus || o.preset_option->count() > 0) r.config.preset = mha::parse_preset(o.preset.c_str());
   if (!mha::has_blocks(r.config.preset)) throw mha::Error("--preset must be attn-only or gpt2");
   return mha::checked_recipe(r);
 }
@@ -122,6 +129,38 @@ std::string recall_summary(const mha::Training& training) {
   return out;
 }
 
+// The corpus task's figures, on held-out text: the model's loss (targets that are not <unk>) beside the
+// best interpolated bigram of the same vocabulary, on the whole held-out split and on the shipped excerpt.
+std::string corpus_summary(const mha::Training& training, const std::string& excerpt_path,
+                           std::map<std::string, std::string>& metadata) {
+  const mha::Recipe& r = training.recipe();
+  const mha::Corpus& corpus = *r.corpus.data;
+  const int V = r.config.vocab_size, T = r.corpus.length;
+  const mha::Model model = training.model();
+  const auto figure = [](double v) {
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "%.4f", v);
+    return std::string(cell);
+  };
+  const mha::HeldoutScores held = mha::evaluate_heldout(model, corpus.heldout, T);
+  const mha::BigramScore bigram = mha::bigram_heldout_loss(corpus.train, corpus.heldout, V);
+  metadata["heldout_loss"] = figure(held.loss);
+  metadata["heldout_accuracy"] = figure(held.accuracy);
+  metadata["bigram_heldout_loss"] = figure(bigram.loss);
+  std::string out = "held-out split (" + std::to_string(held.windows) + " windows): loss " + figure(held.loss) + " nats a token (not <unk>), accuracy " +
+                    figure(held.accuracy) + "; interpolated bigram " + figure(bigram.loss) + " (λ " + figure(bigram.lambda) + ")";
+  if (!excerpt_path.empty()) {
+    const std::vector<uint8_t> bytes = mha::read_file(excerpt_path);
+    const std::vector<int32_t> ids = corpus.tokenizer->tokenize_all(std::string(bytes.begin(), bytes.end())).ids;
+    const mha::HeldoutScores ex = mha::evaluate_heldout(model, ids, T);
+    const mha::BigramScore ex_bigram = mha::bigram_heldout_loss(corpus.train, ids, V);
+    metadata["excerpt_heldout_loss"] = figure(ex.loss);
+    metadata["excerpt_bigram_loss"] = figure(ex_bigram.loss);
+    out += "; shipped excerpt: loss " + figure(ex.loss) + ", bigram " + figure(ex_bigram.loss);
+  }
+  return out;
+}
+
 void train(const TrainOptions& o) {
   const mha::Recipe recipe = recipe_of(o);  // every setting and the memory they imply checked here
   const bool induction = recipe.task == mha::TaskKind::induction;
@@ -157,7 +196,12 @@ void train(const TrainOptions& o) {
   const int steps_done = training.trainer().steps_done();
   stop_if_interrupted(steps_done);
 
-  const std::string summary = induction ? induction_summary(training, o.eval_sequences) : recall_summary(training);
+  std::map<std::string, std::string> figures;
+  const std::string excerpt =
+      o.excerpt.empty() ? "models/corpus/" + recipe.corpus.corpus + ".heldout.txt" : o.excerpt == "none" ? "" : o.excerpt;
+  const std::string summary = recipe.task == mha::TaskKind::corpus ? corpus_summary(training, excerpt, figures)
+                              : induction                          ? induction_summary(training, o.eval_sequences)
+                                                                   : recall_summary(training);
   stop_if_interrupted(steps_done);
   std::printf("trained %d steps in %.1f s (%.0f steps/s), final loss %.3f\n%s\n", steps_done, seconds, steps_done / seconds,
               loss, summary.c_str());
@@ -170,6 +214,7 @@ void train(const TrainOptions& o) {
   std::map<std::string, std::string> metadata = mha::training_metadata(training.recipe(), steps_done);
   metadata["command"] = o.command;
   metadata["evaluation"] = summary;
+  metadata.insert(figures.begin(), figures.end());
   const std::vector<uint8_t> bytes = mha::write_model(training.trainer().weights(), training.recipe().config, metadata);
   stop_if_interrupted(steps_done);
   // Both files written beside their targets first, then both moved into place, all or none: a Ctrl-C
@@ -190,12 +235,17 @@ void train(const TrainOptions& o) {
 
 CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<TrainOptions>();
-  CLI::App* cmd = app.add_subcommand("train", "train a small model on the induction or the recall task and write it");
+  CLI::App* cmd = app.add_subcommand("train", "train a small model on the induction or the recall task, or on real text (--task corpus), and write it");
   cmd->add_option("--task", o->task,
                   "induction, or recall (predict the K ids before each position; its own recipe: 1 layer, batch 32, "
                   "2000 steps, seed 3 — see mha catalog — which the options below change)")
-      ->check(CLI::IsMember({"induction", "recall"}));
-  cmd->add_option("--preset", o->preset, "attn-only or gpt2")->check(CLI::IsMember({"attn-only", "gpt2"}));
+      ->check(CLI::IsMember({"induction", "recall", "corpus"}));
+  o->preset_option = cmd->add_option("--preset", o->preset, "attn-only or gpt2 (the corpus task: gpt2)")->check(CLI::IsMember({"attn-only", "gpt2"}));
+  cmd->add_option("--corpus", o->corpus, "the corpus task's text: tang (the Tang poems, by character) or brown (the Brown corpus, by word)")
+      ->check(CLI::IsMember(mha::corpus_names()));
+  cmd->add_option("--corpus-dir", o->corpus_dir, "where npm run corpus wrote the corpus's vocabulary and splits");
+  cmd->add_option("--excerpt", o->excerpt, "the held-out excerpt the file's figures are measured on (default "
+                                            "models/corpus/CORPUS.heldout.txt; none: skip)");
   using R = mha::Recipe;
   recipe_option<int>(cmd, *o, "--layers", [](R& r) -> int& { return r.config.layers; }, "blocks");
   recipe_option<int>(cmd, *o, "--heads", [](R& r) -> int& { return r.config.heads; }, "attention heads per block");
@@ -217,6 +267,10 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
       ->check(CLI::Range(1, mha::kMaxReadouts));
   recipe_option<int>(cmd, *o, "--length", [](R& r) -> int& { return r.recall.length; }, "recall: ids per sequence")
       ->check(CLI::Range(2, mha::kMaxSeq));
+  recipe_option<int>(cmd, *o, "--window", [](R& r) -> int& { return r.corpus.length; }, "corpus: tokens per window (the model's positions)");
+  recipe_option<int>(cmd, *o, "--warmup", [](R& r) -> int& { return r.warmup; }, "steps over which the learning rate rises from 0");
+  recipe_option<float>(cmd, *o, "--final-lr", [](R& r) -> float& { return r.final_lr; },
+                       "the last step's share of the learning rate (linear decay after the warm-up; 1: constant)");
   recipe_option<uint64_t>(cmd, *o, "--seed", [](R& r) -> uint64_t& { return r.config.seed; },
                           "seed of the initial weights and the data");
   cmd->add_option("--phase-every", o->phase_every, "check the induction score every N steps and report the phase change (0: no)")

@@ -173,6 +173,14 @@ ModelBuilder::ModelBuilder(const SafetensorsHeader& f, Preset preset, int heads,
   model_.first_appearance = said("tokenizer") == "first-appearance";
   if (said("task") == "induction" || (said("task").empty() && model_.first_appearance)) model_.task = "induction";
   if (said("task") == "recall") model_.task = "recall";
+  if (said("tokenizer") == "chars" || said("tokenizer") == "words") {
+    Vocabulary vocabulary = parse_vocabulary(said("vocabulary"), f.name() + "'s __metadata__ vocabulary");
+    if (vocabulary.kind != said("tokenizer")) throw Error(f.name() + ": __metadata__ says tokenizer " + said("tokenizer") + " but its vocabulary is " + vocabulary.kind);
+    if (static_cast<int64_t>(vocabulary.tokens.size()) != wte[0])
+      throw Error(f.name() + ": its vocabulary has " + to_string(vocabulary.tokens.size()) + " tokens, its token table " + to_string(wte[0]) + " rows");
+    model_.vocabulary = std::make_shared<VocabTokenizer>(std::move(vocabulary));
+    model_.task = "corpus";
+  }
   validate_config(c);  // before any tensor: heads that do not divide d_model, too many positions
 
   // Every check first, then the allocation: a broken file costs no memory. Which tensors the file

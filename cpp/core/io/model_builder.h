@@ -11,12 +11,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "io/config_json.h"
 #include "io/safetensors.h"
 #include "model/parameters.h"
+#include "text/vocab_tokenizer.h"
 
 namespace mha {
 
@@ -34,8 +36,11 @@ struct LoadedModel {
   // The file says it was trained on ids numbered by first appearance (__metadata__ tokenizer, as
   // `mha train` writes it): it reads text so, whatever its layout.
   bool first_appearance = false;
+  // The file carries its own vocabulary (__metadata__ tokenizer "chars" or "words" and "vocabulary",
+  // as `mha train --task corpus` writes them): it reads text with it.
+  std::shared_ptr<const VocabTokenizer> vocabulary;
   // The file says it was trained on the induction task (`mha train`'s __metadata__: task, or its
-  // first-appearance tokenizer, which only that task uses): "induction", else "".
+  // first-appearance tokenizer, which only that task uses): "induction", "recall", "corpus", else "".
   std::string task;
   HeadsSource heads_from = HeadsSource::given;
 };

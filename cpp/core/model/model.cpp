@@ -122,8 +122,9 @@ Model Model::from_loaded(LoadedModel loaded) {
   Model m;
   m.config_ = loaded.config;
   m.weights_ = std::make_shared<const PackedModel>(std::move(loaded.weights));  // checked by the ModelBuilder that made it
-  m.tokenizer_ = loaded.first_appearance ? std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size)
-                                         : default_tokenizer(m.config_);
+  if (loaded.vocabulary) m.tokenizer_ = loaded.vocabulary;
+  else m.tokenizer_ = loaded.first_appearance ? std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size)
+                                              : default_tokenizer(m.config_);
   m.source_.layout = m.config_.preset == Preset::gpt2 ? "gpt2" : "attn-only";
   m.source_.task = loaded.task;
   m.source_.heads_from = heads_source_name(loaded.heads_from);

@@ -22,8 +22,9 @@ struct ModelConfigFile;  // config_json.h
 struct ModelFacts {
   bool loaded = false;     // weights read from a file or trained, not drawn from the seed
   std::string layout;      // the file's: "gpt2", "attn-only", "pytorch", "llama"; "" when drawn from the seed
-  std::string task;        // "induction" or "recall": the task its file says it was trained on; else ""
-  std::string tokenizer;   // "hashed" (CharWordTokenizer), "first-appearance", "bpe"; "" = none: it reads ids
+  std::string task;        // "induction", "recall" or "corpus": the task its file says it was trained on; else ""
+  std::string tokenizer;   // "hashed" (CharWordTokenizer), "first-appearance", "bpe", "chars" or "words" (its
+                           // own vocabulary, vocab_tokenizer.h); "" = none: it reads ids
   std::string token_table; // "scaled" (seeded Xavier rows × √d_model, a single layer's) or "table" (a table's rows)
   std::string positions;   // "sinusoidal" or "table" (a learned or seeded position table)
   bool biases = true;      // the attention adds b_Q, b_K, b_V, b_O (Llama's has none)

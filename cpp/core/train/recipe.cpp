@@ -1,5 +1,6 @@
 #include "train/recipe.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -12,12 +13,15 @@ namespace {
 constexpr uint64_t kStreamData = 2000, kStreamEvaluate = 3000, kStreamCheck = 4000;
 }  // namespace
 
-const char* task_name(TaskKind task) { return task == TaskKind::recall ? "recall" : "induction"; }
+const char* task_name(TaskKind task) {
+  return task == TaskKind::recall ? "recall" : task == TaskKind::corpus ? "corpus" : "induction";
+}
 
 TaskKind parse_task(const std::string& name) {
   if (name == "induction") return TaskKind::induction;
   if (name == "recall") return TaskKind::recall;
-  throw Error("unknown task '" + name + "'; expected induction or recall");
+  if (name == "corpus") return TaskKind::corpus;
+  throw Error("unknown task '" + name + "'; expected induction, recall or corpus");
 }
 
 Recipe induction_recipe() {
@@ -48,7 +52,37 @@ Recipe recall_recipe() {
   return checked_recipe(r);
 }
 
-Recipe recipe_of(TaskKind task) { return task == TaskKind::recall ? recall_recipe() : induction_recipe(); }
+Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> data) {
+  Recipe r;
+  r.task = TaskKind::corpus;
+  r.corpus.corpus = corpus;
+  r.corpus.length = 64;
+  r.corpus.data = std::move(data);
+  Config& c = r.config;
+  c.preset = Preset::gpt2;
+  c.layers = 4, c.heads = 4, c.d_model = 128, c.causal = true, c.seed = 5;
+  c.vocab_size = r.corpus.data ? r.corpus.data->tokenizer->vocab_size() : (corpus == "brown" ? 4002 : 3003);
+  r.batch = 16;
+  r.steps = 4000;
+  r.adam.lr = 2e-3f;
+  r.warmup = 100;
+  r.final_lr = 0.1f;
+  r.init_std = 0.02f;
+  return checked_recipe(r);
+}
+
+Recipe recipe_of(TaskKind task) {
+  return task == TaskKind::recall ? recall_recipe() : task == TaskKind::corpus ? corpus_recipe("tang") : induction_recipe();
+}
+
+float scheduled_lr(const Recipe& r, int step) {
+  const float lr = r.adam.lr;
+  if (step <= r.warmup) return lr * static_cast<float>(step) / static_cast<float>(r.warmup);
+  const int decay = r.steps - r.warmup;
+  if (decay <= 0 || r.final_lr == 1.0f) return lr;
+  const float done = static_cast<float>(std::min(step, r.steps) - r.warmup) / static_cast<float>(decay);
+  return lr * (1.0f - done * (1.0f - r.final_lr));
+}
 
 std::vector<int> sweep_heads() { return {1, 2, 4, 8, 16, 64}; }
 
@@ -66,6 +100,8 @@ Recipe checked_recipe(Recipe r) {
   check_range("batch", r.batch, 1, kMaxBatch);
   if (!(r.init_std > 0.0f)) throw Error("init_std must be positive");
   if (!(r.adam.lr > 0.0f)) throw Error("the learning rate must be positive");
+  check_range("warmup", r.warmup, 0, r.steps);
+  if (!(r.final_lr > 0.0f && r.final_lr <= 1.0f)) throw Error("final_lr, the last step's share of the learning rate, is in (0, 1]");
   r.config.causal = true;
   if (r.task == TaskKind::induction) {
     InductionTask& t = r.induction;
@@ -77,6 +113,15 @@ Recipe checked_recipe(Recipe r) {
     r.config.readouts = 1;
     t.vocab = r.config.vocab_size;
     if (t.vocab < 3) throw Error("the vocabulary needs the start token and at least two more, got " + std::to_string(t.vocab));
+  } else if (r.task == TaskKind::corpus) {
+    CorpusTask& t = r.corpus;
+    check_range("length", t.length, 2, kMaxTextTokens);
+    r.config.max_positions = t.length;
+    r.config.readouts = 1;
+    if (t.data) {
+      if (t.data->name != t.corpus) throw Error("internal: the recipe's corpus is " + t.corpus + ", its data " + t.data->name);
+      r.config.vocab_size = t.data->tokenizer->vocab_size();
+    }
   } else {
     RecallTask& t = r.recall;
     if (r.config.preset != Preset::attn_only) throw Error("the recall task trains an attn-only model (its unembedding is untied)");
@@ -99,7 +144,7 @@ Recipe checked_recipe(Recipe r) {
 }
 
 double loss_floor(const Recipe& r) {
-  if (r.task == TaskKind::recall) return 0.0;
+  if (r.task != TaskKind::induction) return 0.0;
   const InductionTask& t = r.induction;
   double sum = 0;
   for (int L = t.min_length; L <= t.max_length; ++L) sum += (L + 1) * std::log(static_cast<double>(r.config.vocab_size - 1)) / (2.0 * L);
@@ -107,12 +152,19 @@ double loss_floor(const Recipe& r) {
 }
 
 Batch task_batch(Rng& rng, const Recipe& r) {
+  if (r.task == TaskKind::corpus) {
+    if (!r.corpus.data) throw Error("the corpus task needs its corpus loaded (npm run corpus prepares it)");
+    return corpus_batch(rng, r.corpus, r.batch);
+  }
   return r.task == TaskKind::recall ? recall_batch(rng, r.recall, r.batch) : induction_batch(rng, r.induction, r.batch);
 }
 
 std::map<std::string, std::string> training_metadata(const Recipe& r, int steps) {
-  char task[256], text[512];
-  if (r.task == TaskKind::induction)
+  char task[256], text[640];
+  if (r.task == TaskKind::corpus)
+    std::snprintf(task, sizeof task, "corpus task: the next token on random windows of %d + 1 tokens of %s's training split",
+                  r.corpus.length, r.corpus.corpus.c_str());
+  else if (r.task == TaskKind::induction)
     std::snprintf(task, sizeof task, "induction task [0, s1..sL, s1..sL], s uniform in 1..%d, L uniform in %d..%d per batch",
                   r.config.vocab_size - 1, r.induction.min_length, r.induction.max_length);
   else
@@ -124,8 +176,25 @@ std::map<std::string, std::string> training_metadata(const Recipe& r, int steps)
                 "(projections into the residual stream std/sqrt(2·layers)); seed %llu",
                 task, r.batch, steps, r.adam.lr, r.adam.beta1, r.adam.beta2, r.adam.eps, r.adam.weight_decay, r.init_std,
                 static_cast<unsigned long long>(r.config.seed));
-  return {{"recipe", text}, {"seed", std::to_string(r.config.seed)}, {"steps", std::to_string(steps)},
-          {"start_token", "0"}, {"tokenizer", "first-appearance"}};
+  std::string recipe = text;
+  if (r.warmup > 0 || r.final_lr != 1.0f) {
+    std::snprintf(text, sizeof text, "; the rate warms up over %d steps, then falls linearly to %g of it", r.warmup, r.final_lr);
+    recipe += text;
+  }
+  std::map<std::string, std::string> out = {{"recipe", recipe}, {"seed", std::to_string(r.config.seed)}, {"steps", std::to_string(steps)}};
+  if (r.task == TaskKind::corpus) {
+    out["task"] = "corpus";
+    out["corpus"] = r.corpus.corpus;
+    out["window"] = std::to_string(r.corpus.length);
+    if (r.corpus.data) {
+      out["tokenizer"] = r.corpus.data->tokenizer->kind();
+      out["vocabulary"] = r.corpus.data->tokenizer->vocabulary().json;
+    }
+  } else {
+    out["start_token"] = "0";
+    out["tokenizer"] = "first-appearance";
+  }
+  return out;
 }
 
 uint64_t evaluation_seed(const Recipe& r) { return derive_seed(r.config.seed, kStreamEvaluate); }
@@ -136,6 +205,7 @@ Training::Training(Recipe recipe)
       data_(derive_seed(recipe_.config.seed, kStreamData)) {}
 
 float Training::step() {
+  trainer_.adam().lr = scheduled_lr(recipe_, trainer_.steps_done() + 1);
   const Batch batch = task_batch(data_, recipe_);
   return trainer_.step(batch.ids, batch.targets, batch.B, batch.T);
 }

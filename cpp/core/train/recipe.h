@@ -12,14 +12,15 @@
 #include "base/random.h"
 #include "model/model.h"
 #include "train/adam.h"
+#include "train/corpus_task.h"
 #include "train/induction_task.h"
 #include "train/recall_task.h"
 #include "train/train.h"
 
 namespace mha {
 
-enum class TaskKind { induction, recall };
-const char* task_name(TaskKind task);         // "induction" | "recall"
+enum class TaskKind { induction, recall, corpus };
+const char* task_name(TaskKind task);         // "induction" | "recall" | "corpus"
 TaskKind parse_task(const std::string& name);  // a task's name, else mha::Error
 
 struct Recipe {
@@ -29,8 +30,14 @@ struct Recipe {
   Config config;
   InductionTask induction;  // the induction task's lengths
   RecallTask recall;        // the recall task's K and length
+  CorpusTask corpus;        // the corpus task's text and window
   int batch = 16;
   AdamSettings adam;
+  // The learning rate's schedule: linear from 0 to adam.lr over the first `warmup` steps, then linear
+  // down to adam.lr · final_lr at the last step (plain float arithmetic, no libm: the same bits in
+  // WebAssembly). warmup 0 and final_lr 1: a constant rate, as the toy tasks train.
+  int warmup = 0;
+  float final_lr = 1.0f;
   float init_std = 0.1f;
   int steps = 3000;  // how long `mha train` and the page train it
 };
@@ -45,7 +52,13 @@ Recipe induction_recipe_small();
 // d_model 64, vocabulary 64, learned positions, K = 4 readouts over sequences of 16 ids; batch 32,
 // 2,000 steps of Adam at lr 3e-3.
 Recipe recall_recipe();
-Recipe recipe_of(TaskKind task);  // the task's shipped recipe
+// The real-text models' recipe (models/{corpus}.safetensors): GPT-2 blocks (LayerNorm, GELU MLP, tied
+// unembedding), 4 blocks of 4 heads, d_model 128, windows of 64 tokens, batch 16, AdamW with warm-up
+// and linear decay. `data`, when given, sets the vocabulary; without it the recipe only describes.
+Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> data = nullptr);
+Recipe recipe_of(TaskKind task);  // the task's shipped recipe (the corpus task's: Tang's)
+// The learning rate at step s (from 1) of a recipe's schedule.
+float scheduled_lr(const Recipe& recipe, int step);
 // The head counts `mha sweep` trains the recall recipe at (d_model 64: d_head 64 … 1).
 std::vector<int> sweep_heads();
 

@@ -1,0 +1,145 @@
+#include "train/corpus_task.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "io/files.h"
+#include "kernels/loss.h"
+
+namespace mha {
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = read_file(path);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (npm run corpus prepares the corpora)");
+  }
+  return std::string(bytes.begin(), bytes.end());
+}
+
+}  // namespace
+
+const std::vector<std::string>& corpus_names() {
+  static const std::vector<std::string> names = {"tang", "brown"};
+  return names;
+}
+
+std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir) {
+  if (std::find(corpus_names().begin(), corpus_names().end(), name) == corpus_names().end())
+    throw Error("unknown corpus '" + printable(name) + "'; expected tang or brown");
+  auto corpus = std::make_shared<Corpus>();
+  corpus->name = name;
+  const std::string stem = dir + "/" + name;
+  Vocabulary vocabulary = parse_vocabulary(read_text(stem + ".vocab.json"), stem + ".vocab.json");
+  if (vocabulary.corpus != name) throw Error(stem + ".vocab.json is the vocabulary of '" + printable(vocabulary.corpus) + "'");
+  corpus->tokenizer = std::make_shared<VocabTokenizer>(std::move(vocabulary));
+  corpus->train = corpus->tokenizer->tokenize_all(read_text(stem + ".train.txt")).ids;
+  corpus->heldout = corpus->tokenizer->tokenize_all(read_text(stem + ".heldout.txt")).ids;
+  return corpus;
+}
+
+Batch corpus_batch(Rng& rng, const CorpusTask& task, int B) {
+  const std::vector<int32_t>& ids = task.data->train;
+  const int T = task.length;
+  if (ids.size() < static_cast<size_t>(T) + 1) throw Error("the corpus is shorter than one window");
+  const uint64_t starts = ids.size() - static_cast<size_t>(T);  // a window starts in [0, starts)
+  Batch batch;
+  batch.B = B, batch.T = T;
+  for (int b = 0; b < B; ++b) {
+    // two draws, so a corpus of more than 2^32 tokens is covered too; the same on every platform
+    const uint64_t draw = (static_cast<uint64_t>(rng.next_u32()) << 32) | rng.next_u32();
+    const size_t start = static_cast<size_t>(draw % starts);
+    batch.ids.insert(batch.ids.end(), ids.begin() + start, ids.begin() + start + T);
+    batch.targets.insert(batch.targets.end(), ids.begin() + start + 1, ids.begin() + start + T + 1);
+  }
+  return batch;
+}
+
+std::vector<std::vector<int32_t>> heldout_windows(const std::vector<int32_t>& ids, int T, int windows) {
+  std::vector<std::vector<int32_t>> out;
+  for (size_t start = 0; start + static_cast<size_t>(T) < ids.size(); start += static_cast<size_t>(T)) {
+    if (windows > 0 && static_cast<int>(out.size()) == windows) break;
+    out.emplace_back(ids.begin() + start, ids.begin() + start + T + 1);
+  }
+  return out;
+}
+
+std::vector<LayerAnalysis> analyse_heldout(const Model& model, const std::vector<int32_t>& ids, int windows) {
+  const int T = model.config().max_positions;
+  std::vector<std::vector<LayerAnalysis>> each;
+  Trace trace;
+  for (const std::vector<int32_t>& window : heldout_windows(ids, T, windows)) {
+    model.run_ids_into(trace, std::vector<int32_t>(window.begin(), window.end() - 1));
+    each.push_back(analyse_trace(trace, model.config(), model.tokenizer()));
+  }
+  if (each.empty()) throw Error("the held-out text has no window of " + std::to_string(T + 1) + " tokens");
+  return mean_analysis(each);
+}
+
+HeldoutScores evaluate_heldout(const Model& model, const std::vector<int32_t>& ids, int T, int windows) {
+  const int V = model.config().vocab_size;
+  HeldoutScores s;
+  double loss = 0;
+  int64_t right = 0;
+  Trace trace;
+  for (const std::vector<int32_t>& window : heldout_windows(ids, T, windows)) {
+    model.run_ids_into(trace, std::vector<int32_t>(window.begin(), window.end() - 1));
+    const float* logits = trace.get("logits").ptr();
+    for (int i = 0; i < T; ++i) {
+      const int32_t want = window[static_cast<size_t>(i) + 1];
+      if (want == VocabTokenizer::kUnk) continue;
+      const float* row = logits + static_cast<size_t>(i) * V;
+      float row_loss = 0;
+      crossentropy_forward(&row_loss, row, &want, 1, V);
+      loss += row_loss;
+      right += std::max_element(row, row + V) - row == want;
+      ++s.targets;
+    }
+    ++s.windows;
+  }
+  if (s.targets == 0) throw Error("the held-out text has no window of " + std::to_string(T + 1) + " tokens");
+  s.loss = loss / static_cast<double>(s.targets);
+  s.accuracy = static_cast<double>(right) / static_cast<double>(s.targets);
+  return s;
+}
+
+}  // namespace mha
+
+#include <cmath>
+#include <unordered_map>
+
+namespace mha {
+
+BigramScore bigram_heldout_loss(const std::vector<int32_t>& train, const std::vector<int32_t>& heldout, int vocab) {
+  std::vector<double> unigram(static_cast<size_t>(vocab), 1.0), first(static_cast<size_t>(vocab), 0.0);
+  std::unordered_map<uint64_t, double> pairs;
+  const auto key = [vocab](int32_t a, int32_t b) { return static_cast<uint64_t>(a) * static_cast<uint64_t>(vocab) + static_cast<uint64_t>(b); };
+  for (size_t i = 0; i < train.size(); ++i) {
+    unigram[static_cast<size_t>(train[i])] += 1;
+    if (i + 1 < train.size()) first[static_cast<size_t>(train[i])] += 1, pairs[key(train[i], train[i + 1])] += 1;
+  }
+  const double total = static_cast<double>(train.size()) + vocab;
+  BigramScore best{INFINITY, 0};
+  for (double lambda : {0.5, 0.6, 0.7, 0.8, 0.9, 0.95}) {
+    double loss = 0;
+    int64_t n = 0;
+    for (size_t i = 1; i < heldout.size(); ++i) {
+      const int32_t a = heldout[i - 1], b = heldout[i];
+      if (b == VocabTokenizer::kUnk) continue;
+      const double p_uni = unigram[static_cast<size_t>(b)] / total;
+      double p = p_uni;
+      if (first[static_cast<size_t>(a)] > 0) {
+        const auto it = pairs.find(key(a, b));
+        p = lambda * (it == pairs.end() ? 0.0 : it->second) / first[static_cast<size_t>(a)] + (1 - lambda) * p_uni;
+      }
+      loss -= std::log(p), ++n;
+    }
+    if (n && loss / n < best.loss) best = {loss / n, lambda};
+  }
+  return best;
+}
+
+}  // namespace mha

@@ -1,0 +1,72 @@
+// The task of the models trained on real text: the next token, on windows of T + 1 tokens drawn at
+// random from a prepared corpus (`npm run corpus`: the Tang poems by character, the Brown corpus by
+// word), read with the corpus's own vocabulary (text/vocab_tokenizer.h). The held-out split is never
+// trained on; the figures and tests read it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/head_metrics.h"
+#include "base/random.h"
+#include "model/model.h"
+#include "text/vocab_tokenizer.h"
+#include "train/train.h"
+
+namespace mha {
+
+// A prepared corpus: its vocabulary and its two splits as ids.
+struct Corpus {
+  std::string name;  // "tang" | "brown"
+  std::shared_ptr<const VocabTokenizer> tokenizer;
+  std::vector<int32_t> train, heldout;
+};
+
+// The corpora `npm run corpus` prepares, in the order the menus list them.
+const std::vector<std::string>& corpus_names();
+// {dir}/{name}.vocab.json, {name}.train.txt and {name}.heldout.txt, each tokenized whole.
+// mha::Error naming the file that is missing or malformed (and `npm run corpus`, which makes them).
+std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir);
+
+struct CorpusTask {
+  std::string corpus = "tang";
+  int length = 64;  // T: the tokens a window predicts from (the model's positions)
+  std::shared_ptr<const Corpus> data;  // what batches are drawn from; loaded by the caller
+};
+
+// B windows of T + 1 tokens of the train split, each start uniform: ids the first T, targets the last T.
+Batch corpus_batch(Rng& rng, const CorpusTask& task, int B);
+
+// How a model does on a split: consecutive windows of T + 1 tokens (at most `windows` of them; 0: all),
+// the mean cross-entropy over the targets that are not <unk> (a model that predicts <unk> well is not
+// reading language), and how often its first choice is that target.
+struct HeldoutScores {
+  double loss = 0, accuracy = 0;
+  int64_t targets = 0;  // counted
+  int windows = 0;
+};
+HeldoutScores evaluate_heldout(const Model& model, const std::vector<int32_t>& ids, int T, int windows = 0);
+
+// What each head does on a split: analyse_trace (head_metrics.h) of the first T tokens of each window
+// (T = the model's positions), with the model's vocabulary, averaged over the windows (mean_analysis).
+std::vector<LayerAnalysis> analyse_heldout(const Model& model, const std::vector<int32_t>& ids, int windows = 0);
+
+// The windows evaluate_heldout reads, as id lists of T + 1 (the analyses of a split read the first T of each).
+std::vector<std::vector<int32_t>> heldout_windows(const std::vector<int32_t>& ids, int T, int windows);
+
+}  // namespace mha
+
+namespace mha {
+
+// The baseline a language model must beat: an interpolated bigram over the same vocabulary, counted on
+// `train`: p(b | a) = λ·c(a, b)/c(a) + (1 − λ)·p(b), p(b) add-one smoothed (the unigram alone where a
+// was never seen). Its mean −ln p over the targets of `heldout` that are not <unk>, at the λ of
+// {0.5, 0.6, 0.7, 0.8, 0.9, 0.95} that does best there: the kindest bigram there is.
+struct BigramScore {
+  double loss = 0, lambda = 0;
+};
+BigramScore bigram_heldout_loss(const std::vector<int32_t>& train, const std::vector<int32_t>& heldout, int vocab);
+
+}  // namespace mha
