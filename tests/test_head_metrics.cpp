@@ -113,14 +113,15 @@ TEST_CASE("labels follow the table, in its order") {
   CHECK(std::string(mha::head_label(m)) == "broad");
   m.entropy = 0.5;
   CHECK(std::string(mha::head_label(m)) == "mixed");
-  CHECK(mha::head_label_rules().size() == 5);
+  CHECK(mha::head_label_rules().size() == 11);
 }
 
 TEST_CASE("the analysis JSON carries the label table, so the page reads the thresholds rather than copying them") {
   const nlohmann::json json = mha::analysis_to_json({});
   REQUIRE(json["labels"].size() == mha::head_label_rules().size());
-  CHECK(json["labels"][0] == nlohmann::json({{"label", "previous_token"}, {"metric", "previous_token"}, {"at_least", 0.5}}));
-  CHECK(json["labels"][4] == nlohmann::json({{"label", "broad"}, {"metric", "entropy"}, {"at_least", 0.9}}));
+  CHECK(json["labels"][0] == nlohmann::json({{"label", "previous_token"}, {"metric", "previous_token"}, {"at_least", 0.5}, {"times_chance", 0}}));
+  CHECK(json["labels"].back() == nlohmann::json({{"label", "broad"}, {"metric", "entropy"}, {"at_least", 0.9}, {"times_chance", 0}}));
+  CHECK(json["labels"][2] == nlohmann::json({{"label", "parallel_line"}, {"metric", "parallel_line"}, {"at_least", 0.15}, {"times_chance", 5}}));
 }
 
 TEST_CASE("every metric matches the numpy reference on the reference traces, to 1e-5") {

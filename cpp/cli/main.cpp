@@ -34,6 +34,7 @@
 #include "sweep_command.h"
 #include "tokenize_command.h"
 #include "train_command.h"
+#include "train/corpus_task.h"
 
 namespace {
 
@@ -120,9 +121,26 @@ int main(int argc, char** argv) {
                       "cross-entropy over the given ids");
   heads_cmd->add_option("--samples", samples, "with --importance: average over this many fresh sequences of the model's task instead")
       ->check(CLI::Range(1, mha::kMaxImportanceSamples));
+  std::string heldout;
+  int windows = 0;
+  heads_cmd->add_option("--heldout", heldout,
+                        "measure on held-out text instead: a model trained on a corpus reads FILE (default: its "
+                        "shipped excerpt, corpus/CORPUS.heldout.txt beside the model) in windows of its positions, and "
+                        "each metric is the mean over the windows")
+      ->expected(0, 1);
+  heads_cmd->add_option("--windows", windows, "with --heldout: at most this many windows (0: all)")->check(CLI::NonNegativeNumber);
   heads_cmd->callback([&] {
+    if (heads_cmd->count("--heldout") > 0) {
+      if (importance) throw mha::Error("--importance measures one text: give --text or --ids, not --heldout");
+      const mha::Model model = mha_cli::open_model(o);
+      const std::vector<mha::LayerAnalysis> layers =
+          mha::analyse_heldout(model, mha_cli::read_heldout(model, o.model_path, heldout), windows);
+      if (json) std::printf("%s\n", mha::analysis_to_json(layers).dump(2).c_str());
+      else std::fputs(mha_cli::heads_report(layers).c_str(), stdout);
+      return;
+    }
     const mha_cli::Run r = mha_cli::run(o);
-    std::vector<mha::LayerAnalysis> layers = mha::analyse_trace(r.trace, r.model.config());
+    std::vector<mha::LayerAnalysis> layers = mha::analyse_trace(r.trace, r.model.config(), r.model.tokenizer());
     if (samples > 0 && !importance) throw mha::Error("--samples goes with --importance");
     if (importance)
       mha::add_importance(layers, mha::head_importance(r.model, samples > 0 ? mha::task_samples(r.model.config(), samples, mha::kImportanceSeed)

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "text/bpe_files.h"
+#include "text/vocab_tokenizer.h"
 #include "base/error.h"
 #include "io/config_json.h"
 #include "io/model_builder.h"
@@ -140,6 +141,20 @@ mha::Model load_model(const RunOptions& o) {
                                       o.weights_path);
 }
 
+std::vector<int32_t> read_heldout(const mha::Model& model, const std::string& model_path, const std::string& file) {
+  const auto* vocabulary = dynamic_cast<const mha::VocabTokenizer*>(model.tokenizer());
+  if (!vocabulary)
+    throw mha::Error("held-out text is read with the model's own vocabulary: give a model trained on a corpus "
+                     "(models/tang.safetensors, models/brown.safetensors)");
+  std::string path = file;
+  if (path.empty()) {
+    const size_t slash = model_path.find_last_of('/');
+    path = (slash == std::string::npos ? std::string() : model_path.substr(0, slash + 1)) + "corpus/" +
+           vocabulary->vocabulary().corpus + ".heldout.txt";
+  }
+  const std::vector<uint8_t> bytes = mha::read_file(path);
+  return vocabulary->tokenize_all(std::string(bytes.begin(), bytes.end())).ids;
+}
 
 mha::Model open_model(const RunOptions& o) {
   mha::Model model = load_model(o);

@@ -40,6 +40,10 @@ Run run(const RunOptions& o);
 // The model alone.
 mha::Model load_model(const RunOptions& o);
 
+// The ids of held-out text for a model with its own vocabulary (vocab_tokenizer.h): `file`, or when "" its
+// corpus's shipped excerpt, corpus/{corpus}.heldout.txt beside the model file; read whole, any size.
+std::vector<int32_t> read_heldout(const mha::Model& model, const std::string& model_path, const std::string& file);
+
 // "1.0,1.3" -> the gates of heads 1.0 and 1.3 at 0, every other head's at 1 (empty list: none);
 // an error names a head the model does not have.
 mha::HeadGates parse_switched_off(const std::string& list, const mha::Config& config);

@@ -31,6 +31,8 @@ json recipe_json(const Recipe& r) {
               {"weightDecay", r.adam.weight_decay}, {"initStd", r.init_std}, {"steps", r.steps},
               {"lossFloor", loss_floor(r)}});
   if (r.task == TaskKind::induction) out.update({{"minLength", r.induction.min_length}, {"maxLength", r.induction.max_length}});
+  else if (r.task == TaskKind::corpus)
+    out.update({{"corpus", r.corpus.corpus}, {"window", r.corpus.length}, {"warmup", r.warmup}, {"finalLr", r.final_lr}});
   else out.update({{"recall", r.recall.readouts}, {"length", r.recall.length}});
   return out;
 }
@@ -78,9 +80,11 @@ json kv_cache_json() {
 json catalog() {
   json metrics = json::array();
   for (const HeadMetricSpec& m : head_metric_table())
-    metrics.push_back({{"id", m.id}, {"fraction", m.fraction}, {"abbreviation", m.abbreviation}, {"gradient", m.gradient}});
+    metrics.push_back({{"id", m.id}, {"fraction", m.fraction}, {"abbreviation", m.abbreviation}, {"gradient", m.gradient},
+                       {"chance", m.chance != nullptr}, {"vocabulary", m.vocabulary}});
   json rules = json::array();
-  for (const LabelRule& r : head_label_rules()) rules.push_back({{"label", r.id}, {"metric", r.metric}, {"atLeast", r.threshold}});
+  for (const LabelRule& r : head_label_rules())
+    rules.push_back({{"label", r.id}, {"metric", r.metric}, {"atLeast", r.threshold}, {"timesChance", r.times_chance}});
   json errors = json::array();
   for (const ErrorCodeSpec& e : error_code_table()) errors.push_back({{"code", e.id}, {"english", e.english}});
   json presets = json::array();
@@ -106,6 +110,8 @@ json catalog() {
        {{"induction", recipe_json(induction_recipe())},
         {"inductionSmall", recipe_json(induction_recipe_small())},
         {"recall", recipe_json(recall_recipe())}}},
+      // the real-text models' recipes (`mha train --task corpus`): not the page's, which has no corpus yet
+      {"corpusRecipes", {{"tang", recipe_json(corpus_recipe("tang"))}, {"brown", recipe_json(corpus_recipe("brown"))}}},
       {"sweepHeads", sweep_heads()},
       {"phaseChangeScore", kPhaseChangeScore},
       {"headMetrics", metrics},

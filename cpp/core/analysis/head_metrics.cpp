@@ -21,13 +21,13 @@ struct Mean {
 
 double entropy_bits(double p) { return p > 0 ? -p * std::log2(p) : 0.0; }
 
-const std::optional<double>& field(const HeadMetrics& m, const std::string& id) {
+const HeadMetricSpec& spec_of(const std::string& id) {
   for (const HeadMetricSpec& spec : head_metric_table())
-    if (id == spec.id) return m.*spec.value;
+    if (id == spec.id) return spec;
   throw Error("internal: no head metric named " + id);
 }
 
-HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool causal) {
+HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool causal, const TokenFacts* facts) {
   Mean entropy, self, previous, first, locality, distance, uniform_distance, induction, duplicate;
   for (int i = 0; i < T; ++i) {
     const float* row = a + static_cast<size_t>(i) * T;
@@ -75,6 +75,7 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
     stripe /= T - d;
     if (!m.offset_weight || stripe > *m.offset_weight) m.offset = d, m.offset_weight = stripe;
   }
+  measure_head_types(a, T, ids, causal, facts, m);
   // One row is not enough to say what a head does.
   if (T < 2) m = HeadMetrics{};
   m.label = head_label(m);
@@ -120,17 +121,23 @@ std::optional<double> similarity(const float* a, const float* b, const std::vect
 const std::vector<HeadMetricSpec>& head_metric_table() {
   static const std::vector<HeadMetricSpec> table = {
       // the patterns a trained head is known by first, then how spread and how far it looks
-      {"previous_token", &HeadMetrics::previous_token, true, "prev"},
+      {"previous_token", &HeadMetrics::previous_token, true, "prev", false, &HeadMetrics::previous_token_chance},
       {"induction", &HeadMetrics::induction, true, "induc"},
       {"duplicate_token", &HeadMetrics::duplicate_token, true, "dup"},
-      {"first_token", &HeadMetrics::first_token, true, "first"},
+      {"first_token", &HeadMetrics::first_token, true, "first", false, &HeadMetrics::first_token_chance},
       {"self", &HeadMetrics::self, true, "self"},
       {"entropy", &HeadMetrics::entropy, true, "entropy"},
       {"locality", &HeadMetrics::locality, true, "local"},
       {"distance", &HeadMetrics::distance, false, "dist"},
       {"distance_normalised", &HeadMetrics::distance_normalised, false, "dist_n"},
       {"offset", &HeadMetrics::offset, false, "offset"},
-      {"offset_weight", &HeadMetrics::offset_weight, true, "off_w"},
+      {"offset_weight", &HeadMetrics::offset_weight, true, "off_w", false, &HeadMetrics::offset_weight_chance},
+      // the head types of real text (head_types.h), each beside its chance
+      {"parallel_line", &HeadMetrics::parallel_line, true, "paral", false, &HeadMetrics::parallel_line_chance, true},
+      {"rare_word", &HeadMetrics::rare_word, true, "rare", false, &HeadMetrics::rare_word_chance, true},
+      {"noun_article", &HeadMetrics::noun_article, true, "n_det", false, &HeadMetrics::noun_article_chance, true},
+      {"noun_adjective", &HeadMetrics::noun_adjective, true, "n_adj", false, &HeadMetrics::noun_adjective_chance, true},
+      {"verb_subject", &HeadMetrics::verb_subject, true, "v_subj", false, &HeadMetrics::verb_subject_chance, true},
       // what removing it costs, from the gradient pass
       {"importance", &HeadMetrics::importance, false, "import", true},
       {"importance_normalised", &HeadMetrics::importance_normalised, true, "imp_n", true},
@@ -139,27 +146,40 @@ const std::vector<HeadMetricSpec>& head_metric_table() {
 }
 
 const std::vector<LabelRule>& head_label_rules() {
+  // The typed heads of real text need 5× their chance as well (issue: "a head of each type … ≥ 5× its
+  // chance baseline"); the offset rule names a head that keeps to one stripe further back than i − 1.
   static const std::vector<LabelRule> rules = {
-      {"previous_token", "previous_token", 0.5}, {"induction", "induction", 0.5}, {"self", "self", 0.5},
-      {"first_token", "first_token", 0.5},       {"broad", "entropy", 0.9},
+      {"previous_token", "previous_token", 0.5},   {"induction", "induction", 0.5},
+      {"parallel_line", "parallel_line", 0.15, 5}, {"noun_article", "noun_article", 0.3, 5},
+      {"verb_subject", "verb_subject", 0.3, 5},    {"noun_adjective", "noun_adjective", 0.3, 5},
+      {"rare_word", "rare_word", 0.2, 5},          {"self", "self", 0.5},
+      {"first_token", "first_token", 0.5},         {"positional", "offset_weight", 0.25, 5},
+      {"broad", "entropy", 0.9},
   };
   return rules;
 }
 
 const char* head_label(const HeadMetrics& m) {
   for (const LabelRule& rule : head_label_rules()) {
-    const std::optional<double>& v = field(m, rule.metric);
-    if (v && *v >= rule.threshold) return rule.id;
+    const HeadMetricSpec& spec = spec_of(rule.metric);
+    const std::optional<double>& v = m.*spec.value;
+    if (!v || *v < rule.threshold) continue;
+    if (rule.times_chance > 0) {
+      const std::optional<double>& chance = m.*spec.chance;
+      if (!chance || *v < rule.times_chance * *chance) continue;
+    }
+    return rule.id;
   }
   return "mixed";
 }
 
-LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::vector<int32_t>& ids, bool causal) {
+LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::vector<int32_t>& ids, bool causal,
+                            const TokenFacts* facts) {
   if (static_cast<int>(ids.size()) != T)
     throw Error("head analysis needs one token id per row: " + std::to_string(ids.size()) + " ids for T = " + std::to_string(T));
   LayerAnalysis out;
   const size_t TT = static_cast<size_t>(T) * T;
-  for (int h = 0; h < heads; ++h) out.heads.push_back(measure(weights + h * TT, T, ids, causal));
+  for (int h = 0; h < heads; ++h) out.heads.push_back(measure(weights + h * TT, T, ids, causal, facts));
   std::vector<std::vector<double>> entropies;
   for (int h = 0; h < heads; ++h) entropies.push_back(row_entropies(weights + h * TT, T, causal));
   out.similarity.assign(heads, std::vector<std::optional<double>>(heads));
@@ -173,14 +193,45 @@ LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::v
   return out;
 }
 
-std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& c) {
+std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& c, const Tokenizer* tokenizer) {
   if (trace.ids.empty()) throw Error("head analysis needs tokens: run text or ids, not an input x");
   const int T = static_cast<int>(trace.ids.size());
+  const auto* vocabulary = dynamic_cast<const VocabTokenizer*>(tokenizer);
+  const TokenFacts facts = vocabulary ? token_facts(*vocabulary) : TokenFacts{};
   std::vector<LayerAnalysis> out;
   for (int layer = 0; layer < c.layers; ++layer) {
     const Tensor& weights = trace.get(layer_name(has_blocks(c.preset) ? layer : -1, "weights"));
-    out.push_back(analyse_layer(weights.ptr(), c.heads, T, trace.ids, c.causal));
+    out.push_back(analyse_layer(weights.ptr(), c.heads, T, trace.ids, c.causal, vocabulary ? &facts : nullptr));
   }
+  return out;
+}
+
+std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnalysis>>& analyses) {
+  if (analyses.empty()) throw Error("internal: the mean of no analyses");
+  std::vector<LayerAnalysis> out = analyses.front();
+  const auto mean_of = [&](auto read) {
+    Mean m;
+    for (const auto& a : analyses)
+      if (const std::optional<double> v = read(a)) m.add(*v);
+    return m.value();
+  };
+  for (size_t l = 0; l < out.size(); ++l)
+    for (size_t h = 0; h < out[l].heads.size(); ++h) {
+      HeadMetrics& m = out[l].heads[h];
+      const auto head = [&](const auto& a) -> const HeadMetrics& { return a[l].heads[h]; };
+      for (const HeadMetricSpec& spec : head_metric_table()) {
+        m.*spec.value = mean_of([&](const auto& a) { return head(a).*spec.value; });
+        if (spec.chance) m.*spec.chance = mean_of([&](const auto& a) { return head(a).*spec.chance; });
+      }
+      for (size_t k = 0; k < m.offset_profile.size(); ++k)
+        m.offset_profile[k] = *mean_of([&](const auto& a) -> std::optional<double> {
+          const auto& p = head(a).offset_profile;
+          return k < p.size() ? std::optional<double>(p[k]) : std::nullopt;
+        });
+      for (size_t g = 0; g < out[l].similarity[h].size(); ++g)
+        out[l].similarity[h][g] = mean_of([&](const auto& a) { return a[l].similarity[h][g]; });
+      m.label = head_label(m);
+    }
   return out;
 }
 
@@ -188,13 +239,17 @@ nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers) {
   const auto value = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json labels = nlohmann::json::array();
   for (const LabelRule& rule : head_label_rules())
-    labels.push_back({{"label", rule.id}, {"metric", rule.metric}, {"at_least", rule.threshold}});
+    labels.push_back({{"label", rule.id}, {"metric", rule.metric}, {"at_least", rule.threshold}, {"times_chance", rule.times_chance}});
   nlohmann::json out = {{"labels", labels}, {"layers", nlohmann::json::array()}};
   for (const LayerAnalysis& layer : layers) {
     nlohmann::json heads = nlohmann::json::array();
     for (const HeadMetrics& m : layer.heads) {
       nlohmann::json head = nlohmann::json::object();
-      for (const HeadMetricSpec& spec : head_metric_table()) head[spec.id] = value(m.*spec.value);
+      for (const HeadMetricSpec& spec : head_metric_table()) {
+        head[spec.id] = value(m.*spec.value);
+        if (spec.chance) head[std::string(spec.id) + "_chance"] = value(m.*spec.chance);
+      }
+      head["offset_profile"] = m.offset_profile;
       head["label"] = m.label;
       heads.push_back(head);
     }

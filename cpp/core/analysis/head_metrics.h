@@ -30,13 +30,21 @@
 #include <vector>
 
 #include "base/config.h"
+#include "analysis/head_types.h"
 #include "model/trace.h"
+#include "text/tokenizer.h"
 
 namespace mha {
 
 struct HeadMetrics {
   std::optional<double> entropy, self, previous_token, first_token, locality, distance, distance_normalised, induction,
       duplicate_token, offset, offset_weight, importance, importance_normalised;
+  // The head types of real text (head_types.h), null for a model without a vocabulary that says.
+  std::optional<double> rare_word, noun_article, noun_adjective, verb_subject, parallel_line;
+  // Each typed measure's chance: its value under uniform attention over the same rows (head_types.h).
+  std::optional<double> previous_token_chance, first_token_chance, offset_weight_chance, rare_word_chance,
+      noun_article_chance, noun_adjective_chance, verb_subject_chance, parallel_line_chance;
+  std::vector<double> offset_profile;  // mean a[i][i − k], k = 0 … kOffsetProfile (head_types.h)
   std::string label;  // a label id of head_label_rules(), or "mixed"
 };
 
@@ -56,24 +64,36 @@ struct HeadMetricSpec {
   bool fraction;
   const char* abbreviation;  // at most 7 characters: the header of `mha heads`'s table
   bool gradient = false;     // from importance.h's gradient pass, not from the attention weights
+  // Where its chance is kept (head_types.h), for the measures that have one: reports print it beside
+  // the value ("{id}_chance" in JSON), and labels may ask for a multiple of it.
+  std::optional<double> HeadMetrics::*chance = nullptr;
+  bool vocabulary = false;  // reads what the model's vocabulary says of its tokens: null for a toy model's ids
 };
 const std::vector<HeadMetricSpec>& head_metric_table();
 
 // The labels, checked in this order; the first rule whose metric reaches its threshold names the head
 // ("broad" is reached by a high entropy). None: "mixed".
 struct LabelRule {
-  const char* id;      // stable, for the page's strings: previous_token, induction, self, first_token, broad
+  const char* id;      // stable, for the page's strings: previous_token, induction, parallel_line, …, broad
   const char* metric;  // the HeadMetrics field it reads
   double threshold;
+  double times_chance = 0;  // and at least this multiple of the metric's chance (0: no such condition)
 };
 const std::vector<LabelRule>& head_label_rules();
 const char* head_label(const HeadMetrics& metrics);
 
-// weights: (heads, T, T) row-major, as the trace's (1, heads, T, T); ids: the T token ids.
-LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::vector<int32_t>& ids, bool causal);
+// weights: (heads, T, T) row-major, as the trace's (1, heads, T, T); ids: the T token ids; facts: what
+// the model's vocabulary says of them (head_types.h), or null.
+LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::vector<int32_t>& ids, bool causal,
+                            const TokenFacts* facts = nullptr);
 
-// Every layer of a run (a single attention layer is one layer), from its weights and ids.
-std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& config);
+// Every layer of a run (a single attention layer is one layer), from its weights and ids; the typed
+// measures where `tokenizer` is a vocabulary (vocab_tokenizer.h).
+std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& config, const Tokenizer* tokenizer = nullptr);
+
+// The mean of several analyses of one model (windows of a held-out text): each value over the analyses
+// that have it, the labels given again from the means.
+std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnalysis>>& analyses);
 
 // {"labels": [{"label": "previous_token", "metric": "previous_token", "at_least": 0.5}, …],
 //  "layers": [{"heads": [{"entropy": …, …, "label": "…"}], "similarity": [[…]]}]}, null for nullopt.

@@ -15,8 +15,11 @@ const ALL_METRICS = catalog.headMetrics.map((m) => m.id);
 // the table): the gradient pass's (importance) where it is computed, the trained model; the stripe a
 // recall head is named by (offset) where the model recalls.
 const STRIPE_METRICS = new Set(['offset', 'offset_weight']);
+// The head types of real text read the model's vocabulary: columns only for a model that has one.
+const VOCABULARY_METRICS = new Set(catalog.headMetrics.filter((m) => m.vocabulary).map((m) => m.id));
 const metricsOf = (state) => ALL_METRICS.filter((m) =>
-  (!GRADIENT.has(m) || state.settings.model === 'trained') && (!STRIPE_METRICS.has(m) || state.result.config.readouts > 1));
+  (!GRADIENT.has(m) || state.settings.model === 'trained') && (!STRIPE_METRICS.has(m) || state.result.config.readouts > 1) &&
+  (!VOCABULARY_METRICS.has(m) || ['chars', 'words'].includes(state.result.config.tokenizer)));
 const FRACTION = new Set(catalog.headMetrics.filter((m) => m.fraction).map((m) => m.id));
 
 // The heads × heads similarity as a small table of shaded cells (1 = the same rows, 0 = disjoint).

@@ -1,0 +1,43 @@
+// The head types of real text (Voita et al. 2019; seed article 002), measured from a head's weights
+// a[i][j] and what the model's vocabulary says of each token (vocab_tokenizer.h). Each is a mean over
+// the rows that qualify, with its chance beside it: the same measure for a head that spreads its
+// weight evenly over the n_i positions row i may attend to. Null where no row qualifies (or the model
+// has no vocabulary that says: a toy model's ids are not words).
+//   rare_word       rows i ≥ 1 with a ranked token in view: how often the head's strongest key holds the
+//                   rarest token in view (the highest frequency rank among j ≤ i; <unk> and the specials
+//                   are not ranked); chance |rarest| / n_i
+//   noun_article    rows whose token is a noun: a[i][j], j the nearest det (article or determiner) at
+//                   i − 6 … i − 1; chance 1 / n_i
+//   noun_adjective  the same with the nearest adjective at i − 3 … i − 1
+//   verb_subject    rows whose token is a verb: a[i][j], j the nearest noun or subject pronoun at i − 6 … i − 1
+//   parallel_line   the poems' rows in a half-line whose previous half-line is as long (4 to 9 characters,
+//                   at most two marks between them: ，。\n): a[i][i − (L + gap)], the same place one
+//                   half-line back (秦川雄帝宅，函谷壮皇居: 函 on 秦)
+//   offset_profile  mean over i ≥ k of a[i][i − k], k = 0 … 16: where a head looks, as a curve
+// The chance of previous_token, first_token and offset_weight (head_metrics.h) is mean 1 / n_i over their rows.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "text/vocab_tokenizer.h"
+
+namespace mha {
+
+struct HeadMetrics;
+
+// What the head types read of each id, from a model's vocabulary.
+struct TokenFacts {
+  std::vector<int32_t> rarity;         // per id: its frequency rank (higher is rarer); −1: not ranked
+  std::vector<WordTag> tags;           // per id (words); empty for characters
+  std::vector<uint8_t> half_line_end;  // per id: 1 where a half-line ends (characters)
+};
+TokenFacts token_facts(const VocabTokenizer& tokenizer);
+
+constexpr int kOffsetProfile = 16;  // the offset profile's last k
+
+// Fills the typed measures and the chances of `m` for one head (a: T × T row-major).
+void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, bool causal, const TokenFacts* facts,
+                        HeadMetrics& m);
+
+}  // namespace mha
