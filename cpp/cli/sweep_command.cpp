@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "base/error.h"
 #include "io/files.h"
 #include "model/parameters.h"
+#include "train/corpus_task.h"
 #include "train/recipe.h"
 
 namespace mha_cli {
@@ -24,14 +26,87 @@ struct SweepOptions {
   mha::Recipe recipe = mha::recall_recipe();
   bool json = false;
   std::string csv;  // a file for the rows, without the times (which differ run to run): models/recall-sweep.csv
+  // The corpus task: which corpus and where npm run corpus put it; the recipe's sizes (--layers, --d-model,
+  // --steps, --window) replace the shipped corpus recipe's only where given.
+  std::string corpus = "tang", corpus_dir = "build/corpus";
+  int layers = 0, window = 0;
+  CLI::Option *steps_option = nullptr, *d_model_option = nullptr;
+  std::vector<uint64_t> seeds;
 };
 
 struct Row {
   int heads = 0, d_head = 0;
   int64_t parameters = 0;
   mha::RecallScores scores;
+  mha::HeldoutScores heldout;  // the corpus task's: its held-out split
+  uint64_t seed = 0;
   double seconds = 0;
 };
+
+// The corpus task at one head count and seed: the held-out loss (not <unk>) after training.
+Row train_corpus(const mha::Recipe& base, int heads, uint64_t seed, bool terminal) {
+  mha::Recipe r = base;
+  r.config.heads = heads, r.config.seed = seed;
+  mha::Training training(r);
+  const auto start = std::chrono::steady_clock::now();
+  for (int s = 1; s <= r.steps; ++s) {
+    training.step();
+    if (terminal && (s % 50 == 0 || s == r.steps)) std::fprintf(stderr, "\r  heads %d, seed %llu: step %d/%d ", heads, static_cast<unsigned long long>(seed), s, r.steps);
+  }
+  Row row;
+  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  row.heads = heads, row.seed = seed;
+  row.d_head = training.recipe().config.d_head();
+  row.parameters = mha::parameter_count(training.recipe().config);
+  row.heldout = mha::evaluate_heldout(training.model(), r.corpus.data->heldout, r.corpus.length);
+  if (terminal) std::fprintf(stderr, "\r%60s\r", "");
+  return row;
+}
+
+// Vaswani et al.'s Table 3 rows (A) on real text: one recipe, every head count at one d_model, each seed.
+void sweep_corpus(const SweepOptions& o) {
+  mha::Recipe recipe = mha::corpus_recipe(o.corpus, mha::load_corpus(o.corpus, o.corpus_dir));
+  if (o.layers > 0) recipe.config.layers = o.layers;
+  if (o.window > 0) recipe.corpus.length = o.window;
+  if (o.steps_option->count() > 0) recipe.steps = o.recipe.steps, recipe.warmup = std::min(recipe.warmup, recipe.steps);
+  if (o.d_model_option->count() > 0) recipe.config.d_model = o.recipe.config.d_model;
+  recipe = mha::checked_recipe(recipe);
+  if (!o.csv.empty()) mha::check_output_path(o.csv);
+  const std::vector<uint64_t> seeds = o.seeds.empty() ? std::vector<uint64_t>{recipe.config.seed} : o.seeds;
+  const bool terminal = isatty(fileno(stderr)) && !o.json;
+  if (!o.json)
+    std::printf("corpus task, %s: %d blocks, d_model %d, windows of %d, %d steps of batch %d; held-out loss (nats a token, not <unk>)\n"
+                "%5s %6s %10s %6s %8s %8s %8s\n", o.corpus.c_str(), recipe.config.layers, recipe.config.d_model, recipe.corpus.length,
+                recipe.steps, recipe.batch, "heads", "d_head", "params", "seed", "loss", "accuracy", "time");
+  std::vector<Row> rows;
+  for (int heads : o.heads)
+    for (uint64_t seed : seeds) {
+      rows.push_back(train_corpus(recipe, heads, seed, terminal));
+      const Row& r = rows.back();
+      if (o.json) continue;
+      std::printf("%5d %6d %10lld %6llu %8.4f %8.4f %7.1fs\n", r.heads, r.d_head, static_cast<long long>(r.parameters),
+                  static_cast<unsigned long long>(r.seed), r.heldout.loss, r.heldout.accuracy, r.seconds);
+      std::fflush(stdout);
+    }
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Row& r : rows)
+      out.push_back({{"heads", r.heads}, {"dHead", r.d_head}, {"parameters", r.parameters}, {"seed", r.seed},
+                     {"loss", r.heldout.loss}, {"accuracy", r.heldout.accuracy}, {"seconds", r.seconds}});
+    std::printf("%s\n", out.dump(2).c_str());
+  }
+  if (!o.csv.empty()) {
+    std::string text = "heads,d_head,parameters,seed,heldout_loss,heldout_accuracy\n";
+    char line[160];
+    for (const Row& r : rows) {
+      std::snprintf(line, sizeof line, "%d,%d,%lld,%llu,%.4f,%.4f\n", r.heads, r.d_head, static_cast<long long>(r.parameters),
+                    static_cast<unsigned long long>(r.seed), r.heldout.loss, r.heldout.accuracy);
+      text += line;
+    }
+    mha::write_file_atomically(o.csv, std::vector<uint8_t>(text.begin(), text.end()));
+    if (!o.json) std::printf("wrote %s\n", o.csv.c_str());
+  }
+}
 
 Row train_one(const mha::Recipe& base, int heads, bool terminal) {
   mha::Recipe r = base;
@@ -68,8 +143,10 @@ std::string csv_of(const std::vector<Row>& rows, int K) {
 }
 
 void sweep(const SweepOptions& o) {
-  if (mha::parse_task(o.task) != mha::TaskKind::recall) throw mha::Error("the head-count sweep trains the recall task");
   if (o.heads.empty()) throw mha::Error("give at least one head count");
+  if (mha::parse_task(o.task) == mha::TaskKind::corpus) return sweep_corpus(o);
+  if (mha::parse_task(o.task) != mha::TaskKind::recall) throw mha::Error("the head-count sweep trains the recall or the corpus task");
+  if (!o.seeds.empty() || o.layers > 0 || o.window > 0) throw mha::Error("--seeds, --layers and --window go with --task corpus");
   const mha::Recipe recipe = mha::checked_recipe(o.recipe);
   if (!o.csv.empty()) mha::check_output_path(o.csv);  // before the work, not after it
   const int K = recipe.recall.readouts;
@@ -115,13 +192,19 @@ void sweep(const SweepOptions& o) {
 CLI::App* add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
   CLI::App* cmd = app.add_subcommand("sweep", "train the recall task at several head counts of one d_model and compare them");
-  cmd->add_option("--task", o->task, "the task: recall (predict the K ids before each position)")->check(CLI::IsMember({"recall"}));
+  cmd->add_option("--task", o->task, "the task: recall (predict the K ids before each position) or corpus (real text)")
+      ->check(CLI::IsMember({"recall", "corpus"}));
+  cmd->add_option("--corpus", o->corpus, "the corpus task's text: tang or brown")->check(CLI::IsMember(mha::corpus_names()));
+  cmd->add_option("--corpus-dir", o->corpus_dir, "where npm run corpus wrote the corpus");
+  cmd->add_option("--seeds", o->seeds, "corpus: seeds, comma-separated; each head count trains once per seed")->delimiter(',');
+  cmd->add_option("--layers", o->layers, "corpus: blocks (default: the corpus recipe's)")->check(CLI::Range(1, mha::kMaxLayers));
+  cmd->add_option("--window", o->window, "corpus: tokens per window")->check(CLI::Range(2, mha::kMaxTextTokens));
   cmd->add_option("--heads", o->heads, "head counts, comma-separated; each must divide d_model")->delimiter(',');
   cmd->add_option("--seed", o->recipe.config.seed, "seed of the initial weights and the data, the same for every head count");
-  cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(CLI::Range(1, 10000000));
+  o->steps_option = cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(CLI::Range(1, 10000000));
   cmd->add_option("--recall", o->recipe.recall.readouts, "K, the ids before each position it predicts")
       ->check(CLI::Range(1, mha::kMaxReadouts));
-  cmd->add_option("--d-model", o->recipe.config.d_model, "model width, split among the heads");
+  o->d_model_option = cmd->add_option("--d-model", o->recipe.config.d_model, "model width, split among the heads");
   cmd->add_flag("--json", o->json, "print JSON instead of a table");
   cmd->add_option("--csv", o->csv, "also write the rows as CSV (no times: the same bytes every run)");
   cmd->callback([o] { sweep(*o); });

@@ -132,7 +132,7 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
     const bool whole = before.start > 0;
     if (!whole || now.start + now.length >= T || now.length != before.length || now.length < 4 || now.length > 9 || gap > 2) continue;
     for (int k = 0; k < now.length; ++k) {
-      const int i = now.start + k;
+      const int i = now.start + k - 1;  // the row that predicts the character at now.start + k
       if (i >= T) break;
       parallel.add(at(i, before.start + k), 1.0 / allowed(i));
     }

@@ -10,9 +10,12 @@
 //                   i − 6 … i − 1; chance 1 / n_i
 //   noun_adjective  the same with the nearest adjective at i − 3 … i − 1
 //   verb_subject    rows whose token is a verb: a[i][j], j the nearest noun or subject pronoun at i − 6 … i − 1
-//   parallel_line   the poems' rows in a half-line whose previous half-line is as long (4 to 9 characters,
-//                   at most two marks between them: ，。\n): a[i][i − (L + gap)], the same place one
-//                   half-line back (秦川雄帝宅，函谷壮皇居: 函 on 秦)
+//   parallel_line   the poems' half-lines as long as the one before them (4 to 9 characters, at most two
+//                   marks between them: ，。\n): for each character c of such a half-line, the weight that
+//                   the row predicting c (the position before it) puts on the same place one half-line
+//                   back (秦川雄帝宅，函谷壮皇居: predicting 函, the row of ， on 秦). A model of the next token
+//                   reads the parallel of what it is about to write: the shipped Tang model's head 1.2
+//                   puts 0.42 there, while the weight c itself puts on its parallel is at chance.
 //   offset_profile  mean over i ≥ k of a[i][i − k], k = 0 … 16: where a head looks, as a curve
 // The chance of previous_token, first_token and offset_weight (head_metrics.h) is mean 1 / n_i over their rows.
 #pragma once

@@ -1,6 +1,10 @@
 #include "model/generate.h"
 
+#include <limits>
 #include <string>
+
+#include "kernels/loss.h"
+#include "text/vocab_tokenizer.h"
 
 #include "base/error.h"
 
@@ -14,6 +18,7 @@ Generator::Generator(const Model& model, std::vector<int32_t> prompt, const Gene
   using std::to_string;
   check_range("tokens", options.tokens, 1, c.max_positions);
   check_sampling(options.sampling, c.vocab_size);
+  writes_unknown_ = dynamic_cast<const VocabTokenizer*>(model.tokenizer()) == nullptr;
   prompt_length_ = static_cast<int>(ids_.size());
   const int64_t total = static_cast<int64_t>(prompt_length_) + options.tokens;
   if (total > c.max_positions)  // the prompt's own ids are checked by its run, the first step, before any is drawn
@@ -33,6 +38,18 @@ Draw Generator::step() {
   const Tensor &logits = trace_.get("logits"), &probs = trace_.get("probs");
   const int V = static_cast<int>(logits.shape[2]);
   const size_t last = (run.size() - 1) * static_cast<size_t>(V);
+  if (!writes_unknown_) {
+    // A model with a vocabulary writes words, not <unk> (which stands for every word it lacks): the
+    // row without it, its softmax taken again over the rest.
+    row_logits_.assign(logits.ptr() + last, logits.ptr() + last + V);
+    row_logits_[VocabTokenizer::kUnk] = -std::numeric_limits<float>::infinity();
+    row_probs_.assign(static_cast<size_t>(V), 0.0f);
+    softmax_forward_rows(row_probs_.data(), row_logits_.data(), 1, V);  // the forward's own: the same bits in WebAssembly
+    Draw d = draw_next(row_logits_.data(), row_probs_.data(), V, options_.sampling, rng_, options_.top);
+    ids_.push_back(d.id);
+    ++made_;
+    return d;
+  }
   Draw d = draw_next(logits.ptr() + last, probs.ptr() + last, V, options_.sampling, rng_, options_.top);
   ids_.push_back(d.id);
   ++made_;

@@ -51,6 +51,9 @@ class Generator {
   std::unique_ptr<KvCache> cache_;
   Trace trace_;
   Rng rng_;
+  // false for a model with its own vocabulary (vocab_tokenizer.h): its <unk> is never drawn
+  bool writes_unknown_ = true;
+  std::vector<float> row_logits_, row_probs_;
 };
 
 // A whole generation: the ids (prompt + new) and each step's draw.
