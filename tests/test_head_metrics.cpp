@@ -34,6 +34,15 @@ std::vector<int32_t> iota_ids(int T) {
   return ids;
 }
 
+// What a toy vocabulary says: rarity[id] = id from 3 on (0 … 2 not ranked), and the given tags and marks.
+mha::TokenFacts toy_facts(int V, std::vector<mha::WordTag> tags = {}, std::vector<uint8_t> half_line_end = {}) {
+  mha::TokenFacts facts;
+  for (int id = 0; id < V; ++id) facts.rarity.push_back(id >= 3 ? id : -1);
+  facts.tags = std::move(tags);
+  facts.half_line_end = std::move(half_line_end);
+  return facts;
+}
+
 }  // namespace
 
 TEST_CASE("a pure previous-token map: previous-token 1, entropy 0, labelled previous token") {
@@ -101,6 +110,35 @@ TEST_CASE("T = 1: every metric and the similarity are null") {
   const nlohmann::json json = mha::analysis_to_json({layer});
   CHECK(json["layers"][0]["heads"][0]["entropy"].is_null());
   CHECK(json["layers"][0]["heads"][0]["label"] == "mixed");
+}
+
+TEST_CASE("facts with an empty list say nothing: those measures are null, and the list is not read past its end") {
+  // 。a b c d e，f g h i j。: a couplet of nouns 10 … 19 between marks 3 (tagged det), read by a head that
+  // looks one half-line back.
+  const std::vector<int32_t> ids = {3, 10, 11, 12, 13, 14, 3, 15, 16, 17, 18, 19, 3};
+  const int T = 13;
+  const auto a = one_hot_map(T, [](int i) { return i >= 7 && i < 12 ? i - 6 : i; });
+  std::vector<uint8_t> marks(20, 0);
+  marks[3] = 1;
+  std::vector<mha::WordTag> tags(20, mha::WordTag::noun);
+  tags[3] = mha::WordTag::det;
+  const mha::TokenFacts full = toy_facts(20, tags, marks);
+  const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, ids, true, &full).heads[0];
+  REQUIRE(m.rare_word.has_value());
+  REQUIRE(m.noun_article.has_value());
+  REQUIRE(m.parallel_line.has_value());
+  for (const char* empty : {"rarity", "tags", "half_line_end"}) {
+    CAPTURE(empty);
+    mha::TokenFacts facts = full;
+    if (std::string(empty) == "rarity") facts.rarity.clear();
+    if (std::string(empty) == "tags") facts.tags.clear();
+    if (std::string(empty) == "half_line_end") facts.half_line_end.clear();
+    const mha::HeadMetrics e = mha::analyse_layer(a.data(), 1, T, ids, true, &facts).heads[0];
+    CHECK(e.rare_word.has_value() == !facts.rarity.empty());
+    CHECK(e.noun_article.has_value() == !facts.tags.empty());
+    CHECK(e.parallel_line.has_value() == !facts.half_line_end.empty());
+    CHECK(e.parallel_line_chance.has_value() == !facts.half_line_end.empty());
+  }
 }
 
 TEST_CASE("labels follow the table, in its order") {

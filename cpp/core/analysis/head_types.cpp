@@ -71,7 +71,7 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
   const auto id = [&](int i) { return static_cast<size_t>(ids[static_cast<size_t>(i)]); };
 
   Pair rare;
-  for (int i = 1; i < T; ++i) {
+  for (int i = 1; i < T && !facts->rarity.empty(); ++i) {
     const int n = allowed(i);
     int32_t rarest = -1;
     int holders = 0;
@@ -113,7 +113,7 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
     int start, length;
   };
   std::vector<Run> runs;
-  for (int i = 0; i < T;) {
+  for (int i = 0; i < T && !facts->half_line_end.empty();) {
     if (facts->half_line_end[id(i)]) {
       ++i;
       continue;

@@ -26,7 +26,7 @@ namespace mha {
 
 struct HeadMetrics;
 
-// What the head types read of each id, from a model's vocabulary.
+// What the head types read of each id, from a model's vocabulary. An empty list says nothing: its measures are null.
 struct TokenFacts {
   std::vector<int32_t> rarity;         // per id: its frequency rank (higher is rarer); −1: not ranked
   std::vector<WordTag> tags;           // per id (words); empty for characters
