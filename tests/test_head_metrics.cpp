@@ -141,6 +141,41 @@ TEST_CASE("facts with an empty list say nothing: those measures are null, and th
   }
 }
 
+TEST_CASE("rare word: the strongest key on the rarest token in view; a tie for strongest shares the row") {
+  // ids 1 2 9 5 9: row 1 sees only unranked ids (skipped); the rarest in view is the 9 at 2, then both 9s.
+  const std::vector<int32_t> ids = {1, 2, 9, 5, 9};
+  const int T = 5;
+  const mha::TokenFacts facts = toy_facts(10);
+  std::vector<float> a(T * T, 0.0f);
+  a[0] = 1, a[1 * T + 0] = 1;
+  a[2 * T + 2] = 1;  // on the rarest: 1 (chance 1/3)
+  a[3 * T + 3] = 1;  // on the 5: 0 (chance 1/4)
+  SUBCASE("argmax on the rarest, which comes twice") {
+    a[4 * T + 1] = 0.2f, a[4 * T + 4] = 0.8f;  // on the second 9: 1 (chance 2/5)
+    const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, ids, true, &facts).heads[0];
+    CHECK(*m.rare_word == doctest::Approx((1 + 0 + 1) / 3.0));
+    CHECK(*m.rare_word_chance == doctest::Approx((1 / 3.0 + 1 / 4.0 + 2 / 5.0) / 3));
+  }
+  SUBCASE("a tie between the rarest and another key counts a half") {
+    a[4 * T + 3] = 0.4f, a[4 * T + 4] = 0.4f, a[4 * T + 0] = 0.2f;
+    const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, ids, true, &facts).heads[0];
+    CHECK(*m.rare_word == doctest::Approx((1 + 0 + 0.5) / 3.0));
+  }
+  SUBCASE("uniform attention scores its chance, every key tied") {
+    const auto u = uniform_causal(T);
+    const mha::HeadMetrics m = mha::analyse_layer(u.data(), 1, T, ids, true, &facts).heads[0];
+    CHECK(*m.rare_word == doctest::Approx(*m.rare_word_chance));
+  }
+  SUBCASE("nothing ranked, or no vocabulary: null") {
+    const mha::TokenFacts none = toy_facts(3);
+    const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, {1, 2, 0, 1, 2}, true, &none).heads[0];
+    CHECK_FALSE(m.rare_word.has_value());
+    CHECK_FALSE(m.rare_word_chance.has_value());
+    const mha::HeadMetrics toy = mha::analyse_layer(a.data(), 1, T, ids, true).heads[0];
+    CHECK_FALSE(toy.rare_word.has_value());
+  }
+}
+
 TEST_CASE("labels follow the table, in its order") {
   mha::HeadMetrics m;
   m.previous_token = 0.6, m.induction = 0.9, m.entropy = 0.95;

@@ -81,10 +81,17 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
       if (r == rarest && r >= 0) ++holders;
     }
     if (rarest < 0) continue;
-    int strongest = 0;
-    for (int j = 1; j < n; ++j)
-      if (at(i, j) > at(i, strongest)) strongest = j;
-    rare.add(facts->rarity[id(strongest)] == rarest && strongest <= i ? 1.0 : 0.0, static_cast<double>(holders) / n);
+    // pass 1: the strongest weight; pass 2: the keys that have it, and how many of them hold the rarest.
+    // A tie shares the row, so uniform attention scores holders / n: its chance.
+    double strongest = at(i, 0);
+    for (int j = 1; j < n; ++j) strongest = std::max(strongest, at(i, j));
+    int tied = 0, on_rarest = 0;
+    for (int j = 0; j < n; ++j) {
+      if (at(i, j) != strongest) continue;
+      ++tied;
+      if (j <= i && facts->rarity[id(j)] == rarest) ++on_rarest;
+    }
+    rare.add(static_cast<double>(on_rarest) / tied, static_cast<double>(holders) / n);
   }
   rare.put(m.rare_word, m.rare_word_chance);
 

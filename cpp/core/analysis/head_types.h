@@ -4,8 +4,9 @@
 // weight evenly over the n_i positions row i may attend to. Null where no row qualifies (or the model
 // has no vocabulary that says: a toy model's ids are not words).
 //   rare_word       rows i ≥ 1 with a ranked token in view: how often the head's strongest key holds the
-//                   rarest token in view (the highest frequency rank among j ≤ i; <unk> and the specials
-//                   are not ranked); chance |rarest| / n_i
+//                   rarest token in view (the highest frequency rank among j ≤ i, in a bidirectional row too;
+//                   <unk> and the specials are not ranked); keys tied for strongest share the row;
+//                   chance |rarest| / n_i
 //   noun_article    rows whose token is a noun: a[i][j], j the nearest det (article or determiner) at
 //                   i − 6 … i − 1; chance 1 / n_i
 //   noun_adjective  the same with the nearest adjective at i − 3 … i − 1
