@@ -176,6 +176,56 @@ TEST_CASE("rare word: the strongest key on the rarest token in view; a tie for s
   }
 }
 
+TEST_CASE("parallel line: a 5 + 5 couplet, each character of the second half-line on its place in the first") {
+  // 。秦川雄帝宅，函谷壮皇居。 as the mark 3, ids 10 … 14, 3, 15 … 19, 3: rows 7 … 11 read i − 6 (函 on 秦).
+  std::vector<uint8_t> marks(20, 0);
+  marks[3] = 1;
+  const mha::TokenFacts facts = toy_facts(20, {}, marks);
+  const auto back = [](int T, int offset, int first) {  // rows from `first` on read i − offset, the rest row 0
+    return one_hot_map(T, [=](int i) { return i >= first && i < T - 1 ? i - offset : 0; });
+  };
+  SUBCASE("one mark between") {
+    const std::vector<int32_t> ids = {3, 10, 11, 12, 13, 14, 3, 15, 16, 17, 18, 19, 3};
+    const auto a = back(13, 6, 7);
+    const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, 13, ids, true, &facts).heads[0];
+    CHECK(*m.parallel_line == doctest::Approx(1.0));
+    CHECK(*m.parallel_line_chance == doctest::Approx((1 / 8.0 + 1 / 9.0 + 1 / 10.0 + 1 / 11.0 + 1 / 12.0) / 5));
+    CHECK(m.label == "parallel_line");  // 1 ≥ 0.15 and ≥ 5 × 0.102; previous_token 1/12, first_token 7/12 comes later
+  }
+  SUBCASE("two marks between (，\\n): the same place is one further back") {
+    const std::vector<int32_t> ids = {3, 10, 11, 12, 13, 14, 3, 3, 15, 16, 17, 18, 19, 3};
+    const auto a = back(14, 7, 8);
+    const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, 14, ids, true, &facts).heads[0];
+    CHECK(*m.parallel_line == doctest::Approx(1.0));
+    CHECK(*m.parallel_line_chance == doctest::Approx((1 / 9.0 + 1 / 10.0 + 1 / 11.0 + 1 / 12.0 + 1 / 13.0) / 5));
+  }
+  SUBCASE("no row: lengths 4 and 6, three marks between, or half-lines the sequence's ends may have cut") {
+    const auto a = back(15, 6, 7);
+    const std::map<std::string, std::vector<int32_t>> cases = {
+        {"4 then 6", {3, 10, 11, 12, 13, 3, 14, 15, 16, 17, 18, 19, 3, 3, 3}},
+        {"three marks", {3, 10, 11, 12, 13, 14, 3, 3, 3, 15, 16, 17, 18, 19, 3}},
+        {"from the start", {10, 11, 12, 13, 14, 3, 15, 16, 17, 18, 19, 3, 3, 3, 3}},
+        {"to the end", {3, 3, 3, 3, 10, 11, 12, 13, 14, 3, 15, 16, 17, 18, 19}},
+    };
+    for (const auto& [name, ids] : cases) {
+      CAPTURE(name);
+      CHECK_FALSE(mha::analyse_layer(a.data(), 1, 15, ids, true, &facts).heads[0].parallel_line.has_value());
+    }
+  }
+}
+
+TEST_CASE("offset profile: mean a[i][i − k] for each k with a row, from k = 0") {
+  const int T = 4;
+  const auto a = one_hot_map(T, [](int i) { return i == 0 ? 0 : i - 1; });
+  const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, iota_ids(T), true).heads[0];
+  REQUIRE(m.offset_profile.size() == 4);  // k = 0 … T − 1: no row reaches further
+  CHECK(m.offset_profile[0] == doctest::Approx(0.25));  // row 0 on itself
+  CHECK(m.offset_profile[1] == doctest::Approx(1.0));
+  CHECK(m.offset_profile[2] == doctest::Approx(0.0));
+  const auto u = uniform_causal(40);
+  CHECK(mha::analyse_layer(u.data(), 1, 40, iota_ids(40), true).heads[0].offset_profile.size() == mha::kOffsetProfile + 1);
+}
+
 TEST_CASE("labels follow the table, in its order") {
   mha::HeadMetrics m;
   m.previous_token = 0.6, m.induction = 0.9, m.entropy = 0.95;

@@ -13,8 +13,9 @@
 //   verb_subject    rows whose token is a verb: a[i][j], j the nearest noun or subject pronoun at i − 6 … i − 1
 //   parallel_line   the poems' rows in a half-line whose previous half-line is as long (4 to 9 characters,
 //                   at most two marks between them: ，。\n): a[i][i − (L + gap)], the same place one
-//                   half-line back (秦川雄帝宅，函谷壮皇居: 函 on 秦)
-//   offset_profile  mean over i ≥ k of a[i][i − k], k = 0 … 16: where a head looks, as a curve
+//                   half-line back (。秦川雄帝宅，函谷壮皇居。: 函 on 秦). Both half-lines whole: a mark before
+//                   the first and after the second (a window of text may cut the runs at its ends)
+//   offset_profile  mean over i ≥ k of a[i][i − k], k = 0 … 16 that are < T: where a head looks, as a curve
 // The chance of previous_token, first_token and offset_weight (head_metrics.h) is mean 1 / n_i over their rows.
 #pragma once
 
