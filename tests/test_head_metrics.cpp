@@ -223,6 +223,67 @@ TEST_CASE("parallel line: a 5 + 5 couplet, each character of the second half-lin
   }
 }
 
+TEST_CASE("noun → article, noun → adjective, verb → subject: the weight on the nearest such token within reach") {
+  // the big dog barks and she sees a cat: dets 4, adj 5, nouns 6, verbs 7, other 8, subject pronoun 9.
+  using mha::WordTag;
+  std::vector<WordTag> tags(10, WordTag::other);
+  tags[4] = WordTag::det, tags[5] = WordTag::adj, tags[6] = WordTag::noun, tags[7] = WordTag::verb, tags[9] = WordTag::pron_subj;
+  const mha::TokenFacts facts = toy_facts(10, tags);
+  const std::vector<int32_t> ids = {4, 5, 6, 7, 8, 9, 7, 4, 6};
+  const int T = 9;
+  // dog → the, barks → dog, sees → she (nearer than dog), cat → a; the rest on themselves.
+  std::map<int, int> pick = {{2, 0}, {3, 2}, {6, 5}, {8, 7}};
+  const auto a = one_hot_map(T, [&](int i) { return pick.count(i) ? pick[i] : i; });
+  const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, ids, true, &facts).heads[0];
+  CHECK(*m.noun_article == doctest::Approx(1.0));
+  CHECK(*m.noun_article_chance == doctest::Approx((1 / 3.0 + 1 / 9.0) / 2));
+  CHECK(*m.verb_subject == doctest::Approx(1.0));
+  CHECK(*m.verb_subject_chance == doctest::Approx((1 / 4.0 + 1 / 7.0) / 2));
+  // Only dog has an adjective within three (big); cat's nearest is none: one row, and the head is not on it.
+  CHECK(*m.noun_adjective == doctest::Approx(0.0));
+  CHECK(*m.noun_adjective_chance == doctest::Approx(1 / 3.0));
+  SUBCASE("a subject further back than the nearest counts nothing") {
+    pick[6] = 2;  // sees → dog
+    const auto b = one_hot_map(T, [&](int i) { return pick.count(i) ? pick[i] : i; });
+    CHECK(*mha::analyse_layer(b.data(), 1, T, ids, true, &facts).heads[0].verb_subject == doctest::Approx(0.5));
+  }
+  SUBCASE("characters have no tags: null") {
+    const mha::TokenFacts chars = toy_facts(10);
+    const mha::HeadMetrics c = mha::analyse_layer(a.data(), 1, T, ids, true, &chars).heads[0];
+    CHECK_FALSE(c.noun_article.has_value());
+    CHECK_FALSE(c.verb_subject_chance.has_value());
+  }
+}
+
+TEST_CASE("chance: mean 1 / n_i over each measure's rows, what uniform attention scores") {
+  SUBCASE("uniform causal: previous and first token at their chance, no vocabulary needed") {
+    const int T = 5;
+    const auto a = uniform_causal(T);
+    const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, iota_ids(T), true).heads[0];
+    const double chance = (1 / 2.0 + 1 / 3.0 + 1 / 4.0 + 1 / 5.0) / 4;
+    CHECK(*m.previous_token_chance == doctest::Approx(chance));
+    CHECK(*m.first_token_chance == doctest::Approx(chance));
+    CHECK(*m.previous_token == doctest::Approx(chance));
+  }
+  SUBCASE("an offset-2 head: the offset weight's rows are i ≥ 2") {
+    const int T = 12;
+    const auto a = one_hot_map(T, [](int i) { return i >= 2 ? i - 2 : 0; });
+    const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, iota_ids(T), true).heads[0];
+    CHECK(*m.offset == 2);
+    CHECK(*m.offset_weight == doctest::Approx(1.0));
+    const double chance = (1 / 3.0 + 1 / 4.0 + 1 / 5.0 + 1 / 6.0 + 1 / 7.0 + 1 / 8.0 + 1 / 9.0 + 1 / 10.0 + 1 / 11.0 + 1 / 12.0) / 10;
+    CHECK(*m.offset_weight_chance == doctest::Approx(chance));
+    CHECK(m.label == "positional");  // 1 ≥ 0.25 and ≥ 5 × 0.160; first_token 2/11
+  }
+  SUBCASE("bidirectional: every row sees all T") {
+    const int T = 4;
+    const std::vector<float> a(T * T, 0.25f);
+    const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, iota_ids(T), false).heads[0];
+    CHECK(*m.previous_token_chance == doctest::Approx(0.25));
+    CHECK(*m.offset_weight_chance == doctest::Approx(0.25));
+  }
+}
+
 TEST_CASE("offset profile: mean a[i][i − k] for each k with a row, from k = 0") {
   const int T = 4;
   const auto a = one_hot_map(T, [](int i) { return i == 0 ? 0 : i - 1; });
@@ -233,6 +294,16 @@ TEST_CASE("offset profile: mean a[i][i − k] for each k with a row, from k = 0"
   CHECK(m.offset_profile[2] == doctest::Approx(0.0));
   const auto u = uniform_causal(40);
   CHECK(mha::analyse_layer(u.data(), 1, 40, iota_ids(40), true).heads[0].offset_profile.size() == mha::kOffsetProfile + 1);
+}
+
+TEST_CASE("a typed label needs 5× its chance as well as its threshold") {
+  mha::HeadMetrics m;
+  m.parallel_line = 0.2, m.parallel_line_chance = 0.04;  // 5× chance
+  CHECK(std::string(mha::head_label(m)) == "parallel_line");
+  m.parallel_line_chance = 0.2 / 3;  // 3× chance
+  CHECK(std::string(mha::head_label(m)) == "mixed");
+  m.parallel_line_chance.reset();  // no chance to compare with: no label
+  CHECK(std::string(mha::head_label(m)) == "mixed");
 }
 
 TEST_CASE("labels follow the table, in its order") {
