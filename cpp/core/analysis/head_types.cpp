@@ -71,7 +71,7 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
   const auto id = [&](int i) { return static_cast<size_t>(ids[static_cast<size_t>(i)]); };
 
   Pair rare;
-  for (int i = 1; i < T; ++i) {
+  for (int i = 1; i < T && !facts->rarity.empty(); ++i) {
     const int n = allowed(i);
     int32_t rarest = -1;
     int holders = 0;
@@ -81,10 +81,17 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
       if (r == rarest && r >= 0) ++holders;
     }
     if (rarest < 0) continue;
-    int strongest = 0;
-    for (int j = 1; j < n; ++j)
-      if (at(i, j) > at(i, strongest)) strongest = j;
-    rare.add(facts->rarity[id(strongest)] == rarest && strongest <= i ? 1.0 : 0.0, static_cast<double>(holders) / n);
+    // pass 1: the strongest weight; pass 2: the keys that have it, and how many of them hold the rarest.
+    // A tie shares the row, so uniform attention scores holders / n: its chance.
+    double strongest = at(i, 0);
+    for (int j = 1; j < n; ++j) strongest = std::max(strongest, at(i, j));
+    int tied = 0, on_rarest = 0;
+    for (int j = 0; j < n; ++j) {
+      if (at(i, j) != strongest) continue;
+      ++tied;
+      if (j <= i && facts->rarity[id(j)] == rarest) ++on_rarest;
+    }
+    rare.add(static_cast<double>(on_rarest) / tied, static_cast<double>(holders) / n);
   }
   rare.put(m.rare_word, m.rare_word_chance);
 
@@ -113,7 +120,7 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
     int start, length;
   };
   std::vector<Run> runs;
-  for (int i = 0; i < T;) {
+  for (int i = 0; i < T && !facts->half_line_end.empty();) {
     if (facts->half_line_end[id(i)]) {
       ++i;
       continue;
@@ -128,12 +135,11 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
     const Run& before = runs[r - 1];
     const Run& now = runs[r];
     const int gap = now.start - (before.start + before.length);
-    // the first run may have been cut by the window's start: a half-line is whole only after a mark
-    const bool whole = before.start > 0;
-    if (!whole || now.start + now.length >= T || now.length != before.length || now.length < 4 || now.length > 9 || gap > 2) continue;
+    // A run cut by the window's start or end is as long as its neighbour only by chance (the lines of
+    // a poem are 5 or 7 long), so no mark is asked for at either end: a couplet typed alone counts.
+    if (now.length != before.length || now.length < 4 || now.length > 9 || gap > 2) continue;
     for (int k = 0; k < now.length; ++k) {
       const int i = now.start + k - 1;  // the row that predicts the character at now.start + k
-      if (i >= T) break;
       parallel.add(at(i, before.start + k), 1.0 / allowed(i));
     }
   }

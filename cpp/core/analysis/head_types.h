@@ -4,19 +4,21 @@
 // weight evenly over the n_i positions row i may attend to. Null where no row qualifies (or the model
 // has no vocabulary that says: a toy model's ids are not words).
 //   rare_word       rows i ≥ 1 with a ranked token in view: how often the head's strongest key holds the
-//                   rarest token in view (the highest frequency rank among j ≤ i; <unk> and the specials
-//                   are not ranked); chance |rarest| / n_i
+//                   rarest token in view (the highest frequency rank among j ≤ i, in a bidirectional row too;
+//                   <unk> and the specials are not ranked); keys tied for strongest share the row;
+//                   chance |rarest| / n_i
 //   noun_article    rows whose token is a noun: a[i][j], j the nearest det (article or determiner) at
 //                   i − 6 … i − 1; chance 1 / n_i
 //   noun_adjective  the same with the nearest adjective at i − 3 … i − 1
 //   verb_subject    rows whose token is a verb: a[i][j], j the nearest noun or subject pronoun at i − 6 … i − 1
 //   parallel_line   the poems' half-lines as long as the one before them (4 to 9 characters, at most two
-//                   marks between them: ，。\n): for each character c of such a half-line, the weight that
+//                   marks between them: ，。\n; a window's cut runs are almost never as long: no mark is
+//                   needed at either end, so a couplet typed alone counts): for each character c of such a half-line, the weight that
 //                   the row predicting c (the position before it) puts on the same place one half-line
 //                   back (秦川雄帝宅，函谷壮皇居: predicting 函, the row of ， on 秦). A model of the next token
 //                   reads the parallel of what it is about to write: the shipped Tang model's head 1.2
 //                   puts 0.42 there, while the weight c itself puts on its parallel is at chance.
-//   offset_profile  mean over i ≥ k of a[i][i − k], k = 0 … 16: where a head looks, as a curve
+//   offset_profile  mean over i ≥ k of a[i][i − k], k = 0 … 16 that are < T: where a head looks, as a curve
 // The chance of previous_token, first_token and offset_weight (head_metrics.h) is mean 1 / n_i over their rows.
 #pragma once
 
@@ -29,7 +31,7 @@ namespace mha {
 
 struct HeadMetrics;
 
-// What the head types read of each id, from a model's vocabulary.
+// What the head types read of each id, from a model's vocabulary. An empty list says nothing: its measures are null.
 struct TokenFacts {
   std::vector<int32_t> rarity;         // per id: its frequency rank (higher is rarer); −1: not ranked
   std::vector<WordTag> tags;           // per id (words); empty for characters
