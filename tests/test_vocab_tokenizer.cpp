@@ -183,3 +183,17 @@ TEST_CASE("a corpus model's file carries its vocabulary: read back, it reads tex
     CHECK_THROWS_AS(mha::Model::from_model_file(bad.data(), bad.size(), mha::WeightLayout::gpt2, 0), mha::Error);
   }
 }
+
+TEST_CASE("the corpus recipe's learning rate: linear warm-up to lr, then linear down to final_lr · lr at the last step") {
+  mha::Recipe r = mha::corpus_recipe("tang");
+  r.steps = 1000, r.warmup = 100, r.final_lr = 0.1f, r.adam.lr = 2e-3f;
+  CHECK(mha::scheduled_lr(r, 1) == doctest::Approx(2e-5));
+  CHECK(mha::scheduled_lr(r, 50) == doctest::Approx(1e-3));
+  CHECK(mha::scheduled_lr(r, 100) == doctest::Approx(2e-3));
+  CHECK(mha::scheduled_lr(r, 550) == doctest::Approx(2e-3 * (1 - 0.5 * 0.9)));
+  CHECK(mha::scheduled_lr(r, 1000) == doctest::Approx(2e-4));
+  CHECK(mha::scheduled_lr(r, 1200) == doctest::Approx(2e-4));  // past the end: the last rate
+  // the toy tasks' recipes keep a constant rate, bit for bit
+  const mha::Recipe induction = mha::induction_recipe();
+  for (int s : {1, 2, 1500, 3000}) CHECK(mha::scheduled_lr(induction, s) == induction.adam.lr);
+}

