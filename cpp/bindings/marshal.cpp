@@ -133,7 +133,9 @@ mha::Recipe recipe_from_options(const val& options) {
   const bool given = !options.isUndefined() && !options.isNull();
   const val task = given ? options["task"] : val::undefined();
   if (!task.isUndefined() && !task.isNull() && !task.isString()) throw mha::Error("task must be \"induction\" or \"recall\"");
-  mha::Recipe r = mha::recipe_of(task.isString() ? mha::parse_task(task.as<std::string>()) : mha::TaskKind::induction);
+  const mha::TaskKind kind = task.isString() ? mha::parse_task(task.as<std::string>()) : mha::TaskKind::induction;
+  if (kind == mha::TaskKind::corpus) throw mha::Error("a Trainer trains the induction or the recall task; real text trains with mha train --task corpus");
+  mha::Recipe r = mha::recipe_of(kind);
   r.config = config_from_options(options, r.config);
   if (!given) return r;
   // The sizes' limits are the core's (recipe.h's checked_recipe); here only what an int can hold.

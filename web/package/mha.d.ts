@@ -101,10 +101,15 @@ export interface Catalog {
   /** The induction score that marks the phase change. */
   phaseChangeScore: number;
   /** fraction: a share of the attention, 0 … 1 (distances are in tokens); gradient: the gradient pass computes it (Model.headImportance), a run's headAnalysis() has it null. */
-  headMetrics: Array<{ id: string; fraction: boolean; abbreviation: string; gradient: boolean }>;
+  headMetrics: Array<{ id: string; fraction: boolean; abbreviation: string; gradient: boolean;
+    /** the analysis has `{id}_chance` beside it: the metric under uniform attention */ chance: boolean;
+    /** reads what a model's own vocabulary says of its tokens: null for other models */ vocabulary: boolean }>;
   /** Head importance and pruning: how many sequences of the model's task they average over when asked for none, their seed, the most allowed. */
   importance: { samples: number; seed: number; maxSamples: number };
-  labelRules: Array<{ label: HeadLabel; metric: string; atLeast: number }>;
+  /** timesChance: the metric must also reach this multiple of its chance (0: no such condition). */
+  labelRules: Array<{ label: HeadLabel; metric: string; atLeast: number; timesChance: number }>;
+  /** The real-text models' recipes (`mha train --task corpus --corpus tang|brown`); not the page's Trainer's. */
+  corpusRecipes: { tang: Record<string, unknown>; brown: Record<string, unknown> };
   /** Every error a caller can meet: MhaError.code, and its English sentence with {names} for MhaError.params. */
   errorCodes: Array<{ code: string; english: string }>;
   /** The stage table (also mha.stageTable). */
@@ -277,10 +282,11 @@ export interface RecallScores {
 /** What each head does, measured in the core (cpp/core/analysis/head_metrics.h); null where a metric has no row to stand on. */
 export interface HeadAnalysis {
   /** The label rules in the order they are tried; a head none reaches is 'mixed'. */
-  labels: Array<{ label: HeadLabel; metric: string; at_least: number }>;
+  labels: Array<{ label: HeadLabel; metric: string; at_least: number; times_chance: number }>;
   layers: Array<{ heads: HeadMetrics[]; similarity: Array<Array<number | null>> }>;
 }
-export type HeadLabel = 'previous_token' | 'induction' | 'self' | 'first_token' | 'broad' | 'mixed';
+export type HeadLabel = 'previous_token' | 'induction' | 'parallel_line' | 'noun_article' | 'verb_subject' | 'noun_adjective' |
+  'rare_word' | 'self' | 'first_token' | 'positional' | 'broad' | 'mixed';
 export interface HeadMetrics {
   entropy: number | null;
   self: number | null;
@@ -299,6 +305,23 @@ export interface HeadMetrics {
   importance: number | null;
   /** importance divided by the ℓ2 norm of its layer's importances. */
   importance_normalised: number | null;
+  /** The head types of real text (cpp/core/analysis/head_types.h), null for a model without its own vocabulary. */
+  parallel_line: number | null;
+  rare_word: number | null;
+  noun_article: number | null;
+  noun_adjective: number | null;
+  verb_subject: number | null;
+  /** Each typed measure under uniform attention over the same rows. */
+  previous_token_chance: number | null;
+  first_token_chance: number | null;
+  offset_weight_chance: number | null;
+  parallel_line_chance: number | null;
+  rare_word_chance: number | null;
+  noun_article_chance: number | null;
+  noun_adjective_chance: number | null;
+  verb_subject_chance: number | null;
+  /** Mean weight on i − k, k = 0 … 16 (those < T). */
+  offset_profile: number[];
   label: HeadLabel;
 }
 

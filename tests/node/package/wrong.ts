@@ -18,6 +18,6 @@ async function mistakes() {
   el.setAttribute('controls', 'some'); // wrong: full, minimal or none
   el.addEventListener('trainprogress', (e) => e.detail.nope); // wrong: no such detail
   el.runHeadSweep({ heads: '1,4' }); // wrong: head counts are numbers
-  new mha.Trainer({ task: 'copy' }); // wrong: induction or recall
+  new mha.Trainer({ task: 'copy' }); // wrong: induction or recall (corpus is not the Trainer's yet)
 }
 mistakes();
