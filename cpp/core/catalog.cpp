@@ -110,8 +110,6 @@ json catalog() {
        {{"induction", recipe_json(induction_recipe())},
         {"inductionSmall", recipe_json(induction_recipe_small())},
         {"recall", recipe_json(recall_recipe())}}},
-      // the real-text models' recipes (`mha train --task corpus`): not the page's, which has no corpus yet
-      {"corpusRecipes", {{"tang", recipe_json(corpus_recipe("tang"))}, {"brown", recipe_json(corpus_recipe("brown"))}}},
       {"sweepHeads", sweep_heads()},
       {"phaseChangeScore", kPhaseChangeScore},
       {"headMetrics", metrics},

@@ -108,8 +108,6 @@ export interface Catalog {
   importance: { samples: number; seed: number; maxSamples: number };
   /** timesChance: the metric must also reach this multiple of its chance (0: no such condition). */
   labelRules: Array<{ label: HeadLabel; metric: string; atLeast: number; timesChance: number }>;
-  /** The real-text models' recipes (`mha train --task corpus --corpus tang|brown`); not the page's Trainer's. */
-  corpusRecipes: { tang: Record<string, unknown>; brown: Record<string, unknown> };
   /** Every error a caller can meet: MhaError.code, and its English sentence with {names} for MhaError.params. */
   errorCodes: Array<{ code: string; english: string }>;
   /** The stage table (also mha.stageTable). */
