@@ -67,21 +67,25 @@ Best strongest(const std::vector<mha::LayerAnalysis>& layers, std::optional<doub
   return best;
 }
 
+// The excerpt's held-out loss: the file's own figure, `margin` nats under the file's bigram; then the
+// heads on the excerpt's first windows (under the sanitizer, the code alone, on a few windows).
+std::vector<mha::LayerAnalysis> heldout_heads(const Shipped& s, double margin) {
+  const mha::HeldoutScores scores = mha::evaluate_heldout(s.model, s.heldout, s.model.config().max_positions, kLossWindows);
+  CAPTURE(scores.loss);
+  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(s.model, s.heldout, kWindows);
+  CHECK(heads.size() == 4);
+  if (!kFigures) return heads;
+  CHECK(scores.loss == doctest::Approx(std::stod(s.metadata.at("excerpt_heldout_loss"))).epsilon(1e-4));
+  CHECK(scores.loss <= std::stod(s.metadata.at("excerpt_bigram_loss")) - margin);
+  return heads;
+}
+
 }  // namespace
 
 TEST_CASE("Tang: held-out loss 0.4 nats a character under the bigram; a head on the previous character and a parallel-line head") {
   const Shipped s = shipped("tang");
-  const int T = s.model.config().max_positions;
-  const mha::HeldoutScores scores = mha::evaluate_heldout(s.model, s.heldout, T, kLossWindows);
-  CAPTURE(scores.loss);
-  if (!kFigures) {
-    CHECK(mha::analyse_heldout(s.model, s.heldout, kWindows).size() == 4);
-    return;
-  }
-  CHECK(scores.loss == doctest::Approx(std::stod(s.metadata.at("excerpt_heldout_loss"))).epsilon(1e-4));
-  CHECK(scores.loss <= std::stod(s.metadata.at("excerpt_bigram_loss")) - 0.4);
-
-  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(s.model, s.heldout, kWindows);
+  const std::vector<mha::LayerAnalysis> heads = heldout_heads(s, 0.4);
+  if (!kFigures) return;
   const Best previous = strongest(heads, &mha::HeadMetrics::previous_token, &mha::HeadMetrics::previous_token_chance);
   CAPTURE(previous.layer);
   CAPTURE(previous.head);
@@ -100,17 +104,8 @@ TEST_CASE("Tang: held-out loss 0.4 nats a character under the bigram; a head on 
 
 TEST_CASE("Brown: held-out loss 0.1 nats a word under the bigram; a rare-word head and a syntactic one") {
   const Shipped s = shipped("brown");
-  const int T = s.model.config().max_positions;
-  const mha::HeldoutScores scores = mha::evaluate_heldout(s.model, s.heldout, T, kLossWindows);
-  CAPTURE(scores.loss);
-  if (!kFigures) {
-    CHECK(mha::analyse_heldout(s.model, s.heldout, kWindows).size() == 4);
-    return;
-  }
-  CHECK(scores.loss == doctest::Approx(std::stod(s.metadata.at("excerpt_heldout_loss"))).epsilon(1e-4));
-  CHECK(scores.loss <= std::stod(s.metadata.at("excerpt_bigram_loss")) - 0.1);
-
-  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(s.model, s.heldout, kWindows);
+  const std::vector<mha::LayerAnalysis> heads = heldout_heads(s, 0.1);
+  if (!kFigures) return;
   // The shipped recipe's rare-word head (layer 0 head 0) is at 0.20, 3.4× its chance: short of the 5× a
   // typed label asks for, so it is measured here but not named (the issue's target stays open).
   const Best rare = strongest(heads, &mha::HeadMetrics::rare_word, &mha::HeadMetrics::rare_word_chance);
