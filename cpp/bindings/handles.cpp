@@ -124,7 +124,7 @@ val TraceHandle::config() const {
 val TraceHandle::head_analysis() const {
   return run_guarded(val::null(), [&] {
     if (trace_.ids.empty()) return val(std::string());
-    return val(mha::analysis_to_json(mha::analyse_trace(trace_, config_)).dump());
+    return val(mha::analysis_to_json(mha::analyse_trace(trace_, config_, tokenizer_.get())).dump());
   });
 }
 
@@ -245,7 +245,7 @@ TraceHandle* ModelHandle::run_text(const val& text, const val& switched_off) {
     const mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
     mha::Trace trace = take_trace();
     model_.run_text_into(trace, words, mha::KernelPath::simd, off);
-    return new TraceHandle(std::move(trace), model_.config(), pool_);
+    return new TraceHandle(std::move(trace), model_.config(), pool_, model_.shared_tokenizer());
   });
 }
 
@@ -255,7 +255,7 @@ TraceHandle* ModelHandle::run_ids(const val& ids, const val& switched_off) {
     const std::vector<int32_t> values = ids_from_js(ids);
     mha::Trace trace = take_trace();
     model_.run_ids_into(trace, values, mha::KernelPath::simd, off);
-    return new TraceHandle(std::move(trace), model_.config(), pool_);
+    return new TraceHandle(std::move(trace), model_.config(), pool_, model_.shared_tokenizer());
   });
 }
 
@@ -315,6 +315,13 @@ val ModelHandle::head_importance(const val& input, const val& options) {
 
 val ModelHandle::prune(const val& options) {
   return run_guarded(val::null(), [&] { return prune_object(mha::prune_heads(model_, samples_of(model_.config(), options, true))); });
+}
+
+val ModelHandle::token_text(const val& id) const {
+  return run_guarded(val::null(), [&] {
+    const int32_t n = static_cast<int32_t>(whole_number_arg(id, "id", -2147483648.0, 2147483647.0));
+    return val(model_.tokenizer() ? model_.tokenizer()->token_text(n) : std::string());
+  });
 }
 
 val ModelHandle::config() const {
