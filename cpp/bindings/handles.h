@@ -36,8 +36,14 @@ class LastError {
   // body() for a method that returns "" when it worked and the error's message when it did not.
   template <class Body>
   std::string run_checked(Body body) const;
+  // The text of an id in `tokenizer` ('' outside its vocabulary, or with none), or null (last_error()):
+  // a tokenizer's and a model's tokenText, one piece of code.
+  val token_text_of(const mha::Tokenizer* tokenizer, const val& id) const;
 
  private:
+  // fn(context), true when it returned; false, with the error kept, when it threw. Not a template:
+  // the try and its catches are compiled once, not once per method run_guarded wraps.
+  bool guard(void (*fn)(void*), void* context) const;
   mutable std::string last_error_;
   mutable val last_error_info_ = val::null();
 };
