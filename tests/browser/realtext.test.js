@@ -117,7 +117,7 @@ async function assertLabelsAsCli(model, s) {
 const CASES = [
   // model, the language it is opened in, the layer it opens on, the tokenizer's kind, words of its explanation
   { model: 'tang', lang: 'zh', layer: 1, tokenizer: 'chars', unkText: '举头望明月，低头思故乡。OK', explain: { zh: '一个字一个字地读中文', en: 'One token per Chinese character' } },
-  { model: 'brown', lang: 'en', layer: 3, tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
+  { model: 'brown', lang: 'en', layer: 2, tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
 ];
 
 for (const c of CASES) {
@@ -200,7 +200,7 @@ test('the model menu switches to a model of real text: its own text, at its own 
   }, null, { timeout: WAIT });
   const s = await shown();
   assert.notEqual(s.text, start.text, 'the learner had not typed: the model\'s own text');
-  assert.equal(s.layer, 3);
+  assert.equal(s.layer, 2);
   await assertLabelsAsCli('brown', s);
   // The link opens the same.
   await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'brown', null, { timeout: WAIT });
