@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite, stageTable, importanceShown } = require('./browser.js');
+const { usePageSuite, stageTable, importanceShown, openPage } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -26,13 +26,7 @@ beforeEach(() => {
   ({ server, page } = suite);
 });
 
-async function open(url) {
-  await page.goto(url);
-  await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
-  await page.evaluate(async () => {
-    await window.mhaPage.ready;
-  });
-}
+const open = (url) => openPage(page, url, WAIT);
 
 // What the page shows and what the core returned, side by side.
 const shown = () =>

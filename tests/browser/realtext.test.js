@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { usePageSuite } = require('./browser.js');
+const { usePageSuite, openPage } = require('./browser.js');
 const { trainedModels, shippedModelBytes } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -53,13 +53,7 @@ const cliIds = (model, text) =>
   execFileSync(CLI, ['tokenize', '--model', pageModels[model], '--text', text], { encoding: 'utf8' })
     .split('\n').map((line) => /^\s+\d+\s+(\d+)\s+"/.exec(line)).filter(Boolean).map((m) => Number(m[1]));
 
-async function open(url) {
-  await page.goto(url);
-  await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
-  await page.evaluate(async () => {
-    await window.mhaPage.ready;
-  });
-}
+const open = (url) => openPage(page, url, WAIT);
 
 // The demo's state, the heads panel as drawn and the tokenize stage's chips.
 const shown = () =>
