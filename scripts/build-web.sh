@@ -11,6 +11,7 @@
 #                                                       wasm gzipped, as base64: 60 KB less to download
 #                                                       than base64 of the raw wasm, even gzipped
 #   import glueText from 'worker-glue:'                 web/src/worker.js bundled, minified, as a string
+#                                                       (reading the page's catalog: sharedCatalogPlugin)
 #   web/build/mha-trained.js  each trained model of models/trained-models.json (today the one of
 #                          models/induction.safetensors), its F32 tensors as F16, a classic script beside
 #                          mha-demo.js that the widget loads when it starts
@@ -61,9 +62,12 @@ const catalogPlugin = {
   setup(build) {
     build.onResolve({ filter: /^catalog:$/ }, () => ({ path: 'catalog', namespace: 'catalog' }));
     // The page's copy leaves out what it reads from the module once it has loaded (mha.stageTable)
-    // or never reads (errorCodes: the module's errors carry their sentences): 17 KB of the widget.
+    // or never reads (errorCodes: the module's errors carry their sentences; the label rules: each
+    // analysis carries them; the CLI's recipes of real text, the presets, GPT-2's d_head, RoPE's base
+    // and the CLI's sweep, the metrics' abbreviations for its tables): 17 KB of the widget, and 1 KB more.
     build.onLoad({ filter: /.*/, namespace: 'catalog' }, async () => {
-      const { errorCodes, stageTable, ...page } = JSON.parse(await catalogText());
+      const { errorCodes, stageTable, labelRules, corpusRecipes, presets, gpt2DHead, ropeBase, sweepHeads, ...page } = JSON.parse(await catalogText());
+      page.headMetrics = page.headMetrics.map(({ abbreviation, ...metric }) => metric);
       return { contents: JSON.stringify(page), loader: 'json' };
     });
   },
@@ -83,10 +87,21 @@ const languagePlugin = {
   },
 };
 
+// The worker's glue takes the page's copy of the catalog rather than a second one of its own: its
+// `catalog:` is the free name mhaCatalog, which web/src/core.js gives it (a parameter on the page, a
+// global of the worker's script).
+const sharedCatalogPlugin = {
+  name: 'shared-catalog',
+  setup(build) {
+    build.onResolve({ filter: /^catalog:$/ }, () => ({ path: 'shared-catalog', namespace: 'shared-catalog' }));
+    build.onLoad({ filter: /.*/, namespace: 'shared-catalog' }, () => ({ contents: 'export default mhaCatalog;', loader: 'js' }));
+  },
+};
+
 async function main() {
   const glue = await esbuild.build({
     entryPoints: ['web/src/worker.js'], bundle: true, format: 'iife', globalName: 'mhaWorkerParts', target: 'es2020',
-    platform: 'browser', minify: true, write: false, logLevel: 'warning', plugins: [catalogPlugin],
+    platform: 'browser', minify: true, write: false, logLevel: 'warning', plugins: [sharedCatalogPlugin],
   });
   const glueText = glue.outputFiles[0].text;
   const textPlugin = {

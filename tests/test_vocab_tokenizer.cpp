@@ -140,6 +140,7 @@ TEST_CASE("a vocabulary that is not one is refused, naming its file") {
   };
   CHECK(refused("{"));
   CHECK(refused("[]"));
+  CHECK(refused(R"({"format": "mha-vocab", "version": 1, "version": 1, "kind": "chars", "tokens": ["<unk>", "<eos>", "\n"]})"));
   CHECK(refused(R"({"format": "mha-vocab", "version": 2, "kind": "chars", "tokens": ["<unk>", "<eos>", "\n"]})"));
   CHECK(refused(R"({"format": "mha-vocab", "version": 1, "kind": "bytes", "tokens": ["<unk>", "<eos>", "\n"]})"));
   CHECK(refused(R"({"format": "mha-vocab", "version": 1, "kind": "words", "tokens": ["<eos>", "<unk>", "a"]})"));

@@ -200,6 +200,9 @@
         return failedIfNull(this._raw, this._raw.prune({ samples, seed }));
       }
       get config() { return failedIfNull(this._raw, this._raw.config()); }
+      // The text of an id in the model's own vocabulary ('<unk>' for id 0 of a 'chars' or 'words'
+      // tokenizer); '' where its tokenizer has no texts of ids (first-appearance, hashed) or it has none.
+      tokenText(id) { return failedIfNull(this._raw, this._raw.tokenText(id)); }
       // A generation from `prompt` (a text, through the model's tokenizer, or ids), stepped by you:
       // options {tokens, temperature, topK, topP, seed, cache, top, switchedOff}, missing keys from
       // catalog.generate.defaults (greedy, with the KV cache). Checked at once: a prompt plus tokens past

@@ -70,6 +70,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("runInput", &ModelHandle::run_input, allow_raw_pointers())
       .function("refillInput", &ModelHandle::refill_input)
       .function("config", &ModelHandle::config)
+      .function("tokenText", &ModelHandle::token_text)
       .function("weight", &ModelHandle::weight)
       .function("generator", &ModelHandle::generator, allow_raw_pointers())
       .function("lastError", &last_error_of<ModelHandle>)

@@ -17,12 +17,12 @@
 
 namespace mha_wasm {
 
-template <class T, class Body>
-T LastError::run_guarded(T failed, Body body) const {
+bool LastError::guard(void (*fn)(void*), void* context) const {
   try {
     last_error_.clear();
     last_error_info_ = val::null();
-    return body();
+    fn(context);
+    return true;
   } catch (const std::bad_alloc&) {
     last_error_ = "out of memory: try a smaller d_model or a shorter text";
     last_error_info_ = val::object();
@@ -31,7 +31,14 @@ T LastError::run_guarded(T failed, Body body) const {
     last_error_ = e.what();
     last_error_info_ = error_info(e);
   }
-  return failed;
+  return false;
+}
+
+template <class T, class Body>
+T LastError::run_guarded(T failed, Body body) const {
+  T out = failed;
+  auto run = [&] { out = body(); };
+  return guard([](void* context) { (*static_cast<decltype(run)*>(context))(); }, &run) ? out : failed;
 }
 
 template <class Body>
@@ -124,7 +131,7 @@ val TraceHandle::config() const {
 val TraceHandle::head_analysis() const {
   return run_guarded(val::null(), [&] {
     if (trace_.ids.empty()) return val(std::string());
-    return val(mha::analysis_to_json(mha::analyse_trace(trace_, config_)).dump());
+    return val(mha::analysis_to_json(mha::analyse_trace(trace_, config_, tokenizer_.get())).dump());
   });
 }
 
@@ -166,12 +173,14 @@ int TokenizerHandle::vocab_size() const {
   return run_guarded(0, [&] { return tokenizer_ ? tokenizer_->vocab_size() : 0; });
 }
 
-val TokenizerHandle::token_text(const val& id) const {
+val LastError::token_text_of(const mha::Tokenizer* tokenizer, const val& id) const {
   return run_guarded(val::null(), [&] {
     const int32_t n = static_cast<int32_t>(whole_number_arg(id, "id", -2147483648.0, 2147483647.0));
-    return val(tokenizer_ ? tokenizer_->token_text(n) : std::string());
+    return val(tokenizer ? tokenizer->token_text(n) : std::string());
   });
 }
+
+val TokenizerHandle::token_text(const val& id) const { return token_text_of(tokenizer_.get(), id); }
 
 // ---------- ModelHandle ----------
 
@@ -245,7 +254,7 @@ TraceHandle* ModelHandle::run_text(const val& text, const val& switched_off) {
     const mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
     mha::Trace trace = take_trace();
     model_.run_text_into(trace, words, mha::KernelPath::simd, off);
-    return new TraceHandle(std::move(trace), model_.config(), pool_);
+    return new TraceHandle(std::move(trace), model_.config(), pool_, model_.shared_tokenizer());
   });
 }
 
@@ -255,7 +264,7 @@ TraceHandle* ModelHandle::run_ids(const val& ids, const val& switched_off) {
     const std::vector<int32_t> values = ids_from_js(ids);
     mha::Trace trace = take_trace();
     model_.run_ids_into(trace, values, mha::KernelPath::simd, off);
-    return new TraceHandle(std::move(trace), model_.config(), pool_);
+    return new TraceHandle(std::move(trace), model_.config(), pool_, model_.shared_tokenizer());
   });
 }
 
@@ -316,6 +325,8 @@ val ModelHandle::head_importance(const val& input, const val& options) {
 val ModelHandle::prune(const val& options) {
   return run_guarded(val::null(), [&] { return prune_object(mha::prune_heads(model_, samples_of(model_.config(), options, true))); });
 }
+
+val ModelHandle::token_text(const val& id) const { return token_text_of(model_.tokenizer(), id); }
 
 val ModelHandle::config() const {
   return run_guarded(val::null(), [&] { return model_config_object(model_.config(), model_.facts()); });

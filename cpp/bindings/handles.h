@@ -36,8 +36,14 @@ class LastError {
   // body() for a method that returns "" when it worked and the error's message when it did not.
   template <class Body>
   std::string run_checked(Body body) const;
+  // The text of an id in `tokenizer` ('' outside its vocabulary, or with none), or null (last_error()):
+  // a tokenizer's and a model's tokenText, one piece of code.
+  val token_text_of(const mha::Tokenizer* tokenizer, const val& id) const;
 
  private:
+  // fn(context), true when it returned; false, with the error kept, when it threw. Not a template:
+  // the try and its catches are compiled once, not once per method run_guarded wraps.
+  bool guard(void (*fn)(void*), void* context) const;
   mutable std::string last_error_;
   mutable val last_error_info_ = val::null();
 };
@@ -49,8 +55,10 @@ using TracePool = std::vector<mha::Trace>;
 // made (an overflow found when it is made) is null with last_error() set.
 class TraceHandle : public LastError {
  public:
-  TraceHandle(mha::Trace trace, mha::Config config, std::weak_ptr<TracePool> pool)
-      : trace_(std::move(trace)), config_(config), pool_(std::move(pool)) {}
+  // tokenizer: the model's (null for none), kept for the head analysis of its vocabulary.
+  TraceHandle(mha::Trace trace, mha::Config config, std::weak_ptr<TracePool> pool,
+              std::shared_ptr<const mha::Tokenizer> tokenizer = nullptr)
+      : trace_(std::move(trace)), config_(config), pool_(std::move(pool)), tokenizer_(std::move(tokenizer)) {}
   ~TraceHandle();
   TraceHandle(const TraceHandle&) = delete;
   TraceHandle& operator=(const TraceHandle&) = delete;
@@ -66,9 +74,10 @@ class TraceHandle : public LastError {
   // memory next grows or the trace is deleted, so for copying out of at once (Trace.data(name, into)).
   val view(const val& name) const;
   val config() const;
-  void refill(mha::Trace trace, const mha::Config& config) { trace_ = std::move(trace), config_ = config; }
+  void refill(mha::Trace trace, const mha::Config& config) { trace_ = std::move(trace), config_ = config, tokenizer_ = nullptr; }
   mha::Trace take() { return std::move(trace_); }
-  // head_metrics.h's analysis of every layer as JSON text, "" when the run had no tokens, or null.
+  // head_metrics.h's analysis of every layer as JSON text, "" when the run had no tokens, or null. With
+  // the run's tokenizer, so a model of its own vocabulary (chars, words) has its typed heads measured.
   val head_analysis() const;
   // attribution.h's split of one logit (options: {position, token}, each missing or -1 for the last
   // position and its first choice), or of every position's first choice (attributions), as
@@ -81,6 +90,7 @@ class TraceHandle : public LastError {
   mha::Trace trace_;
   mha::Config config_;
   std::weak_ptr<TracePool> pool_;  // the model's, if it is still alive
+  std::shared_ptr<const mha::Tokenizer> tokenizer_;  // the run's, shared: the model may change or go first
 };
 
 // GPT-2's tokenizer, loaded from its files' bytes (bpe_files.h): on its own, or given to a model.
@@ -133,6 +143,9 @@ class ModelHandle : public LastError {
     model_ = std::move(model);
   }
   val config() const;                 // or null
+  // The text of an id in the model's own tokenizer's vocabulary ('<unk>' for a vocabulary's id 0), ''
+  // where the tokenizer has no texts of ids (first-appearance, hashed) or there is none; null on error.
+  val token_text(const val& id) const;
   val weight(const val& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
   // A generation from `prompt` (a text, through the model's tokenizer, or ids), checked at once; null
   // and last_error() when a check fails. It reads this model, so it stops working (an error naming

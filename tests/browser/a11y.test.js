@@ -1,6 +1,7 @@
 // axe-core (WCAG 2.1 A and AA rules, and its best practices) on every stage of the page in both
-// languages, for the trained model, random weights and random GPT-2 blocks, on the article (two demos
-// and an iframe, read together) and on the iframe form. The goal is zero violations; a failure lists each rule, its nodes and why.
+// languages, for the trained models (real text, induction, recall), random weights and random GPT-2
+// blocks, on the article (two demos and an iframe, read together) and on the iframe form. The goal is
+// zero violations; a failure lists each rule, its nodes and why.
 'use strict';
 
 const { test, beforeEach } = require('node:test');
@@ -58,7 +59,7 @@ async function stageViolations(query, keep = () => true) {
   return found;
 }
 
-const MODELS = [['trained', 'model=trained'], ['recall', 'model=recall'], ['random', 'model=random&d-model=64&heads=4&kv-heads=2&causal'], ['blocks', 'model=blocks&d-model=32&heads=4']];
+const MODELS = [['tang', 'model=tang'], ['brown', 'model=brown'], ['trained', 'model=trained'], ['recall', 'model=recall'], ['random', 'model=random&d-model=64&heads=4&kv-heads=2&causal'], ['blocks', 'model=blocks&d-model=32&heads=4']];
 for (const [model, query] of MODELS) {
   for (const lang of ['en', 'zh']) {
     test(`index.html, ${model} model, ${lang}: no axe violations on any stage`, { timeout: 120_000 }, async () => {

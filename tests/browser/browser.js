@@ -170,6 +170,15 @@ function importanceShown(page, timeout) {
     .every((e) => /\d/.test(e.textContent)), null, { timeout });
 }
 
+// Opens index.html (or embed.html) at `url` and waits for its demo's first picture (window.mhaPage.ready).
+async function openPage(page, url, timeout) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout });
+  await page.evaluate(async () => {
+    await window.mhaPage.ready;
+  });
+}
+
 // The core's stage table (web/mha.js in Node): what a test expects the page to walk, never a list of its own.
 let table = null;
 async function stageTable() {
@@ -177,4 +186,4 @@ async function stageTable() {
   return table;
 }
 
-module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, stageTable, CHROMIUM, ARGS };
+module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, openPage, stageTable, CHROMIUM, ARGS };

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { usePageSuite, importanceShown } = require('./browser.js');
+const { usePageSuite, importanceShown, openPage } = require('./browser.js');
 const { trainedModels, shippedModelBytes } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -42,13 +42,7 @@ beforeEach(() => {
 const cli = (args) => execFileSync(CLI, args, { encoding: 'utf8' });
 const close = (a, b, tolerance, what) => assert.ok(Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
 
-async function open(url) {
-  await page.goto(url);
-  await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
-  await page.evaluate(async () => {
-    await window.mhaPage.ready;
-  });
-}
+const open = (url) => openPage(page, url, WAIT);
 
 // The predict stage's attribution panel as drawn, and the prediction it explains.
 const bars = () =>

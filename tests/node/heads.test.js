@@ -1,6 +1,7 @@
 // What each head contributes, through the WebAssembly module: each head's write, the logit split
-// into its parts, head importance and the pruning curve give what the CLI gives natively, the trace
-// keeps what it needs after its model is deleted, and bad requests are MhaErrors with their codes.
+// into its parts, head importance, the pruning curve and the head types of real text give what the
+// CLI gives natively, the trace keeps what it needs after its model is deleted, and bad requests are
+// MhaErrors with their codes.
 // Needs web/build/mha-core.js and build/native/mha.
 'use strict';
 const { test, before } = require('node:test');
@@ -96,6 +97,31 @@ test('each head\'s write, read after its model is deleted, sums with b_O to y', 
     assert.ok(trace.attribute().parts.length === 10); // the embedding, 8 heads, the biases
   } finally {
     trace.delete();
+  }
+});
+
+// The models of real text read their own vocabulary: the module's analysis measures their typed heads
+// (it once left them null, the trace not knowing the tokenizer), as the CLI does, after the model is gone.
+test('the head types of real text in WASM are the CLI\'s (mha heads --json), read after the model is deleted', () => {
+  for (const [corpus, text] of [['tang', '床前明月光，疑是地上霜。举头望明月，低头思故乡。'], ['brown', 'The man saw the dog, and the dog ran to the house.']]) {
+    const file = path.join(root, 'models', `${corpus}.safetensors`);
+    const native = runCli(['heads', '--model', file, '--text', text, '--json']);
+    const model = new mha.Model();
+    model.loadModel(fs.readFileSync(file));
+    const trace = model.runText(text);
+    model.delete(); // the trace keeps the tokenizer of its run
+    try {
+      const ours = trace.headAnalysis();
+      assert.deepEqual(ours.layers.map((l) => l.heads.map((h) => h.label)), native.layers.map((l) => l.heads.map((h) => h.label)), corpus);
+      const typed = corpus === 'tang' ? 'parallel_line' : 'noun_article';
+      ours.layers.forEach((layer, l) => layer.heads.forEach((h, hd) => {
+        const theirs = native.layers[l].heads[hd];
+        assert.notEqual(h[typed], null, `${corpus} ${l}.${hd}: ${typed} is measured`);
+        for (const key of [typed, `${typed}_chance`, 'rare_word', 'previous_token_chance']) close(h[key], theirs[key], 1e-9, `${corpus} ${l}.${hd} ${key}`);
+      }));
+    } finally {
+      trace.delete();
+    }
   }
 });
 

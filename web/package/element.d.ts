@@ -20,10 +20,11 @@ type Whole = `${number}`;
 
 /** The attributes <mha-demo> reads (all strings, as in HTML); see the README's table for defaults. */
 export interface MhaDemoAttributes {
-  /** trained: the 2-layer model this project trained; recall: its 1-layer model of the recall task (4 heads);
-   * random: one attention layer of seeded weights; blocks: two GPT-2-style blocks of seeded weights; or the
-   * URL of a whole model's .safetensors (needs http). */
-  model: 'trained' | 'recall' | 'random' | 'blocks' | `${string}.safetensors` | `${string}.safetensors?${string}`;
+  /** tang, brown: the 4-layer models this project trained on real text (Tang poems, a character per token;
+   * the Brown corpus's English words); trained: its 2-layer model of induction heads; recall: its 1-layer
+   * model of the recall task (4 heads); random: one attention layer of seeded weights; blocks: two
+   * GPT-2-style blocks of seeded weights; or the URL of a whole model's .safetensors (needs http). */
+  model: 'tang' | 'brown' | 'trained' | 'recall' | 'random' | 'blocks' | `${string}.safetensors` | `${string}.safetensors?${string}`;
   /** The sentence: up to 4096 bytes / 512 tokens (the trained model reads at most 60 tokens). */
   text: string;
   /** Token ids separated by spaces or commas, for a model without a tokenizer (a GPT-2 checkpoint
@@ -155,7 +156,7 @@ export interface MhaDemoEventMap extends Omit<HTMLElementEventMap, 'error'> {
 /** What the demo runs on. */
 export interface MhaDemoSettings {
   /** file: a model the learner opened (or model="….safetensors"). */
-  model: 'trained' | 'recall' | 'random' | 'blocks' | 'file';
+  model: 'tang' | 'brown' | 'trained' | 'recall' | 'random' | 'blocks' | 'file';
   text: string;
   /** The ids attribute (null: the sample), read by a model without a tokenizer. */
   ids: string | null;

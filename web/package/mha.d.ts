@@ -217,10 +217,10 @@ export interface ModelFacts {
   weights: 'seeded' | 'loaded';
   /** The file's layout; '' when seeded. */
   layout: Layout | '';
-  /** 'induction' when its file says it was trained on the induction task; else ''. */
-  task: 'induction' | '';
-  /** How text becomes ids; '' when the model has no tokenizer and reads ids only. */
-  tokenizer: 'hashed' | 'first-appearance' | 'bpe' | '';
+  /** The task its file says it was trained on ('corpus': the next token of real text); else ''. */
+  task: 'induction' | 'recall' | 'corpus' | '';
+  /** How text becomes ids ('chars', 'words': the model's own vocabulary, <unk> id 0); '' when the model has no tokenizer and reads ids only. */
+  tokenizer: 'hashed' | 'first-appearance' | 'bpe' | 'chars' | 'words' | '';
   /** Seeded rows × √d_model (a single layer's), or a table's rows. */
   tokenTable: 'scaled' | 'table';
   positions: 'sinusoidal' | 'table';
@@ -490,6 +490,8 @@ declare class Model {
   /** The heads removed one at a time, least important first, with the loss and the task's accuracy after each. */
   prune(options?: TaskSampleOptions): PruneCurve;
   readonly config: ModelConfig & ModelFacts;
+  /** The text of an id in the model's own vocabulary ('<unk>' for id 0 of 'chars' and 'words'); '' where its tokenizer has no texts of ids. */
+  tokenText(id: number): string;
   /** One attention layer's weight. */
   weight(name: WeightName): { shape: number[]; data: Float32Array };
   /** A generation from a text (through the model's tokenizer) or ids, stepped by you; checked at once. Stops working once this model changes. */

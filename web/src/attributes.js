@@ -5,13 +5,21 @@ import catalog from './catalog.js';
 // The settings of one demo as attributes: <mha-demo text="…" d-model="512" heads="8" …>.
 // The same names are the page's permalink and the iframe form's query parameters, so one
 // parse() serves the element, index.html and embed.html.
-// The kinds of model a demo shows. Without a model attribute a demo shows the trained model, unless
-// it sets sizes or weights (embeds written before the trained model existed keep what they showed).
+// The kinds of model a demo shows, in the order of the model menu. Without a model attribute a demo
+// shows the trained model, unless it sets sizes or weights (embeds written before the trained model
+// existed keep what they showed).
 //   sized: the learner sets d_model, heads, kv_heads and the seed; causalChoice: and the mask
 //   shipped: the id of a model this project trained (models/trained-models.json)
+//   recipe: the recipe "Train it yourself" trains for it (catalog.recipes); none: no such panel
+//   layer: the layer it opens on (without a view-layer attribute), that of its clearest typed heads on
+//   its own text (OPENING_TEXTS)
 export const MODEL_KINDS = {
-  trained: { sized: false, shipped: 'induction' }, // the 2-layer model of induction heads (models/induction.safetensors)
-  recall: { sized: false, shipped: 'recall' }, // one layer, 4 heads, the recall task (models/recall.safetensors)
+  // 4 layers, 4 heads, one token per Chinese character (models/tang.safetensors)
+  tang: { sized: false, shipped: 'tang', layer: 1 },
+  // 4 layers, 4 heads, the Brown corpus's lower-cased words (models/brown.safetensors)
+  brown: { sized: false, shipped: 'brown', layer: 2 },
+  trained: { sized: false, shipped: 'induction', recipe: 'induction' }, // the 2-layer model of induction heads (models/induction.safetensors)
+  recall: { sized: false, shipped: 'recall', recipe: 'recall' }, // one layer, 4 heads, the recall task (models/recall.safetensors)
   random: { sized: true, causalChoice: true }, // one attention layer of seeded weights: the shapes lesson
   blocks: { sized: true, layers: 2 }, // GPT-2-style blocks of seeded weights: LayerNorm, MLP, residuals
   file: { sized: false }, // a whole model the learner opened, or model="….safetensors"
@@ -25,6 +33,20 @@ export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
 export const DEFAULTS = { text: '我是秦始皇', dModel: catalog.defaults.dModel, heads: catalog.defaults.heads, kvHeads: null, causal: catalog.defaults.causal, seed: catalog.defaults.seed };
 // The trained model reads only which tokens repeat: a sentence said twice shows its induction heads.
 export const TRAINED_DEFAULTS = { text: '我是秦始皇，我是秦始皇', stage: 'attend' };
+// The texts the models of real text open on (without a text attribute), chosen so that their typed
+// heads show (`mha heads --model models/<id>.safetensors --text …`) at their layer (MODEL_KINDS). For
+// Tang two quatrains (王之涣, 杜甫), as the model read poems in 64-character windows: on one short poem
+// the parallel-line head 1.2 stays under 5× its chance (rows near the start see few characters), on
+// these it reads the parallel character at 5.1×, head 1.0 the rarest character at 5.8×, and layer 0
+// has its positional heads (i − 4, i − 2) and its previous-token head. For Brown a sentence of nouns
+// with articles and verbs after their subjects: head 2.0 reads a noun's article (7.7× its chance),
+// head 2.1 a verb's subject (8.1×), and layers 1 and 3 have heads of both types too.
+export const OPENING_TEXTS = {
+  tang: '白日依山尽，黄河入海流。欲穷千里目，更上一层楼。 两个黄鹂鸣翠柳，一行白鹭上青天。窗含西岭千秋雪，门泊东吴万里船。',
+  brown: 'The farmer sold the land to a young man who wanted a house near the river, and the man built a barn for the horses.',
+};
+// The text a model opens on: its own, the trained models', or the sized ones'.
+export const defaultText = (model) => OPENING_TEXTS[model] || (isSized(model) ? DEFAULTS.text : TRAINED_DEFAULTS.text);
 export const CONTROLS = ['full', 'minimal', 'none'];
 export const LAYOUTS = ['pytorch', 'llama', 'gpt2'];
 export const SHOWS = ['weights', 'scores', 'raw'];
@@ -110,7 +132,7 @@ export function parse(get) {
     modelUrl,
     layer: get('view-layer') === null ? null : num('view-layer', null, 0),
     switchedOff,
-    text: text === null ? (trained ? TRAINED_DEFAULTS.text : DEFAULTS.text) : text,
+    text: text === null ? defaultText(model) : text,
     ids: get('ids'),
     dModel: num('d-model', DEFAULTS.dModel),
     heads,

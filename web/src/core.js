@@ -9,6 +9,7 @@ import { core as coreText, wasmGz } from 'core-parts:';
 import apiText from 'text:../mha.js';
 import glueText from 'worker-glue:';
 import { inflateWasm } from './inflateWasm.js';
+import catalog from './catalog.js';
 
 // module, exports, define and require are shadowed so that neither script takes the page's AMD
 // loader or CommonJS shims for its own; mha.js takes the CommonJS branch and gets the core factory.
@@ -25,16 +26,20 @@ export function evaluateCreateMha() {
 }
 
 // The worker's script lends the page its Engine (web/src/worker.js): the same text, evaluated here
-// once, so the widget carries the engine once.
+// once, so the widget carries the engine once. The script reads the catalog as mhaCatalog (the
+// page's copy: scripts/build-web.sh), given here as a parameter and in the worker as a global.
 let parts = null;
 export function workerParts() {
   // eslint-disable-next-line no-new-func
-  if (!parts) parts = new Function('module', 'exports', 'define', 'require', `${glueText}\n;return mhaWorkerParts;`)();
+  if (!parts) parts = new Function('module', 'exports', 'define', 'require', 'mhaCatalog', `${glueText}\n;return mhaWorkerParts;`)(undefined, undefined, undefined, undefined, catalog);
   return parts;
 }
 
 let url = null;
 export function workerURL() {
-  if (!url) url = URL.createObjectURL(new Blob([coreText, '\n;\n', apiText, `\n;self.mhaWasmGz=${JSON.stringify(wasmGz)};\n`, glueText], { type: 'text/javascript' }));
+  if (!url) {
+    const globals = `\n;self.mhaWasmGz=${JSON.stringify(wasmGz)};self.mhaCatalog=${JSON.stringify(catalog)};\n`;
+    url = URL.createObjectURL(new Blob([coreText, '\n;\n', apiText, globals, glueText], { type: 'text/javascript' }));
+  }
   return url;
 }

@@ -353,9 +353,10 @@ export class MhaDemo extends HTMLElement {
       onEnd: fire('trainend'),
       onUse: (bytes, name) => this.openFile(new File([bytes], name)).catch(() => {}),
     }), (s, training) => {
-      const shipped = Boolean(MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].shipped);
-      if (shipped) training.follow(s.settings.model);
-      return shipped || training.state.step > 0;
+      // (the models of real text have no recipe the page trains: not yet)
+      const recipe = MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].recipe;
+      if (recipe) training.follow(recipe);
+      return Boolean(recipe) || training.state.step > 0;
     }, (s, changed, training) => changed.has('result') && training.probe());
   }
 

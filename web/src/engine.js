@@ -3,6 +3,7 @@
 // worked example. Every trace is turned into plain copied arrays at once (the trace is deleted
 // before returning).
 import { MODEL_KINDS, parseIdList, SAMPLE_IDS } from './attributes.js';
+import { ownVocabulary } from './modelFacts.js';
 import { pageMessage } from './messages.js';
 import { readHeader, readModel } from './modelReader.mjs';
 import { topIds } from './format.js';
@@ -63,8 +64,9 @@ function candidatesOf(probs) {
   return Array.from({ length: probs.data.length / V }, (_, i) => topIds(probs.data.subarray(i * V, (i + 1) * V), 5));
 }
 
-// For a model opened with its tokenizer: the text of each id among the five likeliest at every
-// position, so the prediction can name tokens that are not in the sentence. {id: text}.
+// For a model opened with its tokenizer, or with a vocabulary of its own (a Model's tokenText): the
+// text of each id among the five likeliest at every position, so the prediction can name tokens that
+// are not in the sentence. {id: text}.
 function predictedTexts(result, tokenizer) {
   const out = {};
   for (const row of result.candidates || []) for (const id of row) out[id] = tokenizer.tokenText(id);
@@ -275,7 +277,10 @@ export class Engine {
 
   _runBlocks(settings, model = this.model, tokenizer = null) {
     const layers = model.config.layers;
-    const layer = settings.layer === null || settings.layer === undefined ? layers - 1 : settings.layer;
+    // Unset: the layer the model kind opens on (attributes.js), else the last.
+    const kind = MODEL_KINDS[settings.model];
+    const opening = kind && kind.layer !== undefined && kind.layer < layers ? kind.layer : layers - 1;
+    const layer = settings.layer === null || settings.layer === undefined ? opening : settings.layer;
     if (layer >= layers) {
       const e = new this.mha.MhaError(`layer ${layer} does not exist: the model has ${layers} layers, 0 to ${layers - 1}`);
       e.phase = 'layer';
@@ -306,6 +311,7 @@ export class Engine {
       const result = snapshot(trace, config, onIds ? null : settings.text, layer, this.mha.stageTable);
       if (sequence) result.tokens = [...sequence.tokens];
       if (tokenizer) result.vocabText = predictedTexts(result, tokenizer);
+      else if (ownVocabulary(config)) result.vocabText = predictedTexts(result, model);
       return result;
     } finally {
       trace.delete();

@@ -6,9 +6,15 @@
 export const hasBlocks = (config) => config.model !== 'single';
 export const isLoaded = (config) => config.weights === 'loaded';
 export const onInductionTask = (config) => config.task === 'induction';
+// Trained on real text (the corpus task: the next token of Tang poems or of Brown's English), with a
+// vocabulary of its own; its tokenizer ('chars' or 'words') says which.
+export const onRealText = (config) => config.task === 'corpus' && ownVocabulary(config);
 // A model of K > 1 readouts: at each position it predicts the K tokens before it (the recall task's).
 export const recalls = (config) => config.readouts > 1;
 export const readsIds = (config) => config.tokenizer === '';
+// A vocabulary of its own, read from its file (the corpus models'): a character or a word per id,
+// <unk> (id 0) for what it never saw.
+export const ownVocabulary = (config) => config.tokenizer === 'chars' || config.tokenizer === 'words';
 // A single layer's seeded rows × √d_model and sinusoidal positions, as in "Attention Is All You Need".
 export const scaledEmbedding = (config) => config.tokenTable === 'scaled';
 

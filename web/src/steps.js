@@ -12,7 +12,7 @@
 import { t } from './i18n.js';
 import { STRINGS } from './strings.js';
 import { grouped, escapeHtml } from './format.js';
-import { hasBlocks, isLoaded, onInductionTask, readsIds, scaledEmbedding, hasInductionHeads, recalls, oneOffsetPerHead } from './modelFacts.js';
+import { hasBlocks, isLoaded, onInductionTask, onRealText, readsIds, scaledEmbedding, hasInductionHeads, recalls, oneOffsetPerHead } from './modelFacts.js';
 import { hideTip } from './views/parts/tooltip.js';
 import { tokenizeView } from './views/stages/tokenize.js';
 import { embedView } from './views/stages/embed.js';
@@ -46,7 +46,7 @@ const STEPS = [
   {
     id: 'tokenize',
     text: ({ lang, config, T }) => {
-      const key = { hashed: 'tokenize.text', bpe: 'tokenize.textBpe', '': 'tokenize.textIds' }[config.tokenizer]
+      const key = { hashed: 'tokenize.text', bpe: 'tokenize.textBpe', chars: 'tokenize.textChars', words: 'tokenize.textWords', '': 'tokenize.textIds' }[config.tokenizer]
         || (isLoaded(config) ? 'tokenize.textTrained' : 'tokenize.textBlocks');
       return t(lang, key, { vocab: config.vocabSize, v: config.vocabSize, last: config.vocabSize - 1, T });
     },
@@ -97,6 +97,7 @@ const STEPS = [
       const vars = { l: layer, layers: config.layers, sqrt: sqrt(config.dHead), h: config.heads, k: config.readouts, dh: config.dHead };
       if (!hasBlocks(config)) return t(lang, 'attend.text', { ...vars, mask: `${t(lang, config.causal ? 'attend.maskOn' : causalControl ? 'attend.maskOff' : 'attend.maskOffNoControl')} ` });
       if (onInductionTask(config)) return t(lang, 'attend.textTrained', vars);
+      if (onRealText(config)) return t(lang, 'attend.textCorpus', { ...vars, corpus: t(lang, `corpus.${config.tokenizer}`), kinds: t(lang, `attend.kinds.${config.tokenizer}`) });
       if (recalls(config) && isLoaded(config) && oneOffsetPerHead(result)) return t(lang, 'attend.textRecall', vars);
       return t(lang, isLoaded(config) ? 'attend.textLoaded' : 'attend.textRandomBlocks', vars);
     },
@@ -142,6 +143,7 @@ const STEPS = [
     text: ({ lang, config, result }) => {
       if (!isLoaded(config)) return t(lang, 'predict.textRandom');
       if (recalls(config)) return t(lang, 'predict.textRecall', { k: config.readouts });
+      if (onRealText(config)) return t(lang, 'predict.textCorpus', { unit: t(lang, `unit.${config.tokenizer}`) });
       return t(lang, onInductionTask(config) && hasInductionHeads(result) ? 'predict.text' : 'predict.textLoaded');
     },
     formula: ({ lang, config }) => (recalls(config)

@@ -30,6 +30,8 @@ export const STRINGS = {
   modelRandom: { en: 'random weights, any size', zh: '随机权重，任意大小' },
   modelBlocks: { en: 'random GPT-2 blocks, any size', zh: '随机权重的 GPT-2 块，任意大小' },
   modelRecall: { en: 'trained: recall, 1 layer, 4 heads', zh: '训练好的：回忆，1 层 4 个头' },
+  modelTang: { en: 'trained: Tang poems (中文)', zh: '训练好的：唐诗' },
+  modelBrown: { en: 'trained: English (Brown)', zh: '训练好的：英文（Brown）' },
   modelFile: { en: 'file: {name}', zh: '文件：{name}' },
   openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
   fileNote: { en: 'Drop another .safetensors file on the demo to open it.', zh: '把另一个 .safetensors 文件拖到演示上即可打开。' },
@@ -64,6 +66,11 @@ export const STRINGS = {
     en: 'Trained by this project on the recall task (1 layer · {h} heads · d_model {d} · vocabulary {v}): at every position it predicts the {k} tokens before it. Its sizes are fixed; “Why several heads?” below trains it with other head counts.',
     zh: '本项目在“回忆”任务上训练的模型（1 层 · {h} 个头 · d_model {d} · 词表 {v}）：在每个位置预测它前面的 {k} 个 token。大小是固定的；下面的“为什么要多个头？”会用别的头数重新训练它。',
   },
+  // What a model of its own vocabulary was trained on, by its tokenizer (ModelFacts.tokenizer).
+  'corpus.chars': { en: 'Tang poems, a character per token', zh: '唐诗（一个字一个 token）' },
+  'corpus.words': { en: 'the Brown corpus of American English, a word per token', zh: 'Brown 美国英语语料库（一个词一个 token）' },
+  'unit.chars': { en: 'character', zh: '字' },
+  'unit.words': { en: 'word', zh: '词' },
   loading: { en: 'Loading the WebAssembly core…', zh: '正在加载 WebAssembly 核心…' },
   computing: { en: 'computing…', zh: '计算中…' },
   ready: { en: 'd_model {d} · {h} heads · d_head {dh} · kv_heads {kv}{causal} · {ms} ms', zh: 'd_model {d} · {h} 个头 · d_head {dh} · kv_heads {kv}{causal} · {ms} 毫秒' },
@@ -78,7 +85,6 @@ export const STRINGS = {
   },
   unexpected: { en: 'Something went wrong: {msg}', zh: '出错了：{msg}' },
   shape: { en: 'shape', zh: '形状' },
-  rowsAre: { en: 'rows: tokens · columns: {cols}', zh: '行：token · 列：{cols}' },
   hover: { en: 'Hover a cell to read its exact value.', zh: '把鼠标移到格子上可看精确数值。' },
   masked: { en: 'masked', zh: '被遮挡' },
   maskedLegend: { en: 'masked: −∞ before softmax, 0 after', zh: '被遮挡：softmax 前为 −∞，之后为 0' },
@@ -208,6 +214,15 @@ export const STRINGS = {
     en: 'This model came without its tokenizer files, so there is no text to cut: it reads the token ids you give (0 … {last}), one per position. Open its tokenizer files to type text instead. T = {T}.',
     zh: '这个模型没有带分词器文件，所以没有文本可切：它直接读你给的 token id（0 … {last}），每个位置一个。打开它的分词器文件后就可以输入文本。T = {T}。',
   },
+  'tokenize.textChars': {
+    en: 'One token per Chinese character, from a vocabulary of its own: the {v} characters and marks it kept from the Tang poems it learnt from, commonest first (“，” is id 3). Traditional characters read as simplified; one outside the vocabulary is <code>&lt;unk&gt;</code> (id 0), shown with the character it stood for. T = {T}.',
+    zh: '这个模型一个字一个字地读中文，用的是它自己的词表：从训练用的唐诗里留下的 {v} 个字和标点，越常见排得越前，所以 id 就是名次（“，”是 3）。繁体字按简体读；词表以外的字变成 <code>&lt;unk&gt;</code>（id 0），下面注明它原来是哪个字。T = {T}。',
+  },
+  'tokenize.textWords': {
+    en: 'One token per word, cut as the Brown corpus cuts them: lower-cased, split at spaces, the punctuation at a word’s edges a token of its own (<code>tired.</code> → <code>tired</code> <code>.</code>). The vocabulary is the {v} words it kept from Brown, commonest first (<code>the</code> is id 2); any other word is <code>&lt;unk&gt;</code> (id 0), shown with the word it stood for. T = {T}.',
+    zh: '这个模型按 Brown 语料库的切法读英文单词：转成小写，按空格切开，词两端的标点各自成为 token（<code>tired.</code> → <code>tired</code> <code>.</code>）。它的词表是从 Brown 里留下的 {v} 个词，越常见排得越前，所以 id 就是名次（<code>the</code> 是 2）。词表以外的词变成 <code>&lt;unk&gt;</code>（id 0），下面注明它原来是哪个词。T = {T}。',
+  },
+  'tokenize.unkFor': { en: 'for “{token}”', zh: '原为“{token}”' },
   'tokenize.formula': { en: 'tokens = tokenize(text) &nbsp;·&nbsp; ids = id(token) for each token &nbsp;·&nbsp; T = {T}', zh: 'tokens = tokenize(文本) &nbsp;·&nbsp; 每个 token 的 id = id(token) &nbsp;·&nbsp; T = {T}' },
   'tokenize.formulaIds': { en: 'ids = the ids given &nbsp;·&nbsp; T = {T}', zh: 'ids = 给定的 id &nbsp;·&nbsp; T = {T}' },
   'embed.textBlocks': {
@@ -341,6 +356,18 @@ export const STRINGS = {
     en: 'This model must say, at every position i, which tokens stood at i − 1, i − 2, … i − {k}: {k} different places at once. One head gives each query one pattern of weights, so training gave each of the {h} heads one place: its map is a single stripe below the diagonal, and the panel names each head by how far back it looks. Each head’s d_head = {dh} columns carry that token on to the readouts. Switch a head off and the prediction stage loses exactly that offset.',
     zh: '这个模型要在每个位置 i 同时说出 i − 1、i − 2……i − {k} 处是什么 token：一次要看 {k} 个不同的位置。一个头只能给每个查询一种权重分布，所以训练让 {h} 个头各管一个位置：每个头的图都是对角线下方的一条斜线，下面的面板按“往回看多远”给每个头命名。每个头的 d_head = {dh} 列把它看到的 token 带给读出层。关掉一个头，预测那一步就恰好少了那个位置。',
   },
+  'attend.textCorpus': {
+    en: 'Layer {l} of {layers} of a model this project trained on real text: {corpus}. Each head’s softmax turns its scores (Q·Kᵀ / √d_head, √d_head = {sqrt}; later tokens masked) into weights. Nobody told the heads what to look for, yet the panel below finds some doing nameable things: looking one step or a fixed distance back, {kinds} A name needs 5 times what spreading the weight evenly would put there. Switch a head off and watch the prediction.',
+    zh: '本项目训练的一个模型的第 {l} 层（共 {layers} 层），它在真实文本上预测下一个 token：{corpus}。每个头用 softmax 把分数（Q·Kᵀ 除以 √d_head = {sqrt}，遮住后面的 token）变成权重。没有人告诉这些头该看什么，下面的面板却发现有的头在做可以命名的事：看前一步，或固定地往回看几步，{kinds}只有当一个头放在那里的权重至少是“平均分散权重”时的 5 倍，才给它这样的名字。关掉一个头，看看预测怎么变。',
+  },
+  'attend.kinds.chars': {
+    en: 'or, about to write a character, the same place in the half-line before, where its parallel stands (白日依山尽，黄河入海流: writing 黄, it looks at 白).',
+    zh: '或者在要写下一个字时，看上半句同一位置的字，对仗的字就在那里（“白日依山尽，黄河入海流”：要写“黄”时看“白”）。',
+  },
+  'attend.kinds.words': {
+    en: 'or from a noun to its article, from a verb to its subject (<em>the man built</em>), from a noun to its adjective, or to the rarest word in view.',
+    zh: '或者从名词看向它的冠词（<em>the</em> … <em>barn</em>），从动词看向它的主语（<em>the man built</em>），从名词看向它的形容词，或看向视野里最罕见的词。',
+  },
   'residual.text': {
     en: 'The attention output y is <em>added</em> to what came into the layer: resid_mid = x + y. This running sum is the residual stream: each layer adds what it found instead of replacing what was there, so layer 1 can still read what layer 0 wrote.',
     zh: '注意力的输出 y 被<em>加到</em>这一层的输入上：resid_mid = x + y。这条不断累加的向量就是残差流：每一层把自己的发现加进去，而不是替换原有内容，所以第 1 层还能读到第 0 层写下的东西。',
@@ -360,6 +387,10 @@ export const STRINGS = {
   'predict.textLoaded': {
     en: 'A softmax turns each row of logits into probabilities for the next token. Below, the five most likely next tokens at each position; ✓ marks a first choice that is the token which really follows. Switch heads off at the attend stage to see which of them these predictions rely on.',
     zh: 'softmax 把每行 logits 变成下一个 token 的概率。下面是每个位置最可能的五个下一个 token；✓ 表示第一选择正是真正紧随其后的 token。到注意力那一步关掉一些头，看看这些预测依赖哪些头。',
+  },
+  'predict.textCorpus': {
+    en: 'A softmax turns each row of logits into probabilities for the next {unit}: below, the five likeliest at each position, from the model’s vocabulary (<code>&lt;unk&gt;</code>: a {unit} it does not know), ✓ where the first choice is right. This small model is often wrong, but it guesses {unit}s that could come next; switch heads off at the attend stage to see which heads it relies on.',
+    zh: 'softmax 把每行 logits 变成下一个{unit}的概率。下面是每个位置最可能的五个，名字取自模型的词表（<code>&lt;unk&gt;</code>：它不认识的{unit}）；✓ 表示第一选择正是真正紧随其后的{unit}。这个小模型对真实文本常常猜错，但猜的都是可能接下去的{unit}。到注意力那一步关掉一些头，看看这些预测依赖哪些头。',
   },
   'predict.textRandom': {
     en: 'A softmax turns each row of logits into probabilities for the next token. Below, the five most likely next tokens at each position. These blocks were never trained, so the probabilities are nearly even and the candidates are noise: training is what makes them right.',
@@ -508,6 +539,8 @@ export const STRINGS = {
   'heads.labelRules': { en: 'How a head is named: the first rule that holds', zh: '头的名字怎么来：取第一条成立的规则' },
   'heads.labelRule': { en: '“{label}” when {metric} ≥ {at}', zh: '{metric} ≥ {at} 时叫“{label}”' },
   'heads.labelElse': { en: 'otherwise “{label}”', zh: '否则叫“{label}”' },
+  'heads.labelRuleChance': { en: '“{label}” when {metric} ≥ {at} and ≥ {times}× its chance (weight spread evenly)', zh: '{metric} ≥ {at}，且至少是随机水平（权重平均分散时）的 {times} 倍时叫“{label}”' },
+  'heads.chance': { en: '{x}× its chance', zh: '随机水平的 {x} 倍' },
   'metric.formula.entropy': { en: 'mean over rows i ≥ 1 of H<sub>i</sub> / ln n<sub>i</sub>, H<sub>i</sub> = −Σ<sub>j</sub> a<sub>ij</sub> ln a<sub>ij</sub>, n<sub>i</sub> = the positions row i may see. 0: one token; 1: spread evenly.', zh: '对 i ≥ 1 的各行取 H<sub>i</sub> / ln n<sub>i</sub> 的平均，H<sub>i</sub> = −Σ<sub>j</sub> a<sub>ij</sub> ln a<sub>ij</sub>，n<sub>i</sub> 为第 i 行能看到的位置数。0：只看一个 token；1：平均分散。' },
   'metric.formula.self': { en: 'mean over i of a<sub>ii</sub>: looking at itself.', zh: '对各行取 a<sub>ii</sub> 的平均：看自己。' },
   'metric.formula.previous_token': { en: 'mean over i ≥ 1 of a<sub>i,i−1</sub>: looking one step back.', zh: '对 i ≥ 1 取 a<sub>i,i−1</sub> 的平均：看前一步。' },
@@ -550,6 +583,7 @@ export const STRINGS = {
   'label.noun_adjective': { en: 'noun → adjective', zh: '名词 → 形容词' },
   'label.rare_word': { en: 'rare word', zh: '罕见词' },
   'label.positional': { en: 'positional', zh: '位置头' },
+  'label.positionalAt': { en: 'positional: i − {d}', zh: '位置头：i − {d}' },
   'metric.parallel_line': { en: 'parallel line', zh: '对句' },
   'metric.rare_word': { en: 'rare word', zh: '罕见词' },
   'metric.noun_article': { en: 'noun → article', zh: '名词 → 冠词' },
@@ -678,8 +712,6 @@ export const STRINGS = {
   'cap.raw_scores': { en: 'Q·Kᵀ / √d_head before the mask', zh: '掩码之前的 Q·Kᵀ / √d_head' },
   columnsKv: { en: 'kv_heads · d_head = {n} dims', zh: 'kv_heads · d_head = {n} 维' },
   columnsDh: { en: 'd_head = {n} dims per head', zh: '每个头 d_head = {n} 维' },
-  plus: { en: '+', zh: '+' },
-  equals: { en: '=', zh: '=' },
 
   // what made an exported figure (export/provenance.js)
   'provenance.random': { en: 'random weights, seed {seed}', zh: '随机权重，种子 {seed}' },

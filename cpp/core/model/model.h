@@ -70,6 +70,8 @@ class Model {
   void set_tokenizer(std::shared_ptr<const Tokenizer> tokenizer);
   bool has_tokenizer() const { return tokenizer_ != nullptr; }
   const Tokenizer* tokenizer() const { return tokenizer_.get(); }
+  // The same, shared: a trace's reader (the module's Trace handle) keeps the tokenizer of its run.
+  const std::shared_ptr<const Tokenizer>& shared_tokenizer() const { return tokenizer_; }
 
   // tokenize -> embed -> every stage. Throws mha::Error for bad text. gates: forward.h's, on each head's output.
   Trace run_text(const std::string& text, KernelPath path = KernelPath::simd, const HeadGates& gates = {}) const;

@@ -3,6 +3,7 @@
 import { t } from '../i18n.js';
 import { hasBlocks, isLoaded } from '../modelFacts.js';
 import { models as TRAINED_MODELS } from '../../../models/trained-models.json';
+import { MODEL_KINDS } from '../attributes.js';
 
 // The file the model shown came from: the one a learner opened or fetched, the weights of random
 // mode, or the trained model this project ships; null for seeded weights.
@@ -10,7 +11,8 @@ function fileOf(state) {
   const s = state.result.settings || state.settings;
   if (!isLoaded(state.result.config)) return null;
   if (s.model === 'file') return s.file;
-  if (s.model === 'trained') return TRAINED_MODELS[0].source.split('/').pop();
+  const shipped = MODEL_KINDS[s.model] && MODEL_KINDS[s.model].shipped;
+  if (shipped) return TRAINED_MODELS.find((m) => m.id === shipped).source.split('/').pop();
   return state.weights ? state.weights.url : null;
 }
 

@@ -4,7 +4,7 @@
 import { h, setText, setAttr } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage } from '../../messages.js';
-import { MODELS, MODEL_KINDS, isSized, DEFAULTS, SAMPLE_IDS } from '../../attributes.js';
+import { MODELS, MODEL_KINDS, isSized, DEFAULTS, SAMPLE_IDS, OPENING_TEXTS, defaultText } from '../../attributes.js';
 import { mountOpening } from './opening.js';
 import catalog from '../../catalog.js';
 
@@ -21,7 +21,14 @@ export const TRAINED_EXAMPLES = [
 ];
 // The recall model has 16 positions: texts of at most 15 tokens after the start token.
 export const RECALL_EXAMPLES = ['我是秦始皇，我是秦始皇', '床前明月光 疑是地上霜', 'one two three four five six seven eight'];
-const examplesOf = (model) => (isSized(model) ? EXAMPLES : model === 'recall' ? RECALL_EXAMPLES : TRAINED_EXAMPLES);
+// The models of real text read at most 64 tokens: besides the text each opens on, for Tang's a poem
+// in traditional characters (which it reads as simplified), for Brown's a sentence of words it does
+// not know (<unk>).
+export const REAL_TEXT_EXAMPLES = {
+  tang: [OPENING_TEXTS.tang, '床前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。'],
+  brown: [OPENING_TEXTS.brown, 'The robot uploaded a selfie to the internet.'],
+};
+const examplesOf = (model) => (isSized(model) ? EXAMPLES : REAL_TEXT_EXAMPLES[model] || (model === 'recall' ? RECALL_EXAMPLES : TRAINED_EXAMPLES));
 
 const NUMBER_FIELDS = [
   { key: 'dModel', id: 'd-model', label: 'dModel', min: 1, max: catalog.limits.dModel, list: [4, 8, 16, 32, 64, 128, 256, 512, 768, 1024] },
@@ -68,6 +75,14 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     if (key === 'heads' && !kvChosen && Number.isInteger(value) && value > 0) settings.kvHeads = value;
     // From a file's own heads (null) to sizes of one's own: the defaults.
     if (key === 'model' && isSized(value) && !Number.isInteger(settings.heads)) Object.assign(settings, { heads: DEFAULTS.heads, kvHeads: DEFAULTS.heads });
+    // To or from a model that opens on its own text (the models of real text): that text, unless the
+    // learner has typed one; the layer it opens on, and no heads switched off (they were the other
+    // model's).
+    const before = store.state.settings.model;
+    if (key === 'model' && value !== before && (OPENING_TEXTS[value] || OPENING_TEXTS[before])) {
+      if (settings.text === defaultText(before)) settings.text = defaultText(value);
+      Object.assign(settings, { layer: null, switchedOff: [] });
+    }
     store.set({ settings });
     runner.request(key);
   }
@@ -230,7 +245,7 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
       if (weights && input.value !== String(config[key])) input.value = String(config[key]);
     }
     if (modelSelect.value !== state.settings.model) modelSelect.value = state.settings.model;
-    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { trained: 'modelTrained', recall: 'modelRecall', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file || '' })));
+    [...modelSelect.options].forEach((o) => setText(o, t(state.lang, { tang: 'modelTang', brown: 'modelBrown', trained: 'modelTrained', recall: 'modelRecall', random: 'modelRandom', blocks: 'modelBlocks', file: 'modelFile' }[o.value], { name: state.settings.file || '' })));
   }
 
   // On every result (its errors object is new each time): writes only what changed.

@@ -14,6 +14,7 @@ import { headColor } from '../parts/colors.js';
 import { drawMiniMap } from '../parts/miniMap.js';
 import { download } from '../../export/files.js';
 import catalog from '../../catalog.js';
+import { MODEL_KINDS } from '../../attributes.js';
 
 // What the panel trains: the core's recipes (catalog.h), by their catalog names.
 export const TRAIN_RECIPES = catalog.recipes;
@@ -81,11 +82,9 @@ function lossCurve() {
   };
 }
 
-// The recipe a shown model was trained with: the recall model's, else the induction model's.
-const recipeFor = (model) => (model === 'recall' ? 'recall' : 'induction');
-
 export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, onUse }) {
-  const first = recipeFor(store.state.settings.model);
+  // The recipe the shown model was trained with (attributes.js MODEL_KINDS), else the induction model's.
+  const first = (MODEL_KINDS[store.state.settings.model] || {}).recipe || 'induction';
   const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], recipe: first, seed: TRAIN_RECIPES[first].seed, snapshots: [], latest: null, shown: null };
   let worker = null;
   let pendingFile = null;
@@ -301,9 +300,9 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     probe() {
       if (worker) worker.postMessage({ train: 'probe', probe: probeIds() });
     },
-    // The model shown changed: train its recipe, unless training has begun.
-    follow(model) {
-      if (state.step === 0 && !state.running && recipeFor(model) !== recipe().task) this.choose(recipeFor(model));
+    // The model shown changed: train its recipe (catalog.recipes' key), unless training has begun.
+    follow(task) {
+      if (state.step === 0 && !state.running && task !== recipe().task) this.choose(task);
     },
     stop() {
       if (worker) worker.terminate();

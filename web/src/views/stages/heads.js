@@ -6,7 +6,7 @@ import { h, live, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import catalog from '../../catalog.js';
-import { hasBlocks } from '../../modelFacts.js';
+import { hasBlocks, ownVocabulary } from '../../modelFacts.js';
 
 // The core's metrics (head_metric_table), each a column of the table and a formula under it;
 // fractions of the attention (0 … 1) have a bar, distances (in tokens) a number only.
@@ -15,11 +15,20 @@ const ALL_METRICS = catalog.headMetrics.map((m) => m.id);
 // the table): the gradient pass's (importance) where it is computed, the trained model; the stripe a
 // recall head is named by (offset) where the model recalls.
 const STRIPE_METRICS = new Set(['offset', 'offset_weight']);
-// The head types of real text read the model's vocabulary: columns only for a model that has one.
+// The head types of real text read the model's vocabulary: columns only for a model that has one, and
+// only those its text gives rows to (a poem has no articles, English no parallel lines). Such a model's
+// heads may be named positional, by their stripe: its columns too.
 const VOCABULARY_METRICS = new Set(catalog.headMetrics.filter((m) => m.vocabulary).map((m) => m.id));
-const metricsOf = (state) => ALL_METRICS.filter((m) =>
-  (!GRADIENT.has(m) || state.settings.model === 'trained') && (!STRIPE_METRICS.has(m) || state.result.config.readouts > 1) &&
-  (!VOCABULARY_METRICS.has(m) || ['chars', 'words'].includes(state.result.config.tokenizer)));
+const measured = (result, m) => result.heads.layers.some((layer) => layer.heads.some((x) => x[m] !== null && x[m] !== undefined));
+const metricsOf = (state) => {
+  const { result } = state;
+  const vocabulary = ownVocabulary(result.config);
+  const shown = ALL_METRICS.filter((m) =>
+    (!GRADIENT.has(m) || state.settings.model === 'trained') && (!STRIPE_METRICS.has(m) || result.config.readouts > 1 || vocabulary) &&
+    (!VOCABULARY_METRICS.has(m) || (vocabulary && measured(result, m))));
+  // the head types first: what such a model's heads are named by, in view before the table scrolls
+  return [...shown.filter((m) => VOCABULARY_METRICS.has(m)), ...shown.filter((m) => !VOCABULARY_METRICS.has(m))];
+};
 const FRACTION = new Set(catalog.headMetrics.filter((m) => m.fraction).map((m) => m.id));
 
 // The heads × heads similarity as a small table of shaded cells (1 = the same rows, 0 = disjoint).
@@ -45,12 +54,15 @@ function similarityTable(lang, H) {
 
 const fmt = (v) => (v === null || v === undefined ? null : v.toFixed(2));
 
-// How a head gets its name: the core's rules (head_metrics.cpp), the first that holds wins.
-function labelRules(lang, rules) {
+// How a head gets its name: the core's rules (head_metrics.cpp), the first that holds wins; a rule
+// of the vocabulary's head types only where the model shown has them (`metrics`: its columns).
+function labelRules(lang, rules, metrics) {
+  const shown = rules.filter((r) => !VOCABULARY_METRICS.has(r.metric) || metrics.includes(r.metric));
   return h('div', { class: 'label-rules' },
     h('h4', {}, t(lang, 'heads.labelRules')),
-    h('ol', {}, rules.map((r) => h('li', { 'data-label-rule': r.label },
-      t(lang, 'heads.labelRule', { label: t(lang, `label.${r.label}`), metric: t(lang, `metric.${r.metric}`), at: r.at_least.toFixed(2) }))),
+    h('ol', {}, shown.map((r) => h('li', { 'data-label-rule': r.label },
+      t(lang, r.times_chance ? 'heads.labelRuleChance' : 'heads.labelRule',
+        { label: t(lang, `label.${r.label}`), metric: t(lang, `metric.${r.metric}`), at: r.at_least.toFixed(2), times: r.times_chance }))),
     h('li', {}, t(lang, 'heads.labelElse', { label: t(lang, 'label.mixed') }))));
 }
 
@@ -112,13 +124,18 @@ export function headsPanel(state, actions) {
     analysis.heads.forEach((m, hd) => {
       const row = rows[hd];
       if (row.tr.dataset.label !== m.label) row.tr.dataset.label = m.label;
-      // A recall model's heads are named by how far back they look: i − offset.
+      // A recall model's heads are named by how far back they look: i − offset; so is a positional head.
       const recall = s.result.config.readouts > 1 && m.offset !== null;
       row.label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
-      setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) }) : t(lang, `label.${m.label}`));
+      setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) })
+        : m.label === 'positional' && m.offset !== null ? t(lang, 'label.positionalAt', { d: m.offset }) : t(lang, `label.${m.label}`));
       for (const c of row.cells) {
         const v = GRADIENT.has(c.metric) ? importance && importance[hd][c.metric] : m[c.metric];
         const text = fmt(v);
+        // A measure with a chance (what weight spread evenly scores): how many times that, on hover.
+        const chance = m[`${c.metric}_chance`];
+        const help = t(lang, `metric.help.${c.metric}`);
+        c.td.title = chance && text !== null ? `${help} · ${t(lang, 'heads.chance', { x: (v / chance).toFixed(1) })}` : help;
         if (c.barEl) c.barEl.style.setProperty('--v', text === null ? '0' : String(Math.max(0, Math.min(1, v))));
         setText(c.value, text === null ? t(lang, 'none') : text);
       }
@@ -143,10 +160,10 @@ export function headsPanel(state, actions) {
       h('div', { class: 'heads-similarity' }, h('h4', {}, t(lang, 'heads.similarity')), h('p', { class: 'hint' }, t(lang, 'heads.similarityHelp')), h('div', { class: 'heads-scroll' }, sim.table)),
       h('details', { class: 'metric-formulas' }, h('summary', {}, t(lang, 'heads.formulas')),
         h('dl', {}, ALL_METRICS.map((m) => [h('dt', {}, t(lang, `metric.${m}`)), h('dd', { html: t(lang, `metric.formula.${m}`) })])),
-        labelRules(lang, state.result.heads.labels))));
+        labelRules(lang, state.result.heads.labels, METRICS))));
   return live(panel, (s) => {
     const analysis = analysisOf(s);
-    if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H) return false;
+    if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H || metricsOf(s).join() !== METRICS.join()) return false;
     fill(s);
     return true;
   });

@@ -6,7 +6,7 @@ import { t } from '../../i18n.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { liveView, frameOf } from '../parts/structure.js';
 import { STRINGS } from '../../strings.js';
-import { readsIds } from '../../modelFacts.js';
+import { readsIds, ownVocabulary } from '../../modelFacts.js';
 
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
 const tensorsOf = (result, stageId) => Object.keys(result.tensors).filter((n) => !n.startsWith('layers.') && result.tensors[n].stage === stageId);
@@ -33,11 +33,13 @@ export function stageTensorsView(stageId) {
 
 // The text an id had in this run (first occurrence), else its vocabulary entry (a model opened
 // with its tokenizer: result.vocabText), else #id: the trained model's ids only mean "the n-th
-// different token".
+// different token". A vocabulary of the model's own names its ids first: its id 0 is <unk>, whatever
+// word it stood for in this text, and a traditional character typed reads as the simplified one.
 export function namer(result) {
   const text = new Map();
   result.ids.forEach((id, i) => text.has(id) || text.set(id, result.tokens[i]));
   const known = result.vocabText || {};
+  if (ownVocabulary(result.config)) return (id) => known[id] || text.get(id) || `#${id}`;
   return (id) => (text.has(id) ? text.get(id) : known[id] || `#${id}`);
 }
 

@@ -1,0 +1,209 @@
+// The models trained on real text, on the page: model="tang" (Tang poems, a character per token) and
+// model="brown" (the Brown corpus's English words) each open on a text of their own at the attend
+// stage of the layer of their clearest typed heads. The heads panel names heads with the typed labels
+// of real text, in either language, exactly as `mha heads --json` names them on the same text and the
+// same model (the page's F16 copy); the tokenize stage says which tokenizer it is and shows <unk>
+// with the word it stood for, with the CLI's ids; the prediction names its candidates from the
+// model's vocabulary (<unk> as such), as the module's Model.tokenText does.
+'use strict';
+
+const { test, before, after, beforeEach } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const { usePageSuite, openPage } = require('./browser.js');
+const { trainedModels, shippedModelBytes } = require('../../scripts/web-parts.js');
+
+const ROOT = path.join(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'build', 'native', 'mha');
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const TEST_TIMEOUT = 120_000;
+const WAIT = 20_000; // a real-text model's script is about 2 MB
+// The labels of the head types real text has (cpp/core/analysis/head_metrics.cpp head_label_rules).
+const TYPED = ['parallel_line', 'noun_article', 'verb_subject', 'noun_adjective', 'rare_word', 'positional'];
+
+let server;
+let page;
+let tmp;
+let strings;
+const pageModels = {}; // id -> the page's copy of the model (F16), as a file for the CLI
+const suite = usePageSuite({
+  files: ['web/index.html', 'web/build/app.js', 'web/build/mha-demo.js', 'web/build/mha-tang.js', 'web/build/mha-brown.js'],
+  wait: WAIT,
+});
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-realtext-'));
+  for (const model of trainedModels().filter((m) => m.id === 'tang' || m.id === 'brown')) {
+    pageModels[model.id] = path.join(tmp, `${model.id}.safetensors`);
+    fs.writeFileSync(pageModels[model.id], await shippedModelBytes(model));
+  }
+  ({ STRINGS: strings } = await import('../../web/src/strings.js'));
+});
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+beforeEach(() => {
+  ({ server, page } = suite);
+});
+
+const cliHeads = (model, text) => JSON.parse(execFileSync(CLI, ['heads', '--model', pageModels[model], '--text', text, '--json'], { encoding: 'utf8' }));
+// `mha tokenize`'s ids: "  position  id  "token"" per line after the count.
+const cliIds = (model, text) =>
+  execFileSync(CLI, ['tokenize', '--model', pageModels[model], '--text', text], { encoding: 'utf8' })
+    .split('\n').map((line) => /^\s+\d+\s+(\d+)\s+"/.exec(line)).filter(Boolean).map((m) => Number(m[1]));
+
+const open = (url) => openPage(page, url, WAIT);
+
+// The demo's state, the heads panel as drawn and the tokenize stage's chips.
+const shown = () =>
+  page.evaluate(() => {
+    const demo = document.querySelector('mha-demo');
+    const root = demo.shadowRoot;
+    const s = demo.state;
+    const panel = root.querySelector('section[data-stage="attend"] .heads-panel');
+    const rows = panel ? [...panel.querySelectorAll('.heads-table tbody tr')] : [];
+    return {
+      model: s.settings.model,
+      text: s.settings.text,
+      stage: s.stage,
+      lang: s.lang,
+      layer: s.result.layer,
+      tokenizer: s.result.config.tokenizer,
+      ids: s.result.ids,
+      tokens: s.result.tokens,
+      apiLabels: s.result.heads.layers.map((l) => l.heads.map((x) => x.label)),
+      panelLayer: panel && Number(panel.dataset.headsLayer),
+      panelLabels: rows.map((r) => r.dataset.label),
+      panelTexts: rows.map((r) => r.querySelector('.head-label').textContent),
+      columns: panel ? [...panel.querySelectorAll('.heads-table tbody tr:first-child td[data-metric]')].map((td) => td.dataset.metric) : [],
+      menu: [...root.querySelectorAll('#model option')].map((o) => ({ value: o.value, hidden: o.hidden, text: o.textContent })),
+    };
+  });
+
+const chips = () =>
+  page.evaluate(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('section[data-stage="tokenize"] .chip')].map((c) => ({
+    tok: c.querySelector('.chip-tok').textContent,
+    typed: c.querySelector('.chip-typed') ? c.querySelector('.chip-typed').textContent : null,
+    unk: c.hasAttribute('data-unk'),
+  })));
+const explanation = (stage) =>
+  page.evaluate((st) => document.querySelector('mha-demo').shadowRoot.querySelector(`section[data-stage="${st}"] .stage-text`).textContent, stage);
+
+// The shown layer's labels as the panel draws them, in the language shown, the CLI's on the same text.
+async function assertLabelsAsCli(model, s) {
+  const cli = cliHeads(model, s.text);
+  assert.deepEqual(s.apiLabels, cli.layers.map((l) => l.heads.map((x) => x.label)), `${model}: the module's labels are the CLI's on “${s.text}”`);
+  assert.equal(s.panelLayer, s.layer);
+  assert.deepEqual(s.panelLabels, cli.layers[s.layer].heads.map((x) => x.label), `${model}: the panel's labels of layer ${s.layer} are the CLI's`);
+  const typed = s.panelLabels.filter((label) => TYPED.includes(label));
+  assert.ok(typed.length > 0, `${model}: layer ${s.layer} has a head of a typed label on “${s.text}” (${s.panelLabels.join(', ')})`);
+  s.panelLabels.forEach((label, hd) => {
+    const m = cli.layers[s.layer].heads[hd];
+    const expected = label === 'positional'
+      ? strings['label.positionalAt'][s.lang].replace('{d}', String(m.offset))
+      : strings[`label.${label}`][s.lang];
+    assert.equal(s.panelTexts[hd], expected, `${model} head ${s.layer}.${hd} in ${s.lang}`);
+  });
+  return typed;
+}
+
+const CASES = [
+  // model, the language it is opened in, the layer it opens on, the tokenizer's kind, words of its explanation
+  { model: 'tang', lang: 'zh', layer: 1, tokenizer: 'chars', unkText: '举头望明月，低头思故乡。OK', explain: { zh: '一个字一个字地读中文', en: 'One token per Chinese character' } },
+  { model: 'brown', lang: 'en', layer: 2, tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
+];
+
+for (const c of CASES) {
+  test(`model=${c.model} in ${c.lang}: its own text at layer ${c.layer}'s attend stage, heads named as \`mha heads\` names them, in both languages`, { timeout: TEST_TIMEOUT }, async () => {
+    await open(`${server.url}?model=${c.model}&lang=${c.lang}`);
+    let s = await shown();
+    assert.equal(s.model, c.model);
+    assert.equal(s.tokenizer, c.tokenizer);
+    assert.equal(s.stage, 'attend');
+    assert.equal(s.layer, c.layer);
+    assert.deepEqual(s.menu.filter((o) => !o.hidden).map((o) => o.value), ['tang', 'brown', 'trained', 'recall', 'random', 'blocks'], 'the model menu, in its order');
+    assert.equal(s.menu[0].text, strings.modelTang[c.lang]);
+    assert.equal(s.menu[1].text, strings.modelBrown[c.lang]);
+    // The typed measures are the model's vocabulary's: columns of their own.
+    assert.ok(s.columns.includes(c.tokenizer === 'chars' ? 'parallel_line' : 'noun_article'), `columns: ${s.columns.join(', ')}`);
+    assert.deepEqual(s.ids, cliIds(c.model, s.text), 'the ids are the CLI\'s');
+    const typed = await assertLabelsAsCli(c.model, s);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, `realtext-${c.model}-${c.lang}.png`) });
+
+    // The other language: the same heads, named in it.
+    await page.locator('#lang').click();
+    const other = c.lang === 'zh' ? 'en' : 'zh';
+    await page.waitForFunction((l) => document.querySelector('mha-demo').state.lang === l, other, { timeout: WAIT });
+    await page.waitForFunction((title) => {
+      const h3 = document.querySelector('mha-demo').shadowRoot.querySelector('.heads-panel h3');
+      return h3 && h3.textContent === title;
+    }, strings['heads.title'][other], { timeout: WAIT });
+    s = await shown();
+    assert.equal(s.lang, other);
+    assert.deepEqual(s.panelLabels.filter((label) => TYPED.includes(label)), typed);
+    await assertLabelsAsCli(c.model, s);
+    suite.assertNoProblems();
+  });
+
+  test(`model=${c.model}: the tokenize stage names its tokenizer and shows <unk> with the word it stood for; the prediction names the vocabulary's tokens`, { timeout: TEST_TIMEOUT }, async () => {
+    await open(`${server.url}?model=${c.model}&lang=${c.lang}&stage=tokenize&text=${encodeURIComponent(c.unkText)}`);
+    const s = await shown();
+    assert.equal(s.stage, 'tokenize');
+    assert.deepEqual(s.ids, cliIds(c.model, c.unkText), 'the ids are the CLI\'s');
+    assert.ok((await explanation('tokenize')).includes(c.explain[c.lang]), 'the explanation names the tokenizer');
+    const drawn = await chips();
+    assert.equal(drawn.length, s.ids.length);
+    assert.ok(s.ids.includes(0), `“${c.unkText}” has a word the vocabulary does not know`);
+    s.ids.forEach((id, i) => {
+      if (id === 0) {
+        assert.deepEqual({ tok: drawn[i].tok, unk: drawn[i].unk }, { tok: '<unk>', unk: true }, `token ${i}`);
+        assert.equal(drawn[i].typed, strings['tokenize.unkFor'][c.lang].replace('{token}', s.tokens[i]), `token ${i} says what it stood for`);
+      } else {
+        assert.deepEqual(drawn[i], { tok: s.tokens[i], typed: null, unk: false }, `token ${i}`);
+      }
+    });
+    // The prediction: every candidate is a token of the vocabulary, named as the model names it.
+    await page.evaluate(() => window.mhaPage.goTo('predict'));
+    await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="predict"] .candidate[data-id]'), null, { timeout: WAIT });
+    const candidates = await page.evaluate(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('section[data-stage="predict"] .candidate[data-id]')]
+      .map((el) => ({ id: Number(el.dataset.id), text: el.querySelector('.cand-token').textContent })));
+    assert.ok(candidates.length >= 5 * (s.ids.length - 1));
+    const mha = await require('../../web/mha.js')();
+    const model = new mha.Model().loadModel(fs.readFileSync(pageModels[c.model]));
+    try {
+      for (const { id, text } of candidates) assert.equal(text, model.tokenText(id), `candidate ${id}`);
+      assert.equal(model.tokenText(0), '<unk>');
+    } finally {
+      model.delete();
+    }
+    assert.ok((await explanation('predict')).includes(strings[`unit.${c.tokenizer}`][c.lang]), 'the predict stage speaks of characters or words');
+    suite.assertNoProblems();
+  });
+}
+
+test('the model menu switches to a model of real text: its own text, at its own layer, and back', { timeout: TEST_TIMEOUT }, async () => {
+  await open(`${server.url}?lang=en`);
+  const start = await shown();
+  assert.equal(start.model, 'trained', 'a page without a model attribute opens on the induction model');
+  await page.locator('#model').selectOption('brown');
+  await page.waitForFunction(() => {
+    const s = document.querySelector('mha-demo').state;
+    return s.result && s.settings.model === 'brown' && s.result.config.tokenizer === 'words' && s.status === 'idle';
+  }, null, { timeout: WAIT });
+  const s = await shown();
+  assert.notEqual(s.text, start.text, 'the learner had not typed: the model\'s own text');
+  assert.equal(s.layer, 2);
+  await assertLabelsAsCli('brown', s);
+  // The link opens the same.
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'brown', null, { timeout: WAIT });
+  // Back to the induction model: its text again.
+  await page.locator('#model').selectOption('trained');
+  await page.waitForFunction(() => {
+    const st = document.querySelector('mha-demo').state;
+    return st.result && st.settings.model === 'trained' && st.status === 'idle';
+  }, null, { timeout: WAIT });
+  assert.equal((await shown()).text, start.text);
+  suite.assertNoProblems();
+});
