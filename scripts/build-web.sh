@@ -61,11 +61,11 @@ const catalogPlugin = {
   setup(build) {
     build.onResolve({ filter: /^catalog:$/ }, () => ({ path: 'catalog', namespace: 'catalog' }));
     // The page's copy leaves out what it reads from the module once it has loaded (mha.stageTable)
-    // or never reads (errorCodes: the module's errors carry their sentences; each option's help):
-    // 19 KB of the widget.
+    // or never reads (errorCodes: the module's errors carry their sentences; of the options, all but
+    // which a Trainer takes: trainerOptions.js): 21 KB of the widget.
     build.onLoad({ filter: /.*/, namespace: 'catalog' }, async () => {
       const { errorCodes, stageTable, options, ...page } = JSON.parse(await catalogText());
-      page.options = Object.fromEntries(Object.entries(options).map(([of, rows]) => [of, rows.map(({ help, ...row }) => row)]));
+      page.options = { trainer: options.trainer.map(({ key, task }) => ({ key, task })) };
       return { contents: JSON.stringify(page), loader: 'json' };
     });
   },

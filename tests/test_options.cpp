@@ -20,7 +20,7 @@ bool within(const mha::OptionSpec<Target>& row, double v) {
     case mha::OptionKind::positive: return v > 0 && v <= row.max;
     case mha::OptionKind::fraction: return v >= 0 && v < 1;
     case mha::OptionKind::flag: return v == 0 || v == 1;
-    case mha::OptionKind::choice: return v >= 0 && v < static_cast<double>(row.choices.size());
+    case mha::OptionKind::choice: return v >= 0 && v < static_cast<double>(mha::option_choices(row).size());
     case mha::OptionKind::heads: return true;
   }
   return false;
@@ -86,8 +86,10 @@ TEST_CASE("each row's field is the one its key names") {
   SUBCASE("choices are numbered in their enum's order: task picks the recipe, model the preset") {
     const mha::OptionSpec<mha::Recipe>& task = mha::recipe_options().front();
     REQUIRE(std::string(task.key) == "task");
-    for (size_t i = 0; i < task.choices.size(); ++i) {
-      CHECK(task.choices[i] == mha::task_name(static_cast<mha::TaskKind>(i)));
+    const std::vector<std::string> tasks = mha::option_choices(task);
+    CHECK(tasks == std::vector<std::string>{"induction", "recall"});  // the corpus task's text is not in the module
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      CHECK(tasks[i] == mha::task_name(static_cast<mha::TaskKind>(i)));
       mha::Recipe r = mha::induction_recipe();
       r.batch = 999;
       task.field.set(r, static_cast<double>(i));
@@ -95,7 +97,9 @@ TEST_CASE("each row's field is the one its key names") {
     }
     const mha::OptionSpec<mha::Config>& model = mha::model_options().front();
     REQUIRE(std::string(model.key) == "model");
-    for (size_t i = 0; i < model.choices.size(); ++i) CHECK(model.choices[i] == mha::preset_name(static_cast<mha::Preset>(i)));
+    const std::vector<std::string> presets = mha::option_choices(model);
+    CHECK(presets.size() == std::size(mha::kPresets));
+    for (size_t i = 0; i < presets.size(); ++i) CHECK(presets[i] == mha::preset_name(static_cast<mha::Preset>(i)));
   }
   SUBCASE("kvHeads reads back the count in use, as a model's config says it") {
     mha::Config c;

@@ -54,29 +54,27 @@ double option_value(const val& v, const char* key, mha::OptionKind kind, double 
   using mha::ErrorCode;
   using K = mha::OptionKind;
   if (kind == K::whole) return whole_number_arg(v, key, min, max);
+  mha::ErrorParams said = {{"name", key}};
+  ErrorCode refused = ErrorCode::not_a_number;
   if (kind == K::flag) {
-    if (v.typeOf().as<std::string>() != "boolean") throw mha::Error(ErrorCode::not_boolean, field_of(key), {{"name", key}});
-    return v.as<bool>() ? 1 : 0;
-  }
-  if (kind == K::choice) {
+    if (v.typeOf().as<std::string>() == "boolean") return v.as<bool>() ? 1 : 0;
+    refused = ErrorCode::not_boolean;
+  } else if (kind == K::choice) {
     const std::string text = v.isString() ? v.as<std::string>() : "";
     for (size_t i = 0; i < choices.size(); ++i)
       if (v.isString() && text == choices[i]) return static_cast<double>(i);
-    throw mha::Error(ErrorCode::not_a_choice, field_of(key),
-                     {{"name", key}, {"choices", joined(choices)},
-                      {"value", v.isString() ? "'" + mha::printable(text, 40) + "'" : v.typeOf().as<std::string>()}});
+    refused = ErrorCode::not_a_choice;
+    said["choices"] = joined(choices);
+    said["value"] = v.isString() ? "'" + mha::printable(text, 40) + "'" : v.typeOf().as<std::string>();
+  } else if (v.isNumber()) {
+    const double d = v.as<double>();
+    if (kind == K::positive ? d > 0 && d <= max : kind == K::fraction ? d >= 0 && d < 1 : d >= min && d <= max) return d;
+    refused = kind == K::positive ? ErrorCode::not_positive : kind == K::fraction ? ErrorCode::not_fraction : ErrorCode::out_of_range;
+    if (kind == K::number) said["min"] = number_text(min);
+    if (kind != K::fraction) said["max"] = number_text(max);
+    said["value"] = number_text(d);
   }
-  if (!v.isNumber()) throw mha::Error(ErrorCode::not_a_number, field_of(key), {{"name", key}});
-  const double d = v.as<double>();
-  const std::string value = number_text(d);
-  if (kind == K::positive && !(d > 0 && d <= max))
-    throw mha::Error(ErrorCode::not_positive, field_of(key), {{"name", key}, {"max", number_text(max)}, {"value", value}});
-  if (kind == K::fraction && !(d >= 0 && d < 1))
-    throw mha::Error(ErrorCode::not_fraction, field_of(key), {{"name", key}, {"value", value}});
-  if (kind == K::number && !(d >= min && d <= max))
-    throw mha::Error(ErrorCode::out_of_range, field_of(key),
-                     {{"name", key}, {"min", number_text(min)}, {"max", number_text(max)}, {"value", value}});
-  return d;
+  throw mha::Error(refused, field_of(key), said);
 }
 
 // The keys of one table of options, or of several that one call takes.
@@ -105,7 +103,8 @@ void read_options(const val& options, const std::vector<mha::OptionSpec<Target>>
   if (!given(options)) return;
   for (const mha::OptionSpec<Target>& row : rows) {
     const val v = options[row.key];
-    if (row.field.set && given(v)) row.field.set(target, option_value(v, row.key, row.kind, row.min, row.max, row.choices));
+    if (row.field.set && given(v))
+      row.field.set(target, option_value(v, row.key, row.kind, row.min, row.max, mha::option_choices(row)));
   }
 }
 
@@ -185,7 +184,7 @@ val config_to_object(const mha::Config& c) {
   val o = val::object();
   for (const mha::OptionSpec<mha::Config>& row : mha::model_options()) {
     const double v = row.field.get(c);
-    if (row.kind == mha::OptionKind::choice) o.set(row.key, row.choices.at(static_cast<size_t>(v)));
+    if (row.kind == mha::OptionKind::choice) o.set(row.key, std::string(row.choice(static_cast<size_t>(v))));
     else if (row.kind == mha::OptionKind::flag) o.set(row.key, v != 0);
     else o.set(row.key, v);
   }

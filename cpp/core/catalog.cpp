@@ -23,7 +23,7 @@ json option_value(const OptionSpec<Target>& row, const Target& from) {
   switch (row.kind) {
     case OptionKind::whole: return static_cast<long long>(v);
     case OptionKind::flag: return v != 0;
-    case OptionKind::choice: return row.choices.at(static_cast<size_t>(v));
+    case OptionKind::choice: return row.choice(static_cast<size_t>(v));
     default: return v;
   }
 }
@@ -38,7 +38,7 @@ json option_rows(const std::vector<OptionSpec<Target>>& rows, DefaultsOf default
     if (row.kind == OptionKind::whole) o.update({{"min", static_cast<long long>(row.min)}, {"max", static_cast<long long>(row.max)}});
     if (row.kind == OptionKind::number) o.update({{"min", row.min}, {"max", row.max}});
     if (row.kind == OptionKind::positive) o["max"] = row.max;
-    if (row.kind == OptionKind::choice) o["choices"] = row.choices;
+    if (row.kind == OptionKind::choice) o["choices"] = option_choices(row);
     if (row.task) o["task"] = row.task;
     if (row.field.get) o["default"] = option_value(row, defaults_of(row));
     out.push_back(o);

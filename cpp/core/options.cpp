@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <iterator>
 
 namespace mha {
 
@@ -22,15 +23,28 @@ const char* option_kind_name(OptionKind kind) {
 namespace {
 using K = OptionKind;
 
-std::vector<std::string> preset_names() {
-  std::vector<std::string> names;
-  for (const PresetSpec& p : kPresets) names.push_back(p.name);  // in the enum's order (config.cpp checks)
-  return names;
+// A row's help is the catalog's (`mha catalog`). The module hands out that catalog's text
+// (marshal.cpp catalog_text), so in WebAssembly the lines would be bytes nothing reads: left out.
+#ifdef __EMSCRIPTEN__
+#define HELP(text) ""
+#else
+#define HELP(text) text
+#endif
+
+// The model kinds by kPresets' names, in the enum's order (config.cpp checks it).
+const char* preset_choice(size_t i) { return i < std::size(kPresets) ? kPresets[i].name : nullptr; }
+// The tasks the module's Trainer trains, in the enum's order: not the corpus task, whose text is not in the module.
+const char* task_choice(size_t i) { return i <= static_cast<size_t>(TaskKind::recall) ? task_name(static_cast<TaskKind>(i)) : nullptr; }
+
+// A table's constant rows as the vector its readers take.
+template <class Target, size_t N>
+std::vector<OptionSpec<Target>> table(const OptionSpec<Target> (&rows)[N]) {
+  return std::vector<OptionSpec<Target>>(rows, rows + N);
 }
 }  // namespace
 
 const std::vector<OptionSpec<Config>>& model_options() {
-  static const std::vector<OptionSpec<Config>> rows = {
+  static constexpr OptionSpec<Config> kRows[] = {
       // First: a model with blocks predicts the next token, so it is causal unless `causal` below says otherwise.
       {"model", K::choice, 0, 0,
        {[](const Config& c) { return static_cast<double>(c.preset); },
@@ -38,51 +52,53 @@ const std::vector<OptionSpec<Config>>& model_options() {
           c.preset = static_cast<Preset>(v);
           if (has_blocks(c.preset)) c.causal = true;
         }},
-       "single: one attention layer; attn-only: blocks of attention; gpt2: GPT-2 blocks (LayerNorm, MLP)", preset_names()},
-      {"layers", K::whole, 1, kMaxLayers, field<&Config::layers>(), "blocks (a single layer is 1)"},
-      {"dModel", K::whole, 1, kMaxDModel, field<&Config::d_model>(), "the width of each token's vector, divisible by heads"},
-      {"heads", K::whole, 1, kMaxHeads, field<&Config::heads>(), "attention heads, each of d_head = dModel / heads"},
+       HELP("single: one attention layer; attn-only: blocks of attention; gpt2: GPT-2 blocks (LayerNorm, MLP)"), preset_choice},
+      {"layers", K::whole, 1, kMaxLayers, field<&Config::layers>(), HELP("blocks (a single layer is 1)")},
+      {"dModel", K::whole, 1, kMaxDModel, field<&Config::d_model>(), HELP("the width of each token's vector, divisible by heads")},
+      {"heads", K::whole, 1, kMaxHeads, field<&Config::heads>(), HELP("attention heads, each of d_head = dModel / heads")},
       // Read back as the count in use, so a model's config and the catalog's defaults say the same.
       {"kvHeads", K::whole, 0, kMaxHeads,
        {[](const Config& c) { return static_cast<double>(c.kv_heads_or_heads()); },
         [](Config& c, double v) { c.kv_heads = static_cast<int>(v); }},
-       "key/value heads, dividing heads (1: multi-query; fewer: grouped-query); unless given, and given 0, as many as heads"},
-      {"causal", K::flag, 0, 0, field<&Config::causal>(), "each position sees only itself and earlier ones (models with blocks always)",
+       HELP("key/value heads, dividing heads (1: multi-query; fewer: grouped-query); unless given, and given 0, as many as heads")},
+      {"causal", K::flag, 0, 0, field<&Config::causal>(), HELP("each position sees only itself and earlier ones (models with blocks always)"),
        {}, nullptr, true},
-      {"seed", K::whole, 0, kMaxSafeInteger, field<&Config::seed>(), "the seed of the random weights and embeddings"},
-      {"vocabSize", K::whole, 1, kMaxVocab, field<&Config::vocab_size>(), "ids are 0 … vocabSize − 1"},
-      {"maxPositions", K::whole, 1, kMaxSeq, field<&Config::max_positions>(), "rows of the learned position table (models with blocks)",
+      {"seed", K::whole, 0, kMaxSafeInteger, field<&Config::seed>(), HELP("the seed of the random weights and embeddings")},
+      {"vocabSize", K::whole, 1, kMaxVocab, field<&Config::vocab_size>(), HELP("ids are 0 … vocabSize − 1")},
+      {"maxPositions", K::whole, 1, kMaxSeq, field<&Config::max_positions>(), HELP("rows of the learned position table (models with blocks)"),
        {}, nullptr, true},
       {"readouts", K::whole, 1, kMaxReadouts, field<&Config::readouts>(),
-       "tokens predicted at each position: 1, or the recall task's K (attn-only)", {}, nullptr, true},
+       HELP("tokens predicted at each position: 1, or the recall task's K (attn-only)"), {}, nullptr, true},
   };
+  static const std::vector<OptionSpec<Config>> rows = table(kRows);
   return rows;
 }
 
 const std::vector<OptionSpec<Recipe>>& recipe_options() {
-  static const std::vector<OptionSpec<Recipe>> rows = {
+  static constexpr OptionSpec<Recipe> kRows[] = {
       // First, and all of the recipe: the options after it (and the model's) change the task's recipe.
       {"task", K::choice, 0, 0,
        {[](const Recipe& r) { return static_cast<double>(r.task); },
         [](Recipe& r, double v) { r = recipe_of(static_cast<TaskKind>(v)); }},
-       "induction: [0, s1 … sL, s1 … sL]; recall: the K ids before each position. Unset options take its recipe",
-       {task_name(TaskKind::induction), task_name(TaskKind::recall)}},  // in the enum's order
-      {"batch", K::whole, 1, kMaxBatch, field<&Recipe::batch>(), "sequences in each step"},
-      {"lr", K::positive, 0, 1, field<&Recipe::adam, &AdamSettings::lr>(), "Adam's learning rate"},
-      {"beta1", K::fraction, 0, 0, field<&Recipe::adam, &AdamSettings::beta1>(), "Adam's β1: how slowly its mean of the gradients forgets"},
-      {"beta2", K::fraction, 0, 0, field<&Recipe::adam, &AdamSettings::beta2>(), "Adam's β2: the same for its mean of their squares"},
-      {"eps", K::positive, 0, 1, field<&Recipe::adam, &AdamSettings::eps>(), "Adam's ε, added to the root of that mean"},
+       HELP("induction: [0, s1 … sL, s1 … sL]; recall: the K ids before each position. Unset options take its recipe"),
+       task_choice},
+      {"batch", K::whole, 1, kMaxBatch, field<&Recipe::batch>(), HELP("sequences in each step")},
+      {"lr", K::positive, 0, 1, field<&Recipe::adam, &AdamSettings::lr>(), HELP("Adam's learning rate")},
+      {"beta1", K::fraction, 0, 0, field<&Recipe::adam, &AdamSettings::beta1>(), HELP("Adam's β1: how slowly its mean of the gradients forgets")},
+      {"beta2", K::fraction, 0, 0, field<&Recipe::adam, &AdamSettings::beta2>(), HELP("Adam's β2: the same for its mean of their squares")},
+      {"eps", K::positive, 0, 1, field<&Recipe::adam, &AdamSettings::eps>(), HELP("Adam's ε, added to the root of that mean")},
       {"weightDecay", K::number, 0, 1, field<&Recipe::adam, &AdamSettings::weight_decay>(),
-       "AdamW's decoupled weight decay: each step first takes lr × weightDecay of every weight away"},
-      {"initStd", K::positive, 0, 1, field<&Recipe::init_std>(), "the standard deviation of the initial weights"},
+       HELP("AdamW's decoupled weight decay: each step first takes lr × weightDecay of every weight away")},
+      {"initStd", K::positive, 0, 1, field<&Recipe::init_std>(), HELP("the standard deviation of the initial weights")},
       {"minLength", K::whole, 2, kMaxInductionLength, field<&Recipe::induction, &InductionTask::min_length>(),
-       "the shortest repeat L", {}, "induction"},
+       HELP("the shortest repeat L"), {}, "induction"},
       {"maxLength", K::whole, 2, kMaxInductionLength, field<&Recipe::induction, &InductionTask::max_length>(),
-       "the longest repeat L", {}, "induction"},
+       HELP("the longest repeat L"), {}, "induction"},
       {"recall", K::whole, 1, kMaxReadouts, field<&Recipe::recall, &RecallTask::readouts>(),
-       "K: readout k predicts the id k places back", {}, "recall"},
-      {"length", K::whole, 2, kMaxSeq, field<&Recipe::recall, &RecallTask::length>(), "ids in each sequence", {}, "recall"},
+       HELP("K: readout k predicts the id k places back"), {}, "recall"},
+      {"length", K::whole, 2, kMaxSeq, field<&Recipe::recall, &RecallTask::length>(), HELP("ids in each sequence"), {}, "recall"},
   };
+  static const std::vector<OptionSpec<Recipe>> rows = table(kRows);
   return rows;
 }
 
@@ -97,44 +113,48 @@ const std::vector<OptionSpec<Config>>& trainer_model_options() {
 }
 
 const std::vector<OptionSpec<GenerateOptions>>& generate_options() {
-  static const std::vector<OptionSpec<GenerateOptions>> rows = {
-      {"tokens", K::whole, 1, kMaxSeq, field<&GenerateOptions::tokens>(), "new tokens; the prompt and they must fit the model's positions"},
+  static constexpr OptionSpec<GenerateOptions> kRows[] = {
+      {"tokens", K::whole, 1, kMaxSeq, field<&GenerateOptions::tokens>(), HELP("new tokens; the prompt and they must fit the model's positions")},
       {"temperature", K::number, 0, kMaxTemperature, field<&GenerateOptions::sampling, &SamplingOptions::temperature>(),
-       "0: greedy (the likeliest id); else a draw from softmax(logits / temperature)"},
+       HELP("0: greedy (the likeliest id); else a draw from softmax(logits / temperature)")},
       {"topK", K::whole, 0, kMaxVocab, field<&GenerateOptions::sampling, &SamplingOptions::top_k>(),
-       "0: no cut; else a draw among the k likeliest ids only"},
+       HELP("0: no cut; else a draw among the k likeliest ids only")},
       {"topP", K::number, 0, 1, field<&GenerateOptions::sampling, &SamplingOptions::top_p>(),
-       "1: no cut; else a draw among the fewest likeliest ids whose probabilities reach topP"},
+       HELP("1: no cut; else a draw among the fewest likeliest ids whose probabilities reach topP")},
       {"seed", K::whole, 0, kMaxSafeInteger, field<&GenerateOptions::sampling, &SamplingOptions::seed>(),
-       "the draws' seed: the same seed, the same continuation"},
-      {"top", K::whole, 1, kMaxVocab, field<&GenerateOptions::top>(), "candidates each step lists"},
+       HELP("the draws' seed: the same seed, the same continuation")},
+      {"top", K::whole, 1, kMaxVocab, field<&GenerateOptions::top>(), HELP("candidates each step lists")},
       {"cache", K::flag, 0, 0, field<&GenerateOptions::use_cache>(),
-       "false: run the whole sequence at every step instead of reading the KV cache (the same ids)"},
+       HELP("false: run the whole sequence at every step instead of reading the KV cache (the same ids)")},
   };
+  static const std::vector<OptionSpec<GenerateOptions>> rows = table(kRows);
   return rows;
 }
 
 const std::vector<OptionSpec<RunOptions>>& run_options() {
-  static const std::vector<OptionSpec<RunOptions>> rows = {
-      {"switchedOff", K::heads, 0, 0, {}, "heads whose output is zeroed before the concat: [[layer, head], …]"},
+  static constexpr OptionSpec<RunOptions> kRows[] = {
+      {"switchedOff", K::heads, 0, 0, {}, HELP("heads whose output is zeroed before the concat: [[layer, head], …]")},
   };
+  static const std::vector<OptionSpec<RunOptions>> rows = table(kRows);
   return rows;
 }
 
 const std::vector<OptionSpec<AttributeOptions>>& attribute_options() {
-  static const std::vector<OptionSpec<AttributeOptions>> rows = {
-      {"position", K::whole, -1, INT_MAX, field<&AttributeOptions::position>(), "the position whose logit is split; -1: the last"},
-      {"token", K::whole, -1, INT_MAX, field<&AttributeOptions::token>(), "the token whose logit is split; -1: the position's first choice"},
+  static constexpr OptionSpec<AttributeOptions> kRows[] = {
+      {"position", K::whole, -1, INT_MAX, field<&AttributeOptions::position>(), HELP("the position whose logit is split; -1: the last")},
+      {"token", K::whole, -1, INT_MAX, field<&AttributeOptions::token>(), HELP("the token whose logit is split; -1: the position's first choice")},
   };
+  static const std::vector<OptionSpec<AttributeOptions>> rows = table(kRows);
   return rows;
 }
 
 const std::vector<OptionSpec<TaskSampleOptions>>& task_sample_options() {
-  static const std::vector<OptionSpec<TaskSampleOptions>> rows = {
+  static constexpr OptionSpec<TaskSampleOptions> kRows[] = {
       {"samples", K::whole, 1, kMaxImportanceSamples, field<&TaskSampleOptions::samples>(),
-       "fresh sequences of the model's task; none: headImportance reads its input, prune takes catalog.importance.samples"},
-      {"seed", K::whole, 0, kMaxSafeInteger, field<&TaskSampleOptions::seed>(), "the seed they are drawn from"},
+       HELP("fresh sequences of the model's task; none: headImportance reads its input, prune takes catalog.importance.samples")},
+      {"seed", K::whole, 0, kMaxSafeInteger, field<&TaskSampleOptions::seed>(), HELP("the seed they are drawn from")},
   };
+  static const std::vector<OptionSpec<TaskSampleOptions>> rows = table(kRows);
   return rows;
 }
 

@@ -30,7 +30,7 @@ enum class OptionKind {
   positive,  // a number above 0, at most max
   fraction,  // a number from 0 up to, not including, 1 (Adam's betas)
   flag,      // true or false
-  choice,    // one of the row's choices
+  choice,    // one of the row's choices (option_choices)
   heads,     // [[layer, head], …] heads switched off: no field; its caller reads it (marshal.h head_switches_from_js)
 };
 const char* option_kind_name(OptionKind kind);  // "whole", "number", …, as the catalog says it
@@ -49,8 +49,8 @@ struct OptionSpec {
   OptionKind kind;
   double min, max;            // whole and number: [min, max]; positive: (0, max]; otherwise unused
   OptionField<Target> field;  // none for heads
-  const char* help;           // what it means, in a line (the catalog's)
-  std::vector<std::string> choices = {};  // choice: the names, in the order the field numbers them
+  const char* help;           // what it means, in a line (the catalog's; "" in WebAssembly: options.cpp HELP)
+  const char* (*choice)(size_t i) = nullptr;  // choice: its i-th name (the field's number i), null past the last
   const char* task = nullptr;  // a Trainer's option that only this task's recipe reads; null: every task's
   bool set_by_task = false;    // a Model's option the Trainer's task sets (so a Trainer does not take it)
 };
@@ -72,7 +72,7 @@ constexpr auto& at(T& t) {
 }  // namespace option_detail
 
 template <auto First, auto... Rest>
-OptionField<typename option_detail::owner_of<decltype(First)>::type> field() {
+constexpr OptionField<typename option_detail::owner_of<decltype(First)>::type> field() {
   using Target = typename option_detail::owner_of<decltype(First)>::type;
   return {[](const Target& t) { return static_cast<double>(option_detail::at<First, Rest...>(t)); },
           [](Target& t, double v) {
@@ -98,7 +98,15 @@ struct TaskSampleOptions {
   uint64_t seed = kImportanceSeed;
 };
 
-// The tables, each in the order its options are applied.
+// A choice row's names, in the order its field numbers them.
+template <class Target>
+std::vector<std::string> option_choices(const OptionSpec<Target>& row) {
+  std::vector<std::string> names;
+  for (size_t i = 0; row.choice && row.choice(i); ++i) names.push_back(row.choice(i));
+  return names;
+}
+
+// The tables, each in the order its options are applied (constant arrays in options.cpp).
 const std::vector<OptionSpec<Config>>& model_options();
 // A Trainer's options: its own, task first (it picks the recipe the rest go over), and the rows of
 // model_options() its task does not set, which go into the recipe's config.
