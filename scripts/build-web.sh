@@ -63,11 +63,12 @@ const catalogPlugin = {
     build.onResolve({ filter: /^catalog:$/ }, () => ({ path: 'catalog', namespace: 'catalog' }));
     // The page's copy leaves out what it reads from the module once it has loaded (mha.stageTable)
     // or never reads (errorCodes: the module's errors carry their sentences; the label rules: each
-    // analysis carries them; the CLI's recipes of real text, the presets, GPT-2's d_head, RoPE's base
-    // and the CLI's sweep, the metrics' abbreviations for its tables): 17 KB of the widget, and 1 KB more.
+    // analysis carries them; the presets, GPT-2's d_head, RoPE's base and the CLI's sweep, the metrics'
+    // abbreviations for its tables; of the options, all but which a Trainer takes: trainerOptions.js).
     build.onLoad({ filter: /.*/, namespace: 'catalog' }, async () => {
-      const { errorCodes, stageTable, labelRules, corpusRecipes, presets, gpt2DHead, ropeBase, sweepHeads, ...page } = JSON.parse(await catalogText());
+      const { errorCodes, stageTable, labelRules, presets, gpt2DHead, ropeBase, sweepHeads, options, ...page } = JSON.parse(await catalogText());
       page.headMetrics = page.headMetrics.map(({ abbreviation, ...metric }) => metric);
+      page.options = { trainer: options.trainer.map(({ key, task }) => ({ key, task })) };
       return { contents: JSON.stringify(page), loader: 'json' };
     });
   },

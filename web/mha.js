@@ -35,7 +35,9 @@
     // What the core declares, once (cpp/core/catalog.h): {limits, defaults, ropeBase, presets,
     // recipes: {induction, inductionSmall, recall}, sweepHeads, phaseChangeScore, headMetrics: [{id, fraction, abbreviation, gradient}],
     // importance: {samples, seed, maxSamples},
-    // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}], stageTable}.
+    // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}], stageTable, generate, kvCache,
+    // options: {model, trainer, generate, attribute, taskSamples}: every option each takes, [{key, type, min?,
+    // max?, choices?, task?, default?, help}] (cpp/core/options.h)}.
     const catalog = Object.freeze(JSON.parse(core.catalog()));
     const { stageTable } = catalog;
     // The stages of one attention layer, in walk order.
@@ -78,8 +80,8 @@
       // (cpp/core/analysis/attribution.h): {position, token, logit, parts: [{kind: 'embedding' | 'head' |
       // 'mlp' | 'bias', layer?, head?, value}]}, the parts summing to the logit. By default the last
       // position and its first choice. A model that predicts (attn-only, gpt2) only.
-      attribute({ position = -1, token = -1 } = {}) {
-        const { positions, tokens, logits, parts, values } = this._attributions(this._raw.attribute({ position, token }));
+      attribute(options = {}) {
+        const { positions, tokens, logits, parts, values } = this._attributions(this._raw.attribute(options));
         return {
           position: positions[0], token: tokens[0], logit: logits[0],
           parts: parts.map((part, j) => ({ ...part, value: values[j] })),
@@ -124,8 +126,10 @@
     }
 
     class Model {
-      // options: {model: 'single' | 'attn-only' | 'gpt2', layers, dModel, heads, kvHeads, causal, seed, vocabSize,
-      // maxPositions}; missing keys take the defaults (a single layer, d_model 512, 8 heads).
+      // options: catalog.options.model ({model: 'single' | 'attn-only' | 'gpt2', layers, dModel, heads, kvHeads,
+      // causal, seed, vocabSize, maxPositions, readouts}); missing keys take catalog.defaults (a single
+      // layer, d_model 512, 8 heads). A key it does not take is an MhaError naming it, in every method
+      // that takes options.
       constructor(options = {}) {
         this._raw = new core.RawModel();
         try {
@@ -171,12 +175,12 @@
         return this;
       }
       // switchedOff: [[layer, head], …] heads whose head_out is zeroed before the concat.
-      runText(text, { switchedOff } = {}) {
-        return this._trace(this._raw.runText(text, switchedOff));
+      runText(text, options = {}) {
+        return this._trace(this._raw.runText(text, options));
       }
       // Token ids taken as given (Int32Array or number[]).
-      runIds(ids, { switchedOff } = {}) {
-        return this._trace(this._raw.runIds(ids, switchedOff));
+      runIds(ids, options = {}) {
+        return this._trace(this._raw.runIds(ids, options));
       }
       // x: Float32Array (or number[]) of T × d_model values, row by row. into: a Trace of this
       // model's to refill in place and return (its storage reused: nothing is allocated for the same T).
@@ -190,14 +194,14 @@
       // its output at ξ = 1, L the mean next-token cross-entropy, over `input` (a text or ids) or, given
       // {samples}, averaged over that many fresh sequences of the model's task (from {seed}):
       // {layers: [{heads: [{importance, importance_normalised}]}]}.
-      headImportance(input, { samples, seed } = {}) {
-        return failedIfNull(this._raw, this._raw.headImportance(input === undefined ? null : input, { samples, seed }));
+      headImportance(input, options = {}) {
+        return failedIfNull(this._raw, this._raw.headImportance(input === undefined ? null : input, options));
       }
       // The pruning curve (cpp/core/analysis/pruning.h): heads removed one at a time, least important
       // first, on {samples} sequences of the model's task (catalog.importance's defaults):
       // {steps: [{removed: [[layer, head], …], loss, accuracy}]}, the first with none removed.
-      prune({ samples, seed } = {}) {
-        return failedIfNull(this._raw, this._raw.prune({ samples, seed }));
+      prune(options = {}) {
+        return failedIfNull(this._raw, this._raw.prune(options));
       }
       get config() { return failedIfNull(this._raw, this._raw.config()); }
       // The text of an id in the model's own vocabulary ('<unk>' for id 0 of a 'chars' or 'words'
@@ -213,7 +217,7 @@
           throw new MhaError('prompt must be a text or token ids');
         }
         if (options === null || typeof options !== 'object') throw new MhaError('options must be an object such as {tokens: 8}');
-        return new Generator(failedIfNull(this._raw, this._raw.generator(prompt, options, options.switchedOff)));
+        return new Generator(failedIfNull(this._raw, this._raw.generator(prompt, options)));
       }
       // The same, all its steps at once: {ids, new, text, steps, cache: {tokens, bytes} | null}.
       generate(prompt, options = {}) {
@@ -344,10 +348,11 @@
     }
 
     // A training run, the same bits as `mha train`: the induction task ([start, s1 … sL, s1 … sL]) or the
-    // recall task (the K ids before each position). options: {task: 'induction' | 'recall', model:
-    // 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize, seed, batch, lr, initStd, minLength,
-    // maxLength (induction), recall, length (recall)}; missing keys take the task's recipe
-    // (catalog.recipes.induction: 2 layers, 4 heads, d_model 64; catalog.recipes.recall: 1 layer, K = 4).
+    // recall task (the K ids before each position). options: catalog.options.trainer ({task: 'induction' |
+    // 'recall', model, layers, heads, kvHeads, dModel, vocabSize, seed, batch, lr, beta1, beta2, eps,
+    // weightDecay, initStd, minLength, maxLength (induction), recall, length (recall)}); missing keys
+    // take the task's recipe (catalog.recipes.induction: 2 layers, 4 heads, d_model 64;
+    // catalog.recipes.recall: 1 layer, K = 4). A key it does not take is an MhaError naming it.
     class Trainer {
       constructor(options = {}) {
         this._raw = new core.RawTrainer();

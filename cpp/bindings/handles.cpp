@@ -137,10 +137,8 @@ val TraceHandle::head_analysis() const {
 
 val TraceHandle::attribute(const val& options) {
   return run_guarded(val::null(), [&] {
-    const val given = options.isUndefined() || options.isNull() ? val::object() : options;
-    const double position = whole_number(given, "position", -1, -1, 2147483647.0);
-    const double token = whole_number(given, "token", -1, -1, 2147483647.0);
-    return attribution_arrays({mha::attribute_logit(trace_, config_, static_cast<int>(position), static_cast<int32_t>(token))});
+    const mha::AttributeOptions o = attribute_options_from_js(options);
+    return attribution_arrays({mha::attribute_logit(trace_, config_, o.position, o.token)});
   });
 }
 
@@ -248,19 +246,19 @@ bool ModelHandle::is_seeded() const {
   return run_guarded(false, [&] { return model_.is_seeded(); });
 }
 
-TraceHandle* ModelHandle::run_text(const val& text, const val& switched_off) {
+TraceHandle* ModelHandle::run_text(const val& text, const val& options) {
   return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
     const std::string words = string_arg(text, "text");
-    const mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
+    const mha::HeadGates off = run_options_from_js(options, model_.config());
     mha::Trace trace = take_trace();
     model_.run_text_into(trace, words, mha::KernelPath::simd, off);
     return new TraceHandle(std::move(trace), model_.config(), pool_, model_.shared_tokenizer());
   });
 }
 
-TraceHandle* ModelHandle::run_ids(const val& ids, const val& switched_off) {
+TraceHandle* ModelHandle::run_ids(const val& ids, const val& options) {
   return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
-    const mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
+    const mha::HeadGates off = run_options_from_js(options, model_.config());
     const std::vector<int32_t> values = ids_from_js(ids);
     mha::Trace trace = take_trace();
     model_.run_ids_into(trace, values, mha::KernelPath::simd, off);
@@ -302,11 +300,10 @@ namespace {
 // options.samples fresh sequences of the model's task from options.seed (importance.h's defaults when
 // missing), or none when samples is missing and `defaults` is false.
 std::vector<mha::TaskSample> samples_of(const mha::Config& c, const val& options, bool defaults) {
-  const val given = options.isUndefined() || options.isNull() ? val::object() : options;
-  const double samples = whole_number(given, "samples", defaults ? mha::kImportanceSamples : 0, 1, mha::kMaxImportanceSamples);
-  const double seed = whole_number(given, "seed", static_cast<double>(mha::kImportanceSeed), 0, 9007199254740991.0);
-  if (samples == 0) return {};
-  return mha::task_samples(c, static_cast<int>(samples), static_cast<uint64_t>(seed));
+  mha::TaskSampleOptions o = task_samples_from_js(options);
+  if (o.samples == 0 && defaults) o.samples = mha::kImportanceSamples;
+  if (o.samples == 0) return {};
+  return mha::task_samples(c, o.samples, o.seed);
 }
 }  // namespace
 
@@ -350,10 +347,9 @@ val ModelHandle::weight(const val& name) const {
   });
 }
 
-GeneratorHandle* ModelHandle::generator(const val& prompt, const val& options, const val& switched_off) {
+GeneratorHandle* ModelHandle::generator(const val& prompt, const val& options) {
   return run_guarded(static_cast<GeneratorHandle*>(nullptr), [&] {
-    const mha::GenerateOptions o = generate_options_from_js(options);
-    mha::HeadGates off = head_switches_from_js(switched_off, model_.config());
+    GenerateRequest o = generate_options_from_js(options, model_.config());
     mha::Tokenized tokens;
     std::string text;
     if (prompt.isString()) {
@@ -364,7 +360,7 @@ GeneratorHandle* ModelHandle::generator(const val& prompt, const val& options, c
     } else {
       tokens.ids = ids_from_js(prompt);
     }
-    return new GeneratorHandle(model_, alive_, tokens.ids, tokens, text, o, std::move(off));
+    return new GeneratorHandle(model_, alive_, tokens.ids, tokens, text, o.options, std::move(o.switched_off));
   });
 }
 

@@ -126,8 +126,9 @@ class ModelHandle : public LastError {
   // starts without one again. "" or the error (more ids than the model's vocabulary, none loaded).
   std::string set_tokenizer(const TokenizerHandle& tokenizer);
   bool is_seeded() const;
-  TraceHandle* run_text(const val& text, const val& switched_off);  // or null
-  TraceHandle* run_ids(const val& ids, const val& switched_off);
+  // options: {switchedOff} (marshal.h run_options_from_js). Or null.
+  TraceHandle* run_text(const val& text, const val& options);
+  TraceHandle* run_ids(const val& ids, const val& options);
   TraceHandle* run_input(const val& x, const val& T);
   // The same refilling `into` in place (its storage reused, nothing allocated for the same sizes):
   // "" or the error, after which into's tensors are unspecified.
@@ -147,10 +148,11 @@ class ModelHandle : public LastError {
   // where the tokenizer has no texts of ids (first-appearance, hashed) or there is none; null on error.
   val token_text(const val& id) const;
   val weight(const val& name) const;  // w_q b_q w_k b_k w_v b_v w_o b_o: {shape, data}, or null
-  // A generation from `prompt` (a text, through the model's tokenizer, or ids), checked at once; null
-  // and last_error() when a check fails. It reads this model, so it stops working (an error naming
-  // why) once the model is changed or deleted.
-  GeneratorHandle* generator(const val& prompt, const val& options, const val& switched_off);
+  // A generation from `prompt` (a text, through the model's tokenizer, or ids) with `options`
+  // (marshal.h generate_options_from_js: sampling and switchedOff), checked at once; null and
+  // last_error() when a check fails. It reads this model, so it stops working (an error naming why)
+  // once the model is changed or deleted.
+  GeneratorHandle* generator(const val& prompt, const val& options);
 
  private:
   mha::Trace take_trace();  // a recycled trace, or a new one
@@ -211,9 +213,7 @@ class ModelBuilderHandle : public LastError {
 // (a Web Worker in the page): the same bits as `mha train` natively for the same recipe.
 class TrainerHandle : public LastError {
  public:
-  // options: {task: 'induction' | 'recall', model: 'attn-only' | 'gpt2', layers, heads, dModel, vocabSize,
-  // seed, batch, lr, initStd, minLength, maxLength (induction), recall, length (recall)}; missing keys
-  // take the task's recipe. "" or the error.
+  // options: a Trainer's (marshal.h recipe_from_options); missing keys take the task's recipe. "" or the error.
   std::string start(const val& options);
   val step(const val& count);  // Float32Array of the losses, or null
   int steps_done() const;

@@ -2,6 +2,7 @@
 
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -10,6 +11,7 @@
 #include "io/model_file.h"
 #include "io/safetensors.h"
 #include "model/stages.h"
+#include "options.h"
 
 namespace mha_wasm {
 
@@ -35,30 +37,86 @@ std::string number_text(double x) {
   std::snprintf(text, sizeof text, "%g", x);
   return text;
 }
+
+bool given(const val& v) { return !v.isUndefined() && !v.isNull(); }
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// One option's value as its row's field takes it (options.h OptionField: a number, a flag 0 or 1, a
+// choice's index), else an mha::Error with its code, the core's name of it as field and the key as
+// JavaScript spells it as {name}.
+double option_value(const val& v, const char* key, mha::OptionKind kind, double min, double max,
+                    const std::vector<std::string>& choices) {
+  using mha::ErrorCode;
+  using K = mha::OptionKind;
+  if (kind == K::whole) return whole_number_arg(v, key, min, max);
+  mha::ErrorParams said = {{"name", key}};
+  ErrorCode refused = ErrorCode::not_a_number;
+  if (kind == K::flag) {
+    if (v.typeOf().as<std::string>() == "boolean") return v.as<bool>() ? 1 : 0;
+    refused = ErrorCode::not_boolean;
+  } else if (kind == K::choice) {
+    const std::string text = v.isString() ? v.as<std::string>() : "";
+    for (size_t i = 0; i < choices.size(); ++i)
+      if (v.isString() && text == choices[i]) return static_cast<double>(i);
+    refused = ErrorCode::not_a_choice;
+    said["choices"] = joined(choices);
+    said["value"] = v.isString() ? "'" + mha::printable(text, 40) + "'" : v.typeOf().as<std::string>();
+  } else if (v.isNumber()) {
+    const double d = v.as<double>();
+    if (kind == K::positive ? d > 0 && d <= max : kind == K::fraction ? d >= 0 && d < 1 : d >= min && d <= max) return d;
+    refused = kind == K::positive ? ErrorCode::not_positive : kind == K::fraction ? ErrorCode::not_fraction : ErrorCode::out_of_range;
+    if (kind == K::number) said["min"] = number_text(min);
+    if (kind != K::fraction) said["max"] = number_text(max);
+    said["value"] = number_text(d);
+  }
+  throw mha::Error(refused, field_of(key), said);
+}
+
+// The keys of one table of options, or of several that one call takes.
+template <class... Targets>
+std::vector<std::string> keys_of(const std::vector<mha::OptionSpec<Targets>>&... tables) {
+  std::vector<std::string> keys;
+  (..., [&](const auto& rows) {
+    for (const auto& row : rows) keys.push_back(row.key);
+  }(tables));
+  return keys;
+}
+
+// Every own key of `options` is one `known` lists, else unknown_option naming it (and the key it is a
+// slip of): a misspelt key must not leave its option at its default unseen. undefined and null: none.
+void check_option_keys(const val& options, const std::vector<std::string>& known, const char* what) {
+  if (!given(options)) return;
+  if (options.typeOf().as<std::string>() != "object")
+    throw mha::Error(std::string("options must be an object: ") + what + " takes {" + joined(known) + "}");
+  for (const std::string& key : emscripten::vecFromJSArray<std::string>(val::global("Object").call<val>("keys", options)))
+    if (std::find(known.begin(), known.end(), key) == known.end()) throw mha::unknown_option(key, what, known);
+}
+
+// The options `rows` declare that `options` gives, set in `target` in the rows' order; the others stay.
+template <class Target>
+void read_options(const val& options, const std::vector<mha::OptionSpec<Target>>& rows, Target& target) {
+  if (!given(options)) return;
+  for (const mha::OptionSpec<Target>& row : rows) {
+    const val v = options[row.key];
+    if (row.field.set && given(v))
+      row.field.set(target, option_value(v, row.key, row.kind, row.min, row.max, mha::option_choices(row)));
+  }
+}
+
+// An option object whose keys are all rows': `start` with the given ones set.
+template <class Target>
+Target options_from_js(const val& options, const std::vector<mha::OptionSpec<Target>>& rows, Target start, const char* what) {
+  check_option_keys(options, keys_of(rows), what);
+  read_options(options, rows, start);
+  return start;
+}
+
 }  // namespace
-
-double whole_number(const val& options, const char* key, double current, double min, double max) {
-  const val v = options[key];
-  if (v.isUndefined() || v.isNull()) return current;
-  return whole_number_arg(v, key, min, max);
-}
-
-// A number option (fractions allowed), or `current` when it is missing.
-double number(const val& options, const char* key, double current) {
-  const val v = options[key];
-  if (v.isUndefined() || v.isNull()) return current;
-  if (!v.isNumber()) throw mha::Error(mha::ErrorCode::not_a_number, field_of(key), {{"name", key}});
-  return v.as<double>();
-}
-
-// A positive, finite number option (a rate, a spread), or `current` when it is not given.
-double positive_number(const val& options, const char* key, double current) {
-  const val v = options[key];
-  if (v.isUndefined() || v.isNull()) return current;
-  if (!v.isNumber() || !std::isfinite(static_cast<float>(v.as<double>())) || !(v.as<double>() > 0))
-    throw mha::Error(key + std::string(" must be a positive number"));
-  return v.as<double>();
-}
 
 namespace {
 
@@ -102,68 +160,35 @@ std::optional<mha::ModelConfigFile> config_json_arg(const val& value) {
 }
 
 mha::Config config_from_options(const val& options, const mha::Config& base) {
-  if (!options.isUndefined() && !options.isNull() && options.typeOf().as<std::string>() != "object")
-    throw mha::Error("options must be an object such as {dModel: 64, heads: 4}");
-  if (options.isUndefined() || options.isNull()) return base;
-  mha::Config c = base;
-  // Wide ranges here; validate_config gives the learner-facing limits.
-  c.d_model = static_cast<int>(whole_number(options, "dModel", c.d_model, -1e9, 1e9));
-  c.heads = static_cast<int>(whole_number(options, "heads", c.heads, -1e9, 1e9));
-  c.kv_heads = static_cast<int>(whole_number(options, "kvHeads", c.kv_heads, -1e9, 1e9));
-  c.vocab_size = static_cast<int>(whole_number(options, "vocabSize", c.vocab_size, -1e9, 1e9));
-  c.seed = static_cast<uint64_t>(whole_number(options, "seed", static_cast<double>(c.seed), 0, 9007199254740991.0));
-  c.layers = static_cast<int>(whole_number(options, "layers", c.layers, -1e9, 1e9));
-  c.max_positions = static_cast<int>(whole_number(options, "maxPositions", c.max_positions, -1e9, 1e9));
-  const val model = options["model"];
-  if (!model.isUndefined() && !model.isNull()) {
-    if (!model.isString()) throw mha::Error("model must be \"single\", \"attn-only\" or \"gpt2\"");
-    c.preset = mha::parse_preset(model.as<std::string>().c_str());
-    if (mha::has_blocks(c.preset)) c.causal = true;
-  }
-  const val causal = options["causal"];
-  if (!causal.isUndefined() && !causal.isNull()) {
-    if (causal.typeOf().as<std::string>() != "boolean") throw mha::Error("causal must be true or false");
-    c.causal = causal.as<bool>();
-  }
+  if (!given(options)) return base;
+  const mha::Config c = options_from_js(options, mha::model_options(), base, "Model");
   mha::validate_config(c);
   return c;
 }
 
 mha::Recipe recipe_from_options(const val& options) {
-  const bool given = !options.isUndefined() && !options.isNull();
-  const val task = given ? options["task"] : val::undefined();
-  if (!task.isUndefined() && !task.isNull() && !task.isString()) throw mha::Error("task must be \"induction\" or \"recall\"");
-  const mha::TaskKind kind = task.isString() ? mha::parse_task(task.as<std::string>()) : mha::TaskKind::induction;
-  if (kind == mha::TaskKind::corpus) throw mha::Error("a Trainer trains the induction or the recall task; real text trains with mha train --task corpus");
-  mha::Recipe r = mha::recipe_of(kind);
-  r.config = config_from_options(options, r.config);
-  if (!given) return r;
-  // The sizes' limits are the core's (recipe.h's checked_recipe); here only what an int can hold.
-  r.batch = static_cast<int>(whole_number(options, "batch", r.batch, 1, mha::kMaxBatch));
-  r.induction.min_length =
-      static_cast<int>(whole_number(options, "minLength", r.induction.min_length, 2, mha::kMaxInductionLength));
-  r.induction.max_length =
-      static_cast<int>(whole_number(options, "maxLength", r.induction.max_length, 2, mha::kMaxInductionLength));
-  r.recall.readouts = static_cast<int>(whole_number(options, "recall", r.recall.readouts, 1, mha::kMaxReadouts));
-  r.recall.length = static_cast<int>(whole_number(options, "length", r.recall.length, 2, mha::kMaxSeq));
-  r.adam.lr = static_cast<float>(positive_number(options, "lr", r.adam.lr));
-  r.init_std = static_cast<float>(positive_number(options, "initStd", r.init_std));
+  check_option_keys(options, keys_of(mha::recipe_options(), mha::trainer_model_options()), "Trainer");
+  // The default task's recipe; options.task, read first, replaces it with its own.
+  mha::Recipe r = mha::recipe_of(mha::TaskKind::induction);
+  read_options(options, mha::recipe_options(), r);
+  read_options(options, mha::trainer_model_options(), r.config);
+  // An option of the other task's would be left unread: say so rather than train without it.
+  for (const mha::OptionSpec<mha::Recipe>& row : mha::recipe_options())
+    if (row.task && given(options) && given(options[row.key]) && row.task != std::string(mha::task_name(r.task)))
+      throw mha::Error(mha::ErrorCode::option_of_other_task, field_of(row.key),
+                       {{"name", row.key}, {"task", row.task}, {"trains", mha::task_name(r.task)}});
   return r;
 }
 
 val config_to_object(const mha::Config& c) {
   val o = val::object();
-  o.set("dModel", c.d_model);
-  o.set("heads", c.heads);
-  o.set("kvHeads", c.kv_heads_or_heads());
+  for (const mha::OptionSpec<mha::Config>& row : mha::model_options()) {
+    const double v = row.field.get(c);
+    if (row.kind == mha::OptionKind::choice) o.set(row.key, std::string(row.choice(static_cast<size_t>(v))));
+    else if (row.kind == mha::OptionKind::flag) o.set(row.key, v != 0);
+    else o.set(row.key, v);
+  }
   o.set("dHead", c.d_head());
-  o.set("causal", c.causal);
-  o.set("seed", static_cast<double>(c.seed));
-  o.set("vocabSize", c.vocab_size);
-  o.set("model", std::string(mha::preset_name(c.preset)));
-  o.set("layers", c.layers);
-  o.set("maxPositions", c.max_positions);
-  o.set("readouts", c.readouts);  // tokens predicted per position: 1, or the recall task's K
   o.set("parameters", static_cast<double>(mha::parameter_count(c)));
   o.set("layerNorm", mha::has_layer_norm(c.preset));
   o.set("mlp", mha::has_mlp(c.preset));
@@ -329,22 +354,35 @@ std::vector<int32_t> ids_from_js(const val& ids) {
   return out;
 }
 
-mha::GenerateOptions generate_options_from_js(const val& options) {
-  mha::GenerateOptions o;
-  if (options.isUndefined() || options.isNull()) return o;
-  if (options.typeOf().as<std::string>() != "object") throw mha::Error("options must be an object such as {tokens: 8}");
-  o.tokens = static_cast<int>(whole_number(options, "tokens", o.tokens, -1e9, 1e9));
-  o.sampling.temperature = static_cast<float>(number(options, "temperature", o.sampling.temperature));
-  o.sampling.top_k = static_cast<int>(whole_number(options, "topK", o.sampling.top_k, -1e9, 1e9));
-  o.sampling.top_p = static_cast<float>(number(options, "topP", o.sampling.top_p));
-  o.sampling.seed = static_cast<uint64_t>(whole_number(options, "seed", static_cast<double>(o.sampling.seed), 0, 9007199254740991.0));
-  o.top = static_cast<int>(whole_number(options, "top", o.top, 1, 1e6));
-  const val cache = options["cache"];
-  if (!cache.isUndefined() && !cache.isNull()) {
-    if (cache.typeOf().as<std::string>() != "boolean") throw mha::Error("cache must be true or false");
-    o.use_cache = cache.as<bool>();
-  }
-  return o;
+namespace {
+// The heads `options` switches off: run_options()'s heads row, read by head_switches_from_js.
+mha::HeadGates switched_off_of(const val& options, const mha::Config& config) {
+  mha::HeadGates gates;
+  for (const mha::OptionSpec<mha::RunOptions>& row : mha::run_options())
+    if (row.kind == mha::OptionKind::heads && given(options)) gates = head_switches_from_js(options[row.key], config);
+  return gates;
+}
+}  // namespace
+
+mha::HeadGates run_options_from_js(const val& options, const mha::Config& config) {
+  check_option_keys(options, keys_of(mha::run_options()), "runText and runIds");
+  return switched_off_of(options, config);
+}
+
+GenerateRequest generate_options_from_js(const val& options, const mha::Config& config) {
+  check_option_keys(options, keys_of(mha::generate_options(), mha::run_options()), "generate");
+  GenerateRequest out;
+  read_options(options, mha::generate_options(), out.options);
+  out.switched_off = switched_off_of(options, config);
+  return out;
+}
+
+mha::AttributeOptions attribute_options_from_js(const val& options) {
+  return options_from_js(options, mha::attribute_options(), mha::AttributeOptions{}, "attribute");
+}
+
+mha::TaskSampleOptions task_samples_from_js(const val& options) {
+  return options_from_js(options, mha::task_sample_options(), mha::TaskSampleOptions{}, "headImportance and prune");
 }
 
 val draw_numbers(const mha::Draw& d) {

@@ -22,17 +22,22 @@
 #include "model/model.h"
 #include "model/generate.h"
 #include "model/parameters.h"
+#include "options.h"
 #include "train/recipe.h"
 
 namespace mha_wasm {
 
-// {model, layers, dModel, heads, kvHeads, causal, seed, vocabSize, maxPositions}: missing keys keep
-// `base`'s values. model: "single" | "attn-only" | "gpt2".
+// Option objects, read through the rows of cpp/core/options.h alone: a key no row declares is an
+// mha::Error naming it (unknown_option), a value outside its row's kind and limits one naming its key.
+// Missing keys (and undefined or null values) keep what they start from.
+//
+// A Model's options (options.h model_options) over `base`, then checked (validate_config).
 mha::Config config_from_options(const emscripten::val& options, const mha::Config& base);
+// The model options as a model has them (model_options' keys), and what follows from them: dHead,
+// parameters, layerNorm, mlp, ropeBase, stages.
 emscripten::val config_to_object(const mha::Config& config);
-// A training recipe: the task's (options.task: 'induction', the default, or 'recall') with
-// config_from_options's keys and batch, lr, initStd, minLength, maxLength (induction), recall, length
-// (recall) over it; each a number of the right kind, else an mha::Error naming it.
+// A Trainer's options (recipe_options and trainer_model_options) over the recipe of its task
+// (options.task: 'induction', the default, or 'recall'); an option of the other task is an error.
 mha::Recipe recipe_from_options(const emscripten::val& options);
 // config_to_object and what the model is (model.h's ModelFacts): {…, weights: 'seeded' | 'loaded',
 // layout, task, tokenizer, tokenTable, positions, biases, headsFrom}.
@@ -46,10 +51,6 @@ double whole_number_arg(const emscripten::val& value, const char* name, double m
 std::string file_name_arg(const emscripten::val& value);
 // config.json's text: a string, "" (or undefined/null) for none; parsed, or nullopt
 std::optional<mha::ModelConfigFile> config_json_arg(const emscripten::val& value);
-
-// options[key] as a whole number in [min, max], or `current` when it is missing: otherwise an
-// mha::Error with its code (not_a_number, not_whole, out_of_range) and the key as JavaScript spells it.
-double whole_number(const emscripten::val& options, const char* key, double current, double min, double max);
 
 std::vector<uint8_t> bytes_from_js(const emscripten::val& array);  // Uint8Array or ArrayBuffer
 std::vector<float> floats_from_js(const emscripten::val& array);    // Float32Array or number[]
@@ -66,9 +67,18 @@ emscripten::val tokenized_object(const mha::Tokenized& tokenized);  // {tokens: 
 // [[layer, head], …] heads switched off -> their gates 0, every other 1; undefined/null: none.
 mha::HeadGates head_switches_from_js(const emscripten::val& pairs, const mha::Config& config);
 std::vector<int32_t> ids_from_js(const emscripten::val& ids);  // Int32Array or number[]
-// {tokens, temperature, topK, topP, seed, top, cache}: missing keys keep generate.h's defaults; the
-// ranges are the core's to check (Generator).
-mha::GenerateOptions generate_options_from_js(const emscripten::val& options);
+// runText's and runIds's options (options.h run_options): the heads they switch off (switchedOff,
+// head_switches_from_js).
+mha::HeadGates run_options_from_js(const emscripten::val& options, const mha::Config& config);
+// A generation's options (options.h generate_options and run_options): the sampling and the heads
+// switched off. What depends on the model (topK, tokens) the Generator checks.
+struct GenerateRequest {
+  mha::GenerateOptions options;
+  mha::HeadGates switched_off;
+};
+GenerateRequest generate_options_from_js(const emscripten::val& options, const mha::Config& config);
+mha::AttributeOptions attribute_options_from_js(const emscripten::val& options);  // Trace.attribute's
+mha::TaskSampleOptions task_samples_from_js(const emscripten::val& options);      // headImportance's, prune's
 // A step's numbers, flat: [id, p, sampled, kept, then for each candidate id, p, p before the cut]
 // (web/mha.js makes the step object of them).
 emscripten::val draw_numbers(const mha::Draw& draw);

@@ -7,6 +7,7 @@
 #include "model/generate.h"
 #include "model/kv_cache.h"
 #include "model/stages.h"
+#include "options.h"
 #include "train/recipe.h"
 
 namespace mha {
@@ -15,25 +16,78 @@ namespace {
 
 using nlohmann::json;
 
-// A Config as the JavaScript API spells its options (web/mha.js: new Model({dModel, heads, …})).
-json config_json(const Config& c) {
-  return {{"model", preset_name(c.preset)}, {"layers", c.layers},     {"dModel", c.d_model},
-          {"heads", c.heads},               {"kvHeads", c.kv_heads},   {"causal", c.causal},
-          {"seed", c.seed},                 {"vocabSize", c.vocab_size}, {"maxPositions", c.max_positions},
-          {"readouts", c.readouts}};
+// An option's value as JSON: a whole number, a number (a float's value as it is), a flag, a choice's name.
+template <class Target>
+json option_value(const OptionSpec<Target>& row, const Target& from) {
+  const double v = row.field.get(from);
+  switch (row.kind) {
+    case OptionKind::whole: return static_cast<long long>(v);
+    case OptionKind::flag: return v != 0;
+    case OptionKind::choice: return row.choice(static_cast<size_t>(v));
+    default: return v;
+  }
 }
 
-// A recipe as the module's Trainer takes it (options and all): the task's own keys beside the rest.
+// options.h's rows as the catalog lists them: [{key, type, min?, max?, choices?, task?, default?, help}],
+// each default read from defaults_of(row).
+template <class Target, class DefaultsOf>
+json option_rows(const std::vector<OptionSpec<Target>>& rows, DefaultsOf defaults_of) {
+  json out = json::array();
+  for (const OptionSpec<Target>& row : rows) {
+    json o = {{"key", row.key}, {"type", option_kind_name(row.kind)}, {"help", row.help}};
+    if (row.kind == OptionKind::whole) o.update({{"min", static_cast<long long>(row.min)}, {"max", static_cast<long long>(row.max)}});
+    if (row.kind == OptionKind::number) o.update({{"min", row.min}, {"max", row.max}});
+    if (row.kind == OptionKind::positive) o["max"] = row.max;
+    if (row.kind == OptionKind::choice) o["choices"] = option_choices(row);
+    if (row.task) o["task"] = row.task;
+    if (row.field.get) o["default"] = option_value(row, defaults_of(row));
+    out.push_back(o);
+  }
+  return out;
+}
+template <class Target>
+json option_rows(const std::vector<OptionSpec<Target>>& rows, const Target& defaults) {
+  return option_rows(rows, [&](const OptionSpec<Target>&) { return defaults; });
+}
+
+json options_json() {
+  // A Trainer's: its own, then the model's its task does not set; the defaults are the induction
+  // recipe's (the default task), an option of one task's its recipe's.
+  const Recipe induction = recipe_of(TaskKind::induction);
+  json trainer = option_rows(recipe_options(), [&](const OptionSpec<Recipe>& row) {
+    return row.task ? recipe_of(parse_task(row.task)) : induction;
+  });
+  for (const json& row : option_rows(trainer_model_options(), induction.config)) trainer.push_back(row);
+  json generate = option_rows(generate_options(), GenerateOptions{});  // and a run's
+  for (const json& row : option_rows(run_options(), RunOptions{})) generate.push_back(row);
+  return {{"model", option_rows(model_options(), Config{})},
+          {"trainer", trainer},
+          {"run", option_rows(run_options(), RunOptions{})},
+          {"generate", generate},
+          {"attribute", option_rows(attribute_options(), AttributeOptions{})},
+          {"taskSamples", option_rows(task_sample_options(), TaskSampleOptions{})}};
+}
+
+// Every option a table declares, with its value in `from` (a Model's settings, a generation's defaults).
+template <class Target>
+json option_values(const std::vector<OptionSpec<Target>>& rows, const Target& from) {
+  json out = json::object();
+  for (const OptionSpec<Target>& row : rows)
+    if (row.field.get) out[row.key] = option_value(row, from);
+  return out;
+}
+
+// A recipe as the module's Trainer takes it (its task's options), and what follows from its task: the
+// model's causal, maxPositions and readouts, the steps it trains and the loss it can reach.
 json recipe_json(const Recipe& r) {
-  json out = config_json(r.config);
-  out.update({{"task", task_name(r.task)},  {"batch", r.batch},          {"lr", r.adam.lr},
-              {"beta1", r.adam.beta1},      {"beta2", r.adam.beta2},     {"eps", r.adam.eps},
-              {"weightDecay", r.adam.weight_decay}, {"initStd", r.init_std}, {"steps", r.steps},
-              {"lossFloor", loss_floor(r)}});
-  if (r.task == TaskKind::induction) out.update({{"minLength", r.induction.min_length}, {"maxLength", r.induction.max_length}});
-  else if (r.task == TaskKind::corpus)
+  json out = option_values(model_options(), r.config);
+  // The task by its name: the corpus task's recipes are listed too, though the module's Trainer
+  // does not train it (its text is not in the module), so the task row's choices do not name it.
+  for (const OptionSpec<Recipe>& row : recipe_options())
+    if (row.kind != OptionKind::choice && (!row.task || row.task == std::string(task_name(r.task)))) out[row.key] = option_value(row, r);
+  out.update({{"task", task_name(r.task)}, {"steps", r.steps}, {"lossFloor", loss_floor(r)}});
+  if (r.task == TaskKind::corpus)  // `mha train --task corpus`'s alone: its text, window and schedule
     out.update({{"corpus", r.corpus.corpus}, {"window", r.corpus.length}, {"warmup", r.warmup}, {"finalLr", r.final_lr}});
-  else out.update({{"recall", r.recall.readouts}, {"length", r.recall.length}});
   return out;
 }
 
@@ -60,11 +114,7 @@ json stage_table_json() {
 // Generation's defaults (generate.h) as the module's generate() takes them, and the published models'
 // attention sizes for the KV cache calculator.
 json generate_json() {
-  const GenerateOptions g;
-  return {{"defaults",
-           {{"tokens", g.tokens}, {"temperature", g.sampling.temperature}, {"topK", g.sampling.top_k},
-            {"topP", g.sampling.top_p}, {"seed", g.sampling.seed}, {"top", g.top}}},
-          {"maxTemperature", kMaxTemperature}};
+  return {{"defaults", option_values(generate_options(), GenerateOptions{})}, {"maxTemperature", kMaxTemperature}};
 }
 
 json kv_cache_json() {
@@ -102,7 +152,7 @@ json catalog() {
         {"repeatLength", kMaxInductionLength},
         {"trainingMegabytes", kMaxTrainingMegabytes},
         {"readouts", kMaxReadouts}}},
-      {"defaults", config_json(Config{})},
+      {"defaults", option_values(model_options(), Config{})},
       {"ropeBase", kDefaultRopeBase},
       {"gpt2DHead", kGpt2DHead},
       {"presets", presets},
@@ -119,6 +169,7 @@ json catalog() {
       {"stageTable", stage_table_json()},
       {"generate", generate_json()},
       {"kvCache", kv_cache_json()},
+      {"options", options_json()},
   };
 }
 

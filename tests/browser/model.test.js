@@ -200,6 +200,16 @@ test('training in the page: induction heads form within 90 s, events carry the n
   await page.waitForFunction(() => window.__ends.length === 1, null, { timeout: WAIT });
   assert.equal(await page.evaluate(() => window.__ends[0].reason), 'paused');
   const paused = await page.evaluate(() => document.querySelector('mha-demo').training.step);
+  // el.train() takes no options: given some, it refuses rather than train the recipe without them.
+  const refused = await page.evaluate(() => {
+    try {
+      document.querySelector('mha-demo').train({ lerningRate: 0.01 });
+      return 'trained';
+    } catch (e) {
+      return e.message;
+    }
+  });
+  assert.match(refused, /^el\.train\(\) takes no options/);
   // Each head's map in the panel carries its numbers, as the last report gave them.
   const panelHeads = await page.evaluate(() => {
     const root = document.querySelector('mha-demo').shadowRoot;

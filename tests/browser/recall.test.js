@@ -178,6 +178,9 @@ test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in th
   assert.deepEqual([cancelled.error, cancelled.end.reason], ['AbortError', 'cancelled']);
   const bad = await inDemo(() => document.querySelector('mha-demo').runHeadSweep({ heads: [3] }).then(() => null, (e) => e.message));
   assert.match(bad, /dividing d_model 64/);
+  // A misspelt option is refused, not swept past with the default head counts.
+  const misspelt = await inDemo(() => document.querySelector('mha-demo').runHeadSweep({ head: [1] }).then(() => null, (e) => e.message));
+  assert.match(misspelt, /^head is not an option of runHeadSweep; its options are heads, steps, seed$/);
   suite.assertNoProblems();
 });
 

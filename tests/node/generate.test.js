@@ -106,5 +106,5 @@ test('the KV cache size is 2 × layers × kv_heads × d_head × bytes × tokens;
   assert.deepEqual(Object.keys(published), ['gpt2', 'llama-3-8b', 'llama-3-70b', 'mistral-7b']);
   assert.deepEqual([published['llama-3-8b'].heads, published['llama-3-8b'].kvHeads], [32, 8]); // seed article 002
   for (const m of Object.values(published)) assert.equal(m.heads % m.kvHeads, 0, m.name);
-  assert.deepEqual(mha.catalog.generate.defaults, { tokens: 8, temperature: 0, topK: 0, topP: 1, seed: 1, top: 5 });
+  assert.deepEqual(mha.catalog.generate.defaults, { tokens: 8, temperature: 0, topK: 0, topP: 1, seed: 1, top: 5, cache: true });
 });

@@ -129,7 +129,7 @@ test('through web/mha.js, bad input is an MhaError naming the option, never a ra
     [() => new mha.Trainer({ batch: 2.5 }), 'batch', 'not_whole'],
     [() => new mha.Trainer({ batch: 1e12 }), 'batch', 'out_of_range', { name: 'batch', min: '1', max: '4096', value: '1000000000000' }],
     [() => new mha.Trainer({ maxLength: 2 ** 31 }), 'max_length', 'out_of_range'],
-    [() => new mha.Trainer({ lr: 'fast' }), null, null],
+    [() => new mha.Trainer({ lr: 'fast' }), 'lr', 'not_a_number'],
     [() => new mha.Trainer({ vocabSize: 1 << 20 }), null, 'training_too_large'],
     [() => new mha.Model().loadModel(fs.readFileSync(path.join(root, 'models/induction.safetensors')), { heads: 2 ** 31 }),
       'heads', 'out_of_range', { name: 'heads', min: '0', max: '256', value: '2147483648' }],

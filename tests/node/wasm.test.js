@@ -58,7 +58,8 @@ for (const c of configs) {
   test(`same seed, same bits natively and in WASM: d_model ${c.dModel}, heads ${c.heads}, kv ${c.kvHeads}, causal ${c.causal}`, () => {
     const native = nativeTrace(['--text', c.text, '--d-model', `${c.dModel}`, '--heads', `${c.heads}`,
       '--kv-heads', `${c.kvHeads}`, '--seed', `${c.seed}`, ...(c.causal ? ['--causal'] : [])]);
-    const model = new mha.Model(c);
+    const { text, ...options } = c; // the text is the run's, not the model's
+    const model = new mha.Model(options);
     const trace = model.runText(c.text);
     try {
       assert.deepEqual(trace.tokens(), JSON.parse(native.metadata.tokens));
@@ -90,8 +91,9 @@ for (const c of models) {
     const native = nativeTrace(['--preset', c.model, '--layers', `${c.layers}`, '--d-model', `${c.dModel}`, '--heads',
       `${c.heads}`, '--vocab-size', `${c.vocabSize}`, '--max-positions', `${c.maxPositions}`, '--seed', `${c.seed}`,
       '--ids', c.ids.join(','), '--ablate', '1.2']);
-    const model = new mha.Model(c);
-    const trace = model.runIds(c.ids, { switchedOff: [[1, 2]] });
+    const { ids, ...options } = c; // the ids are the run's, not the model's
+    const model = new mha.Model(options);
+    const trace = model.runIds(ids, { switchedOff: [[1, 2]] });
     try {
       const names = trace.names();
       assert.ok(names.includes('layers.1.raw_scores') && names.includes('logits') && names.includes('probs'));
@@ -437,7 +439,7 @@ test('the recall task in WASM: the same bits as `mha train --task recall`, and t
     }
   }
   assert.equal(sweep[0].parameters, sweep[1].parameters, 'the heads split d_model: the same parameters');
-  assert.throws(() => new mha.Trainer({ task: 'copy' }), /expected induction, recall or corpus/);
+  assert.throws(() => new mha.Trainer({ task: 'copy' }), /task must be one of induction, recall, got 'copy'/);
   assert.throws(() => new mha.Trainer({ task: 'recall', model: 'gpt2' }), /attn-only/);
 });
 

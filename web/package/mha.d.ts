@@ -5,7 +5,8 @@
 //
 // Where things go: a new method of Model, Trace, ModelBuilder, Trainer, Gpt2Tokenizer or Generator goes into
 // its class below; a new member of what createMha() resolves to goes into `Mha`; a new option into
-// its `…Options` interface. Shapes are written (1, T, d_model), (1, heads, T, d_head) as in the README.
+// its `…Options` interface, and into the core's table of options (cpp/core/options.h), which
+// tests/node/options.test.js checks these interfaces against (catalog.options). Shapes are written (1, T, d_model), (1, heads, T, d_head) as in the README.
 //
 // The classes are reached through createMha()'s result (`new mha.Model()`), never imported: they are
 // exported as types only. MhaError is a value too (createMha.MhaError, `import { MhaError }`).
@@ -113,9 +114,35 @@ export interface Catalog {
   /** The stage table (also mha.stageTable). */
   stageTable: StageTable;
   /** Generation's defaults (greedy, with the KV cache) and the highest temperature. */
-  generate: { defaults: Required<Omit<GenerateOptions, 'cache' | 'switchedOff'>>; maxTemperature: number };
+  generate: { defaults: Required<Omit<GenerateOptions, 'switchedOff'>>; maxTemperature: number };
   /** Published models' attention sizes, for the size of their KV cache. */
   kvCache: { published: PublishedAttention[] };
+  /** Every option each part of the API takes, in the order it applies them: a key not listed is an MhaError naming it. */
+  options: {
+    model: OptionRow[];
+    /** A Trainer's: its own (task first), then the model's its task does not set; defaults from the induction recipe. */
+    trainer: OptionRow[];
+    run: OptionRow[];
+    generate: OptionRow[];
+    attribute: OptionRow[];
+    taskSamples: OptionRow[];
+  };
+}
+
+/** One option (cpp/core/options.h): its key, kind and limits, its default and what it means. */
+export interface OptionRow {
+  key: string;
+  /** whole: a whole number in [min, max]; number: a number in [min, max]; positive: above 0, at most max;
+   *  fraction: from 0 up to, not including, 1; choice: one of choices; heads: a HeadList. */
+  type: 'whole' | 'number' | 'positive' | 'fraction' | 'boolean' | 'choice' | 'heads';
+  min?: number;
+  max?: number;
+  choices?: string[];
+  /** A Trainer's option only this task reads (giving it to the other task's Trainer is an error). */
+  task?: 'induction' | 'recall';
+  /** What a missing key takes (none for heads). */
+  default?: number | boolean | string;
+  help: string;
 }
 
 /** A published model's attention: layers, heads, key/value heads (grouped-query when fewer) and d_head. */
@@ -130,7 +157,8 @@ export interface PublishedAttention {
   source: string;
 }
 
-/** What every training recipe says, as a Trainer takes it. */
+/** What every training recipe says: the options a Trainer takes (catalog.options.trainer, those of its task), and what
+ *  follows from them and is not an option: causal, maxPositions and readouts (the task sets them), steps, lossFloor. */
 interface RecipeBase {
   model: Exclude<ModelKind, 'single'>;
   layers: number;
@@ -245,18 +273,28 @@ export interface LoadModelOptions {
   config?: string | Uint8Array | ArrayBuffer;
 }
 
-/** The induction task's training run; missing keys take `mha train`'s defaults (2 layers, 4 heads, d_model 64). */
+/** A training run; missing keys take the task's recipe (catalog.recipes: `mha train`'s defaults, 2 layers, 4 heads, d_model 64). */
 export interface TrainerOptions {
   /** induction (the default) or recall; missing keys take that task's recipe. */
   task?: 'induction' | 'recall';
   model?: Exclude<ModelKind, 'single'>;
   layers?: number;
   heads?: number;
+  /** Divides heads: grouped-query attention (1: multi-query). */
+  kvHeads?: number;
   dModel?: number;
   vocabSize?: number;
   seed?: number;
   batch?: number;
+  /** Adam's learning rate, above 0 and at most 1. */
   lr?: number;
+  /** Adam's β1 and β2, from 0 up to, not including, 1. */
+  beta1?: number;
+  beta2?: number;
+  /** Adam's ε, above 0 and at most 1. */
+  eps?: number;
+  /** AdamW's decoupled weight decay, 0 … 1 (0: plain Adam). */
+  weightDecay?: number;
   initStd?: number;
   minLength?: number;
   maxLength?: number;
@@ -264,6 +302,12 @@ export interface TrainerOptions {
   recall?: number;
   /** The recall task's ids per sequence. */
   length?: number;
+}
+
+/** Which logit Trace.attribute splits: a position (-1 or left out: the last) and a token (-1 or left out: its first choice there). */
+export interface AttributeOptions {
+  position?: number;
+  token?: number;
 }
 
 /** A recall model on fresh sequences (the ones `mha sweep` scores on). */
@@ -363,8 +407,8 @@ export interface PruneCurve {
   steps: Array<{ removed: Array<[layer: number, head: number]>; loss: number; accuracy: number }>;
 }
 
-/** A generation's settings; missing keys take catalog.generate.defaults. */
-export interface GenerateOptions {
+/** A generation's settings; missing keys take catalog.generate.defaults. switchedOff: as a run's. */
+export interface GenerateOptions extends RunOptions {
   /** New tokens, 1 or more; the prompt plus them must fit the model's positions. */
   tokens?: number;
   /** 0 (greedy: the likeliest token) … catalog.generate.maxTemperature: sample softmax(logits / temperature). */
@@ -379,7 +423,6 @@ export interface GenerateOptions {
   cache?: boolean;
   /** Candidates each step lists. */
   top?: number;
-  switchedOff?: HeadList;
 }
 
 /** One step of a generation. */
@@ -459,7 +502,7 @@ declare class Trace {
   /** The tensors of one stage, in order: tensorsOf('attend') -> ['raw_scores', 'scores', 'weights', 'head_out']. */
   tensorsOf(stage: StageId): string[];
   /** One logit split into the embedding, each head, each MLP and the biases; by default the last position and its first choice. A model that predicts only. */
-  attribute(options?: { position?: number; token?: number }): LogitAttribution;
+  attribute(options?: AttributeOptions): LogitAttribution;
   /** Every position's first choice split the same way, as arrays, in one call. */
   attributions(): Attributions;
   delete(): void;

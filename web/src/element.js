@@ -124,8 +124,10 @@ export class MhaDemo extends HTMLElement {
     return stageIdsOf(this._store.state.result);
   }
 
-  // Training the trained model's recipe from scratch, in a worker (views/train.js).
-  train() {
+  // Training the trained model's recipe from scratch, in a worker (views/train.js). It takes no
+  // options: given some, it refuses rather than train the recipe without them.
+  train(...options) {
+    if (options.length) throw new TypeError('el.train() takes no options: it trains the recipe of the model shown (catalog.recipes); new mha.Trainer(options) trains others');
     if (this._training) this._training.start();
   }
 

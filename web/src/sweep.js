@@ -14,7 +14,7 @@ export function sweepMessage(mha, msg, post) {
   try {
     const steps = msg.steps || mha.catalog.recipes.recall.steps;
     msg.heads.forEach((heads, index) => {
-      const options = { task: 'recall', heads, steps };
+      const options = { task: 'recall', heads }; // the steps are this loop's, not the Trainer's
       if (msg.seed !== undefined) options.seed = msg.seed;
       const trainer = new mha.Trainer(options);
       try {

@@ -13,6 +13,14 @@
   X(not_a_number, "{name} must be a number")                                                                           \
   X(not_whole, "{name} must be a whole number")                                                                        \
   X(out_of_range, "{name} must be between {min} and {max}, got {value}")                                               \
+  X(not_positive, "{name} must be above 0 and at most {max}, got {value}")                                             \
+  X(not_fraction, "{name} must be at least 0 and below 1, got {value}")                                                \
+  X(not_boolean, "{name} must be true or false")                                                                       \
+  X(not_a_choice, "{name} must be one of {choices}, got {value}")                                                      \
+  /* an option object (cpp/core/options.h): {what} is what takes it */                                                \
+  X(unknown_option, "{name} is not an option of {what}; its options are {known}")                                      \
+  X(unknown_option_near, "{name} is not an option of {what}; did you mean {near}?")                                    \
+  X(option_of_other_task, "{name} is an option of the {task} task, but this Trainer trains the {trains} task")         \
   X(d_model_not_divisible, "d_model {d_model} is not divisible by heads {heads}: each head gets d_model / heads "      \
                            "dimensions")                                                                               \
   X(heads_not_divisible, "heads {heads} is not divisible by kv_heads {kv_heads}: each key/value head must serve the "  \

@@ -19,5 +19,6 @@ async function mistakes() {
   el.addEventListener('trainprogress', (e) => e.detail.nope); // wrong: no such detail
   el.runHeadSweep({ heads: '1,4' }); // wrong: head counts are numbers
   new mha.Trainer({ task: 'copy' }); // wrong: induction or recall (corpus is not the Trainer's yet)
+  new mha.Trainer({ lerningRate: 0.01 }); // wrong: no such option (the module refuses it too)
 }
 mistakes();

@@ -189,7 +189,10 @@ export function mountSweepPanel(root, store, makeWorker, { onProgress, onEnd }) 
       return state.rows;
     },
     // options: {heads: number[] (each dividing d_model), steps?, seed?} -> Promise of the rows.
-    run({ heads = RUN_HEADS, steps, seed } = {}) {
+    run(options = {}) {
+      const { heads = RUN_HEADS, steps, seed } = options;
+      const unknown = Object.keys(options).filter((k) => !['heads', 'steps', 'seed'].includes(k));
+      if (unknown.length) return Promise.reject(new Error(`${unknown[0]} is not an option of runHeadSweep; its options are heads, steps, seed`));
       if (state.running) this.cancel();
       const list = Array.from(heads, Number);
       const bad = list.find((hd) => !Number.isInteger(hd) || hd < 1 || RECIPE.dModel % hd);

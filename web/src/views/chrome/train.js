@@ -15,6 +15,7 @@ import { drawMiniMap } from '../parts/miniMap.js';
 import { download } from '../../export/files.js';
 import catalog from '../../catalog.js';
 import { MODEL_KINDS } from '../../attributes.js';
+import { trainerOptions } from '../../trainerOptions.js';
 
 // What the panel trains: the core's recipes (catalog.h), by their catalog names.
 export const TRAIN_RECIPES = catalog.recipes;
@@ -255,7 +256,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const r = recipe();
     return ids.length <= r.maxPositions && Math.max(...ids) < r.vocabSize ? ids : ids.slice(0, r.maxPositions).map((id) => id % r.vocabSize);
   };
-  const options = () => ({ ...recipe(), seed: state.seed });
+  const options = () => ({ ...trainerOptions(catalog, recipe()), seed: state.seed });
   let endReason = null;
 
   const controller = {
