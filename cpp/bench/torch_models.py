@@ -4,7 +4,7 @@ for onnxruntime-web, and the safetensors reader and writer they share. Needs Deb
   single layer   nn.MultiheadAttention(d, heads, bias=True), batch_first, weights (1, heads, T, T)
                  returned per head (average_attn_weights=False), as npm run bench runs it.
   GPT-2 small    12 pre-LN blocks, d_model 768, 12 heads, vocab 50257, 1024 positions, GELU (tanh),
-                 unembedding tied to wte: what cpp/core/model/transformer.cpp computes for a 'gpt2' model.
+                 unembedding tied to wte: what cpp/core/model/forward.cpp computes for a 'gpt2' model.
                  Weights under GPT-2's Hugging Face names, Conv1D weights (in, out): y = x·W + b.
 """
 import json
@@ -14,7 +14,7 @@ import struct
 import torch
 
 GPT2_SMALL = dict(layers=12, d_model=768, heads=12, vocab=50257, positions=1024, T=128)
-EPS = 1e-5  # GPT-2's LayerNorm epsilon (kLayerNormEps in cpp/core/model/transformer.h)
+EPS = 1e-5  # GPT-2's LayerNorm epsilon (kLayerNormEps in cpp/core/base/config.h)
 
 
 def write_safetensors(path, tensors, metadata):

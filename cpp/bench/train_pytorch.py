@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The PyTorch peer of npm run bench:train: the induction model trained with autograd and
-torch.optim.Adam, one thread, float32. The same model as cpp/core/model/transformer.cpp's attn-only preset:
+torch.optim.Adam, one thread, float32. The same model as cpp/core/model/forward.cpp's attn-only preset:
 
   x = wte[ids] + wpe[:T]                                      (B, T, d)
   per block: q, k, v = x · c_attn + b  (fused, Conv1D (in, out)), causal softmax(q·kᵀ/√D) · v,

@@ -1,6 +1,6 @@
 // The induction model trained with TensorFlow.js on tfjs-backend-wasm (one thread, loadTfjs()),
 // with tfjs's own autodiff (optimizer.minimize) and tf.train.adam: the WebAssembly peer of
-// npm run bench:train. The same model as cpp/core/model/transformer.cpp's attn-only preset:
+// npm run bench:train. The same model as cpp/core/model/forward.cpp's attn-only preset:
 //   x = wte[ids] + wpe[:T]; per block x += attention(x) (fused qkv and c_proj, both with bias,
 //   causal); logits = x · lm_headᵀ; loss = mean cross-entropy over the positions with a target.
 // Weights come from a model file our trainer wrote (GPT-2 names, Conv1D matrices (in, out)).

@@ -62,7 +62,7 @@ void gemm_forward_packed(float* out, int ldo, const PackedLhs& a, const PackedMa
 void gemm_forward_rows(float* out, int ldo, const float* a, int lda, const PackedMatrix& b, int k_first, int k_count, int m);
 
 // A packed matrix read and written in B's own (k, n) coordinates, for code that must not know the
-// panels: a model keeps each weight matrix only packed (transformer.h's PackedModel), so the loader
+// panels: a model keeps each weight matrix only packed (weights.h's PackedModel), so the loader
 // writes the file's values straight into it and the scalar path and the accessors read them back.
 PackedMatrix packed_zeros(int k, int n);  // B = 0, (k, n)
 // B[kk][col … col + count) = values.

@@ -11,7 +11,7 @@
 namespace mha {
 
 namespace {
-constexpr uint64_t kStreamTokenTable = 100;  // fixed forever: see weights.cpp's streams
+constexpr uint64_t kStreamTokenTable = 100;  // fixed forever: see parameters.cpp's streams (1…, 1000…): 100 is neither's
 }
 
 Tensor token_embeddings(const std::vector<int32_t>& ids, const Config& c, const Tensor& token_table) {
