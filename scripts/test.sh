@@ -3,22 +3,36 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Where the time goes, stage by stage, printed at the end (also when a stage fails): README's CI time.
+timings=()
+mark=$SECONDS
+took() { timings+=("$(printf '%4d s  %s' $((SECONDS - mark)) "$1")"); mark=$SECONDS; }
+trap 'echo "== where the time went"; printf "  %s\n" "${timings[@]}"; echo "  $(printf "%4d" $SECONDS) s  in all"' EXIT
+
 bash scripts/setup.sh test
+took "installs (setup.sh test)"
 bash scripts/build.sh
+took "builds: native, WebAssembly, page, package"
 
 echo "== native tests (release)"
 ctest --preset native --no-tests=error
+took "native tests (release)"
 
 echo "== native tests with AddressSanitizer and UBSan"
 cmake --preset native-asan >/dev/null
 cmake --build --preset native-asan -j "$(nproc)"
+took "AddressSanitizer build"
 ctest --preset native-asan --no-tests=error
+took "AddressSanitizer tests"
 
 echo "== fuzz targets, briefly over their corpus (libFuzzer with AddressSanitizer and UBSan)"
 bash scripts/fuzz.sh
+took "fuzz build and runs"
 
 echo "== WebAssembly module against the native core (node:test)"
 node --test tests/node/
+took "node tests"
 
 echo "== the page in headless Chromium (node:test + playwright-core)"
 node --test --test-concurrency=1 tests/browser/
+took "browser tests"
