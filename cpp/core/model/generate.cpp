@@ -4,9 +4,8 @@
 #include <string>
 
 #include "kernels/loss.h"
-#include "text/vocab_tokenizer.h"
-
 #include "base/error.h"
+#include "text/vocab_tokenizer.h"
 
 namespace mha {
 
@@ -38,19 +37,19 @@ Draw Generator::step() {
   const Tensor &logits = trace_.get("logits"), &probs = trace_.get("probs");
   const int V = static_cast<int>(logits.shape[2]);
   const size_t last = (run.size() - 1) * static_cast<size_t>(V);
+  const float* row_logits = logits.ptr() + last;
+  const float* row_probs = probs.ptr() + last;
   if (!writes_unknown_) {
     // A model with a vocabulary writes words, not <unk> (which stands for every word it lacks): the
     // row without it, its softmax taken again over the rest.
-    row_logits_.assign(logits.ptr() + last, logits.ptr() + last + V);
+    row_logits_.assign(row_logits, row_logits + V);
     row_logits_[VocabTokenizer::kUnk] = -std::numeric_limits<float>::infinity();
     row_probs_.assign(static_cast<size_t>(V), 0.0f);
     softmax_forward_rows(row_probs_.data(), row_logits_.data(), 1, V);  // the forward's own: the same bits in WebAssembly
-    Draw d = draw_next(row_logits_.data(), row_probs_.data(), V, options_.sampling, rng_, options_.top);
-    ids_.push_back(d.id);
-    ++made_;
-    return d;
+    row_logits = row_logits_.data();
+    row_probs = row_probs_.data();
   }
-  Draw d = draw_next(logits.ptr() + last, probs.ptr() + last, V, options_.sampling, rng_, options_.top);
+  Draw d = draw_next(row_logits, row_probs, V, options_.sampling, rng_, options_.top);
   ids_.push_back(d.id);
   ++made_;
   return d;

@@ -1,6 +1,8 @@
 #include "train/corpus_task.h"
 
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
 
 #include "base/error.h"
 #include "io/files.h"
@@ -105,13 +107,6 @@ HeldoutScores evaluate_heldout(const Model& model, const std::vector<int32_t>& i
   s.accuracy = static_cast<double>(right) / static_cast<double>(s.targets);
   return s;
 }
-
-}  // namespace mha
-
-#include <cmath>
-#include <unordered_map>
-
-namespace mha {
 
 BigramScore bigram_heldout_loss(const std::vector<int32_t>& train, const std::vector<int32_t>& heldout, int vocab) {
   std::vector<double> unigram(static_cast<size_t>(vocab), 1.0), first(static_cast<size_t>(vocab), 0.0);

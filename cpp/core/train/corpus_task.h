@@ -56,10 +56,6 @@ std::vector<LayerAnalysis> analyse_heldout(const Model& model, const std::vector
 // The windows evaluate_heldout reads, as id lists of T + 1 (the analyses of a split read the first T of each).
 std::vector<std::vector<int32_t>> heldout_windows(const std::vector<int32_t>& ids, int T, int windows);
 
-}  // namespace mha
-
-namespace mha {
-
 // The baseline a language model must beat: an interpolated bigram over the same vocabulary, counted on
 // `train`: p(b | a) = λ·c(a, b)/c(a) + (1 − λ)·p(b), p(b) add-one smoothed (the unigram alone where a
 // was never seen). Its mean −ln p over the targets of `heldout` that are not <unk>, at the λ of
