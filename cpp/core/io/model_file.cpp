@@ -18,7 +18,10 @@ Preset whole_model_preset(const SafetensorsHeader& f, const std::string& layout)
   const std::string chosen = layout.empty() ? guess_layout(f) : layout;
   if (chosen == "pytorch" || chosen == "llama")
     throw file_error(ErrorCode::file_is_one_layer, f.name(), {{"layout", chosen}});
-  return parse_layout(chosen) == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only;
+  parse_layout(chosen);  // an unknown name gets the layouts' error, which lists them
+  // A whole model's layout is its preset's name (gpt2, attn-only): one axis, so a new kind of model
+  // with blocks reads and writes by its kPresets row alone.
+  return parse_preset(chosen.c_str());
 }
 
 std::string guess_layout(const SafetensorsHeader& f) {

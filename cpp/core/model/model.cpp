@@ -114,7 +114,7 @@ Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout lay
   if (layout != WeightLayout::gpt2 && layout != WeightLayout::attn_only)
     throw Error(std::string("a whole model is read in the gpt2 or attn-only layout, not ") + layout_name(layout));
   const SafetensorsFile file(bytes, size, name);
-  LoadedModel loaded = read_model(file, layout == WeightLayout::gpt2 ? Preset::gpt2 : Preset::attn_only, heads, config);
+  LoadedModel loaded = read_model(file, parse_preset(layout_name(layout)), heads, config);
   return from_loaded(std::move(loaded));
 }
 
@@ -125,7 +125,7 @@ Model Model::from_loaded(LoadedModel loaded) {
   if (loaded.vocabulary) m.tokenizer_ = loaded.vocabulary;
   else m.tokenizer_ = loaded.first_appearance ? std::make_shared<FirstAppearanceTokenizer>(m.config_.vocab_size)
                                               : default_tokenizer(m.config_);
-  m.source_.layout = m.config_.preset == Preset::gpt2 ? "gpt2" : "attn-only";
+  m.source_.layout = preset_name(m.config_.preset);  // a whole model's layout is named after its preset
   m.source_.task = loaded.task;
   m.source_.heads_from = heads_source_name(loaded.heads_from);
   return m;
