@@ -402,14 +402,16 @@ expect_error "generate from a single layer's file" none.txt generate --model "$D
 
 # expect_interrupted NAME SECONDS TRAIN_FLAGS...: mha train, sent Ctrl-C after SECONDS, must exit 130
 # and leave no model, no loss curve and no *.partial. A background job starts with SIGINT ignored,
-# so a run that gave its handler back too early would finish and write both files.
+# so a run that gave its handler back too early would finish and write both files. A Ctrl-C that
+# comes before the handler is set is ignored too (a sanitized build on a loaded machine can take
+# longer than SECONDS to start): so it is sent again every 0.1 s until the run ends.
 expect_interrupted() {
   local name=$1 seconds=$2 pid
   shift 2
   "$MHA" train "$@" --out interrupted.safetensors >stdout.txt 2>stderr.txt &
   pid=$!
   sleep "$seconds"
-  kill -INT "$pid"
+  while kill -INT "$pid" 2>/dev/null; do sleep 0.1; done
   wait "$pid"
   rc=$?
   if [ "$rc" -eq 130 ] && [ ! -e interrupted.safetensors ] && [ ! -e interrupted.loss.csv ] && no_partial_files && grep -q "interrupted" stderr.txt; then
@@ -748,9 +750,9 @@ rmdir out_dir
   >stdout.txt 2>stderr.txt &
 pid=$!
 sleep 1
-kill -INT "$pid"
+# Sent again every 0.1 s, as in expect_interrupted: one that comes before the handler is set is ignored.
 waited=0
-while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 30 ]; do sleep 0.1; waited=$((waited + 1)); done
+while kill -INT "$pid" 2>/dev/null && [ "$waited" -lt 30 ]; do sleep 0.1; waited=$((waited + 1)); done
 if kill -0 "$pid" 2>/dev/null; then
   kill -9 "$pid"
   wait "$pid" 2>/dev/null
