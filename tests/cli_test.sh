@@ -303,6 +303,47 @@ expect_error "prune of a file holding one attention layer" none.txt prune --mode
 expect_usage_error "prune without --model" none.txt prune
 expect_usage_error "prune --samples 0" none.txt prune --model "$SHIPPED" --samples 0
 
+run circuits --model "$SHIPPED" --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json; d = json.load(open("stdout.txt"))
+assert len(d["copying"]) == 8 and len(d["composition"]) == 3 * 16 and set(d["baseline"]) == {"Q", "K", "V"}
+best = max(d["composition"], key=lambda e: e["score"])
+assert best["mode"] == "K" and best["from"] == [0, 2] and best["to"][0] == 1, best
+assert all(c["score"] >= 0.9 for c in d["copying"] if c["layer"] == 1), d["copying"]'; then
+  pass "circuits --json on the shipped model: 0.2 -> layer 1 the strongest composition (K), layer 1 copying"
+else
+  fail "circuits --json on the shipped model" "exit code $rc"
+fi
+run circuits --model "$SHIPPED" --ids 0,5,9,23,7,5,9,23 --head 0.2
+if [ "$rc" -eq 0 ] && grep -q "^random heads' baseline: Q 0.1" stdout.txt && grep -q "^  0.2    1.2 " stdout.txt \
+  && grep -q "^head 0.2 QK circuit, positional" stdout.txt && grep -q "^head 0.2 OV circuit" stdout.txt; then
+  pass "circuits --head prints the scores, then the head's QK and OV tables"
+else
+  fail "circuits --head prints its tables" "exit code $rc"
+fi
+run patch --model "$SHIPPED" --clean-ids 0,5,9,23,7,5,9,23 --corrupt-ids 0,5,9,23,11,5,9,23 --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json; d = json.load(open("stdout.txt"))
+assert (d["answer"], d["wrong"]) == (7, 11) and d["m_clean"] > 0 > d["m_corrupt"], d
+assert len(d["heads"]) == 8 and len(d["residual"]) == 2 * 8
+assert sum(h["recovery"] for h in d["heads"] if h["layer"] == 1) >= 0.9, d["heads"]'; then
+  pass "patch --json on the shipped model: the answer 7 against 11, layer 1's heads recover >= 0.9 together"
+else
+  fail "patch --json on the shipped model" "exit code $rc"
+fi
+run patch --model "$SHIPPED" --clean "a b c d e a b c" --corrupt "a b c d e a b d"
+if [ "$rc" -eq 0 ] && grep -q "^m_clean " stdout.txt && [ "$(grep -cE '^ +[01] ' stdout.txt)" -eq 4 ]; then
+  pass "patch of two texts prints m and each head's and residual row's recovery"
+else
+  fail "patch of two texts" "exit code $rc"
+fi
+expect_error "patch of texts of different lengths" none.txt patch --model "$SHIPPED" --clean-ids 0,5,9 --corrupt-ids 0,5
+expect_error "patch with an answer outside the vocabulary" none.txt patch --model "$SHIPPED" --clean-ids 0,5,9 --corrupt-ids 0,6,9 --answer 64
+expect_error "circuits of a single-layer model" none.txt circuits --model "$DATA/../../../models/recall.safetensors"
+expect_error "circuits --head without a text" none.txt circuits --model "$SHIPPED" --head 1.0
+expect_error "circuits --head of a head the model has not" none.txt circuits --model "$SHIPPED" --ids 0,5 --head 2.0
+expect_error "patch with one text" none.txt patch --model "$SHIPPED" --clean-ids 0,5,9
+
 run predict --model "$DATA/tiny_attn_only.model.safetensors" --layout attn-only --ids 0,5,9,5 --top 2
 if [ "$rc" -eq 0 ] && grep -q "first choice right at" stdout.txt; then
   pass "predict --ids with an explicit --layout attn-only"

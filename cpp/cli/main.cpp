@@ -5,6 +5,8 @@
 //   mha heads   ... [--importance] [--json]   what each head does, measured, per layer (and what it costs to lose)
 //   mha attribute ... [--json]                one logit split into the embedding, each head, each MLP, the biases
 //   mha prune --model F [--json]              heads removed least important first: loss and accuracy after each
+//   mha circuits --model F [--json]           copying and composition scores from the weights (--head: QK, OV tables)
+//   mha patch --model F --clean … --corrupt … each head's and residual row's recovery of the clean answer
 //   mha compare ACTUAL EXPECTED               every tensor of EXPECTED against ACTUAL, relative to its largest value
 //   mha generate --model F --text ... --tokens N   continue a text, greedy or sampled, with the KV cache
 //   mha train ... --out MODEL.safetensors     train a small model on the induction or the recall task
@@ -25,6 +27,7 @@
 #include "io/trace_file.h"
 #include "analysis/importance.h"
 #include "attribute_command.h"
+#include "circuits_command.h"
 #include "generate_command.h"
 #include "heads_report.h"
 #include "predict_report.h"
@@ -168,6 +171,8 @@ int main(int argc, char** argv) {
   mha_cli::add_tokenize_command(app);
   mha_cli::add_attribute_command(app, o);
   mha_cli::add_prune_command(app);
+  mha_cli::add_circuits_command(app);
+  mha_cli::add_patch_command(app);
   mha_cli::add_generate_command(app);
 
   try {

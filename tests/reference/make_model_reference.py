@@ -103,10 +103,13 @@ def gelu(x):
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def forward(p, preset, ids, record=None, readouts=1, gates=None):
+def forward(p, preset, ids, record=None, readouts=1, gates=None, hook=None):
     """ids (B, T) -> logits (B, T, V), or (B, T, K, V) for K > 1 readouts. `record` (a dict) receives
     every trace tensor of sequence 0. gates (LAYERS, HEADS): each head's output is multiplied by its
-    gate before the concat (1: on)."""
+    gate before the concat (1: on). hook(point, layer, tensor) -> tensor, TransformerLens's hook
+    points: "resid_pre" (the stream entering block `layer`, (B, T, D)) and "z" (head_out, (B, HEADS,
+    T, dh)), what make_circuits_reference.py patches."""
+    hook = hook or (lambda point, layer, t: t)
     Bn, Tn = ids.shape
     dh = D // HEADS
     keep = (lambda name, t: record.__setitem__(name, t[:1].clone())) if record is not None else (lambda name, t: None)
@@ -118,6 +121,7 @@ def forward(p, preset, ids, record=None, readouts=1, gates=None):
     future = torch.triu(torch.ones(Tn, Tn, dtype=torch.bool), 1)
     for i in range(LAYERS):
         h, L = "h.%d." % i, "layers.%d." % i
+        x = hook("resid_pre", i, x)
         a_in = x
         if preset == "gpt2":
             a_in = layer_norm(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"], keep, L + "ln_1")
@@ -136,7 +140,7 @@ def forward(p, preset, ids, record=None, readouts=1, gates=None):
         keep(L + "scores", scores)
         weights = torch.softmax(scores, dim=-1)
         keep(L + "weights", weights)
-        head_out = weights @ vh
+        head_out = hook("z", i, weights @ vh)
         if gates is not None:
             head_out = head_out * gates[i].view(1, HEADS, 1, 1)
         keep(L + "head_out", head_out)

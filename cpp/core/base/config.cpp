@@ -46,9 +46,9 @@ void validate_config(const Config& c) {
   }
 }
 
-Error no_such_head(long long layer, long long head, const Config& c) {
+Error no_such_head(long long layer, long long head, const Config& c, const char* field) {
   using std::to_string;
-  return Error(ErrorCode::no_such_head, "switched_off",
+  return Error(ErrorCode::no_such_head, field,
                {{"layer", to_string(layer)}, {"head", to_string(head)}, {"last_layer", to_string(c.layers - 1)},
                 {"last_head", to_string(c.heads - 1)}});
 }

@@ -78,7 +78,8 @@ struct Config {
 void validate_config(const Config& config);
 
 class Error;
-// The error for a head to switch off (layer.head) that the config has not (field "switched_off").
-Error no_such_head(long long layer, long long head, const Config& config);
+// The error for a head (layer.head) the config has not: one to switch off (field "switched_off") or
+// to show (field "head").
+Error no_such_head(long long layer, long long head, const Config& config, const char* field = "switched_off");
 
 }  // namespace mha

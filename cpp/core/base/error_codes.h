@@ -17,6 +17,7 @@
   X(not_fraction, "{name} must be at least 0 and below 1, got {value}")                                                \
   X(not_boolean, "{name} must be true or false")                                                                       \
   X(not_a_choice, "{name} must be one of {choices}, got {value}")                                                      \
+  X(not_text_or_ids, "{name} must be a text or an array of token ids")                                                 \
   /* an option object (cpp/core/options.h): {what} is what takes it */                                                \
   X(unknown_option, "{name} is not an option of {what}; its options are {known}")                                      \
   X(unknown_option_near, "{name} is not an option of {what}; did you mean {near}?")                                    \
@@ -29,8 +30,7 @@
   X(rope_odd_d_head, "RoPE turns pairs of dimensions, so d_head must be even; d_model {d_model} / heads {heads} = "    \
                      "{d_head}")                                                                                       \
   X(fixed_by_weights, "{name} is {value}: the loaded weights fix it; load another file or switch to random weights")   \
-  X(no_such_head, "there is no head {layer}.{head} to switch off: layers are 0 to {last_layer} and heads 0 to "        \
-                  "{last_head}")                                                                                       \
+  X(no_such_head, "there is no head {layer}.{head}: layers are 0 to {last_layer} and heads 0 to {last_head}")          \
   /* the text and the ids */                                                                                           \
   X(text_empty, "text is empty: type at least one word or character")                                                  \
   X(text_too_long, "text is {bytes} bytes; the maximum is {max}")                                                      \
@@ -44,11 +44,20 @@
   X(token_outside_vocabulary, "token id {id} at position {position} is outside the vocabulary [0, {vocab})")           \
   X(needs_tokenizer, "a {model} model reads text with its own tokenizer: give its tokenizer files, or token ids")      \
   /* what each head contributes */                                                                                     \
-  X(needs_blocks, "logit attribution, head importance and pruning need a model that predicts the next token "         \
-                  "(attn-only or gpt2), not one attention layer")                                                      \
-  X(needs_next_token, "logit attribution and generation need a model that predicts the next token; this one "     \
-                      "predicts the {readouts} tokens before each position (the recall task)")                          \
+  X(needs_blocks, "logit attribution, head importance, pruning, circuits and patching need a model that predicts "  \
+                  "the next token (attn-only or gpt2), not one attention layer")                                       \
+  X(needs_next_token, "logit attribution, patching and generation need a model that predicts the next token; this "  \
+                      "one predicts the {readouts} tokens before each position (the recall task)")                      \
   X(position_outside_text, "position {position} is outside the text: its positions are 0 to {last}")                   \
+  /* circuits and activation patching */                                                                               \
+  X(composition_needs_two_layers, "composition needs a model of at least 2 layers, one whose heads write and one "     \
+                                  "whose heads read; this one has {layers}")                                           \
+  X(patch_lengths_differ, "the clean text has {clean} tokens and the corrupted one {corrupt}: patching swaps "        \
+                          "activations position by position, so both need the same number of tokens")                 \
+  X(patch_token_outside_vocabulary, "{name} id {id} is outside the vocabulary [0, {vocab})")                          \
+  X(patch_no_difference, "the clean and the corrupted runs give the same logit difference between {answer} and "     \
+                         "{wrong} ({metric}): there is nothing for a patch to recover; change another token or pick "  \
+                         "other answers")                                                                              \
   /* the settings of a training run */                                                                                 \
   X(induction_needs_two_layers, "the induction task needs at least 2 layers, one to find the previous token and one "  \
                                 "to copy what followed it; got {value}")                                               \

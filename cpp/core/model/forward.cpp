@@ -226,6 +226,9 @@ const Tensor& attention(Trace& trace, int layer, const Tensor& x, const Attentio
       if (!step)
         ks.attend_head(scores.ptr() + tt, weights.ptr() + tt, out, d, q_of(b, h), q_ld, k_of(b, g), k_ld, v_of(b, g), v_ld,
                        T, past, D, scale, c.causal);
+      const ActivationPatch* patch = o.patch;
+      if (patch && patch->kind == ActivationPatch::Kind::head_z && patch->layer == layer && patch->head == h)
+        for (int t = 0; t < T; ++t) std::copy_n(patch->values + static_cast<size_t>(t) * D, D, out + static_cast<size_t>(t) * d);
       const float gate = o.gates ? gate_of(*o.gates, gate_layer, h) : 1.0f;
       if (gate == 1.0f) continue;
       for (int t = 0; t < T; ++t) {  // gated: 0 switches the head off, exactly
@@ -316,6 +319,11 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
     const int layer = blocks ? i : -1;  // a single layer's tensors carry no layers.{i}. prefix
     const BlockWeights& bw = w.blocks[i];
     const PreparedBlock* pb = o.path == KernelPath::simd ? &p.blocks.at(i) : nullptr;  // the scalar path reads bw
+    const ActivationPatch* patch = o.patch;
+    if (patch && patch->kind == ActivationPatch::Kind::resid_pre && patch->layer == i)
+      // The stream is the trace's own tensor (x or the last block's output): the patched run records
+      // the row it read.
+      std::copy_n(patch->values, d, const_cast<Tensor*>(stream)->ptr() + static_cast<size_t>(patch->position) * d);
     const Tensor* attention_in = stream;
     if (has_layer_norm(c.preset))
       attention_in = &layernorm(trace, Stage::ln_1, layer, "ln_1", "ln_1_mean", "ln_1_rstd", *stream, bw.ln_1_weight,

@@ -35,6 +35,17 @@ namespace mha {
 using HeadGates = std::vector<std::vector<float>>;
 float gate_of(const HeadGates& gates, int layer, int head);
 
+// Activation patching (analysis/patching.h), TransformerLens's hooks on hook_z and hook_resid_pre:
+// the run takes one head's z (its head_out, every position) or one row of the residual stream
+// entering a block from `values`, another run's, in place of its own. Batch 1, models with blocks.
+struct ActivationPatch {
+  enum class Kind { head_z, resid_pre } kind = Kind::head_z;
+  int layer = 0;
+  int head = 0;                    // head_z: the head whose z is replaced
+  int position = 0;                // resid_pre: the row replaced
+  const float* values = nullptr;   // head_z: (T, d_head), row after row; resid_pre: (d_model)
+};
+
 struct ForwardOptions {
   KernelPath path = KernelPath::simd;
   const HeadGates* gates = nullptr;
@@ -45,6 +56,7 @@ struct ForwardOptions {
   // Models with blocks, batch 1: run the tokens after the cached positions and append theirs. After
   // the first run (the prompt), one token at a time.
   KvCache* cache = nullptr;
+  const ActivationPatch* patch = nullptr;
 };
 
 // How many trace entries a run of this config makes (what Trace::restart reserves).

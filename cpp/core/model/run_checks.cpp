@@ -39,6 +39,12 @@ void check_forward(const Tensor& x, const ModelWeights& w, const Config& c, int 
     if (o.cache->length() > 0 && T > 1) throw Error("internal: after its first run, a KV cache grows one position at a time");
     o.cache->check_room(T);
   }
+  if (const ActivationPatch* p = o.patch) {
+    const bool head = p->kind == ActivationPatch::Kind::head_z;
+    if (!has_blocks(c.preset) || B != 1 || o.cache || !p->values || p->layer < 0 || p->layer >= c.layers ||
+        (head && (p->head < 0 || p->head >= c.heads)) || (!head && (p->position < 0 || p->position >= T)))
+      throw Error("internal: a patch names a head or a row the run does not have");
+  }
   if (x.shape != Shape{B, T, c.d_model})
     throw Error("input x has shape " + shape_to_string(x.shape) + "; expected " + shape_to_string({B, T, c.d_model}));
 }
