@@ -26,14 +26,21 @@ std::string format(const char* pattern, double a) {
   return buffer;
 }
 
-std::string scores_report(const mha::CircuitScores& s, const mha::Config& c) {
-  std::string out = "copying score of each head's OV circuit (Σ Re λ / Σ |λ| of W_E W_OV W_U; +1: raises the token it reads)\nlayer";
-  for (int h = 0; h < c.heads; ++h) out += format("  head %-2.0f", h);
-  for (size_t l = 0; l < s.copying.size(); ++l) {
+// table[layer][i]: a header of `column` i for every i, then a row a layer.
+std::string layer_table(const std::vector<std::vector<double>>& table, const char* column) {
+  std::string out = "layer";
+  for (size_t i = 0; i < table.at(0).size(); ++i) out += "  " + std::string(column) + format(" %-4.0f", static_cast<double>(i));
+  for (size_t l = 0; l < table.size(); ++l) {
     out += "\n" + format("%5.0f", static_cast<double>(l));
-    for (double v : s.copying[l]) out += format("  %+7.3f", v);
+    for (double v : table[l]) out += format("  %+8.3f", v);
   }
-  out += "\n\ncomposition of head A into head B of a later layer, ‖W_OV^A R‖ / (‖W_OV^A‖ ‖R‖); R = W_QK^B (Q), W_QK^Bᵀ (K), W_OV^B (V)\n";
+  return out + "\n";
+}
+
+std::string scores_report(const mha::CircuitScores& s) {
+  std::string out = "copying score of each head's OV circuit (Σ Re λ / Σ |λ| of W_E W_OV W_U; +1: raises the token it reads)\n" +
+                    layer_table(s.copying, "head");
+  out += "\ncomposition of head A into head B of a later layer, ‖W_OV^A R‖ / (‖W_OV^A‖ ‖R‖); R = W_QK^B (Q), W_QK^Bᵀ (K), W_OV^B (V)\n";
   out += "random heads' baseline: Q " + format("%.3f", s.baseline[0]) + ", K " + format("%.3f", s.baseline[1]) + ", V " +
          format("%.3f", s.baseline[2]) + "\n    A     B       Q       K       V\n";
   const size_t pairs = s.composition.size() / 3;  // each mode lists the same pairs in the same order
@@ -97,22 +104,25 @@ std::pair<int, int> parse_head(const std::string& text) {
   }
 }
 
-void add_model_options(CLI::App& cmd, RunOptions& o) {
+// A subcommand of a whole model from a file: --model, --layout, --heads, --tokenizer.
+CLI::App* model_command(CLI::App& app, const char* name, const char* help, RunOptions& o) {
+  CLI::App& cmd = *app.add_subcommand(name, help);
   cmd.add_option("--model", o.model_path, "safetensors file with a whole model (gpt2 or attn-only layout)")->required();
   cmd.add_option("--layout", o.layout, "names in the file (default: guessed from them)")->check(CLI::IsMember({"gpt2", "attn-only"}));
   cmd.add_option("--heads", o.config.heads, "attention heads (default: the file's __metadata__)")
       ->each([&o](const std::string&) { o.heads_given = true; });
   cmd.add_option("--tokenizer", o.tokenizer_dir, "GPT-2's tokenizer files, for text on a gpt2 model");
+  return &cmd;
 }
 
 }  // namespace
 
 void add_circuits_command(CLI::App& app) {
   auto o = std::make_shared<CircuitsOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "circuits", "each head's copying score and every composition score (Q, K, V) from the weights; with --text and "
-                  "--head, that head's QK and OV tables over the text's tokens");
-  add_model_options(*cmd, o->run);
+  CLI::App* cmd = model_command(app, "circuits",
+                                "each head's copying score and every composition score (Q, K, V) from the weights; with "
+                                "--text and --head, that head's QK and OV tables over the text's tokens",
+                                o->run);
   cmd->add_option("--text", o->run.text, "text whose tokens the head's tables are over")->each([o](const std::string&) { o->run.has_text = true; });
   cmd->add_option("--ids", o->run.ids, "token ids instead of text, e.g. 0,5,9,23");
   cmd->add_option("--head", o->head, "layer.head whose QK and OV tables to print (with --text or --ids)");
@@ -125,7 +135,7 @@ void add_circuits_command(CLI::App& app) {
     const mha::Model model = open_model(o->run);
     const mha::CircuitScores scores = mha::circuit_scores(model);
     nlohmann::json json = o->json ? mha::circuits_to_json(scores) : nlohmann::json();
-    std::string report = o->json ? "" : scores_report(scores, model.config());
+    std::string report = o->json ? "" : scores_report(scores);
     if (input) {
       const auto [layer, head] = parse_head(o->head);
       const Run r = run(o->run);
@@ -155,29 +165,19 @@ std::string patch_report(const mha::PatchResult& p, const mha::Model& model) {
   std::string out = "m = logit[" + name(p.answer) + " (id " + std::to_string(p.answer) + ")] − logit[" + name(p.wrong) +
                     " (id " + std::to_string(p.wrong) + ")] at the last position\n";
   out += "m_clean " + format("%+.4f", p.m_clean) + "   m_corrupt " + format("%+.4f", p.m_corrupt) + "\n";
-  out += "\nrecovery (m_patched − m_corrupt) / (m_clean − m_corrupt), the corrupted run with one head's z from the clean run\nlayer";
-  for (size_t h = 0; h < p.heads.at(0).size(); ++h) out += format("  head %-3.0f", static_cast<double>(h));
-  for (size_t l = 0; l < p.heads.size(); ++l) {
-    out += "\n" + format("%5.0f", static_cast<double>(l));
-    for (double v : p.heads[l]) out += format("  %+8.3f", v);
-  }
-  out += "\n\nthe same with one row of the residual stream entering a block\nlayer";
-  for (size_t t = 0; t < p.residual.at(0).size(); ++t) out += format("  pos %-4.0f", static_cast<double>(t));
-  for (size_t l = 0; l < p.residual.size(); ++l) {
-    out += "\n" + format("%5.0f", static_cast<double>(l));
-    for (double v : p.residual[l]) out += format("  %+8.3f", v);
-  }
-  return out + "\n";
+  out += "\nrecovery (m_patched − m_corrupt) / (m_clean − m_corrupt), the corrupted run with one head's z from the clean run\n" +
+         layer_table(p.heads, "head");
+  return out + "\nthe same with one row of the residual stream entering a block\n" + layer_table(p.residual, "pos");
 }
 
 }  // namespace
 
 void add_patch_command(CLI::App& app) {
   auto o = std::make_shared<PatchOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "patch", "activation patching: the corrupted run with each head's z, and each residual row, from the clean run; how "
-               "much of logit[answer] − logit[wrong] each brings back");
-  add_model_options(*cmd, o->run);
+  CLI::App* cmd = model_command(app, "patch",
+                                "activation patching: the corrupted run with each head's z, and each residual row, from "
+                                "the clean run; how much of logit[answer] − logit[wrong] each brings back",
+                                o->run);
   auto* clean = cmd->add_option("--clean", o->clean, "the clean text");
   auto* corrupt = cmd->add_option("--corrupt", o->corrupt, "the corrupted text, as many tokens as the clean one");
   auto* clean_ids = cmd->add_option("--clean-ids", o->clean_ids, "the clean token ids, e.g. 0,5,9,23,7,5,9,23");
