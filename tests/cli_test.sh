@@ -332,8 +332,9 @@ else
   fail "patch --json on the shipped model" "exit code $rc"
 fi
 run patch --model "$SHIPPED" --clean "a b c d e a b c" --corrupt "a b c d e a b d"
-if [ "$rc" -eq 0 ] && grep -q "^m_clean " stdout.txt && [ "$(grep -cE '^ +[01] ' stdout.txt)" -eq 4 ]; then
-  pass "patch of two texts prints m and each head's and residual row's recovery"
+if [ "$rc" -eq 0 ] && grep -q "^m = logit\[d (id 4)\] − logit\[e (id 5)\]" stdout.txt && grep -q "^m_clean " stdout.txt \
+  && [ "$(grep -cE '^ +[01] ' stdout.txt)" -eq 4 ]; then
+  pass "patch of two texts prints m, named by the texts' tokens, and each head's and residual row's recovery"
 else
   fail "patch of two texts" "exit code $rc"
 fi

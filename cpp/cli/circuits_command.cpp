@@ -1,5 +1,6 @@
 #include "circuits_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -157,10 +158,12 @@ struct PatchOptions {
   bool json = false;
 };
 
-std::string patch_report(const mha::PatchResult& p, const mha::Model& model) {
+// texts: the clean and the corrupted run, whose tokens name the answer and the wrong id when they hold them.
+std::string patch_report(const mha::PatchResult& p, const mha::Model& model, const std::vector<mha::Trace>& texts) {
   const auto name = [&](int32_t id) {
-    const std::string known = model.tokenizer() ? model.tokenizer()->token_text(id) : std::string();
-    return known.empty() ? "#" + std::to_string(id) : known;
+    for (const mha::Trace& t : texts)
+      if (std::find(t.ids.begin(), t.ids.end(), id) != t.ids.end()) return token_name(t, model.tokenizer(), id);
+    return token_name(mha::Trace(), model.tokenizer(), id);
   };
   std::string out = "m = logit[" + name(p.answer) + " (id " + std::to_string(p.answer) + ")] − logit[" + name(p.wrong) +
                     " (id " + std::to_string(p.wrong) + ")] at the last position\n";
@@ -195,12 +198,13 @@ void add_patch_command(CLI::App& app) {
     if (texts ? clean->count() + corrupt->count() != 2 : clean_ids->count() + corrupt_ids->count() != 2)
       throw mha::Error("give --clean and --corrupt texts, or --clean-ids and --corrupt-ids");
     const mha::Model model = open_model(o->run);
-    const auto ids_of = [&](const std::string& text) { return model.run_text(text).ids; };
+    std::vector<mha::Trace> runs;
+    if (!ids) runs = {model.run_text(o->clean), model.run_text(o->corrupt)};
     const mha::PatchResult result =
         ids ? mha::patch_activations(model, parse_ids(o->clean_ids), parse_ids(o->corrupt_ids), o->answer, o->wrong)
-            : mha::patch_activations(model, ids_of(o->clean), ids_of(o->corrupt), o->answer, o->wrong);
+            : mha::patch_activations(model, runs[0].ids, runs[1].ids, o->answer, o->wrong);
     if (o->json) std::printf("%s\n", mha::patching_to_json(result).dump(2).c_str());
-    else std::fputs(patch_report(result, model).c_str(), stdout);
+    else std::fputs(patch_report(result, model, runs).c_str(), stdout);
   });
 }
 
