@@ -38,7 +38,8 @@
     // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}], stageTable, generate, kvCache,
     // options: {model, trainer, generate, attribute, taskSamples}: every option each takes, [{key, type, min?,
     // max?, choices?, task?, default?, help}] (cpp/core/options.h)}.
-    const catalog = Object.freeze(JSON.parse(core.catalog()));
+    // The module carries errorCodes' sentences once, in its error table, not again in the catalog's text.
+    const catalog = Object.freeze({ ...JSON.parse(core.catalog()), errorCodes: core.errorCodes() });
     const { stageTable } = catalog;
     // The stages of one attention layer, in walk order.
     const STAGES = stageTable.stagesOf.single;

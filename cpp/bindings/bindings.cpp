@@ -52,6 +52,7 @@ EMSCRIPTEN_BINDINGS(mha) {
 
   function("memoryBytes", &memory_bytes);
   function("catalog", &mha_wasm::catalog_text);
+  function("errorCodes", &mha_wasm::error_codes);
   function("guessLayout", &mha_wasm::guess_layout_object);
 
   class_<ModelHandle>("RawModel")

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "base/error.h"
-#include "catalog_text.h"  // generated: `mha catalog`, embedded (CMakeLists.txt)
+#include "catalog_text.h"  // generated: `mha catalog --module`, embedded (CMakeLists.txt)
 #include "io/model_file.h"
 #include "io/safetensors.h"
 #include "model/stages.h"
@@ -392,6 +392,17 @@ val draw_numbers(const mha::Draw& d) {
 }
 
 std::string catalog_text() { return kCatalogText; }
+
+val error_codes() {
+  val out = val::array();
+  for (const mha::ErrorCodeSpec& e : mha::error_code_table()) {
+    val row = val::object();
+    row.set("code", std::string(e.id));
+    row.set("english", std::string(e.english));
+    out.call<void>("push", row);
+  }
+  return out;
+}
 
 val guess_layout_object(const val& bytes, const val& file_size, const val& name) {
   val out = val::object();

@@ -83,7 +83,8 @@ mha::TaskSampleOptions task_samples_from_js(const emscripten::val& options);    
 // (web/mha.js makes the step object of them).
 emscripten::val draw_numbers(const mha::Draw& draw);
 // catalog.h's object as JSON text, as `mha catalog` prints it (web/mha.js parses it once into mha.catalog).
-std::string catalog_text();
+std::string catalog_text();  // the catalog without errorCodes (`mha catalog --module`)
+emscripten::val error_codes();  // the catalog's errorCodes, [{code, english}], from the error table itself
 // {message, field?, code?, params}: an error as JavaScript's MhaError carries it.
 emscripten::val error_info(const std::exception& e);
 // {layout} that a safetensors file's names imply (model_file.h guess_layout), or {error, info} (info as

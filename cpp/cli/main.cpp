@@ -160,9 +160,16 @@ int main(int argc, char** argv) {
   compare_cmd->callback([&] { exit_code = compare_files(co) ? 0 : 1; });
 
   CLI::App* catalog_cmd = app.add_subcommand("catalog", "print the core's limits, defaults, recipes, head metrics and error codes as JSON");
-  static bool compact = false;
-  catalog_cmd->add_flag("--compact", compact, "on one line, as the WebAssembly module carries it");
-  catalog_cmd->callback([] { std::printf("%s\n", mha::catalog().dump(compact ? -1 : 2).c_str()); });
+  static bool compact = false, module = false;
+  catalog_cmd->add_flag("--compact", compact, "on one line");
+  catalog_cmd->add_flag("--module", module,
+                        "as the WebAssembly module carries it: on one line, without errorCodes, whose sentences its "
+                        "error table holds already (mha.js asks the module for them)");
+  catalog_cmd->callback([] {
+    nlohmann::json c = mha::catalog();
+    if (module) c.erase("errorCodes");
+    std::printf("%s\n", c.dump(compact || module ? -1 : 2).c_str());
+  });
 
   std::string command_line = "mha";
   for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

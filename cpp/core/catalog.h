@@ -4,7 +4,8 @@
 // and label rules, and every error code with its English sentence, the stage table, generation's
 // defaults, the published models' attention sizes (the KV cache calculator's) and every option the
 // JavaScript API takes, with its type, limits and default (options.h). `mha catalog`
-// prints it, the module hands it to JavaScript (mha.catalog; mha.stageTable is its stage table), the
+// prints it, the module hands it to JavaScript (mha.catalog; mha.stageTable is its stage table; the
+// module's text leaves errorCodes to its error table: `mha catalog --module`), the
 // page's bundle carries the copy the build reads from the module, and tests read it rather than
 // repeating a value.
 #pragma once
