@@ -162,6 +162,7 @@ json catalog() {
         {"recall", recipe_json(recall_recipe())}}},
       {"sweepHeads", sweep_heads()},
       {"phaseChangeScore", kPhaseChangeScore},
+      {"phaseChangeEvery", kPhaseChangeEvery},
       {"headMetrics", metrics},
       {"importance", {{"samples", kImportanceSamples}, {"seed", kImportanceSeed}, {"maxSamples", kMaxImportanceSamples}}},
       {"labelRules", rules},

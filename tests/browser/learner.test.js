@@ -1,0 +1,122 @@
+// What a new learner tripped on (issue 34), each at the width it was seen at: the loss chart (its
+// labels inside the chart and off the curve, the counter stopping at the recipe's last step, the
+// phase change at the step the seed gives) and the pruning curve's x ticks; the Chinese page's
+// visible text, scanned for English words; the sweep's words and its one-head caption; the line
+// under "Open a model file…"; the KV cache GQA saves, at the split stage; the phone.
+'use strict';
+
+const { test, beforeEach } = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+
+const { usePageSuite, openPage, stageTable } = require('./browser.js');
+
+const ROOT = path.join(__dirname, '..', '..');
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const WAIT = 20_000;
+
+let server;
+let page;
+const suite = usePageSuite({
+  files: ['web/index.html', 'web/build/app.js', 'web/build/mha-demo.js', 'web/build/mha-trained.js', 'web/build/mha-recall.js', 'web/build/mha-zh.js'],
+  wait: WAIT,
+});
+beforeEach(() => {
+  ({ server, page } = suite);
+});
+
+const open = (query) => openPage(page, `${server.url}?${query}`, WAIT);
+const inDemo = (fn, arg) => page.evaluate(fn, arg);
+
+// Each text of an SVG chart: its words and its box in the chart's own units, and the chart's box.
+const chartTexts = (selector) =>
+  inDemo((sel) => {
+    const svg = document.querySelector('mha-demo').shadowRoot.querySelector(sel);
+    const [x, y, width, height] = svg.getAttribute('viewBox').split(' ').map(Number);
+    const texts = [...svg.querySelectorAll('text')].filter((el) => el.textContent && getComputedStyle(el).display !== 'none').map((el) => {
+      const b = el.getBBox();
+      return { text: el.textContent, cls: el.getAttribute('class'), x0: b.x, x1: b.x + b.width, y0: b.y, y1: b.y + b.height };
+    });
+    const line = svg.querySelector('polyline');
+    const points = line && line.getAttribute('points') ? line.getAttribute('points').trim().split(/\s+/).map((p) => p.split(',').map(Number)) : [];
+    return { box: { x0: x, y0: y, x1: x + width, y1: y + height }, texts, points };
+  }, selector);
+
+function assertInside({ box, texts }, what) {
+  for (const t of texts) assert.ok(t.x0 >= box.x0 && t.x1 <= box.x1 && t.y0 >= box.y0 && t.y1 <= box.y1, `${what}: "${t.text}" lies inside the chart ${JSON.stringify(t)}`);
+}
+
+// The step the core says the phase change comes at for this seed: the induction score checked at
+// every multiple of catalog.phaseChangeEvery (web/mha.js in Node, the same bits as the page's worker).
+async function phaseStepOf(recipeName) {
+  const mha = await require('../../web/mha.js')();
+  const recipe = mha.catalog.recipes[recipeName];
+  const options = Object.fromEntries(mha.catalog.options.trainer.filter((o) => !o.task || o.task === recipe.task).map((o) => [o.key, recipe[o.key]]));
+  const trainer = new mha.Trainer(options);
+  try {
+    while (trainer.stepsDone < recipe.steps) {
+      trainer.step(mha.catalog.phaseChangeEvery);
+      if (trainer.inductionScore(1) >= mha.catalog.phaseChangeScore) return trainer.stepsDone;
+    }
+    return null;
+  } finally {
+    trainer.delete();
+  }
+}
+
+test('the loss chart at 1280 px: the floor labelled inside the chart before and after; the counter stops at the last step; the phase change at the seed\'s step', { timeout: 240_000 }, async () => {
+  const expectedPhase = await phaseStepOf('induction'); // before the page: it holds this process, and the server in it
+  await open('lang=en');
+  const before = await chartTexts('.loss-curve');
+  assertInside(before, 'before training');
+  const floorBefore = before.texts.find((t) => t.cls === 'floor-text');
+  assert.match(floorBefore.text, /^floor \d\.\d\d$/);
+
+  await inDemo(() => {
+    const demo = document.querySelector('mha-demo');
+    window.__ends = [];
+    window.__steps = [];
+    demo.addEventListener('trainend', (e) => window.__ends.push(e.detail));
+    demo.addEventListener('trainprogress', (e) => window.__steps.push([e.detail.step, e.detail.phaseStep]));
+  });
+  await page.locator('[data-train="start"]').click();
+  await page.waitForFunction(() => window.__ends.length > 0, null, { timeout: 200_000 });
+  const end = await inDemo(() => ({ end: window.__ends[0], steps: window.__steps, training: document.querySelector('mha-demo').training }));
+  const { steps } = await inDemo(() => ({ steps: document.querySelector('mha-demo').shadowRoot.querySelector('#train-recipe').value }));
+  assert.equal(steps, 'induction');
+  const last = 3000;
+  assert.equal(end.end.reason, 'done');
+  assert.equal(end.end.step, last, 'the counter stops at the recipe\'s last step');
+  assert.ok(end.steps.every(([s]) => s <= last), 'no report past the last step');
+  const readout = await inDemo(() => document.querySelector('mha-demo').shadowRoot.querySelector('.train-readout').textContent);
+  assert.match(readout, new RegExp(`^step ${last} ·`));
+  assert.equal(await page.locator('[data-train="start"]').isDisabled(), true, 'nothing left to resume');
+  // The phase change: a multiple of the catalog's schedule, the one Node's trainer finds for the seed.
+  assert.equal(end.training.phaseStep, expectedPhase, `the phase change is the seed's, not the timing's (${JSON.stringify(end.steps.filter(([, p]) => p).slice(0, 1))})`);
+
+  const after = await chartTexts('.loss-curve');
+  assertInside(after, 'after training');
+  assert.ok(after.texts.some((t) => t.text === String(last)), 'the last step\'s tick');
+  assert.ok(after.texts.some((t) => t.text === `done: ${last} steps`));
+  assert.ok(after.texts.some((t) => t.text === `phase change, step ${end.training.phaseStep}`));
+  // The floor's label is off the curve: no point of the curve within its box.
+  const floor = after.texts.find((t) => t.cls === 'floor-text');
+  const under = after.points.filter(([x, y]) => x >= floor.x0 && x <= floor.x1 && y >= floor.y0 && y <= floor.y1);
+  assert.deepEqual(under, [], `the curve runs through "${floor.text}"`);
+  await page.locator('.train-panel').screenshot({ path: path.join(SHOTS, 'learner-loss-curve.png') });
+  suite.assertNoProblems();
+});
+
+test('the pruning curve at 1280 px: its x axis has a tick for every count of heads removed, inside the chart', { timeout: 60_000 }, async () => {
+  await open('lang=en&stage=attend');
+  await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.pruning-chart'), null, { timeout: 45_000 });
+  const chart = await chartTexts('.pruning-chart');
+  const { N, axis } = await inDemo(() => {
+    const svg = document.querySelector('mha-demo').shadowRoot.querySelector('.pruning-chart');
+    return { N: svg.querySelectorAll('.dot').length - 1, axis: Number(svg.querySelector('line.axis').getAttribute('y1')) };
+  });
+  const xTicks = chart.texts.filter((t) => /^\d+$/.test(t.text) && t.y0 > axis).map((t) => t.text); // under the x axis
+  assert.deepEqual(xTicks, Array.from({ length: N + 1 }, (_, k) => String(k)), 'a tick for every count of heads removed');
+  assertInside(chart, 'the pruning curve');
+  suite.assertNoProblems();
+});
