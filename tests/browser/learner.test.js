@@ -120,3 +120,73 @@ test('the pruning curve at 1280 px: its x axis has a tick for every count of hea
   assertInside(chart, 'the pruning curve');
   suite.assertNoProblems();
 });
+
+// The words of the Chinese page that stay in Latin letters on purpose: the names of fields, tensors
+// and stages as the core and the formulas write them (the core's stage table adds every tensor's
+// name), units and abbreviations, file names, and names of models, people and projects.
+const ALLOWED = new Set([
+  // fields, shapes and symbols of the formulas
+  'd_model', 'd_head', 'heads', 'kv_heads', 'T', 'Q', 'K', 'V', 'W', 'E', 'O', 'U', 'PE', 'b', 'h', 'g', 'i', 'j', 'k', 'l', 'x', 'y', 'v', 't', 'q', 'M',
+  'L', 'n', 'pos', 'sin', 'cos', 'softmax', 'argmax', 'concat', 'head_out', 'head_write', 'ids', 'id', 'rot', 'rotate_half', 'theta',
+  'ln_f', 'mlp', 'resid', 'resid_mid', 'resid_out', 'logit', 'logits', 'probs', 'scores', 'score', 'weights', 'top-k', 'top-p', 'W_proj', 'b_proj', 'batch', 'float32', 'F16', 'F32', 'token', 'tokens', 'KV', 'GQA', 'MHA', 'MQA', 'RoPE', 'GELU', 'LayerNorm', 'MLP', 'BPE', 'BLEU', 'd_k',
+  'PNG', 'SVG', 'CSV', 'KiB', 'MiB', 'GiB', 'TiB', 'B', 'MB', 'KB', 'ms', 's', 'exp', 'log', 'ln',
+  // files, formats and their keys
+  'safetensors', 'config.json', 'vocab.json', 'merges.txt', 'encoder.json', 'vocab.bpe', 'tokenizer.json', 'model.safetensors', 'n_head', 'json',
+  // names
+  'GPT', 'GPT-2', 'GPT-3', 'BERT-base', 'BERT-large', 'Transformer-base', 'Llama', 'Mistral', 'Hugging', 'Face', 'WebAssembly', 'Web', 'Worker', 'C++',
+  'Vaswani', 'Olsson', 'Michel', 'Xavier', 'Jensen', 'Shannon', 'Brown', 'PyTorch', 'Transformer', 'Adam',
+  'English', // the language button, which names English in English
+  'meta-llama', 'Meta-Llama-3-8B', 'Meta-Llama-3-70B', 'mistralai', 'Mistral-7B-v0.1', 'openai-community', 'gpt2', '8B', '70B', '7B',
+  // an example text that mixes Chinese and English on purpose (how the tokenizer cuts each)
+  'attention',
+]);
+
+// The visible text of the page and of its demo's shadow root, in Latin-letter words not allowed above.
+const englishWords = (allowed) =>
+  page.evaluate((list) => {
+    const allow = new Set(list);
+    const found = new Map();
+    const visit = (root) => {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        // sub- and superscripts are a formula's indices (d_model, M_ij)
+        if (!el || !el.checkVisibility() || el.closest('sub, sup, script, style')) continue;
+        for (const word of node.data.match(/[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9+]|[A-Za-z]/g) || []) {
+          const bare = word.replace(/[.]+$/, '');
+          // a letter is a symbol; h0, kv1, d0 name heads and dimensions; a file keeps its name
+          if (bare.length === 1 || /^(h|kv|d)\d+$|^[hi]\+1$|\.(safetensors|json|txt|bpe)$/.test(bare)) continue;
+          if (allow.has(bare) || allow.has(bare.toLowerCase()) || bare.split(/[._]/).every((p) => allow.has(p) || /^\d+$/.test(p))) continue;
+          if (!found.has(bare)) found.set(bare, node.data.trim().slice(0, 80));
+        }
+      }
+    };
+    visit(document.body);
+    visit(document.querySelector('mha-demo').shadowRoot);
+    return [...found];
+  }, [...allowed]);
+
+test('the Chinese page at 1280 px: no English words in its visible text beyond field, tensor and proper names, on every stage of four models, in the calculator and a bad file\'s message', { timeout: 180_000 }, async () => {
+  const table = await stageTable();
+  const allowed = new Set([...ALLOWED, ...table.tensors.flatMap((x) => x.name.split(/[._]/).concat(x.name)), ...table.stages.map((s) => s.id)]);
+  const seen = {};
+  for (const query of ['model=trained', 'model=random&kv-heads=2', 'model=blocks&kv-heads=2', 'model=recall']) {
+    await open(`lang=zh&${query}`);
+    const stages = await inDemo(() => document.querySelector('mha-demo').stages);
+    for (const stage of stages) {
+      await inDemo(async (id) => {
+        document.querySelector('mha-demo').goTo(id);
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      }, stage);
+      for (const [word, where] of await englishWords(allowed)) seen[word] = seen[word] || `${query}, ${stage}: “${where}”`;
+    }
+  }
+  // A file that is no model: its message, in Chinese, named as a file (not by an attribute).
+  await page.locator('#model-file').setInputFiles({ name: 'bad.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a model at all') });
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.unavailable, null, { timeout: WAIT });
+  const bad = await page.locator('.attr-errors li[data-attribute="file"]').textContent();
+  assert.match(bad, /^文件 bad\.safetensors：/);
+  for (const [word, where] of await englishWords(allowed)) seen[word] = seen[word] || `a bad file: “${where}”`;
+  assert.deepEqual(seen, {}, 'English words left on the Chinese page');
+  suite.assertNoProblems();
+});

@@ -155,8 +155,8 @@ export interface PublishedAttention {
   heads: number;
   kvHeads: number;
   dHead: number;
-  /** Where the numbers are published. */
-  source: string;
+  /** The Hugging Face repository whose config.json publishes the numbers. */
+  repo: string;
 }
 
 /** What every training recipe says: the options a Trainer takes (catalog.options.trainer, those of its task), and what

@@ -34,6 +34,9 @@ export const STRINGS = {
   modelBrown: { en: 'trained: English (Brown)', zh: '训练好的：英文（Brown）' },
   modelFile: { en: 'file: {name}', zh: '文件：{name}' },
   openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
+  'example.animal': { en: "The animal didn't cross the street because it was too tired.", zh: '那只动物没有过马路，因为它太累了。' },
+  'example.cat': { en: 'the cat sat on the mat because it was tired . the cat sat on the mat because it was tired', zh: '猫坐在垫子上，因为它累了。猫坐在垫子上，因为它累了。' },
+  'example.count': { en: 'one two three four five six seven eight', zh: '一 二 三 四 五 六 七 八' },
   fileNote: { en: 'Drop another .safetensors file on the demo to open it.', zh: '把另一个 .safetensors 文件拖到演示上即可打开。' },
   'headsFrom.config.json': { en: 'Its {h} heads are config.json’s n_head.', zh: '它的 {h} 个头来自 config.json 的 n_head。' },
   'headsFrom.metadata': { en: 'Its {h} heads are what the file says.', zh: '它的 {h} 个头是文件里写明的。' },
@@ -107,6 +110,7 @@ export const STRINGS = {
   exportStageAs: { en: 'Download the tensors of this stage as {format}', zh: '以 {format} 格式下载本步的张量' },
   'attend.figureNote': { en: 'rows: queries · columns: keys', zh: '行：查询 · 列：键' },
   attrError: { en: 'This demo cannot show its settings:', zh: '这个演示无法按设置显示：' },
+  'attr.file': { en: 'file', zh: '文件' }, // a file the learner opened: no attribute's name to show
   staleBox: { en: 'The pictures below still show the last valid settings.', zh: '下面的图仍是上一次有效设置的结果。' },
   loadingWeights: { en: 'Loading weights…', zh: '正在加载权重…' },
   // What could not be loaded (store.unavailable): the sentence, then what the pictures show instead.
@@ -490,7 +494,8 @@ export const STRINGS = {
   'calc.mha': { en: 'MHA: {kv} K/V heads, one per head', zh: 'MHA：{kv} 个 K/V 头，每个头一个' },
   'calc.gqa': { en: 'GQA as published: {kv} K/V heads for {h} heads', zh: '发布的 GQA：{h} 个头共用 {kv} 个 K/V 头' },
   'calc.mqa': { en: 'MQA: {kv} K/V head for all', zh: 'MQA：所有头共用 {kv} 个 K/V 头' },
-  'calc.source': { en: 'Sizes from {source}.', zh: '尺寸出自 {source}。' },
+  'calc.source': { en: 'Sizes from {repo}’s config.json: {L} layers, {h} heads, {kv} key/value heads, hidden {d}.', zh: '尺寸出自 {repo} 的 config.json：{L} 层，{h} 个头，{kv} 个 K/V 头，隐藏宽度 {d}。' },
+  'calc.name.gpt2': { en: 'GPT-2 small', zh: 'GPT-2（小）' },
   'heads.title': { en: 'What each head does, measured', zh: '每个头在做什么：测出来的' },
   'heads.intro': {
     en: 'Computed by the core from this layer’s weights on this text. A switched-off head’s head_out is set to zero before the concat; the prediction stage shows the effect.',

@@ -78,7 +78,7 @@ export function kvCacheView(state, actions) {
 export function kvCalculatorView(state, actions) {
   const { lang } = state;
   const models = catalog.kvCache.published;
-  const pick = h('select', {}, models.map((m, i) => h('option', { value: String(i) }, m.name)));
+  const pick = h('select', {}, models.map((m, i) => h('option', { value: String(i) }, t(lang, `calc.name.${m.id}`, {}, m.name))));
   pick.value = String(models.findIndex((m) => m.id === 'llama-3-8b'));
   const tokens = h('input', { type: 'number', min: 1, step: 1, value: '8192' });
   const width = h('select', {}, [2, 4].map((b) => h('option', { value: String(b) }, t(lang, `calc.bytes${b}`))));
@@ -100,7 +100,7 @@ export function kvCalculatorView(state, actions) {
         h('td', { class: 'num' }, `${grouped(bytes)} B`));
     }));
     setText(formula, t(lang, 'calc.formula', { L: m.layers, kv: m.kvHeads, dh: m.dHead, b: bytesPerValue, T: grouped(T) }));
-    setText(source, t(lang, 'calc.source', { source: m.source }));
+    setText(source, t(lang, 'calc.source', { repo: m.repo, L: m.layers, h: m.heads, kv: m.kvHeads, d: m.heads * m.dHead }));
   }
   for (const el of [pick, tokens, width]) el.addEventListener('change', fill);
   fill();
