@@ -661,13 +661,15 @@ export const STRINGS = {
   'sweep.col.table3': { en: 'Table 3: BLEU', zh: '表 3：BLEU' },
   'sweep.run': { en: 'Run it yourself: {list} heads', zh: '自己跑一遍：{list} 个头' },
   'sweep.idle': { en: 'The table is the shipped sweep. Run it yourself to train the models here and see their heads.', zh: '表中是发布时跑好的结果。自己跑一遍，就能在这里训练这些模型并看到它们的头。' },
-  'sweep.progress': { en: 'Training {h} heads: step {step} of {steps} (model {i} of {n})', zh: '正在训练 {h} 个头：第 {step} / {steps} 步（第 {i} / {n} 个模型）' },
+  'sweep.progress': { plural: 'h', en: { one: 'Training {h} head: step {step} of {steps} (model {i} of {n})', other: 'Training {h} heads: step {step} of {steps} (model {i} of {n})' }, zh: '正在训练 {h} 个头：第 {step} / {steps} 步（第 {i} / {n} 个模型）' },
   'sweep.done': { en: 'Trained here in {s} s ({w} workers), with the same seed and the same bits as the table.', zh: '在这里训练用了 {s} 秒（{w} 个 worker），种子相同、结果逐位相同，与表中一致。' },
   'sweep.mapTitle': { plural: 'h', en: { one: '{h} head · d_head {dh} · accuracy {acc}', other: '{h} heads · d_head {dh} · accuracy {acc}' }, zh: '{h} 个头 · d_head {dh} · 准确率 {acc}' },
   'sweep.capOne': {
-    en: 'One smeared band: its weight on each offset, and how often that readout is right — {list}. It hands on an average of these tokens, which no longer says which was where.',
-    zh: '一条模糊的宽带：它在每个偏移上的权重，以及该读出的正确率——{list}。它传出去的是这些 token 的平均，已经说不清哪个 token 在哪儿。',
+    en: 'One smeared band: its weight on each offset, and how often that readout is right — {list}. It hands on an average of these tokens, which no longer says which was where. {how}',
+    zh: '一条模糊的宽带：它在每个偏移上的权重，以及该读出的正确率——{list}。它传出去的是这些 token 的平均，已经说不清哪个 token 在哪儿。{how}',
   },
+  'sweep.even': { en: 'Its weights are nearly even ({lo} to {hi}): no offset’s token stands out of the average.', zh: '它的权重几乎一样（{lo} 到 {hi}）：没有哪个偏移的 token 能在平均里突出。' },
+  'sweep.favours': { en: 'It favours {k} ({hi}; the least, {lo}), so that one token stands out of the average.', zh: '它偏向 {k}（{hi}；最小的 {lo}），让这一个 token 在平均里突出。' },
   'sweep.capFew': {
     en: 'Each head, the offset it weighs most and that weight: {list}.',
     zh: '每个头、它权重最大的偏移，以及这个权重：{list}。',
@@ -677,8 +679,8 @@ export const STRINGS = {
     zh: '{h} 个宽度为 {dh} 的头：其中 {n} 个把至少一半的权重放在某一个偏移上（{per}；单个头在一个偏移上的最大权重：{max}）。每个头每个 token 只能传一个数，读出层得从许多头那里拼出每个 id。',
   },
   'sweep.trick': {
-    en: 'Why one head fails: it averages the tokens it looks at into one vector, and an average forgets which token stood where, so the readout for i − 2 cannot pick its token out of the others. All a single head can do is favour one offset with a larger weight, so that its token stands out of the average and its readout is right more often — a trick that works for one token, never for four (compare the weights and accuracies under the one-head map). Too many heads fail the other way: with d_head = 1 a head’s query and key are single numbers, so it can only rank positions along one direction, and it passes on one number per token. Table 3 has the same shape on translation: one head is worst, 8 and 16 best, 32 worse again.',
-    zh: '一个头为什么不行：它把看到的 token 平均成一个向量，而平均会丢掉“哪个 token 在哪儿”，所以 i − 2 的读出没法从其他 token 中挑出自己的那个。单个头唯一能做的是偏心：给某个偏移更大的权重，让它的 token 在平均里更突出，它的读出就更常答对——这招对一个 token 管用，对四个永远不行（对照一个头的图下面的权重和正确率）。头太多则从另一头失败：d_head = 1 时，一个头的查询和键都只是一个数，它只能沿一个方向给位置排序，每个 token 也只能传出一个数。表 3 在翻译任务上是同样的形状：一个头最差，8 和 16 个最好，32 个又变差。',
+    en: 'Why one head fails: it averages the tokens it looks at into one vector, and an average forgets which token stood where, so the readout for i − 2 cannot pick its token out of the others. Weighing one offset more would make its token stand out of the average — a trick that can work for one token, never for four (the caption under the one-head map says what this one does). Too many heads fail the other way: with d_head = 1 a head’s query and key are single numbers, so it can only rank positions along one direction, and it passes on one number per token. Table 3 has the same shape on translation: one head is worst, 8 and 16 best, 32 worse again.',
+    zh: '一个头为什么不行：它把看到的 token 平均成一个向量，而平均会丢掉“哪个 token 在哪儿”，所以 i − 2 的读出没法从其他 token 中挑出自己的那个。给某个偏移更大的权重，能让它的 token 在平均里更突出——这招可能对一个 token 管用，对四个永远不行（一个头的图下面的说明写着这个头实际怎么做）。头太多则从另一头失败：d_head = 1 时，一个头的查询和键都只是一个数，它只能沿一个方向给位置排序，每个 token 也只能传出一个数。表 3 在翻译任务上是同样的形状：一个头最差，8 和 16 个最好，32 个又变差。',
   },
 
   // tensor captions
