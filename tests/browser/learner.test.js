@@ -210,3 +210,18 @@ test('the sweep at 1280 px: "Training 1 head", and the one-head caption says wha
   assert.doesNotMatch(run.trick, /All a single head can do/, 'the paragraph under the maps claims nothing of the map');
   suite.assertNoProblems();
 });
+
+test('Open a model file… says before the pick how to open a Hugging Face checkpoint, in both languages (1280 px)', { timeout: 60_000 }, async () => {
+  for (const [lang, words] of [['en', /^A Hugging Face GPT-2 checkpoint: pick model\.safetensors, config\.json, vocab\.json and merges\.txt together\.$/], ['zh', /^Hugging Face 上的 GPT-2 检查点：把 model\.safetensors、config\.json、vocab\.json 和 merges\.txt 一起选中。$/]]) {
+    await open(`lang=${lang}`);
+    const hint = await inDemo(() => {
+      const root = document.querySelector('mha-demo').shadowRoot;
+      const button = root.querySelector('.open-file');
+      const note = root.getElementById(button.getAttribute('aria-describedby'));
+      return { text: note.textContent, visible: note.checkVisibility(), below: note.getBoundingClientRect().top >= button.getBoundingClientRect().bottom - 1 };
+    });
+    assert.match(hint.text, words);
+    assert.ok(hint.visible && hint.below, `${lang}: the line is seen under the button ${JSON.stringify(hint)}`);
+  }
+  suite.assertNoProblems();
+});

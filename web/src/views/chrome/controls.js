@@ -176,12 +176,14 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     if (picker.files.length) openFile([...picker.files]);
     picker.value = '';
   });
-  const pick = h('button', { type: 'button', class: 'open-file', onclick: () => picker.click() });
+  const pick = h('button', { type: 'button', class: 'open-file', 'aria-describedby': 'open-file-hint', onclick: () => picker.click() });
+  // Said before the learner picks: a Hugging Face checkpoint is its files picked together.
+  const pickHint = h('span', { class: 'field-note open-file-hint', id: 'open-file-hint' });
   modelSelect.value = store.state.settings.model;
   modelSelect.addEventListener('change', () => update('model', modelSelect.value));
   labels.model = h('span', { class: 'field-label' });
   const fileOption = modelSelect.querySelector('option[value="file"]');
-  const modelField = h('div', { class: 'field field-model' }, h('label', { for: 'model' }, labels.model), h('div', { class: 'model-row' }, modelSelect, pick, picker), mountOpening(store, cancelOpen));
+  const modelField = h('div', { class: 'field field-model' }, h('label', { for: 'model' }, labels.model), h('div', { class: 'model-row' }, modelSelect, pick, picker), pickHint, mountOpening(store, cancelOpen));
   const layerSelect = h('select', { id: 'view-layer', 'aria-describedby': 'view-layer-error' });
   layerSelect.addEventListener('change', () => update('layer', Number(layerSelect.value)));
   labels.layer = h('span', { class: 'field-label' });
@@ -205,6 +207,7 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     if (fileOption.hidden !== (state.settings.model !== 'file')) fileOption.hidden = state.settings.model !== 'file';
     setText(pick, t(state.lang, 'openFile'));
     setAttr(picker, 'aria-label', t(state.lang, 'openFile'));
+    setText(pickHint, t(state.lang, 'openFileHint'));
     // A model opened from a file has its sizes; its heads alone are the learner's to change.
     const fileModel = state.settings.model === 'file' && Boolean(state.result) && state.result.config.model !== 'single';
     NUMBER_FIELDS.forEach((f, i) => {
