@@ -225,3 +225,30 @@ test('Open a model file… says before the pick how to open a Hugging Face check
   }
   suite.assertNoProblems();
 });
+
+test('the split stage teaches what GQA saves (1280 px): the KV cache at this T and the longest, MHA beside GQA beside MQA, from the core\'s kvCacheBytes', { timeout: 90_000 }, async () => {
+  const mha = await require('../../web/mha.js')();
+  for (const [query, layers] of [['model=random&d-model=64&heads=4&kv-heads=2', 1], ['model=blocks&d-model=64&heads=4&kv-heads=2', 2]]) {
+    await open(`lang=en&stage=split&${query}`);
+    const seen = await inDemo(() => {
+      const demo = document.querySelector('mha-demo');
+      const part = demo.shadowRoot.querySelector('section[data-stage="split"] [data-part="kv-saving"]');
+      return {
+        T: demo.state.result.ids.length,
+        tokens: part.dataset.tokens.split(' ').map(Number),
+        rows: [...part.querySelectorAll('tbody tr')].map((tr) => ({ kind: tr.dataset.kind, bytes: tr.dataset.bytes.split(' ').map(Number), ours: tr.classList.contains('kv-this'), text: tr.textContent })),
+        text: part.textContent,
+      };
+    });
+    assert.equal(seen.tokens[0], seen.T, `${query}: at this text's T`);
+    assert.ok(seen.tokens[1] > seen.T, `${query}: and at the longest T the model takes`);
+    assert.deepEqual(seen.rows.map((r) => [r.kind, r.ours]), [['mha', false], ['gqa', true], ['mqa', false]]);
+    for (const r of seen.rows) {
+      const kv = { mha: 4, gqa: 2, mqa: 1 }[r.kind];
+      assert.deepEqual(r.bytes, seen.tokens.map((tokens) => mha.kvCacheBytes({ layers, kvHeads: kv, dHead: 16, bytesPerValue: 4, tokens })), `${query}: ${r.kind}`);
+    }
+    assert.equal(seen.rows[0].bytes[1] / seen.rows[1].bytes[1], 2, 'GQA with 2 K/V heads for 4 keeps half of MHA\'s cache');
+    assert.match(seen.text, /MHA would keep 4 \/ 2 = 2× this model’s cache/);
+  }
+  suite.assertNoProblems();
+});
