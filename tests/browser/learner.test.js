@@ -252,3 +252,52 @@ test('the split stage teaches what GQA saves (1280 px): the KV cache at this T a
   }
   suite.assertNoProblems();
 });
+
+test('a 390 × 844 phone: the training menu inside its panel, the heads table says it scrolls, the pipeline\'s current stage and its neighbours whole and its cut ends faded', { timeout: 90_000 }, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open('lang=en&stage=attend');
+  const seen = await inDemo(async () => {
+    const root = document.querySelector('mha-demo').shadowRoot;
+    const box = (el) => el.getBoundingClientRect();
+    const panel = root.querySelector('.train-panel');
+    const menu = root.querySelector('#train-recipe');
+    const inner = box(panel).right - parseFloat(getComputedStyle(panel).paddingRight);
+    const scroller = root.querySelector('section[data-stage="attend"] .heads-scroll');
+    scroller.scrollIntoView({ block: 'center' });
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const cue = root.querySelector('section[data-stage="attend"] .heads-cue');
+    const strip = root.querySelector('#pipeline-list');
+    const s = box(strip);
+    const pills = [...strip.querySelectorAll('.pipe')].map((p) => ({ id: p.dataset.stageButton, current: p.hasAttribute('aria-current'), left: box(p).left, right: box(p).right }));
+    return {
+      menuRight: box(menu).right, inner,
+      overflows: scroller.scrollWidth > scroller.clientWidth + 1, cueShown: cue.checkVisibility(), cue: cue.textContent,
+      strip: { left: s.left, right: s.right, more: strip.dataset.more || '' }, pills,
+    };
+  });
+  assert.ok(seen.menuRight <= seen.inner + 0.5, `the training menu ends inside its panel (${seen.menuRight} > ${seen.inner})`);
+  assert.ok(seen.overflows, 'at 390 px the metrics scroll sideways');
+  assert.ok(seen.cueShown, 'and a line says so');
+  assert.match(seen.cue, /scroll the table sideways/);
+  const at = seen.pills.findIndex((p) => p.current);
+  for (const p of seen.pills.slice(Math.max(0, at - 1), at + 2)) assert.ok(p.left >= seen.strip.left - 0.5 && p.right <= seen.strip.right + 0.5, `${p.id} is whole in the strip ${JSON.stringify([p, seen.strip])}`);
+  const cutLeft = seen.pills.some((p) => p.left < seen.strip.left - 0.5 && p.right > seen.strip.left);
+  const cutRight = seen.pills.some((p) => p.left < seen.strip.right && p.right > seen.strip.right + 0.5);
+  if (cutLeft) assert.match(seen.strip.more, /l/, 'a stage cut at the left end: that end fades');
+  if (cutRight) assert.match(seen.strip.more, /r/, 'a stage cut at the right end: that end fades');
+  await page.screenshot({ path: path.join(SHOTS, 'learner-phone.png') });
+  // Wide enough for the whole table: no line.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForFunction(() => !document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .heads-cue').checkVisibility(), null, { timeout: WAIT });
+  suite.assertNoProblems();
+});
+
+test('the recall model at 1280 px: no empty row between its examples and its note, above the pipeline', { timeout: 60_000 }, async () => {
+  await open('lang=en&model=recall');
+  const gap = await inDemo(() => {
+    const root = document.querySelector('mha-demo').shadowRoot;
+    return root.querySelector('.trained-note').getBoundingClientRect().top - root.querySelector('.examples').getBoundingClientRect().bottom;
+  });
+  assert.ok(gap >= 0 && gap <= 12, `the note follows the examples (${gap} px between them)`);
+  suite.assertNoProblems();
+});

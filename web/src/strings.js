@@ -520,6 +520,7 @@ export const STRINGS = {
   'heads.on': { en: 'on', zh: '开' },
   'heads.label': { en: 'what it does', zh: '它在做什么' },
   'heads.switchColumn': { en: 'head · on', zh: '头 · 开' },
+  'heads.scrollCue': { en: 'More columns to the right: scroll the table sideways →', zh: '右边还有更多列：左右滑动表格 →' },
   'heads.switch': { en: 'Head {h} of layer {l} on', zh: '第 {l} 层的头 {h} 开启' },
   'metric.previous_token': { en: 'previous token', zh: '前一个 token' },
   'metric.induction': { en: 'induction', zh: '归纳' },
