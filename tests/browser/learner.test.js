@@ -46,26 +46,28 @@ function assertInside({ box, texts }, what) {
   for (const t of texts) assert.ok(t.x0 >= box.x0 && t.x1 <= box.x1 && t.y0 >= box.y0 && t.y1 <= box.y1, `${what}: "${t.text}" lies inside the chart ${JSON.stringify(t)}`);
 }
 
-// The step the core says the phase change comes at for this seed: the induction score checked at
-// every multiple of catalog.phaseChangeEvery (web/mha.js in Node, the same bits as the page's worker).
+// The recipe's steps, and the step the core says the phase change comes at for its seed: the
+// induction score checked at every multiple of catalog.phaseChangeEvery (web/mha.js in Node, the same
+// bits as the page's worker).
 async function phaseStepOf(recipeName) {
   const mha = await require('../../web/mha.js')();
+  const { trainerOptions } = await import('../../web/src/trainerOptions.js'); // the recipe as the page hands it over
   const recipe = mha.catalog.recipes[recipeName];
-  const options = Object.fromEntries(mha.catalog.options.trainer.filter((o) => !o.task || o.task === recipe.task).map((o) => [o.key, recipe[o.key]]));
-  const trainer = new mha.Trainer(options);
+  const trainer = new mha.Trainer(trainerOptions(mha.catalog, recipe));
   try {
     while (trainer.stepsDone < recipe.steps) {
       trainer.step(mha.catalog.phaseChangeEvery);
-      if (trainer.inductionScore(1) >= mha.catalog.phaseChangeScore) return trainer.stepsDone;
+      if (trainer.inductionScore(1) >= mha.catalog.phaseChangeScore) return { steps: recipe.steps, phase: trainer.stepsDone };
     }
-    return null;
+    return { steps: recipe.steps, phase: null };
   } finally {
     trainer.delete();
   }
 }
 
 test('the loss chart at 1280 px: the floor labelled inside the chart before and after; the counter stops at the last step; the phase change at the seed\'s step', { timeout: 240_000 }, async () => {
-  const expectedPhase = await phaseStepOf('induction'); // before the page: it holds this process, and the server in it
+  // Before the page: it holds this process, and the server in it.
+  const { steps: last, phase: expectedPhase } = await phaseStepOf('induction');
   await open('lang=en');
   const before = await chartTexts('.loss-curve');
   assertInside(before, 'before training');
@@ -82,9 +84,7 @@ test('the loss chart at 1280 px: the floor labelled inside the chart before and 
   await page.locator('[data-train="start"]').click();
   await page.waitForFunction(() => window.__ends.length > 0, null, { timeout: 200_000 });
   const end = await inDemo(() => ({ end: window.__ends[0], steps: window.__steps, training: document.querySelector('mha-demo').training }));
-  const { steps } = await inDemo(() => ({ steps: document.querySelector('mha-demo').shadowRoot.querySelector('#train-recipe').value }));
-  assert.equal(steps, 'induction');
-  const last = 3000;
+  assert.equal(await inDemo(() => document.querySelector('mha-demo').shadowRoot.querySelector('#train-recipe').value), 'induction');
   assert.equal(end.end.reason, 'done');
   assert.equal(end.end.step, last, 'the counter stops at the recipe\'s last step');
   assert.ok(end.steps.every(([s]) => s <= last), 'no report past the last step');
