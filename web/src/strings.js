@@ -502,8 +502,8 @@ export const STRINGS = {
   'calc.name.gpt2': { en: 'GPT-2 small', zh: 'GPT-2（小）' },
   'kvSave.title': { en: 'What sharing K/V heads saves: the KV cache', zh: '共用 K/V 头省下了什么：KV 缓存' },
   'kvSave.text': {
-    en: 'Generating text keeps each layer’s K and V of every token: 2 × {L} layers × kv_heads × {dh} d_head × 4 bytes × T. With {kv} K/V heads for {h} heads, MHA would keep {h} / {kv} = {n}× this model’s cache.',
-    zh: '生成文本时，每一层都要保留每个 token 的 K 和 V：2 × {L} 层 × K/V 头数 × {dh} d_head × 4 字节 × T。{h} 个头配 {kv} 个 K/V 头，MHA 要保留的是这个模型的 {h} / {kv} = {n} 倍。',
+    en: 'Generating text keeps each layer’s K and V of every token: 2 × layers {L} × kv_heads × d_head {dh} × 4 bytes × T. With {kv} K/V heads for {h} heads, MHA would keep {h} / {kv} = {n}× this model’s cache.',
+    zh: '生成文本时，每一层都要保留每个 token 的 K 和 V：2 × 层数 {L} × K/V 头数 × d_head {dh} × 4 字节 × T。{h} 个头配 {kv} 个 K/V 头，MHA 要保留的是这个模型的 {h} / {kv} = {n} 倍。',
   },
   'kvSave.at': { en: 'T = {T}, this text', zh: 'T = {T}，这段文本' },
   'kvSave.longest': { en: 'T = {T}, the longest it takes', zh: 'T = {T}，它能处理的最长' },

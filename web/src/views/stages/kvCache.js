@@ -75,8 +75,9 @@ export function kvCacheView(state, actions) {
 }
 
 // MHA, the model's grouping (when it is between the two) and MQA, a row each: the cache at each context
-// length of `tokens`, a bar against MHA's. The calculator and the split stage (kvSavingView) read it.
-function cacheRows(lang, actions, { layers, heads, kvHeads, dHead }, bytesPerValue, tokens, gqa = 'calc.gqa') {
+// length of `tokens` over a bar against MHA's (and the bytes to the last one, `exact`). The calculator
+// and the split stage (kvSavingView) read it.
+function cacheRows(lang, actions, { layers, heads, kvHeads, dHead }, bytesPerValue, tokens, gqa = 'calc.gqa', exact = false) {
   const kinds = [['mha', heads], ...(kvHeads > 1 && kvHeads < heads ? [['gqa', kvHeads]] : []), ['mqa', 1]];
   const bytesOf = (kv) => tokens.map((T) => actions.kvCacheBytes({ layers, kvHeads: kv, dHead, bytesPerValue, tokens: T }));
   const full = bytesOf(heads);
@@ -85,8 +86,8 @@ function cacheRows(lang, actions, { layers, heads, kvHeads, dHead }, bytesPerVal
     return h('tr', { 'data-kind': kind, 'data-bytes': bytes.join(' '), class: kv === kvHeads ? 'kv-this' : null },
       h('th', { scope: 'row' }, t(lang, kind === 'gqa' ? gqa : `calc.${kind}`, { kv, h: heads })),
       bytes.map((b, i) => [
-        h('td', {}, h('span', { class: 'cand-bar kv-bar', style: { '--p': (b / full[i]).toFixed(4) } })),
-        h('td', { class: 'num', title: `${grouped(b)} B` }, bytesText(b))]));
+        h('td', { class: 'num', title: `${grouped(b)} B` }, bytesText(b), h('span', { class: 'cand-bar kv-bar', style: { '--p': (b / full[i]).toFixed(4) } })),
+        exact ? h('td', { class: 'num' }, `${grouped(b)} B`) : null]));
   });
 }
 
@@ -105,7 +106,7 @@ export function kvCalculatorView(state, actions) {
     const m = models[Number(pick.value)];
     const T = Math.max(1, Math.floor(Number(tokens.value) || 1));
     const bytesPerValue = Number(width.value);
-    out.replaceChildren(...cacheRows(lang, actions, m, bytesPerValue, [T]));
+    out.replaceChildren(...cacheRows(lang, actions, m, bytesPerValue, [T], 'calc.gqa', true));
     setText(formula, t(lang, 'calc.formula', { L: m.layers, kv: m.kvHeads, dh: m.dHead, b: bytesPerValue, T: grouped(T) }));
     setText(source, t(lang, 'calc.source', { repo: m.repo, L: m.layers, h: m.heads, kv: m.kvHeads, d: m.heads * m.dHead }));
   }
@@ -138,7 +139,7 @@ export function kvSavingView(state, actions) {
     if (frameOf(s) !== built) return false;
     const T = s.result.ids.length;
     view.dataset.tokens = `${T} ${longest}`;
-    head.replaceChildren(h('tr', {}, h('td', {}), [['kvSave.at', T], ['kvSave.longest', longest]].map(([key, n]) => h('th', { scope: 'col', colspan: 2 }, t(lang, key, { T: grouped(n, lang) })))));
+    head.replaceChildren(h('tr', {}, h('td', {}), [['kvSave.at', T], ['kvSave.longest', longest]].map(([key, n]) => h('th', { scope: 'col' }, t(lang, key, { T: grouped(n, lang) })))));
     body.replaceChildren(...cacheRows(lang, actions, config, 4, [T, longest], 'kvSave.gqa'));
     return true;
   }
