@@ -23,8 +23,9 @@ const cases = require('./bench/train-cases.js');
 const { parseSafetensors } = require('../tests/node/safetensors.js');
 
 const SEEDS = [1, 2, 3];
-const CHECK_EVERY = 50;
-const MAX_STEPS = require('../web/build/catalog.json').recipes.induction.steps;
+const CATALOG = require('../web/build/catalog.json');
+const CHECK_EVERY = CATALOG.phaseChangeEvery; // the page's schedule of checks too (training.js)
+const MAX_STEPS = CATALOG.recipes.induction.steps;
 const LENGTHS = [4, 17, 30];
 const STEPS = { 4: 150, 17: 60, 30: 40 }; // timed steps per round, after WARMUP
 const WARMUP = 5;

@@ -33,7 +33,7 @@
     // The core's one table of stages and tensors (cpp/core/model/stages.h): {stages: [{id, family, perLayer}],
     // tensors: [{name, stage, shape, formula}], stagesOf: {single: [ids…], 'attn-only': […], gpt2: […]}}.
     // What the core declares, once (cpp/core/catalog.h): {limits, defaults, ropeBase, presets,
-    // recipes: {induction, inductionSmall, recall}, sweepHeads, phaseChangeScore, headMetrics: [{id, fraction, abbreviation, gradient}],
+    // recipes: {induction, inductionSmall, recall}, sweepHeads, phaseChangeScore, phaseChangeEvery, headMetrics: [{id, fraction, abbreviation, gradient}],
     // importance: {samples, seed, maxSamples},
     // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}], stageTable, generate, kvCache,
     // options: {model, trainer, generate, attribute, taskSamples}: every option each takes, [{key, type, min?,

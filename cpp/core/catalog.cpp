@@ -121,7 +121,7 @@ json kv_cache_json() {
   json published = json::array();
   for (const PublishedAttention& m : published_attention_table())
     published.push_back({{"id", m.id}, {"name", m.name}, {"layers", m.layers}, {"heads", m.heads}, {"kvHeads", m.kv_heads},
-                         {"dHead", m.d_head}, {"source", m.source}});
+                         {"dHead", m.d_head}, {"repo", m.repo}});
   return {{"published", published}};
 }
 
@@ -162,6 +162,7 @@ json catalog() {
         {"recall", recipe_json(recall_recipe())}}},
       {"sweepHeads", sweep_heads()},
       {"phaseChangeScore", kPhaseChangeScore},
+      {"phaseChangeEvery", kPhaseChangeEvery},
       {"headMetrics", metrics},
       {"importance", {{"samples", kImportanceSamples}, {"seed", kImportanceSeed}, {"maxSamples", kMaxImportanceSamples}}},
       {"labelRules", rules},

@@ -101,6 +101,8 @@ export interface Catalog {
   sweepHeads: number[];
   /** The induction score that marks the phase change. */
   phaseChangeScore: number;
+  /** Steps between the checks for it: the phase change is the first multiple of this where the score reaches phaseChangeScore. */
+  phaseChangeEvery: number;
   /** fraction: a share of the attention, 0 … 1 (distances are in tokens); gradient: the gradient pass computes it (Model.headImportance), a run's headAnalysis() has it null. */
   headMetrics: Array<{ id: string; fraction: boolean; abbreviation: string; gradient: boolean;
     /** the analysis has `{id}_chance` beside it: the metric under uniform attention */ chance: boolean;
@@ -153,8 +155,8 @@ export interface PublishedAttention {
   heads: number;
   kvHeads: number;
   dHead: number;
-  /** Where the numbers are published. */
-  source: string;
+  /** The Hugging Face repository whose config.json publishes the numbers. */
+  repo: string;
 }
 
 /** What every training recipe says: the options a Trainer takes (catalog.options.trainer, those of its task), and what

@@ -34,6 +34,13 @@ export const STRINGS = {
   modelBrown: { en: 'trained: English (Brown)', zh: '训练好的：英文（Brown）' },
   modelFile: { en: 'file: {name}', zh: '文件：{name}' },
   openFile: { en: 'Open a model file…', zh: '打开模型文件…' },
+  'example.animal': { en: "The animal didn't cross the street because it was too tired.", zh: '那只动物没有过马路，因为它太累了。' },
+  'example.cat': { en: 'the cat sat on the mat because it was tired . the cat sat on the mat because it was tired', zh: '猫坐在垫子上，因为它累了。猫坐在垫子上，因为它累了。' },
+  'example.count': { en: 'one two three four five six seven eight', zh: '一 二 三 四 五 六 七 八' },
+  openFileHint: {
+    en: 'A Hugging Face GPT-2 checkpoint: pick model.safetensors, config.json, vocab.json and merges.txt together.',
+    zh: 'Hugging Face 上的 GPT-2 检查点：把 model.safetensors、config.json、vocab.json 和 merges.txt 一起选中。',
+  },
   fileNote: { en: 'Drop another .safetensors file on the demo to open it.', zh: '把另一个 .safetensors 文件拖到演示上即可打开。' },
   'headsFrom.config.json': { en: 'Its {h} heads are config.json’s n_head.', zh: '它的 {h} 个头来自 config.json 的 n_head。' },
   'headsFrom.metadata': { en: 'Its {h} heads are what the file says.', zh: '它的 {h} 个头是文件里写明的。' },
@@ -107,6 +114,7 @@ export const STRINGS = {
   exportStageAs: { en: 'Download the tensors of this stage as {format}', zh: '以 {format} 格式下载本步的张量' },
   'attend.figureNote': { en: 'rows: queries · columns: keys', zh: '行：查询 · 列：键' },
   attrError: { en: 'This demo cannot show its settings:', zh: '这个演示无法按设置显示：' },
+  'attr.file': { en: 'file', zh: '文件' }, // a file the learner opened: no attribute's name to show
   staleBox: { en: 'The pictures below still show the last valid settings.', zh: '下面的图仍是上一次有效设置的结果。' },
   loadingWeights: { en: 'Loading weights…', zh: '正在加载权重…' },
   // What could not be loaded (store.unavailable): the sentence, then what the pictures show instead.
@@ -490,7 +498,16 @@ export const STRINGS = {
   'calc.mha': { en: 'MHA: {kv} K/V heads, one per head', zh: 'MHA：{kv} 个 K/V 头，每个头一个' },
   'calc.gqa': { en: 'GQA as published: {kv} K/V heads for {h} heads', zh: '发布的 GQA：{h} 个头共用 {kv} 个 K/V 头' },
   'calc.mqa': { en: 'MQA: {kv} K/V head for all', zh: 'MQA：所有头共用 {kv} 个 K/V 头' },
-  'calc.source': { en: 'Sizes from {source}.', zh: '尺寸出自 {source}。' },
+  'calc.source': { en: 'Sizes from {repo}’s config.json: {L} layers, {h} heads, {kv} key/value heads, hidden {d}.', zh: '尺寸出自 {repo} 的 config.json：{L} 层，{h} 个头，{kv} 个 K/V 头，隐藏宽度 {d}。' },
+  'calc.name.gpt2': { en: 'GPT-2 small', zh: 'GPT-2（小）' },
+  'kvSave.title': { en: 'What sharing K/V heads saves: the KV cache', zh: '共用 K/V 头省下了什么：KV 缓存' },
+  'kvSave.text': {
+    en: 'Generating text keeps each layer’s K and V of every token: 2 × layers {L} × kv_heads × d_head {dh} × 4 bytes × T. With {kv} K/V heads for {h} heads, MHA would keep {h} / {kv} = {n}× this model’s cache.',
+    zh: '生成文本时，每一层都要保留每个 token 的 K 和 V：2 × 层数 {L} × K/V 头数 × d_head {dh} × 4 字节 × T。{h} 个头配 {kv} 个 K/V 头，MHA 要保留的是这个模型的 {h} / {kv} = {n} 倍。',
+  },
+  'kvSave.at': { en: 'T = {T}, this text', zh: 'T = {T}，这段文本' },
+  'kvSave.longest': { en: 'T = {T}, the longest it takes', zh: 'T = {T}，它能处理的最长' },
+  'kvSave.gqa': { en: 'GQA: {kv} K/V heads for {h} heads', zh: 'GQA：{h} 个头共用 {kv} 个 K/V 头' },
   'heads.title': { en: 'What each head does, measured', zh: '每个头在做什么：测出来的' },
   'heads.intro': {
     en: 'Computed by the core from this layer’s weights on this text. A switched-off head’s head_out is set to zero before the concat; the prediction stage shows the effect.',
@@ -503,6 +520,7 @@ export const STRINGS = {
   'heads.on': { en: 'on', zh: '开' },
   'heads.label': { en: 'what it does', zh: '它在做什么' },
   'heads.switchColumn': { en: 'head · on', zh: '头 · 开' },
+  'heads.scrollCue': { en: 'More columns to the right: scroll the table sideways →', zh: '右边还有更多列：左右滑动表格 →' },
   'heads.switch': { en: 'Head {h} of layer {l} on', zh: '第 {l} 层的头 {h} 开启' },
   'metric.previous_token': { en: 'previous token', zh: '前一个 token' },
   'metric.induction': { en: 'induction', zh: '归纳' },
@@ -656,13 +674,15 @@ export const STRINGS = {
   'sweep.col.table3': { en: 'Table 3: BLEU', zh: '表 3：BLEU' },
   'sweep.run': { en: 'Run it yourself: {list} heads', zh: '自己跑一遍：{list} 个头' },
   'sweep.idle': { en: 'The table is the shipped sweep. Run it yourself to train the models here and see their heads.', zh: '表中是发布时跑好的结果。自己跑一遍，就能在这里训练这些模型并看到它们的头。' },
-  'sweep.progress': { en: 'Training {h} heads: step {step} of {steps} (model {i} of {n})', zh: '正在训练 {h} 个头：第 {step} / {steps} 步（第 {i} / {n} 个模型）' },
+  'sweep.progress': { plural: 'h', en: { one: 'Training {h} head: step {step} of {steps} (model {i} of {n})', other: 'Training {h} heads: step {step} of {steps} (model {i} of {n})' }, zh: '正在训练 {h} 个头：第 {step} / {steps} 步（第 {i} / {n} 个模型）' },
   'sweep.done': { en: 'Trained here in {s} s ({w} workers), with the same seed and the same bits as the table.', zh: '在这里训练用了 {s} 秒（{w} 个 worker），种子相同、结果逐位相同，与表中一致。' },
   'sweep.mapTitle': { plural: 'h', en: { one: '{h} head · d_head {dh} · accuracy {acc}', other: '{h} heads · d_head {dh} · accuracy {acc}' }, zh: '{h} 个头 · d_head {dh} · 准确率 {acc}' },
   'sweep.capOne': {
-    en: 'One smeared band: its weight on each offset, and how often that readout is right — {list}. It hands on an average of these tokens, which no longer says which was where.',
-    zh: '一条模糊的宽带：它在每个偏移上的权重，以及该读出的正确率——{list}。它传出去的是这些 token 的平均，已经说不清哪个 token 在哪儿。',
+    en: 'One smeared band: its weight on each offset, and how often that readout is right — {list}. It hands on an average of these tokens, which no longer says which was where. {how}',
+    zh: '一条模糊的宽带：它在每个偏移上的权重，以及该读出的正确率——{list}。它传出去的是这些 token 的平均，已经说不清哪个 token 在哪儿。{how}',
   },
+  'sweep.even': { en: 'Its weights are nearly even ({lo} to {hi}): no offset’s token stands out of the average.', zh: '它的权重几乎一样（{lo} 到 {hi}）：没有哪个偏移的 token 能在平均里突出。' },
+  'sweep.favours': { en: 'It favours {k} ({hi}; the least, {lo}), so that one token stands out of the average.', zh: '它偏向 {k}（{hi}；最小的 {lo}），让这一个 token 在平均里突出。' },
   'sweep.capFew': {
     en: 'Each head, the offset it weighs most and that weight: {list}.',
     zh: '每个头、它权重最大的偏移，以及这个权重：{list}。',
@@ -672,8 +692,8 @@ export const STRINGS = {
     zh: '{h} 个宽度为 {dh} 的头：其中 {n} 个把至少一半的权重放在某一个偏移上（{per}；单个头在一个偏移上的最大权重：{max}）。每个头每个 token 只能传一个数，读出层得从许多头那里拼出每个 id。',
   },
   'sweep.trick': {
-    en: 'Why one head fails: it averages the tokens it looks at into one vector, and an average forgets which token stood where, so the readout for i − 2 cannot pick its token out of the others. All a single head can do is favour one offset with a larger weight, so that its token stands out of the average and its readout is right more often — a trick that works for one token, never for four (compare the weights and accuracies under the one-head map). Too many heads fail the other way: with d_head = 1 a head’s query and key are single numbers, so it can only rank positions along one direction, and it passes on one number per token. Table 3 has the same shape on translation: one head is worst, 8 and 16 best, 32 worse again.',
-    zh: '一个头为什么不行：它把看到的 token 平均成一个向量，而平均会丢掉“哪个 token 在哪儿”，所以 i − 2 的读出没法从其他 token 中挑出自己的那个。单个头唯一能做的是偏心：给某个偏移更大的权重，让它的 token 在平均里更突出，它的读出就更常答对——这招对一个 token 管用，对四个永远不行（对照一个头的图下面的权重和正确率）。头太多则从另一头失败：d_head = 1 时，一个头的查询和键都只是一个数，它只能沿一个方向给位置排序，每个 token 也只能传出一个数。表 3 在翻译任务上是同样的形状：一个头最差，8 和 16 个最好，32 个又变差。',
+    en: 'Why one head fails: it averages the tokens it looks at into one vector, and an average forgets which token stood where, so the readout for i − 2 cannot pick its token out of the others. Weighing one offset more would make its token stand out of the average — a trick that can work for one token, never for four (the caption under the one-head map says what this one does). Too many heads fail the other way: with d_head = 1 a head’s query and key are single numbers, so it can only rank positions along one direction, and it passes on one number per token. Table 3 has the same shape on translation: one head is worst, 8 and 16 best, 32 worse again.',
+    zh: '一个头为什么不行：它把看到的 token 平均成一个向量，而平均会丢掉“哪个 token 在哪儿”，所以 i − 2 的读出没法从其他 token 中挑出自己的那个。给某个偏移更大的权重，能让它的 token 在平均里更突出——这招可能对一个 token 管用，对四个永远不行（一个头的图下面的说明写着这个头实际怎么做）。头太多则从另一头失败：d_head = 1 时，一个头的查询和键都只是一个数，它只能沿一个方向给位置排序，每个 token 也只能传出一个数。表 3 在翻译任务上是同样的形状：一个头最差，8 和 16 个最好，32 个又变差。',
   },
 
   // tensor captions

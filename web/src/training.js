@@ -1,18 +1,24 @@
 // The training loop, inside the demo's training worker (worker.js hands it every message with a
 // `train` field). It steps the core's Trainer (web/mha.js) for about STEP_MS at a time, then reports
 // and yields, so pause and reset are heard within a chunk and the page gets news ~4 times a second.
-//   in   {train: 'start', options, probe: ids} | {train: 'pause'} | {train: 'probe', probe: ids}
-//        | {train: 'reset', options, probe} | {train: 'file'}
+// It stops by itself at the recipe's last step, and looks for the phase change at every multiple of
+// the catalog's phaseChangeEvery, so both are the seed's, not the timing's (as `mha train --phase-every`).
+//   in   {train: 'start', options, steps, probe: ids} | {train: 'pause'} | {train: 'probe', probe: ids}
+//        | {train: 'reset', options, steps, probe} | {train: 'file'}
 //   out  {train: 'progress', step, losses (new since the last report), stepsPerSecond, induction
-//         (the induction task's score, else 0), accuracy (the recall task's on a few sequences, else
+//         (the induction task's score, else 0), phaseStep (the first checked step where it reached the
+//         catalog's phaseChangeScore, else null), accuracy (the recall task's on a few sequences, else
 //         null), running, probe: {T, ids, readouts, weights: [Float32Array (heads, T, T) per layer], heads}}
 //        (a new trainer reports once at step 0, before its first step)
 //        | {train: 'file', bytes} | {train: 'error', message}
 const STEP_MS = 200;
+const CHUNK = 5; // steps between looks at the clock
 const LIVE_SEQUENCES = 20; // the recall accuracy shown while training: a few fresh sequences
 
 let trainer = null;
 let running = false;
+let steps = Infinity; // the recipe's: training stops there
+let phaseStep = null;
 let probe = null; // ids whose head maps are shown while training
 let busySeconds = 0;
 let stepsTimed = 0;
@@ -25,6 +31,7 @@ function report(mha, post) {
   sent = losses.length;
   const { readouts } = trainer.config;
   out.induction = readouts > 1 ? 0 : trainer.inductionScore(1);
+  out.phaseStep = phaseStep;
   out.accuracy = readouts > 1 ? trainer.recallScores(LIVE_SEQUENCES).meanAccuracy : null;
   const transfer = [out.losses.buffer];
   if (probe && probe.length) {
@@ -46,7 +53,15 @@ function loop(mha, post) {
   if (!running || !trainer) return;
   const t0 = performance.now();
   try {
-    while (performance.now() - t0 < STEP_MS) losses.push(...trainer.step(5));
+    const induction = trainer.config.readouts === 1;
+    const { phaseChangeEvery: every, phaseChangeScore } = mha.catalog;
+    while (performance.now() - t0 < STEP_MS && trainer.stepsDone < steps) {
+      const done = trainer.stepsDone;
+      losses.push(...trainer.step(Math.min(CHUNK, steps - done, every - (done % every))));
+      const at = trainer.stepsDone;
+      if (induction && phaseStep === null && at % every === 0 && trainer.inductionScore(1) >= phaseChangeScore) phaseStep = at;
+    }
+    if (trainer.stepsDone >= steps) running = false;
   } catch (e) {
     running = false;
     post({ train: 'error', message: String((e && e.message) || e) });
@@ -55,15 +70,17 @@ function loop(mha, post) {
   busySeconds += (performance.now() - t0) / 1000;
   stepsTimed = trainer.stepsDone;
   report(mha, post);
-  setTimeout(() => loop(mha, post), 0);
+  if (running) setTimeout(() => loop(mha, post), 0);
 }
 
 export function trainingMessage(mha, msg, post) {
   try {
     if (msg.probe) probe = msg.probe;
+    if (msg.steps) steps = msg.steps;
     if (msg.train === 'reset' || (msg.train === 'start' && !trainer)) {
       if (trainer) trainer.delete();
       trainer = new mha.Trainer(msg.options || {});
+      phaseStep = null;
       losses = [];
       sent = 0;
       busySeconds = 0;

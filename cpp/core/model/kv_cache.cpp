@@ -45,13 +45,10 @@ const std::vector<PublishedAttention>& published_attention_table() {
   // From each model's config.json on Hugging Face (num_hidden_layers, num_attention_heads,
   // num_key_value_heads; d_head = hidden_size / num_attention_heads) and GPT-2's paper.
   static const std::vector<PublishedAttention> table = {
-      {"gpt2", "GPT-2 small", 12, 12, 12, 64, "openai-community/gpt2 config.json: n_layer 12, n_head 12, n_embd 768"},
-      {"llama-3-8b", "Llama 3 8B", 32, 32, 8, 128,
-       "meta-llama/Meta-Llama-3-8B config.json: 32 layers, 32 heads, 8 key/value heads, hidden 4096"},
-      {"llama-3-70b", "Llama 3 70B", 80, 64, 8, 128,
-       "meta-llama/Meta-Llama-3-70B config.json: 80 layers, 64 heads, 8 key/value heads, hidden 8192"},
-      {"mistral-7b", "Mistral 7B", 32, 32, 8, 128,
-       "mistralai/Mistral-7B-v0.1 config.json: 32 layers, 32 heads, 8 key/value heads, hidden 4096"},
+      {"gpt2", "GPT-2 small", 12, 12, 12, 64, "openai-community/gpt2"},
+      {"llama-3-8b", "Llama 3 8B", 32, 32, 8, 128, "meta-llama/Meta-Llama-3-8B"},
+      {"llama-3-70b", "Llama 3 70B", 80, 64, 8, 128, "meta-llama/Meta-Llama-3-70B"},
+      {"mistral-7b", "Mistral 7B", 32, 32, 8, 128, "mistralai/Mistral-7B-v0.1"},
   };
   return table;
 }

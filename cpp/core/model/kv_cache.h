@@ -64,7 +64,7 @@ struct PublishedAttention {
   const char* id;    // "llama-3-8b"
   const char* name;  // "Llama 3 8B"
   int layers, heads, kv_heads, d_head;
-  const char* source;  // where the numbers are published
+  const char* repo;  // the Hugging Face repository whose config.json gives them (the page words the rest)
 };
 const std::vector<PublishedAttention>& published_attention_table();
 

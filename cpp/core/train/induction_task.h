@@ -51,9 +51,12 @@ std::vector<InductionScores> evaluate_induction(const Model& model, const Induct
 constexpr int kMaxEvalSequences = 100000;
 
 // The mean over L of the best last-layer head's induction score: one number for "has the model
-// found induction yet". The phase change is the first step where it reaches kPhaseChangeScore.
+// found induction yet". The phase change is the first step where it reaches kPhaseChangeScore,
+// checked every kPhaseChangeEvery steps (the page, the benchmarks, README's "step 800"): a step that
+// depends only on the seed, never on when a check happened to run.
 double induction_score(const std::vector<InductionScores>& scores);
 constexpr double kPhaseChangeScore = 0.7;
+constexpr int kPhaseChangeEvery = 50;
 
 // The longest repeated part: a sequence of 2·L + 1 tokens fits the most positions a model may have.
 constexpr int kMaxInductionLength = (kMaxSeq - 1) / 2;

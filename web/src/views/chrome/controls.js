@@ -8,19 +8,21 @@ import { MODELS, MODEL_KINDS, isSized, DEFAULTS, SAMPLE_IDS, OPENING_TEXTS, defa
 import { mountOpening } from './opening.js';
 import catalog from '../../catalog.js';
 
+// An example is its text in every language, or the key of a sentence in strings.js (example.*) that
+// each language says its own way.
 export const EXAMPLES = [
   '我是秦始皇',
-  "The animal didn't cross the street because it was too tired.",
-  '我们用 attention 看每个 token',
+  'example.animal',
+  '我们用 attention 看每个 token', // Chinese and English in one text: how the tokenizer cuts each
 ];
 // The trained model predicts what repeats: each example says something twice.
 export const TRAINED_EXAMPLES = [
   '我是秦始皇，我是秦始皇',
-  'the cat sat on the mat because it was tired . the cat sat on the mat because it was tired',
+  'example.cat',
   '床前明月光 疑是地上霜 床前明月光 疑是地上霜',
 ];
 // The recall model has 16 positions: texts of at most 15 tokens after the start token.
-export const RECALL_EXAMPLES = ['我是秦始皇，我是秦始皇', '床前明月光 疑是地上霜', 'one two three four five six seven eight'];
+export const RECALL_EXAMPLES = ['我是秦始皇，我是秦始皇', '床前明月光 疑是地上霜', 'example.count'];
 // The models of real text read at most 64 tokens: besides the text each opens on, for Tang's a poem
 // in traditional characters (which it reads as simplified), for Brown's a sentence of words it does
 // not know (<unk>).
@@ -28,7 +30,8 @@ export const REAL_TEXT_EXAMPLES = {
   tang: [OPENING_TEXTS.tang, '床前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。'],
   brown: [OPENING_TEXTS.brown, 'The robot uploaded a selfie to the internet.'],
 };
-const examplesOf = (model) => (isSized(model) ? EXAMPLES : REAL_TEXT_EXAMPLES[model] || (model === 'recall' ? RECALL_EXAMPLES : TRAINED_EXAMPLES));
+const examplesOf = (model, lang) => (isSized(model) ? EXAMPLES : REAL_TEXT_EXAMPLES[model] || (model === 'recall' ? RECALL_EXAMPLES : TRAINED_EXAMPLES))
+  .map((ex) => (ex.startsWith('example.') ? t(lang, ex) : ex));
 
 const NUMBER_FIELDS = [
   { key: 'dModel', id: 'd-model', label: 'dModel', min: 1, max: catalog.limits.dModel, list: [4, 8, 16, 32, 64, 128, 256, 512, 768, 1024] },
@@ -106,7 +109,7 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
         onText();
       } }, ex),
     );
-  let examplesFor = examplesOf(store.state.settings.model); // the trained model's examples repeat themselves
+  let examplesFor = examplesOf(store.state.settings.model, store.state.lang); // the trained model's examples repeat themselves
   const examples = h('div', { class: 'examples' }, labels.examples, exampleButtons(examplesFor));
 
   // Token ids, for a model without a tokenizer (a GPT-2 checkpoint opened without its files): in the
@@ -173,12 +176,14 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     if (picker.files.length) openFile([...picker.files]);
     picker.value = '';
   });
-  const pick = h('button', { type: 'button', class: 'open-file', onclick: () => picker.click() });
+  const pick = h('button', { type: 'button', class: 'open-file', 'aria-describedby': 'open-file-hint', onclick: () => picker.click() });
+  // Said before the learner picks: a Hugging Face checkpoint is its files picked together.
+  const pickHint = h('span', { class: 'field-note open-file-hint', id: 'open-file-hint' });
   modelSelect.value = store.state.settings.model;
   modelSelect.addEventListener('change', () => update('model', modelSelect.value));
   labels.model = h('span', { class: 'field-label' });
   const fileOption = modelSelect.querySelector('option[value="file"]');
-  const modelField = h('div', { class: 'field field-model' }, h('label', { for: 'model' }, labels.model), h('div', { class: 'model-row' }, modelSelect, pick, picker), mountOpening(store, cancelOpen));
+  const modelField = h('div', { class: 'field field-model' }, h('label', { for: 'model' }, labels.model), h('div', { class: 'model-row' }, modelSelect, pick, picker), pickHint, mountOpening(store, cancelOpen));
   const layerSelect = h('select', { id: 'view-layer', 'aria-describedby': 'view-layer-error' });
   layerSelect.addEventListener('change', () => update('layer', Number(layerSelect.value)));
   labels.layer = h('span', { class: 'field-label' });
@@ -195,13 +200,14 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
   function renderModel(state) {
     const kind = MODEL_KINDS[state.settings.model];
     const trained = !kind.sized;
-    if (examplesFor !== examplesOf(state.settings.model)) {
-      examplesFor = examplesOf(state.settings.model);
+    if (examplesFor.join('\n') !== examplesOf(state.settings.model, state.lang).join('\n')) {
+      examplesFor = examplesOf(state.settings.model, state.lang);
       examples.replaceChildren(labels.examples, ...exampleButtons(examplesFor));
     }
     if (fileOption.hidden !== (state.settings.model !== 'file')) fileOption.hidden = state.settings.model !== 'file';
     setText(pick, t(state.lang, 'openFile'));
     setAttr(picker, 'aria-label', t(state.lang, 'openFile'));
+    setText(pickHint, t(state.lang, 'openFileHint'));
     // A model opened from a file has its sizes; its heads alone are the learner's to change.
     const fileModel = state.settings.model === 'file' && Boolean(state.result) && state.result.config.model !== 'single';
     NUMBER_FIELDS.forEach((f, i) => {

@@ -1,6 +1,6 @@
 // The pipeline strip: one button per stage of the model shown, with the shape after it; the
 // current stage is marked. Built anew when a result of another kind of model arrives.
-import { h, setText, clear } from '../../dom.js';
+import { h, setText, setAttr, clear } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { shapeText } from '../../format.js';
 import { stageIdsOf, shapeTensorOf } from '../../stages.js';
@@ -42,11 +42,20 @@ export function mountPipeline(root, store, goTo) {
   // Sideways only: the page itself does not move.
   function centreCurrent() {
     const current = root.querySelector('[aria-current="step"]');
-    if (!current || root.scrollWidth <= root.clientWidth) return;
-    const b = current.getBoundingClientRect();
-    const r = root.getBoundingClientRect();
-    root.scrollLeft += b.left + b.width / 2 - (r.left + r.width / 2);
+    if (current && root.scrollWidth > root.clientWidth) {
+      const b = current.getBoundingClientRect();
+      const r = root.getBoundingClientRect();
+      root.scrollLeft += b.left + b.width / 2 - (r.left + r.width / 2);
+    }
+    edges();
   }
+  // Which ends of a strip that scrolls have more stages past them (l, r): those ends fade out
+  // (widget.css), so a stage cut by the edge reads as "more this way".
+  function edges() {
+    const x = root.scrollLeft;
+    setAttr(root, 'data-more', `${x > 1 ? 'l' : ''}${x + root.clientWidth < root.scrollWidth - 1 ? 'r' : ''}`);
+  }
+  root.addEventListener('scroll', edges, { passive: true });
   render(store.state);
   store.subscribe((state, changed) => {
     if (changed.has('lang') || changed.has('result') || changed.has('stage')) {
@@ -54,6 +63,7 @@ export function mountPipeline(root, store, goTo) {
       render(state);
       if (changed.has('stage')) centreCurrent();
       else if (builtFor !== before) requestAnimationFrame(centreCurrent);
+      else if (changed.has('lang')) requestAnimationFrame(edges); // other words, other widths
     }
   });
 }

@@ -28,7 +28,7 @@ export function renderProblems(box, state) {
   const note = gone && gone.instead ? `unavailable.${gone.instead}` : state.result && list.length > (gone ? 1 : 0) ? 'staleBox' : null;
   box.replaceChildren(...[
     h('p', { class: 'attr-errors-title' }, t(L, 'attrError')),
-    h('ul', {}, list.map((e) => h('li', { 'data-attribute': e.attribute }, h('code', {}, e.attribute), ' ', localMessage(e.message, L)))),
+    h('ul', {}, list.map((e) => h('li', { 'data-attribute': e.attribute }, h('code', {}, t(L, `attr.${e.attribute}`, {}, e.attribute)), ' ', localMessage(e.message, L)))),
     note && state.result ? h('p', { class: 'attr-errors-note' }, t(L, note)) : null,
   ].filter(Boolean));
 }

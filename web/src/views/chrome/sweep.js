@@ -36,6 +36,7 @@ const SHIPPED = parseSweepCsv(shippedCsv);
 
 const two = (v) => v.toFixed(2);
 const offsetName = (lang, k) => t(lang, 'predict.readout', { k });
+const EVEN = 0.05; // a head's weights on the offsets closer than this: "nearly even", none favoured
 
 // What a trained model's maps show, from its scores on fresh sequences (stripe: per head, per k).
 function caption(lang, row) {
@@ -43,8 +44,12 @@ function caption(lang, row) {
   const best = row.stripe.map((s) => s.reduce((b, w, k) => (w > s[b] ? k : b), 0));
   const acc = two(row.accuracy);
   if (row.heads === 1) {
-    const list = row.stripe[0].map((w, k) => `${offsetName(lang, k + 1)}: ${two(w)} → ${two(row.perReadout[k])}`).join(' · ');
-    return t(lang, 'sweep.capOne', { list, acc });
+    const s = row.stripe[0];
+    const list = s.map((w, k) => `${offsetName(lang, k + 1)}: ${two(w)} → ${two(row.perReadout[k])}`).join(' · ');
+    // What this map does: weights within EVEN of each other, or one offset favoured.
+    const [hi, lo] = [Math.max(...s), Math.min(...s)];
+    const how = t(lang, hi - lo < EVEN ? 'sweep.even' : 'sweep.favours', { k: offsetName(lang, best[0] + 1), hi: two(hi), lo: two(lo) });
+    return t(lang, 'sweep.capOne', { list, acc, how });
   }
   if (row.heads <= 8) {
     const list = best.map((k, hd) => `h${hd} → ${offsetName(lang, k + 1)} (${two(row.stripe[hd][k])})`).join(' · ');

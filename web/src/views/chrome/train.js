@@ -19,12 +19,11 @@ import { trainerOptions } from '../../trainerOptions.js';
 
 // What the panel trains: the core's recipes (catalog.h), by their catalog names.
 export const TRAIN_RECIPES = catalog.recipes;
-const PHASE = catalog.phaseChangeScore; // the induction score that marks the phase change
 const KEEP_EVERY = 50; // steps between the head maps kept for the slider
 const NS = 'http://www.w3.org/2000/svg';
 const W = 600;
 const H = 170;
-const PLOT = { left: 44, right: 590, top: 8, bottom: 140 }; // the plot inside the axes
+const PLOT = { left: 44, right: 580, top: 8, bottom: 140 }; // the plot inside the axes, room for the last tick's number
 
 function svg(tag, attrs = {}, text) {
   const node = document.createElementNS(NS, tag);
@@ -48,7 +47,8 @@ function lossCurve() {
   return {
     svg: root,
     draw({ losses, steps, floorValue, phaseStep, finished, lang, label }) {
-      const hi = Math.max(1, ...losses.slice(0, 20));
+      // Up to the first losses, and before any the floor with room for its label above it.
+      const hi = Math.max(1, floorValue * 1.25, ...losses.slice(0, 20));
       const x = (step) => PLOT.left + (step / steps) * (PLOT.right - PLOT.left);
       const y = (loss) => PLOT.bottom - (Math.min(loss, hi) / hi) * (PLOT.bottom - PLOT.top);
       axes.replaceChildren(
@@ -56,7 +56,7 @@ function lossCurve() {
         svg('line', { x1: PLOT.left, x2: PLOT.left, y1: PLOT.top, y2: PLOT.bottom }),
         ...[0, hi / 2, hi].map((v) => svg('text', { x: PLOT.left - 4, y: y(v) + 4, 'text-anchor': 'end' }, v.toFixed(1))),
         ...[0, steps / 2, steps].map((s) => svg('text', { x: x(s), y: PLOT.bottom + 14, 'text-anchor': 'middle' }, String(s))),
-        svg('text', { x: (PLOT.left + PLOT.right) / 2, y: H - 2, 'text-anchor': 'middle', class: 'axis-label' }, t(lang, 'train.axisStep')),
+        svg('text', { x: (PLOT.left + PLOT.right) / 2, y: H - 3, 'text-anchor': 'middle', class: 'axis-label' }, t(lang, 'train.axisStep')),
         svg('text', { x: PLOT.left + 6, y: PLOT.top + 10, class: 'axis-label' }, t(lang, 'train.axisLoss')),
       );
       const every = Math.max(1, Math.ceil(losses.length / 600));
@@ -64,14 +64,18 @@ function lossCurve() {
       for (let i = 0; i < losses.length; i += every) pts.push(`${x(i + 1).toFixed(1)},${y(losses[i]).toFixed(1)}`);
       line.setAttribute('points', pts.join(' '));
       for (const [k, v] of [['x1', PLOT.left], ['x2', PLOT.right], ['y1', y(floorValue)], ['y2', y(floorValue)]]) floor.setAttribute(k, String(v));
+      // At the right, where the curve ends on the floor: under the line, unless the x axis is there.
+      const under = y(floorValue) + 12 < PLOT.bottom - 2;
       floorText.setAttribute('x', String(PLOT.right - 4));
-      floorText.setAttribute('y', String(y(floorValue) - 4));
+      floorText.setAttribute('y', String(y(floorValue) + (under ? 12 : -4)));
       floorText.setAttribute('text-anchor', 'end');
       floorText.textContent = t(lang, 'train.floor', { v: floorValue.toFixed(2) });
       phase.style.display = phaseText.style.display = phaseStep ? '' : 'none';
       if (phaseStep) {
         for (const [k, v] of [['x1', x(phaseStep)], ['x2', x(phaseStep)], ['y1', PLOT.top], ['y2', PLOT.bottom]]) phase.setAttribute(k, String(v));
-        phaseText.setAttribute('x', String(x(phaseStep) + 4));
+        const late = phaseStep > steps / 2; // its words on the side with room
+        phaseText.setAttribute('text-anchor', late ? 'end' : 'start');
+        phaseText.setAttribute('x', String(x(phaseStep) + (late ? -4 : 4)));
         phaseText.setAttribute('y', String(PLOT.top + 10));
         phaseText.textContent = t(lang, 'train.phaseAt', { step: phaseStep });
       }
@@ -181,7 +185,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     setText(use, t(lang, 'train.use'));
     setText(whichLabel, t(lang, 'train.recipe'));
     for (const o of which.options) setText(o, t(lang, `train.recipe.${o.value}`));
-    start.disabled = state.running;
+    start.disabled = state.running || state.step >= r.steps;
     pause.disabled = !state.running;
     save.disabled = use.disabled = state.step === 0;
     const loss = state.loss === null ? '—' : state.loss.toFixed(3);
@@ -232,7 +236,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       state.accuracy = msg.accuracy;
       for (const l of msg.losses) state.losses.push(l);
       if (msg.losses.length) state.loss = msg.losses[msg.losses.length - 1];
-      if (!state.phaseStep && recipe().task === 'induction' && msg.step > 0 && msg.induction >= PHASE) state.phaseStep = msg.step;
+      state.phaseStep = msg.phaseStep;
       const wasRunning = state.running;
       state.running = msg.running;
       keep(msg);
@@ -243,8 +247,8 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
         ? msg.probe.heads.layers.flatMap((layer, l) => layer.heads.map((m, hd) => ({ layer: l, head: hd, previousToken: m.previous_token, induction: m.induction, offset: recall ? m.offset : null, label: m.label })))
         : [];
       onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, phaseStep: state.phaseStep, heads });
-      if (state.running && state.step >= recipe().steps) controller.pause('done');
-      else if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || 'paused' });
+      // The worker stops by itself at the recipe's last step.
+      if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || (state.step >= recipe().steps ? 'done' : 'paused') });
     };
     return worker;
   }
@@ -264,11 +268,11 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       return { task: recipe().task, step: state.step, running: state.running, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, phaseStep: state.phaseStep, snapshots: frames().map((s) => s.step) };
     },
     start() {
-      if (state.running) return;
+      if (state.running || state.step >= recipe().steps) return;
       state.running = true;
       endReason = null;
       render();
-      ensureWorker().postMessage({ train: 'start', options: options(), probe: probeIds() });
+      ensureWorker().postMessage({ train: 'start', options: options(), steps: recipe().steps, probe: probeIds() });
     },
     pause(reason = 'paused') {
       if (!worker) return;
@@ -279,7 +283,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       state.seed = seed;
       Object.assign(state, { step: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], stepsPerSecond: 0, snapshots: [], latest: null, shown: null });
       endReason = 'reset';
-      if (worker) worker.postMessage({ train: 'reset', options: options(), probe: probeIds() });
+      if (worker) worker.postMessage({ train: 'reset', options: options(), steps: recipe().steps, probe: probeIds() });
       showSnapshot();
       render();
     },

@@ -146,11 +146,15 @@ export function headsPanel(state, actions) {
   }
   fill(state);
 
+  let scroller;
+  const cue = h('p', { class: 'hint heads-cue', hidden: true }, t(lang, 'heads.scrollCue'));
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
     h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle')),
-    // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page.
-    h('div', { class: 'heads-scroll' }, h('table', { class: 'heads-table' },
+    // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
+    // and a line says so (cue, shown while the table is wider than its box).
+    cue,
+    scroller = h('div', { class: 'heads-scroll' }, h('table', { class: 'heads-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
         // A narrow demo shows each metric's short name; its full name stays for screen readers.
         METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) },
@@ -161,6 +165,7 @@ export function headsPanel(state, actions) {
       h('details', { class: 'metric-formulas' }, h('summary', {}, t(lang, 'heads.formulas')),
         h('dl', {}, ALL_METRICS.map((m) => [h('dt', {}, t(lang, `metric.${m}`)), h('dd', { html: t(lang, `metric.formula.${m}`) })])),
         labelRules(lang, state.result.heads.labels, METRICS))));
+  if (typeof ResizeObserver === 'function') new ResizeObserver(() => (cue.hidden = scroller.scrollWidth <= scroller.clientWidth + 1)).observe(scroller);
   return live(panel, (s) => {
     const analysis = analysisOf(s);
     if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H || metricsOf(s).join() !== METRICS.join()) return false;

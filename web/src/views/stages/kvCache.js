@@ -74,11 +74,28 @@ export function kvCacheView(state, actions) {
   return live(view, fill);
 }
 
+// MHA, the model's grouping (when it is between the two) and MQA, a row each: the cache at each context
+// length of `tokens` over a bar against MHA's (and the bytes to the last one, `exact`). The calculator
+// and the split stage (kvSavingView) read it.
+function cacheRows(lang, actions, { layers, heads, kvHeads, dHead }, bytesPerValue, tokens, gqa = 'calc.gqa', exact = false) {
+  const kinds = [['mha', heads], ...(kvHeads > 1 && kvHeads < heads ? [['gqa', kvHeads]] : []), ['mqa', 1]];
+  const bytesOf = (kv) => tokens.map((T) => actions.kvCacheBytes({ layers, kvHeads: kv, dHead, bytesPerValue, tokens: T }));
+  const full = bytesOf(heads);
+  return kinds.map(([kind, kv]) => {
+    const bytes = bytesOf(kv);
+    return h('tr', { 'data-kind': kind, 'data-bytes': bytes.join(' '), class: kv === kvHeads ? 'kv-this' : null },
+      h('th', { scope: 'row' }, t(lang, kind === 'gqa' ? gqa : `calc.${kind}`, { kv, h: heads })),
+      bytes.map((b, i) => [
+        h('td', { class: 'num', title: `${grouped(b)} B` }, bytesText(b), h('span', { class: 'cand-bar kv-bar', style: { '--p': (b / full[i]).toFixed(4) } })),
+        exact ? h('td', { class: 'num' }, `${grouped(b)} B`) : null]));
+  });
+}
+
 // Published models (the core's catalog: their layers, heads, kv_heads, d_head) at a context length.
 export function kvCalculatorView(state, actions) {
   const { lang } = state;
   const models = catalog.kvCache.published;
-  const pick = h('select', {}, models.map((m, i) => h('option', { value: String(i) }, m.name)));
+  const pick = h('select', {}, models.map((m, i) => h('option', { value: String(i) }, t(lang, `calc.name.${m.id}`, {}, m.name))));
   pick.value = String(models.findIndex((m) => m.id === 'llama-3-8b'));
   const tokens = h('input', { type: 'number', min: 1, step: 1, value: '8192' });
   const width = h('select', {}, [2, 4].map((b) => h('option', { value: String(b) }, t(lang, `calc.bytes${b}`))));
@@ -89,18 +106,9 @@ export function kvCalculatorView(state, actions) {
     const m = models[Number(pick.value)];
     const T = Math.max(1, Math.floor(Number(tokens.value) || 1));
     const bytesPerValue = Number(width.value);
-    const rows = [['mha', m.heads], ['gqa', m.kvHeads], ['mqa', 1]];
-    const full = actions.kvCacheBytes({ layers: m.layers, kvHeads: m.heads, dHead: m.dHead, bytesPerValue, tokens: T });
-    out.replaceChildren(...rows.map(([kind, kv]) => {
-      const bytes = actions.kvCacheBytes({ layers: m.layers, kvHeads: kv, dHead: m.dHead, bytesPerValue, tokens: T });
-      return h('tr', { 'data-kind': kind, 'data-bytes': String(bytes) },
-        h('th', { scope: 'row' }, t(lang, `calc.${kind}`, { kv, h: m.heads })),
-        h('td', {}, h('span', { class: 'cand-bar kv-bar', style: { '--p': (bytes / full).toFixed(4) } })),
-        h('td', { class: 'num' }, bytesText(bytes)),
-        h('td', { class: 'num' }, `${grouped(bytes)} B`));
-    }));
+    out.replaceChildren(...cacheRows(lang, actions, m, bytesPerValue, [T], 'calc.gqa', true));
     setText(formula, t(lang, 'calc.formula', { L: m.layers, kv: m.kvHeads, dh: m.dHead, b: bytesPerValue, T: grouped(T) }));
-    setText(source, t(lang, 'calc.source', { source: m.source }));
+    setText(source, t(lang, 'calc.source', { repo: m.repo, L: m.layers, h: m.heads, kv: m.kvHeads, d: m.heads * m.dHead }));
   }
   for (const el of [pick, tokens, width]) el.addEventListener('change', fill);
   fill();
@@ -111,4 +119,30 @@ export function kvCalculatorView(state, actions) {
       h('label', { class: 'field field-num' }, h('span', { class: 'field-label' }, t(lang, 'calc.tokens')), tokens),
       h('label', { class: 'field' }, h('span', { class: 'field-label' }, t(lang, 'calc.width')), width)),
     formula, h('table', { class: 'kv-table' }, out), source);
+}
+
+// Where GQA is taught (the split stage of a model whose kv_heads the learner sets): this model's KV
+// cache beside MHA's and MQA's, at this text's T and at the longest the model takes. Live: another T
+// changes the first column.
+export function kvSavingView(state, actions) {
+  const { result, lang } = state;
+  const { config } = result;
+  const longest = config.maxPositions || catalog.limits.tokens;
+  const head = h('thead', {});
+  const body = h('tbody', {});
+  const view = h('div', { class: 'kv-calc', 'data-part': 'kv-saving' },
+    h('h3', { class: 'sub-title' }, t(lang, 'kvSave.title')),
+    h('p', { class: 'hint' }, t(lang, 'kvSave.text', { L: config.layers, h: config.heads, kv: config.kvHeads, dh: config.dHead, n: config.heads / config.kvHeads })),
+    h('table', { class: 'kv-table' }, head, body));
+  const built = frameOf(state);
+  function fill(s) {
+    if (frameOf(s) !== built) return false;
+    const T = s.result.ids.length;
+    view.dataset.tokens = `${T} ${longest}`;
+    head.replaceChildren(h('tr', {}, h('td', {}), [['kvSave.at', T], ['kvSave.longest', longest]].map(([key, n]) => h('th', { scope: 'col' }, t(lang, key, { T: grouped(n, lang) })))));
+    body.replaceChildren(...cacheRows(lang, actions, config, 4, [T, longest], 'kvSave.gqa'));
+    return true;
+  }
+  fill(state);
+  return live(view, fill);
 }

@@ -39,6 +39,12 @@ export function pruningPanel(state, actions) {
     svg('line', { x1: PAD, y1: y(0), x2: PAD, y2: y(1), class: 'axis' }),
     svg('polyline', { points: steps.map((s, k) => `${x(k)},${y(s.accuracy)}`).join(' '), class: 'curve' }),
   );
+  // The x axis: every count of heads removed (a few), else the ends and the middle.
+  for (const k of N <= 12 ? steps.keys() : [0, N >> 1, N]) {
+    const tick = svg('text', { x: x(k), y: y(0) + 11, 'text-anchor': 'middle', class: 'tick' });
+    tick.textContent = String(k);
+    chart.append(tick);
+  }
   for (const [text, at] of [['1', y(1) + 4], ['0', y(0) + 4]]) {
     const label = svg('text', { x: PAD - 4, y: at, 'text-anchor': 'end', class: 'tick' });
     label.textContent = text;

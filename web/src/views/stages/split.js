@@ -6,6 +6,8 @@ import { headColor } from '../parts/colors.js';
 import { t } from '../../i18n.js';
 import { grouped } from '../../format.js';
 import { liveView, frameOf } from '../parts/structure.js';
+import { kvSavingView } from './kvCache.js';
+import { isSized } from '../../attributes.js';
 
 // W_Q, W_O (d × d) and W_K, W_V (kv_heads·d_head × d), with their biases where the model has them.
 function paramCount(d, kvw, biases) {
@@ -17,7 +19,7 @@ function servedBy(g, group) {
   return group === 1 ? String(first) : `${first}–${first + group - 1}`;
 }
 
-export function splitView(state) {
+export function splitView(state, actions) {
   const { result, lang } = state;
   const { dModel: d, heads, kvHeads: kv, dHead: dh } = result.config;
   const kvw = kv * dh;
@@ -72,6 +74,8 @@ export function splitView(state) {
   const kvLabel = (g) => (kv < heads ? t(lang, 'kvHead', { g }) : t(lang, 'head', { h: g }));
   const kvHead = (g) => g * group; // a K/V head wears the colour of the first query head it serves
   const kvSub = kv < heads ? (g) => `→ Q ${servedBy(g, group)}` : undefined;
+  // The KV cache this grouping keeps, beside MHA's and MQA's: where the learner chooses kv_heads.
+  const saving = isSized(state.settings.model) ? kvSavingView(state, actions) : null;
   const cards = [
     headTiles(state, 'q_heads', { caption: t(lang, 'cap.q_heads', { h: heads, dh }) }),
     headTiles(state, 'k_heads', { caption: t(lang, 'cap.k_heads', { kv }), tileLabel: kvLabel, sub: kvSub, headOf: kvHead }),
@@ -87,6 +91,7 @@ export function splitView(state) {
     cards[1],
     cards[2],
     h('p', { class: 'hint' }, t(lang, 'split.facts')),
+    saving,
   );
-  return liveView(view, state, cards, frameOf); // the tiles follow another T themselves
+  return liveView(view, state, saving ? [...cards, saving] : cards, frameOf); // the tiles follow another T themselves
 }
