@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "analysis/circuits.h"
@@ -133,16 +135,23 @@ void add_circuits_command(CLI::App& app) {
   cmd->callback([o] {
     const bool input = o->run.has_text || !o->run.ids.empty();
     if (input != !o->head.empty()) throw mha::Error("--head goes with --text or --ids, and they with it");
-    const mha::Model model = open_model(o->run);
-    const mha::CircuitScores scores = mha::circuit_scores(model);
+    // With a text, the run's own model: the file is opened (and its weights packed) once.
+    std::optional<Run> r;
+    std::pair<int, int> shown{0, 0};  // layer, head
+    if (input) {
+      shown = parse_head(o->head);
+      r.emplace(run(o->run));
+    }
+    std::optional<mha::Model> opened;
+    if (!r) opened.emplace(open_model(o->run));
+    const mha::Model& weights = r ? r->model : *opened;
+    const mha::CircuitScores scores = mha::circuit_scores(weights);
     nlohmann::json json = o->json ? mha::circuits_to_json(scores) : nlohmann::json();
     std::string report = o->json ? "" : scores_report(scores);
-    if (input) {
-      const auto [layer, head] = parse_head(o->head);
-      const Run r = run(o->run);
-      const mha::HeadCircuit circuit = mha::head_circuit(r.model, r.trace.ids, layer, head);
+    if (r) {
+      const mha::HeadCircuit circuit = mha::head_circuit(r->model, r->trace.ids, shown.first, shown.second);
       if (o->json) json["head"] = mha::head_circuit_to_json(circuit);
-      else report += head_report(circuit, r);
+      else report += head_report(circuit, *r);
     }
     if (o->json) std::printf("%s\n", json.dump(2).c_str());
     else std::fputs(report.c_str(), stdout);
