@@ -5,10 +5,20 @@
 // arrives after the settings changed again is dropped (job ids). Without a worker (blocked by the
 // page's CSP, say) a large run falls back to the main thread after painting "computing…".
 import { fieldFor, storedError } from './messages.js';
-import { isSized } from './attributes.js';
+import { isSized, MODEL_KINDS } from './attributes.js';
+
+// Seeded weights past this many take longer than the page's 100 ms to draw on the main thread (blocks
+// at d_model 512: 6.3 M weights, ~160 ms in Chromium on a 2-core machine; one layer at d_model 512:
+// 1 M, ~60 ms), so the worker draws them and the page says at once that it is working.
+const MAIN_THREAD_WEIGHTS = 2 ** 21;
+// Attention is 4·d² weights a layer, a GPT-2 block's MLP 8·d² more.
+const seededWeights = (s) => {
+  const layers = MODEL_KINDS[s.model].layers;
+  return layers ? layers * 12 * s.dModel * s.dModel : 4 * s.dModel * s.dModel;
+};
 
 export function isLarge(s) {
-  return isSized(s.model) && (s.dModel > 512 || [...(s.text || '')].length > 64);
+  return isSized(s.model) && (s.dModel > 512 || seededWeights(s) > MAIN_THREAD_WEIGHTS || [...(s.text || '')].length > 64);
 }
 
 // engine: {run(settings), runWorked(causal), isMhaError(e), runAsync?(settings) -> Promise (see
