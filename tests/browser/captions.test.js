@@ -86,7 +86,7 @@ async function figureFooter() {
 }
 
 test('the trained model: first-appearance ids, learned tables, its induction heads, a prediction that explains itself', { timeout: TEST_TIMEOUT }, async () => {
-  await open('');
+  await open('model=trained');
   const s = await stages();
   assert.match(s.tokenize.text, /<s>.*first appearance/);
   assert.doesNotMatch(s.embed.text + s.embed.formula, /√d|sinusoid/, 'learned, unscaled tables');
@@ -133,7 +133,7 @@ test('random weights and random GPT-2 blocks say they are untrained, and embed a
 });
 
 test('a GPT-2 checkpoint: ids without its tokenizer, BPE with it, learned tables, no induction story it does not have', { timeout: TEST_TIMEOUT }, async () => {
-  await open('');
+  await open('model=trained');
   await openFiles(path.join(dir, 'gpt2.safetensors'));
   let s = await stages();
   assert.match(s.tokenize.text, /came without its tokenizer files.*token ids you give \(0 … 50256\)/);
@@ -180,6 +180,10 @@ test('in Chinese, no stage of any model has English words inside its formulas', 
     }
   };
   await open('lang=zh');
+  await check('tang');
+  await open('model=brown&lang=zh');
+  await check('brown');
+  await open('model=trained&lang=zh');
   await check('trained');
   await open('model=random&d-model=64&heads=4&kv-heads=2&causal&lang=zh');
   await check('random');
@@ -187,7 +191,7 @@ test('in Chinese, no stage of any model has English words inside its formulas', 
   await check('blocks');
   await open('model=random&weights=build/test-captions-llama.safetensors&layout=llama&heads=6&kv-heads=1&lang=zh');
   await check('llama');
-  await open('lang=zh');
+  await open('model=trained&lang=zh');
   await openFiles(path.join(dir, 'gpt2.safetensors'));
   await check('gpt2 file');
   assert.deepEqual(found, []);

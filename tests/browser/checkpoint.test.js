@@ -58,7 +58,7 @@ const state = () => page.evaluate(() => {
 const settled = (fn, arg) => page.waitForFunction(fn, arg, { timeout: WAIT });
 
 test('a Hugging Face GPT-2 checkpoint dropped alone: d_model / 64 heads said so, a heads control, ids at once, text once its tokenizer arrives', { timeout: TEST_TIMEOUT }, async () => {
-  await page.goto(`${server.url}?stage=tokenize`);
+  await page.goto(`${server.url}?model=trained&stage=tokenize`);
   await page.evaluate(() => document.querySelector('mha-demo').ready);
   await page.locator('#model-file').setInputFiles(path.join(dir, 'model.safetensors'));
   await settled(() => {
@@ -114,7 +114,7 @@ test('a Hugging Face GPT-2 checkpoint dropped alone: d_model / 64 heads said so,
 });
 
 test('dropped with its config.json, the checkpoint has config.json\'s n_head, and says so', { timeout: TEST_TIMEOUT }, async () => {
-  await page.goto(`${server.url}?lang=zh`);
+  await page.goto(`${server.url}?model=trained&lang=zh`);
   await page.evaluate(() => document.querySelector('mha-demo').ready);
   await page.locator('#model-file').setInputFiles([path.join(dir, 'model.safetensors'), path.join(dir, 'config.json')]);
   await settled(() => {

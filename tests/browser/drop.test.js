@@ -95,7 +95,7 @@ test('a GPT-2-shaped file is read a tensor at a time: the bytes read are its hea
   const file = path.join(ROOT, 'web', 'build', 'test-gpt2-masks.safetensors');
   const made = writeGpt2File(file, { layers: 4, dModel: 64, vocab: 1000, positions: 128, heads: 4 });
   try {
-    await page.goto(server.url);
+    await page.goto(`${server.url}?model=trained`);
     await page.evaluate(() => document.querySelector('mha-demo').ready);
     const read = await page.evaluate(async () => {
       const real = await (await fetch('build/test-gpt2-masks.safetensors')).blob();

@@ -71,7 +71,7 @@ function assertSwitches(seen, what) {
 
 for (const lang of ['en', 'zh']) {
   test(`1280 px, ${lang}: the heads table fits its panel whole, every switch clickable`, { timeout: TEST_TIMEOUT }, async () => {
-    for (const query of [`lang=${lang}`, `model=blocks&d-model=768&heads=12&lang=${lang}&text=${encodeURIComponent('我是秦始皇')}`]) {
+    for (const query of [`lang=${lang}`, `model=trained&lang=${lang}`, `model=blocks&d-model=768&heads=12&lang=${lang}&text=${encodeURIComponent('我是秦始皇')}`]) {
       await page.goto(`${server.url}?${query}`);
       await page.evaluate(() => document.querySelector('mha-demo').ready);
       const seen = await heads('mha-demo');

@@ -51,7 +51,7 @@ const finished = (steps) =>
   }, steps, { timeout: WAIT });
 
 test('Generate on the trained model writes the rest of the repeat into the text box; the cache has a row per token', { timeout: TEST_TIMEOUT }, async () => {
-  await open('stage=predict&text=a%20b%20c%20d%20e%20f%20g%20a%20b%20c');
+  await open('model=trained&stage=predict&text=a%20b%20c%20d%20e%20f%20g%20a%20b%20c');
   await setField('tokens', 4);
   await click('n');
   await finished(4);
@@ -93,7 +93,7 @@ test('Generate on the trained model writes the rest of the repeat into the text 
 
 test('the page keeps drawing frames while it generates: the median frame interval is within 1/30 s', { timeout: TEST_TIMEOUT }, async () => {
   const prompt = Array.from({ length: 15 }, (_, i) => String.fromCharCode(97 + i)).join(' ');
-  await open(`stage=predict&text=${encodeURIComponent(`${prompt} ${prompt}`)}&temperature=1&sample-seed=3`);
+  await open(`model=trained&stage=predict&text=${encodeURIComponent(`${prompt} ${prompt}`)}&temperature=1&sample-seed=3`);
   const frames = await page.evaluate(async () => {
     const demo = window.mhaPage.demo;
     const stamps = [];
@@ -118,7 +118,7 @@ test('the page keeps drawing frames while it generates: the median frame interva
 });
 
 test('a sampled continuation\'s link draws the same tokens again in a fresh page', { timeout: TEST_TIMEOUT }, async () => {
-  await open('stage=predict&text=我是秦始皇，我是');
+  await open('model=trained&stage=predict&text=我是秦始皇，我是');
   await setField('temperature', 1.5);
   await setField('topK', 6);
   await setField('topP', 0.9);
@@ -142,7 +142,7 @@ test('a sampled continuation\'s link draws the same tokens again in a fresh page
 });
 
 test('an author\'s generate attribute continues the text by that many tokens; a learner\'s typing drops the continuation', { timeout: TEST_TIMEOUT }, async () => {
-  await open('stage=predict&text=a%20b%20c%20d%20a%20b');
+  await open('model=trained&stage=predict&text=a%20b%20c%20d%20a%20b');
   await page.evaluate(() => window.mhaPage.demo.setAttribute('generate', '2'));
   await finished(2);
   const attrs = () => page.evaluate(() => ({ text: window.mhaPage.state.settings.text, attr: window.mhaPage.demo.getAttribute('text'), generate: window.mhaPage.demo.getAttribute('generate') }));
@@ -168,7 +168,7 @@ test('a prompt plus N past the model\'s positions is refused before anything is 
   const words = Array.from({ length: 55 }, (_, i) => `w${i % 50}`).join(' '); // <s> and 55 tokens of the 61 positions
   for (const [lang, expected] of [['en', '56 tokens of text and 8 new ones make 64, but the model has only 61 positions'],
     ['zh', '文本的 56 个 token 加上 8 个新 token 共 64 个，但这个模型只有 61 个位置']]) {
-    await open(`stage=predict&lang=${lang}&text=${encodeURIComponent(words)}`);
+    await open(`model=trained&stage=predict&lang=${lang}&text=${encodeURIComponent(words)}`);
     await click('n');
     await page.waitForFunction(() => window.mhaPage.state.generation && window.mhaPage.state.generation.error, null, { timeout: WAIT });
     const out = await page.evaluate(() => ({
@@ -184,7 +184,7 @@ test('a prompt plus N past the model\'s positions is refused before anything is 
 });
 
 test('the calculator: Llama 3 8B at 8,192 tokens in 16 bits keeps 4 GiB with MHA, 1 GiB as published (GQA), 128 MiB with MQA', { timeout: TEST_TIMEOUT }, async () => {
-  await open('stage=predict');
+  await open('model=trained&stage=predict');
   const rows = () => page.evaluate(() => Object.fromEntries([...window.mhaPage.demo.shadowRoot.querySelectorAll('[data-part="kv-calc"] tr')].map((tr) => [tr.dataset.kind, Number(tr.dataset.bytes)])));
   assert.deepEqual(await rows(), { mha: 2 * 32 * 32 * 128 * 2 * 8192, gqa: 2 ** 30, mqa: 2 * 32 * 1 * 128 * 2 * 8192 });
   await page.evaluate(() => {

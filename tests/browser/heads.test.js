@@ -68,7 +68,7 @@ const bars = () =>
   });
 
 test('the predict stage\'s bars sum to the logit shown and are the CLI\'s split; y is drawn as the heads\' writes', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url);
+  await open(`${server.url}?model=trained`);
   await page.evaluate(() => window.mhaPage.goTo('predict'));
   let b = await bars();
   const T = await page.evaluate(() => document.querySelector('mha-demo').state.result.ids.length);
@@ -136,7 +136,7 @@ test('the predict stage\'s bars sum to the logit shown and are the CLI\'s split;
 });
 
 test('stepping along the pruning curve: the CLI\'s curve, and each step changes the prediction as `mha predict --ablate` says', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url);
+  await open(`${server.url}?model=trained`);
   await page.waitForFunction(() => {
     const s = document.querySelector('mha-demo').state;
     return s.pruning && s.pruning.steps;

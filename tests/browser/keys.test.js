@@ -17,7 +17,8 @@ beforeEach(() => {
   ({ server, page } = suite);
 });
 
-async function open(query = '') {
+// The induction model unless the query names another: the page these tests were written on.
+async function open(query = '?model=trained') {
   await page.goto(`${server.url}${query}`);
   await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
   await page.evaluate(async () => {
@@ -66,7 +67,7 @@ async function tabTo(pred, what, { back = false, max = 400 } = {}) {
 }
 
 test('a head map takes the arrow keys: a ring on the cell, the cell read aloud, the stage stays', { timeout: 60_000 }, async () => {
-  await open('?stage=attend');
+  await open('?model=trained&stage=attend');
   const tile = 'section[data-stage="attend"] [data-tensor="weights"] [data-head="1"] canvas';
   assert.equal(await page.getAttribute(tile, 'tabindex'), '0', 'the head map is a tab stop');
   await page.focus(tile);
@@ -115,7 +116,7 @@ test('a head map takes the arrow keys: a ring on the cell, the cell read aloud, 
 
 test('every heatmap of every stage is a tab stop with a readout, in both languages', { timeout: 60_000 }, async () => {
   for (const lang of ['en', 'zh']) {
-    await open(`?lang=${lang}`);
+    await open(`?model=trained&lang=${lang}`);
     const stages = await page.evaluate(async () => (await window.mhaPage.ready).stages);
     for (const s of stages) {
       await page.evaluate((id) => window.mhaPage.goTo(id), s);
@@ -136,7 +137,7 @@ test('every heatmap of every stage is a tab stop with a readout, in both languag
 });
 
 test('an attention map\'s label names its head, shape and each row\'s strongest key (eight rows at most)', { timeout: 60_000 }, async () => {
-  await open('?stage=attend&text=a b c d e f g h i j k');
+  await open('?model=trained&stage=attend&text=a b c d e f g h i j k');
   const label = await page.getAttribute('section[data-stage="attend"] [data-tensor="weights"] [data-head="2"] canvas', 'aria-label');
   const T = await page.evaluate(() => window.mhaPage.state.result.tokens.length);
   assert.ok(T > 8, `T = ${T}`);
@@ -176,7 +177,7 @@ test('focus never falls to <body>: Next at the last stage, the strip, a stage le
 
 test('a skip link is the first tab stop, visible when focused, and goes to the current stage (both languages)', { timeout: 60_000 }, async () => {
   for (const lang of ['en', 'zh']) {
-    await open(`?lang=${lang}&stage=split`);
+    await open(`?model=trained&lang=${lang}&stage=split`);
     const f = await press('Tab');
     assert.equal(f.id, 'skip-link', JSON.stringify(f));
     assert.equal(f.text, lang === 'en' ? 'Skip to the current stage' : '跳到当前步骤');

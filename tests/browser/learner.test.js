@@ -68,7 +68,7 @@ async function phaseStepOf(recipeName) {
 test('the loss chart at 1280 px: the floor labelled inside the chart before and after; the counter stops at the last step; the phase change at the seed\'s step', { timeout: 240_000 }, async () => {
   // Before the page: it holds this process, and the server in it.
   const { steps: last, phase: expectedPhase } = await phaseStepOf('induction');
-  await open('lang=en');
+  await open('model=trained&lang=en');
   const before = await chartTexts('.loss-curve');
   assertInside(before, 'before training');
   const floorBefore = before.texts.find((t) => t.cls === 'floor-text');
@@ -108,7 +108,7 @@ test('the loss chart at 1280 px: the floor labelled inside the chart before and 
 });
 
 test('the pruning curve at 1280 px: its x axis has a tick for every count of heads removed, inside the chart', { timeout: 60_000 }, async () => {
-  await open('lang=en&stage=attend');
+  await open('model=trained&lang=en&stage=attend');
   await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.pruning-chart'), null, { timeout: 45_000 });
   const chart = await chartTexts('.pruning-chart');
   const { N, axis } = await inDemo(() => {
@@ -139,6 +139,8 @@ const ALLOWED = new Set([
   'meta-llama', 'Meta-Llama-3-8B', 'Meta-Llama-3-70B', 'mistralai', 'Mistral-7B-v0.1', 'openai-community', 'gpt2', '8B', '70B', '7B',
   // an example text that mixes Chinese and English on purpose (how the tokenizer cuts each)
   'attention',
+  // the special tokens of the models of real text, spelt as their vocabularies spell them
+  'unk', 'eos',
 ]);
 
 // The visible text of the page and of its demo's shadow root, in Latin-letter words not allowed above.
@@ -166,11 +168,11 @@ const englishWords = (allowed) =>
     return [...found];
   }, [...allowed]);
 
-test('the Chinese page at 1280 px: no English words in its visible text beyond field, tensor and proper names, on every stage of four models, in the calculator and a bad file\'s message', { timeout: 180_000 }, async () => {
+test('the Chinese page at 1280 px: no English words in its visible text beyond field, tensor and proper names, on every stage of five models (the Tang model the page opens on among them), in the calculator and a bad file\'s message', { timeout: 180_000 }, async () => {
   const table = await stageTable();
   const allowed = new Set([...ALLOWED, ...table.tensors.flatMap((x) => x.name.split(/[._]/).concat(x.name)), ...table.stages.map((s) => s.id)]);
   const seen = {};
-  for (const query of ['model=trained', 'model=random&kv-heads=2', 'model=blocks&kv-heads=2', 'model=recall']) {
+  for (const query of ['model=tang', 'model=trained', 'model=random&kv-heads=2', 'model=blocks&kv-heads=2', 'model=recall']) {
     await open(`lang=zh&${query}`);
     const stages = await inDemo(() => document.querySelector('mha-demo').stages);
     for (const stage of stages) {
@@ -255,7 +257,7 @@ test('the split stage teaches what GQA saves (1280 px): the KV cache at this T a
 
 test('a 390 × 844 phone: the training menu inside its panel, the heads table says it scrolls, the pipeline\'s current stage and its neighbours whole and its cut ends faded', { timeout: 90_000 }, async () => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await open('lang=en&stage=attend');
+  await open('model=trained&lang=en&stage=attend');
   const seen = await inDemo(async () => {
     const root = document.querySelector('mha-demo').shadowRoot;
     const box = (el) => el.getBoundingClientRect();
@@ -299,5 +301,25 @@ test('the recall model at 1280 px: no empty row between its examples and its not
     return root.querySelector('.trained-note').getBoundingClientRect().top - root.querySelector('.examples').getBoundingClientRect().bottom;
   });
   assert.ok(gap >= 0 && gap <= 12, `the note follows the examples (${gap} px between them)`);
+  suite.assertNoProblems();
+});
+
+test('a slow setting (GPT-2 blocks at d_model 512, heads 8 → 16) is drawn in the worker: the page says at once that it works, then shows the new heads', { timeout: 60_000 }, async () => {
+  await open('lang=en&model=blocks&d-model=512&heads=8&stage=attend');
+  const at = await inDemo(() => {
+    const demo = document.querySelector('mha-demo');
+    const heads = demo.shadowRoot.querySelector('#heads');
+    heads.value = '16';
+    heads.dispatchEvent(new Event('change', { bubbles: true }));
+    return { status: demo.state.status, heads: demo.state.result.config.heads, says: demo.shadowRoot.querySelector('#status').textContent };
+  });
+  assert.match(at.says, /computing…/, 'the status line says so with the change itself');
+  assert.deepEqual({ status: at.status, heads: at.heads }, { status: 'computing', heads: 8 }, 'the change returns at once, the old picture on screen and the page computing');
+  await page.waitForFunction(() => {
+    const s = document.querySelector('mha-demo').state;
+    return s.status === 'idle' && s.result.config.heads === 16;
+  }, null, { timeout: WAIT });
+  const status = await inDemo(() => document.querySelector('mha-demo').shadowRoot.querySelector('#status').textContent);
+  assert.doesNotMatch(status, /comput/i, 'the status no longer says it is working');
   suite.assertNoProblems();
 });

@@ -69,8 +69,8 @@ const shown = () =>
     }
   });
 
-test('the default page: the trained model at layer 1, heads labelled by the core, the repeat predicted', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url);
+test('model=trained: the induction model at layer 1, heads labelled by the core, the repeat predicted', { timeout: TEST_TIMEOUT }, async () => {
+  await open(`${server.url}?model=trained`);
   let s = await shown();
   assert.equal(s.config.model, 'attn-only');
   assert.equal(s.config.layers, 2);
@@ -164,7 +164,7 @@ test('a permalink restores the model, layer, switched-off heads and stage; rando
 });
 
 test('the trained model loads from file:// too (mha-trained.js beside mha-demo.js)', { timeout: TEST_TIMEOUT }, async () => {
-  await open(pathToFileURL(path.join(ROOT, 'web', 'index.html')).href);
+  await open(`${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=trained`);
   const s = await shown();
   assert.equal(s.config.model, 'attn-only');
   assert.ok(s.apiLabels[1].includes('induction'));
@@ -172,7 +172,7 @@ test('the trained model loads from file:// too (mha-trained.js beside mha-demo.j
 });
 
 test('training in the page: induction heads form within 90 s, events carry the numbers, pause, resume and reset', { timeout: 150_000 }, async () => {
-  await open(server.url);
+  await open(`${server.url}?model=trained`);
   await page.evaluate(() => {
     const demo = document.querySelector('mha-demo');
     window.__progress = [];
@@ -232,7 +232,7 @@ test('training in the page: induction heads form within 90 s, events carry the n
 });
 
 test('open your own model: a whole model file, a single PyTorch layer, and a bad file that changes nothing', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url);
+  await open(`${server.url}?model=trained`);
   // A whole model through the picker: the shipped one, as a learner who downloaded it would.
   await page.locator('#model-file').setInputFiles(path.join(ROOT, 'models', 'induction.safetensors'));
   await page.waitForFunction(() => document.querySelector('mha-demo').state.settings.model === 'file', null, { timeout: WAIT });
@@ -262,7 +262,7 @@ test('open your own model: a whole model file, a single PyTorch layer, and a bad
 });
 
 test('a GPT-2 checkpoint opened with its tokenizer files reads text: GPT-2\'s tokens, every layer, predictions named from its vocabulary', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url);
+  await open(`${server.url}?model=trained`);
   const createMha = require('../../web/mha.js');
   const mha = await createMha();
   const random = new mha.Model({ model: 'gpt2', layers: 3, dModel: 32, heads: 4, vocabSize: 50257, maxPositions: 64 });
@@ -298,7 +298,7 @@ test('a GPT-2 checkpoint opened with its tokenizer files reads text: GPT-2\'s to
 });
 
 test('opening a file shows its progress; Cancel keeps the old model; a bad file says why and the page stays usable', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url);
+  await open(`${server.url}?model=trained`);
   const copy = path.join(ROOT, 'web', 'build', 'test-open.safetensors');
   fs.copyFileSync(path.join(ROOT, 'models', 'induction.safetensors'), copy);
   try {

@@ -151,7 +151,7 @@ async function allStagePictures() {
 }
 
 test('typing on the default page redraws within the frame only what is in view; the parts scrolled away follow just after', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url); // the trained model at its attend stage: the maps in view, the heads panel and the rest under them
+  await open(`${server.url}?lang=en`); // the English model at its attend stage: the maps in view, the heads panel and the rest under them
   const out = await page.evaluate(async () => {
     const demo = window.mhaPage.demo;
     const section = demo.shadowRoot.querySelector('section[data-stage="attend"]');
@@ -167,7 +167,7 @@ test('typing on the default page redraws within the frame only what is in view; 
     });
     const text = demo.shadowRoot.querySelector('#text');
     const before = demo.state.result;
-    text.value = `${text.value}我`;
+    text.value = `${text.value} the`;
     text.dispatchEvent(new Event('change', { bubbles: true })); // a small run: the change is drawn before this returns
     if (demo.state.result === before) throw new Error('the change gave no new result at once');
     for (const [name, mo] of observers) counts[name] += mo.takeRecords().length;
@@ -180,7 +180,7 @@ test('typing on the default page redraws within the frame only what is in view; 
       mo.disconnect();
     }
     const T = demo.state.result.tokens.length;
-    return { inFrame, after: counts, T, detailShape: section.querySelector('.head-detail .shape').textContent, headOutShape: section.querySelector('[data-tensor="head_out"]').dataset.shape };
+    return { inFrame, after: counts, T, dHead: demo.state.result.config.dHead, detailShape: section.querySelector('.head-detail .shape').textContent, headOutShape: section.querySelector('[data-tensor="head_out"]').dataset.shape };
   });
   assert.ok(out.inFrame.maps > 0, 'the head maps in view are redrawn with the change');
   for (const part of ['panel', 'detail', 'headOut']) {
@@ -188,7 +188,7 @@ test('typing on the default page redraws within the frame only what is in view; 
     assert.ok(out.after[part] > 0, `${part} follows just after (${JSON.stringify(out.after)})`);
   }
   assert.equal(out.detailShape, `(${out.T} × ${out.T})`);
-  assert.equal(out.headOutShape, `1,4,${out.T},16`);
+  assert.equal(out.headOutShape, `1,4,${out.T},${out.dHead}`);
   // In view, the heads panel is redrawn with the change itself.
   const seen = await page.evaluate(async () => {
     const demo = window.mhaPage.demo;
@@ -277,7 +277,7 @@ test('a new seed, the causal mask and another head are drawn in place, and look 
 // ---------- the trained model: another text in place, on every stage ----------
 
 test('the trained model: another text is drawn into the canvases and rows already there on every stage, as a fresh page draws it', { timeout: TEST_TIMEOUT }, async () => {
-  await open(server.url); // the default page: the trained model
+  await open(`${server.url}?model=trained`);
   const stages = await page.evaluate(() => window.mhaPage.state.result.stages.map((s) => s.id));
   // T 11, 17 (the map rows get shorter past 16 tokens), 16, and the page's own 12 again.
   const texts = ['我是秦始皇，我是秦始', '天地玄黄宇宙洪荒天地玄黄宇宙洪荒', '天地玄黄宇宙洪荒天地玄黄宇宙洪', '我是秦始皇，我是秦始皇'];
@@ -312,7 +312,7 @@ test('the trained model: another text is drawn into the canvases and rows alread
     return out;
   };
   const inPlace = await pictures();
-  await open(`${server.url}?text=${encodeURIComponent(texts[texts.length - 1])}`);
+  await open(`${server.url}?model=trained&text=${encodeURIComponent(texts[texts.length - 1])}`);
   const fresh = await pictures();
   for (const stage of stages) {
     assert.equal(inPlace[stage].html, fresh[stage].html, `${stage}: the DOM drawn in place is the DOM a fresh page builds`);

@@ -183,10 +183,41 @@ for (const c of CASES) {
   });
 }
 
-test('the model menu switches to a model of real text: its own text, at its own layer, and back', { timeout: TEST_TIMEOUT }, async () => {
-  await open(`${server.url}?lang=en`);
+test('a page without a model attribute opens on the model of its language, writes it into the link, and keeps it when the language changes', { timeout: TEST_TIMEOUT }, async () => {
+  for (const [lang, model, layer] of [['zh', 'tang', 1], ['en', 'brown', 2]]) {
+    await open(`${server.url}?lang=${lang}`);
+    const s = await shown();
+    assert.equal(s.model, model, `a ${lang} page opens on ${model}`);
+    assert.equal(s.layer, layer);
+    assert.equal(s.stage, 'attend');
+    await assertLabelsAsCli(model, s);
+    assert.equal(await page.evaluate(() => document.querySelector('mha-demo').getAttribute('model')), model, 'the attribute says which model is shown');
+    await page.waitForFunction((m) => new URLSearchParams(location.search).get('model') === m, model, { timeout: WAIT });
+  }
+  // 中文 translates the English page: the model stays the English one.
+  await page.locator('#lang').click();
+  await page.waitForFunction(() => document.querySelector('mha-demo').state.lang === 'zh', null, { timeout: WAIT });
+  await page.waitForTimeout(300);
+  assert.equal((await shown()).model, 'brown');
+  // An author's demo inside a Chinese article opens on the Tang model too.
+  await page.evaluate(() => {
+    const holder = document.createElement('div');
+    holder.lang = 'zh';
+    holder.innerHTML = '<mha-demo id="inner" controls="none"></mha-demo>';
+    document.body.append(holder);
+  });
+  await page.waitForFunction(() => {
+    const d = document.getElementById('inner');
+    return d.state && d.state.result && d.state.status === 'idle';
+  }, null, { timeout: WAIT });
+  assert.equal(await page.evaluate(() => document.getElementById('inner').state.settings.model), 'tang');
+  suite.assertNoProblems();
+});
+
+test('the model menu switches between the models of real text and the induction model: each its own text, at its own layer', { timeout: TEST_TIMEOUT }, async () => {
+  await open(`${server.url}?lang=en&model=trained`);
   const start = await shown();
-  assert.equal(start.model, 'trained', 'a page without a model attribute opens on the induction model');
+  assert.equal(start.model, 'trained', 'model="trained" is still the induction model');
   await page.locator('#model').selectOption('brown');
   await page.waitForFunction(() => {
     const s = document.querySelector('mha-demo').state;

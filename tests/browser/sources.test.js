@@ -111,7 +111,7 @@ test('a model URL that fails after a picture keeps that picture and says why onc
     await new Promise((r) => setTimeout(r, 500));
     await route.fulfill({ status: 404, body: 'not here' });
   });
-  await page.goto(`${server.url}?lang=zh`);
+  await page.goto(`${server.url}?model=trained&lang=zh`);
   await demo(() => document.querySelector('mha-demo').ready);
   const before = await demo(() => document.querySelector('mha-demo').state.result.ids.join());
   await demo(() => document.querySelector('mha-demo').setAttribute('model', 'missing.safetensors'));
@@ -170,7 +170,7 @@ for (const [from, to] of [['trained', 'random'], ['trained', 'blocks'], ['blocks
 }
 
 test('a link from a file opened from disk says it cannot carry the file', { timeout: TEST_TIMEOUT }, async () => {
-  await page.goto(`${server.url}?lang=zh`);
+  await page.goto(`${server.url}?model=trained&lang=zh`);
   await demo(() => document.querySelector('mha-demo').ready);
   const bytes = require('node:fs').readFileSync(require('node:path').join(__dirname, '..', '..', 'models', 'induction.safetensors'));
   await page.locator('#model-file').setInputFiles({ name: 'mine.safetensors', mimeType: 'application/octet-stream', buffer: bytes });

@@ -2,7 +2,7 @@
 // (several set in a row become one run), and what the learner changes (controls, stage, head,
 // language) is written back, so the attributes always say what is shown; index.html turns them
 // into its permalink.
-import { parse, parseLang, headListText, isSized, SETTING_ATTRS, SAMPLING_ATTRS, SAMPLING_DEFAULTS } from './attributes.js';
+import { parse, parseLang, openingModel, headListText, isSized, SETTING_ATTRS, SAMPLING_ATTRS, SAMPLING_DEFAULTS } from './attributes.js';
 import { sameValue, sameSettings } from './demoState.js';
 import { sameSampling, shownGeneration } from './generation.js';
 import { defaultLang } from './i18n.js';
@@ -21,6 +21,7 @@ export class AttributeSync {
     this._sources = sources;
     this._queued = false;
     this._reflecting = false;
+    this._opened = false; // the opening model has been decided (_writeOpeningModel)
     this._wantHead = 0; // the head attribute, shown once a model has that many heads
   }
 
@@ -49,6 +50,7 @@ export class AttributeSync {
     this._queued = false;
     const store = this._store;
     const engine = this._engine();
+    this._writeOpeningModel();
     const p = parse((name) => this._el.getAttribute(name));
     this._wantHead = p.view.head;
     // A stage no model has is refused once the core's table is here (which ones this model walks is
@@ -87,6 +89,23 @@ export class AttributeSync {
     if (p.settings.modelUrl && p.settings.modelUrl !== this._sources.modelUrl && engine) this._sources.fetchModel(p.settings.modelUrl);
     if (weightsChanged && p.weights) this._sources.fetchWeights(p.weights);
     else if (settingsChanged || weightsChanged || patch.replay) this._request(changedKey || null); // a replay waits for a run of its text
+  }
+
+  // Once, at the first apply: a demo that names no model opens on its language's real-text model,
+  // written into its attribute so that the permalink, the menu and a later change of language all
+  // read one model (switching to 中文 translates the page; it does not swap the model).
+  _writeOpeningModel() {
+    if (this._opened) return;
+    this._opened = true;
+    const get = (name) => this._el.getAttribute(name);
+    const model = openingModel(get, this._askedLang(parse(get)));
+    if (!model) return;
+    this._reflecting = true;
+    try {
+      this._el.setAttribute('model', model);
+    } finally {
+      this._reflecting = false;
+    }
   }
 
   // A language whose strings could not come (its script beside the widget): said for as long as it

@@ -6,18 +6,20 @@ import catalog from './catalog.js';
 // The same names are the page's permalink and the iframe form's query parameters, so one
 // parse() serves the element, index.html and embed.html.
 // The kinds of model a demo shows, in the order of the model menu. Without a model attribute a demo
-// shows the trained model, unless it sets sizes or weights (embeds written before the trained model
-// existed keep what they showed).
+// opens on the real-text model of its language (opensFor; openingModel), unless it sets sizes or
+// weights (embeds written before the trained models existed keep what they showed). parse() itself
+// reads a missing model as 'trained': the element writes the opening model into its attribute first.
 //   sized: the learner sets d_model, heads, kv_heads and the seed; causalChoice: and the mask
 //   shipped: the id of a model this project trained (models/trained-models.json)
 //   recipe: the recipe "Train it yourself" trains for it (catalog.recipes); none: no such panel
+//   opensFor: the language whose learners a demo without a model attribute opens on it for
 //   layer: the layer it opens on (without a view-layer attribute), that of its clearest typed heads on
 //   its own text (OPENING_TEXTS)
 export const MODEL_KINDS = {
   // 4 layers, 4 heads, one token per Chinese character (models/tang.safetensors)
-  tang: { sized: false, shipped: 'tang', layer: 1 },
+  tang: { sized: false, shipped: 'tang', layer: 1, opensFor: 'zh' },
   // 4 layers, 4 heads, the Brown corpus's lower-cased words (models/brown.safetensors)
-  brown: { sized: false, shipped: 'brown', layer: 2 },
+  brown: { sized: false, shipped: 'brown', layer: 2, opensFor: 'en' },
   trained: { sized: false, shipped: 'induction', recipe: 'induction' }, // the 2-layer model of induction heads (models/induction.safetensors)
   recall: { sized: false, shipped: 'recall', recipe: 'recall' }, // one layer, 4 heads, the recall task (models/recall.safetensors)
   random: { sized: true, causalChoice: true }, // one attention layer of seeded weights: the shapes lesson
@@ -26,6 +28,11 @@ export const MODEL_KINDS = {
 };
 export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
 export const isSized = (model) => MODEL_KINDS[model].sized;
+// The model a demo opens on when its attributes name none and set no sizes (null: parse's own default).
+export function openingModel(get, lang) {
+  if (get('model') !== null || SIZE_ATTRS.some((a) => get(a) !== null)) return null;
+  return MODELS.find((m) => MODEL_KINDS[m].opensFor === lang) || null;
+}
 // "Turn on the causal mask" is said only where there is a control to turn it on.
 export const causalControl = (state) => state.controls === 'full' && Boolean(MODEL_KINDS[state.settings.model].causalChoice);
 export const SIZE_ATTRS = ['d-model', 'heads', 'kv-heads', 'weights'];
