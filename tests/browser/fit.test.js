@@ -96,7 +96,7 @@ for (const lang of ['en', 'zh']) {
   });
 }
 
-test('the article\'s column: both demos\' heads tables fit whole, every switch clickable, the page no wider than the window', { timeout: TEST_TIMEOUT }, async () => {
+test('the article\'s column: both demos\' heads tables fit whole, every switch clickable, the page no wider than the window, the iframe as tall as its demo', { timeout: TEST_TIMEOUT }, async () => {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto(`${server.url}examples/article.html`);
@@ -108,6 +108,19 @@ test('the article\'s column: both demos\' heads tables fit whole, every switch c
       assert.ok(seen.pageWidth <= width, `${id} at ${width} px: the page is ${seen.pageWidth} px wide`);
       assertSwitches(seen, `${id} at ${width} px`);
     }
+    // The iframe embed takes the height its demo says it needs: its maps are in the article, not
+    // under a scroll inside the iframe.
+    await page.locator('iframe').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => {
+      const frame = document.querySelector('iframe');
+      const demo = frame.contentDocument && frame.contentDocument.querySelector('mha-demo');
+      return demo && demo.state && demo.state.result && demo.state.status === 'idle';
+    }, null, { timeout: WAIT });
+    await page.waitForFunction(() => {
+      const frame = document.querySelector('iframe');
+      const inner = frame.contentDocument.documentElement;
+      return frame.clientHeight > 680 && inner.scrollHeight <= frame.clientHeight + 1;
+    }, null, { timeout: WAIT });
   }
   suite.assertNoProblems();
 });

@@ -65,6 +65,20 @@ function typing(ev) {
   return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || (target && target.isContentEditable);
 }
 
+// In an article's iframe: the height of the demo, for a page that sizes the iframe to it (the
+// README's embed section has the listener; web/examples/article.html uses it). A platform that strips
+// the listener keeps its fixed height, and the demo scrolls inside it as before.
+if (isEmbed && window.parent !== window) {
+  let sent = 0;
+  const tell = () => {
+    const height = Math.ceil(document.querySelector('main').getBoundingClientRect().height);
+    if (height === sent) return;
+    sent = height;
+    window.parent.postMessage({ type: 'mha-demo:height', height }, '*');
+  };
+  new ResizeObserver(tell).observe(document.querySelector('main'));
+}
+
 // ←/→ anywhere on the page step the demo (inside it, the demo handles them itself).
 if (!isEmbed) {
   document.addEventListener('keydown', (ev) => {
