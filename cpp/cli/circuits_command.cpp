@@ -111,7 +111,7 @@ std::pair<int, int> parse_head(const std::string& text) {
 CLI::App* model_command(CLI::App& app, const char* name, const char* help, RunOptions& o) {
   CLI::App& cmd = *app.add_subcommand(name, help);
   cmd.add_option("--model", o.model_path, "safetensors file with a whole model (gpt2 or attn-only layout)")->required();
-  cmd.add_option("--layout", o.layout, "names in the file (default: guessed from them)")->check(CLI::IsMember({"gpt2", "attn-only"}));
+  cmd.add_option("--layout", o.layout, "names in the file (default: guessed from them)")->check(CLI::IsMember(mha::preset_names(true)));
   cmd.add_option("--heads", o.config.heads, "attention heads (default: the file's __metadata__)")
       ->each([&o](const std::string&) { o.heads_given = true; });
   cmd.add_option("--tokenizer", o.tokenizer_dir, "GPT-2's tokenizer files, for text on a gpt2 model");

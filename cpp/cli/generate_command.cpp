@@ -94,7 +94,7 @@ CLI::App* add_generate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("generate", "continue a text token by token, greedy or sampled, with the KV cache");
   RunOptions& r = o->run;
   cmd->add_option("--model", r.model_path, "safetensors file with a whole model (gpt2 or attn-only layout)")->required();
-  cmd->add_option("--layout", r.layout, "names in the file (default: guessed from them)")->check(CLI::IsMember({"gpt2", "attn-only"}));
+  cmd->add_option("--layout", r.layout, "names in the file (default: guessed from them)")->check(CLI::IsMember(mha::preset_names(true)));
   cmd->add_option("--heads", r.config.heads, "attention heads (default: the file's __metadata__)")
       ->each([&r](const std::string&) { r.heads_given = true; });
   cmd->add_option("--tokenizer", r.tokenizer_dir, "directory with GPT-2's tokenizer files, for --text on a GPT-2 model");

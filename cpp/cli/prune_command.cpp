@@ -39,7 +39,7 @@ CLI::App* add_prune_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("prune", "remove heads one at a time, least important first: loss and accuracy after each");
   cmd->add_option("--model", o->model.model_path, "safetensors file with a whole model (gpt2 or attn-only layout)")->required();
   cmd->add_option("--layout", o->model.layout, "names in the file (default: guessed from them)")
-      ->check(CLI::IsMember({"gpt2", "attn-only"}));
+      ->check(CLI::IsMember(mha::preset_names(true)));
   cmd->add_option("--heads", o->model.config.heads, "attention heads (default: the file's __metadata__)")
       ->each([o](const std::string&) { o->model.heads_given = true; });
   cmd->add_option("--samples", o->samples, "fresh sequences of the model's task to measure on")

@@ -12,6 +12,7 @@
 #include "io/model_builder.h"
 #include "io/model_file.h"
 #include "io/files.h"
+#include "io/layouts.h"
 #include "io/safetensors.h"
 
 namespace mha_cli {
@@ -33,10 +34,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--config", o.config_path, "Hugging Face's config.json for --model (n_head, …); default: config.json beside it")
       ->needs(model);
   cmd.add_option("--layout", o.layout, "names in the file (default: guessed from them)")
-      ->check(CLI::IsMember({"pytorch", "llama", "gpt2", "attn-only"}));
+      ->check(CLI::IsMember(mha::layout_names()));
   cmd.add_option("--layer", o.layer, "which layer of the --weights file to read")->check(CLI::NonNegativeNumber);
   cmd.add_option("--preset", o.preset, "random model: a single attention layer, or blocks")
-      ->check(CLI::IsMember({"single", "attn-only", "gpt2"}))
+      ->check(CLI::IsMember(mha::preset_names()))
       ->excludes(weights)
       ->excludes(model);
   cmd.add_option("--layers", o.config.layers, "blocks of a random attn-only or gpt2 model")->excludes(weights)->excludes(model);

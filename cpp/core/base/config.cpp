@@ -74,4 +74,11 @@ Preset parse_preset(const char* name) {
 
 const char* preset_name(Preset preset) { return preset_spec(preset).name; }
 
+std::vector<std::string> preset_names(bool blocks_only) {
+  std::vector<std::string> names;
+  for (const PresetSpec& p : kPresets)
+    if (p.blocks || !blocks_only) names.emplace_back(p.name);
+  return names;
+}
+
 }  // namespace mha

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace mha {
 
@@ -46,6 +48,7 @@ inline constexpr PresetSpec kPresets[] = {
 constexpr const PresetSpec& preset_spec(Preset p) { return kPresets[static_cast<int>(p)]; }
 Preset parse_preset(const char* name);  // a row's name, else mha::Error
 const char* preset_name(Preset preset);
+std::vector<std::string> preset_names(bool blocks_only = false);  // the rows' names, in order (the CLI's choices)
 constexpr bool has_blocks(Preset p) { return preset_spec(p).blocks; }
 constexpr bool has_layer_norm(Preset p) { return preset_spec(p).layer_norm; }
 constexpr bool has_mlp(Preset p) { return preset_spec(p).mlp; }

@@ -1,6 +1,7 @@
 #include "io/layouts.h"
 
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 #include "base/error.h"
@@ -106,23 +107,20 @@ void read_tables(const SafetensorsFile& f, const std::string& prefix, LoadedWeig
 
 }  // namespace
 
+namespace {
+// The names of WeightLayout's values, in its order.
+constexpr const char* kLayoutNames[] = {"pytorch", "llama", "gpt2", "attn-only"};
+}  // namespace
+
 WeightLayout parse_layout(const std::string& name) {
-  if (name == "pytorch") return WeightLayout::pytorch;
-  if (name == "llama") return WeightLayout::llama;
-  if (name == "gpt2") return WeightLayout::gpt2;
-  if (name == "attn-only") return WeightLayout::attn_only;
+  for (int i = 0; i < static_cast<int>(std::size(kLayoutNames)); ++i)
+    if (name == kLayoutNames[i]) return static_cast<WeightLayout>(i);
   throw Error("unknown weight layout '" + name + "'; expected pytorch, llama, gpt2 or attn-only");
 }
 
-const char* layout_name(WeightLayout layout) {
-  switch (layout) {
-    case WeightLayout::pytorch: return "pytorch";
-    case WeightLayout::llama: return "llama";
-    case WeightLayout::gpt2: return "gpt2";
-    case WeightLayout::attn_only: return "attn-only";
-  }
-  return "?";
-}
+const char* layout_name(WeightLayout layout) { return kLayoutNames[static_cast<int>(layout)]; }
+
+std::vector<std::string> layout_names() { return {std::begin(kLayoutNames), std::end(kLayoutNames)}; }
 
 LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layout, int layer, int heads, int kv_heads) {
   if (layer < 0) throw Error("layer must be 0 or more, got " + to_string(layer));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "io/safetensors.h"
 #include "model/weights.h"
@@ -18,6 +19,7 @@ enum class WeightLayout {
 
 WeightLayout parse_layout(const std::string& name);  // "pytorch" | "llama" | "gpt2" | "attn-only", else mha::Error
 const char* layout_name(WeightLayout layout);
+std::vector<std::string> layout_names();  // every layout's name, in the enum's order (the CLI's choices)
 
 struct LoadedWeights {
   int d_model = 0;         // read off the projection shapes

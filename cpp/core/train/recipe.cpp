@@ -17,6 +17,12 @@ const char* task_name(TaskKind task) {
   return task == TaskKind::recall ? "recall" : task == TaskKind::corpus ? "corpus" : "induction";
 }
 
+std::vector<std::string> task_names() {
+  std::vector<std::string> names;
+  for (TaskKind t : {TaskKind::induction, TaskKind::recall, TaskKind::corpus}) names.emplace_back(task_name(t));
+  return names;
+}
+
 TaskKind parse_task(const std::string& name) {
   if (name == "induction") return TaskKind::induction;
   if (name == "recall") return TaskKind::recall;

@@ -22,6 +22,7 @@ namespace mha {
 enum class TaskKind { induction, recall, corpus };
 const char* task_name(TaskKind task);         // "induction" | "recall" | "corpus"
 TaskKind parse_task(const std::string& name);  // a task's name, else mha::Error
+std::vector<std::string> task_names();         // every task's name (the CLI's choices)
 
 struct Recipe {
   TaskKind task = TaskKind::induction;
