@@ -1,11 +1,13 @@
 // Head metrics (head_metrics.h) on maps whose answer is known by hand, and the label table.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
+#include "base/random.h"
 #include "analysis/head_metrics.h"
 #include "io/files.h"
 #include "io/safetensors.h"
@@ -420,4 +422,75 @@ TEST_CASE("every metric matches the numpy reference on the reference traces, to 
     }
   }
   CHECK(compared > 500);
+}
+
+TEST_CASE("label cells: the mean over rows of a head's weight on its label's cells is that label's measure, for every label") {
+  // A toy text with everything: dets 4, adjectives 5, nouns 6, verbs 7, subject pronoun 9, marks 3, and
+  // a 5 + 5 couplet whose second half repeats the first (induction rows) — under random causal weights.
+  using mha::WordTag;
+  std::vector<WordTag> tags(20, WordTag::other);
+  tags[4] = WordTag::det, tags[5] = WordTag::adj, tags[6] = WordTag::noun, tags[7] = WordTag::verb, tags[9] = WordTag::pron_subj;
+  std::vector<uint8_t> marks(20, 0);
+  marks[3] = 1;
+  const mha::TokenFacts facts = toy_facts(20, tags, marks);
+  const std::vector<int32_t> ids = {10, 4, 5, 6, 7, 3, 9, 7, 4, 6, 11, 3, 4, 5, 6, 7, 3, 9, 7, 4, 6, 12};
+  const int T = static_cast<int>(ids.size());
+  mha::Rng rng(7);
+  std::vector<float> a(static_cast<size_t>(T) * T, 0.0f);
+  for (int i = 0; i < T; ++i) {
+    double sum = 0;
+    for (int j = 0; j <= i; ++j) sum += a[static_cast<size_t>(i) * T + j] = std::exp(rng.uniform(-2.0f, 2.0f));
+    for (int j = 0; j <= i; ++j) a[static_cast<size_t>(i) * T + j] = static_cast<float>(a[static_cast<size_t>(i) * T + j] / sum);
+  }
+  const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, ids, true, &facts).heads[0];
+  const auto rows_of = [&](const std::string& label) {
+    std::map<int, std::pair<double, int>> rows;  // row -> (weight on its cells, how many cells)
+    int last = -1;
+    for (const mha::TypeCell& c : mha::label_cells(label, m.offset, T, ids, &facts)) {
+      CHECK(c.row >= last);  // rows in order
+      CHECK((c.key >= 0 && c.key <= c.row));
+      last = c.row;
+      rows[c.row].first += a[static_cast<size_t>(c.row) * T + c.key];
+      rows[c.row].second += 1;
+    }
+    return rows;
+  };
+  const auto mean_weight = [&](const std::string& label) {
+    const auto rows = rows_of(label);
+    REQUIRE_FALSE(rows.empty());
+    double sum = 0;
+    for (const auto& [row, cells] : rows) sum += cells.first;
+    return sum / static_cast<double>(rows.size());
+  };
+  CHECK(mean_weight("previous_token") == doctest::Approx(*m.previous_token));
+  CHECK(mean_weight("self") == doctest::Approx(*m.self));
+  CHECK(mean_weight("first_token") == doctest::Approx(*m.first_token));
+  CHECK(mean_weight("positional") == doctest::Approx(*m.offset_weight));
+  CHECK(mean_weight("induction") == doctest::Approx(*m.induction));
+  CHECK(mean_weight("noun_article") == doctest::Approx(*m.noun_article));
+  CHECK(mean_weight("noun_adjective") == doctest::Approx(*m.noun_adjective));
+  CHECK(mean_weight("verb_subject") == doctest::Approx(*m.verb_subject));
+  CHECK(mean_weight("parallel_line") == doctest::Approx(*m.parallel_line));
+  // Rare word counts the strongest key, not the weight: its cells are the rarest tokens in view, whose
+  // share of a row's n_i is the chance.
+  double chance = 0;
+  const auto rare = rows_of("rare_word");
+  for (const auto& [row, cells] : rare) chance += static_cast<double>(cells.second) / (row + 1);
+  CHECK(chance / static_cast<double>(rare.size()) == doctest::Approx(*m.rare_word_chance));
+  CHECK(mha::label_cells("broad", m.offset, T, ids, &facts).empty());
+  CHECK(mha::label_cells("mixed", m.offset, T, ids, &facts).empty());
+  CHECK(mha::label_cells("noun_article", m.offset, T, ids, nullptr).empty());
+}
+
+TEST_CASE("a head carries the cells of its own label, and the JSON says them") {
+  const int T = 5;
+  const auto a = one_hot_map(T, [](int i) { return i == 0 ? 0 : i - 1; });
+  const std::vector<mha::LayerAnalysis> layers = {mha::analyse_layer(a.data(), 1, T, iota_ids(T), true)};
+  const mha::HeadMetrics& m = layers[0].heads[0];
+  REQUIRE(m.label == "previous_token");
+  REQUIRE(m.cells.size() == 4);
+  for (int i = 1; i < T; ++i) CHECK((m.cells[i - 1].row == i && m.cells[i - 1].key == i - 1));
+  const nlohmann::json j = mha::analysis_to_json(layers);
+  CHECK(j["layers"][0]["heads"][0]["cells"] == nlohmann::json::parse("[[1,0],[2,1],[3,2],[4,3]]"));
+  CHECK(mha::mean_analysis({layers, layers})[0].heads[0].cells.empty());
 }

@@ -79,6 +79,7 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
   // One row is not enough to say what a head does.
   if (T < 2) m = HeadMetrics{};
   m.label = head_label(m);
+  m.cells = label_cells(m.label, m.offset, T, ids, facts);
   return m;
 }
 
@@ -231,6 +232,7 @@ std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnal
       for (size_t g = 0; g < out[l].similarity[h].size(); ++g)
         out[l].similarity[h][g] = mean_of([&](const auto& a) { return a[l].similarity[h][g]; });
       m.label = head_label(m);
+      m.cells.clear();  // each text's own: a mean over texts has none
     }
   return out;
 }
@@ -251,6 +253,9 @@ nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers) {
       }
       head["offset_profile"] = m.offset_profile;
       head["label"] = m.label;
+      nlohmann::json cells = nlohmann::json::array();
+      for (const TypeCell& c : m.cells) cells.push_back({c.row, c.key});
+      head["cells"] = cells;
       heads.push_back(head);
     }
     nlohmann::json similarity = nlohmann::json::array();

@@ -46,6 +46,7 @@ struct HeadMetrics {
       noun_article_chance, noun_adjective_chance, verb_subject_chance, parallel_line_chance;
   std::vector<double> offset_profile;  // mean a[i][i − k], k = 0 … kOffsetProfile (head_types.h)
   std::string label;  // a label id of head_label_rules(), or "mixed"
+  std::vector<TypeCell> cells;  // label_cells() of its label on the text analysed; none for a mean over texts
 };
 
 struct LayerAnalysis {
@@ -96,7 +97,8 @@ std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& confi
 std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnalysis>>& analyses);
 
 // {"labels": [{"label": "previous_token", "metric": "previous_token", "at_least": 0.5}, …],
-//  "layers": [{"heads": [{"entropy": …, …, "label": "…"}], "similarity": [[…]]}]}, null for nullopt.
+//  "layers": [{"heads": [{"entropy": …, …, "label": "…", "cells": [[row, key], …]}], "similarity": [[…]]}]},
+// null for nullopt.
 // "labels" is head_label_rules() in order (a head none reaches is "mixed"): the page shows it from here.
 nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers);
 

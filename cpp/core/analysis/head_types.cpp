@@ -29,6 +29,66 @@ int nearest_before(const std::vector<int32_t>& ids, const TokenFacts& f, int i, 
   return -1;
 }
 
+enum class Syntax { article, adjective, subject };
+
+// The word each qualifying row's syntactic measure reads (rows in order): a noun's nearest det within
+// six words, its nearest adjective within three, a verb's nearest noun or subject pronoun within six.
+std::vector<TypeCell> syntactic_cells(const std::vector<int32_t>& ids, const TokenFacts& f, int T, Syntax kind) {
+  std::vector<TypeCell> out;
+  for (int i = 1; i < T && !f.tags.empty(); ++i) {
+    const WordTag t = f.tags[static_cast<size_t>(ids[static_cast<size_t>(i)])];
+    int j = -1;
+    if (kind == Syntax::article && t == WordTag::noun) j = nearest_before(ids, f, i, 6, WordTag::det, WordTag::det);
+    if (kind == Syntax::adjective && t == WordTag::noun) j = nearest_before(ids, f, i, 3, WordTag::adj, WordTag::adj);
+    if (kind == Syntax::subject && t == WordTag::verb) j = nearest_before(ids, f, i, 6, WordTag::noun, WordTag::pron_subj);
+    if (j >= 0) out.push_back({i, j});
+  }
+  return out;
+}
+
+// The parallel-line pairs (head_types.h), in order: the row that predicts a character of a half-line as
+// long as the one before it, and the same place in that one.
+std::vector<TypeCell> parallel_cells(const std::vector<int32_t>& ids, const TokenFacts& f, int T) {
+  const auto ends = [&](int i) { return f.half_line_end[static_cast<size_t>(ids[static_cast<size_t>(i)])] != 0; };
+  // Half-lines: runs of tokens that end no half-line, with the marks between them.
+  struct Run {
+    int start, length;
+  };
+  std::vector<Run> runs;
+  for (int i = 0; i < T && !f.half_line_end.empty();) {
+    if (ends(i)) {
+      ++i;
+      continue;
+    }
+    int j = i;
+    while (j < T && !ends(j)) ++j;
+    runs.push_back({i, j - i});
+    i = j;
+  }
+  std::vector<TypeCell> out;
+  for (size_t r = 1; r < runs.size(); ++r) {
+    const Run& before = runs[r - 1];
+    const Run& now = runs[r];
+    const int gap = now.start - (before.start + before.length);
+    // A run cut by the window's start or end is as long as its neighbour only by chance (the lines of
+    // a poem are 5 or 7 long), so no mark is asked for at either end: a couplet typed alone counts.
+    if (now.length != before.length || now.length < 4 || now.length > 9 || gap > 2) continue;
+    for (int k = 0; k < now.length; ++k) out.push_back({now.start + k - 1, before.start + k});  // row predicting now.start + k
+  }
+  return out;
+}
+
+// The keys j < n, j ≤ i that hold the rarest ranked token in row i's view (empty: none is ranked).
+std::vector<int> rarest_in_view(const std::vector<int32_t>& ids, const TokenFacts& f, int i, int n) {
+  const auto rank = [&](int j) { return f.rarity[static_cast<size_t>(ids[static_cast<size_t>(j)])]; };
+  int32_t rarest = -1;
+  for (int j = 0; j < std::min(n, i + 1); ++j) rarest = std::max(rarest, rank(j));
+  std::vector<int> out;
+  for (int j = 0; j < std::min(n, i + 1) && rarest >= 0; ++j)
+    if (rank(j) == rarest) out.push_back(j);
+  return out;
+}
+
 }  // namespace
 
 TokenFacts token_facts(const VocabTokenizer& tokenizer) {
@@ -73,14 +133,10 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
   Pair rare;
   for (int i = 1; i < T && !facts->rarity.empty(); ++i) {
     const int n = allowed(i);
-    int32_t rarest = -1;
-    int holders = 0;
-    for (int j = 0; j < std::min(n, i + 1); ++j) {
-      const int32_t r = facts->rarity[id(j)];
-      if (r > rarest) rarest = r, holders = 0;
-      if (r == rarest && r >= 0) ++holders;
-    }
-    if (rarest < 0) continue;
+    const std::vector<int> rarest_keys = rarest_in_view(ids, *facts, i, n);
+    if (rarest_keys.empty()) continue;
+    const int32_t rarest = facts->rarity[id(rarest_keys[0])];
+    const int holders = static_cast<int>(rarest_keys.size());
     // pass 1: the strongest weight; pass 2: the keys that have it, and how many of them hold the rarest.
     // A tie shares the row, so uniform attention scores holders / n: its chance.
     double strongest = at(i, 0);
@@ -95,55 +151,45 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
   }
   rare.put(m.rare_word, m.rare_word_chance);
 
+  // A measure read at one cell a row, beside 1 / n_i.
+  const auto read = [&](const std::vector<TypeCell>& cells, std::optional<double>& value, std::optional<double>& chance) {
+    Pair p;
+    for (const TypeCell& c : cells) p.add(at(c.row, c.key), 1.0 / allowed(c.row));
+    p.put(value, chance);
+  };
   if (!facts->tags.empty()) {
-    Pair article, adjective, subject;
-    for (int i = 1; i < T; ++i) {
-      const WordTag t = facts->tags[id(i)];
-      const double chance = 1.0 / allowed(i);
-      if (t == WordTag::noun) {
-        const int det = nearest_before(ids, *facts, i, 6, WordTag::det, WordTag::det);
-        if (det >= 0) article.add(at(i, det), chance);
-        const int adj = nearest_before(ids, *facts, i, 3, WordTag::adj, WordTag::adj);
-        if (adj >= 0) adjective.add(at(i, adj), chance);
-      } else if (t == WordTag::verb) {
-        const int subj = nearest_before(ids, *facts, i, 6, WordTag::noun, WordTag::pron_subj);
-        if (subj >= 0) subject.add(at(i, subj), chance);
-      }
-    }
-    article.put(m.noun_article, m.noun_article_chance);
-    adjective.put(m.noun_adjective, m.noun_adjective_chance);
-    subject.put(m.verb_subject, m.verb_subject_chance);
+    read(syntactic_cells(ids, *facts, T, Syntax::article), m.noun_article, m.noun_article_chance);
+    read(syntactic_cells(ids, *facts, T, Syntax::adjective), m.noun_adjective, m.noun_adjective_chance);
+    read(syntactic_cells(ids, *facts, T, Syntax::subject), m.verb_subject, m.verb_subject_chance);
   }
 
-  // Half-lines: runs of tokens that end no half-line, with the marks between them.
-  struct Run {
-    int start, length;
+  read(parallel_cells(ids, *facts, T), m.parallel_line, m.parallel_line_chance);
+}
+
+std::vector<TypeCell> label_cells(const std::string& label, std::optional<double> offset, int T, const std::vector<int32_t>& ids,
+                                  const TokenFacts* facts) {
+  std::vector<TypeCell> out;
+  const auto stripe = [&](int d) {
+    for (int i = std::max(d, 0); i < T; ++i) out.push_back({i, i - d});
   };
-  std::vector<Run> runs;
-  for (int i = 0; i < T && !facts->half_line_end.empty();) {
-    if (facts->half_line_end[id(i)]) {
-      ++i;
-      continue;
-    }
-    int j = i;
-    while (j < T && !facts->half_line_end[id(j)]) ++j;
-    runs.push_back({i, j - i});
-    i = j;
-  }
-  Pair parallel;
-  for (size_t r = 1; r < runs.size(); ++r) {
-    const Run& before = runs[r - 1];
-    const Run& now = runs[r];
-    const int gap = now.start - (before.start + before.length);
-    // A run cut by the window's start or end is as long as its neighbour only by chance (the lines of
-    // a poem are 5 or 7 long), so no mark is asked for at either end: a couplet typed alone counts.
-    if (now.length != before.length || now.length < 4 || now.length > 9 || gap > 2) continue;
-    for (int k = 0; k < now.length; ++k) {
-      const int i = now.start + k - 1;  // the row that predicts the character at now.start + k
-      parallel.add(at(i, before.start + k), 1.0 / allowed(i));
-    }
-  }
-  parallel.put(m.parallel_line, m.parallel_line_chance);
+  if (label == "previous_token") stripe(1);
+  if (label == "self") stripe(0);
+  if (label == "positional" && offset) stripe(static_cast<int>(*offset));
+  if (label == "first_token")
+    for (int i = 1; i < T; ++i) out.push_back({i, 0});
+  if (label == "induction")
+    for (int i = 0; i < T; ++i)
+      for (int j = 1; j < i; ++j)
+        if (ids[static_cast<size_t>(j - 1)] == ids[static_cast<size_t>(i)]) out.push_back({i, j});
+  if (!facts) return out;
+  if (label == "rare_word" && !facts->rarity.empty())
+    for (int i = 1; i < T; ++i)
+      for (int j : rarest_in_view(ids, *facts, i, T)) out.push_back({i, j});
+  if (label == "noun_article") out = syntactic_cells(ids, *facts, T, Syntax::article);
+  if (label == "noun_adjective") out = syntactic_cells(ids, *facts, T, Syntax::adjective);
+  if (label == "verb_subject") out = syntactic_cells(ids, *facts, T, Syntax::subject);
+  if (label == "parallel_line" && !facts->half_line_end.empty()) out = parallel_cells(ids, *facts, T);
+  return out;
 }
 
 }  // namespace mha

@@ -23,6 +23,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "text/vocab_tokenizer.h"
@@ -44,5 +46,19 @@ constexpr int kOffsetProfile = 16;  // the offset profile's last k
 // Fills the typed measures and the chances of `m` for one head (a: T × T row-major).
 void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, bool causal, const TokenFacts* facts,
                         HeadMetrics& m);
+
+// A cell of a head's map: query row, key column.
+struct TypeCell {
+  int row, key;
+};
+
+// The cells the measure behind a label reads on these ids, rows in order — what the page outlines in a
+// head's map when a learner points at its name: previous_token (i, i − 1), positional (i, i − offset),
+// self (i, i), first_token (i, 0), induction the keys of M_i (head_metrics.h), rare_word the rarest
+// tokens in each row's view, the syntactic types the word each row reads, parallel_line the same place
+// one half-line back. None for broad and mixed (and for the typed labels without `facts`). A test
+// holds each list to its metric: the mean over rows of the weight on a row's cells is the metric.
+std::vector<TypeCell> label_cells(const std::string& label, std::optional<double> offset, int T, const std::vector<int32_t>& ids,
+                                  const TokenFacts* facts);
 
 }  // namespace mha
