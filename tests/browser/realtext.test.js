@@ -238,3 +238,29 @@ test('the model menu switches between the models of real text and the induction 
   assert.equal((await shown()).text, start.text);
   suite.assertNoProblems();
 });
+
+test('pointing at a named head marks, in its map, the cells its name is about: the cells `mha heads --json` gives', { timeout: TEST_TIMEOUT }, async () => {
+  await open(`${server.url}?lang=en`);
+  const s = await shown();
+  const cli = cliHeads('brown', s.text).layers[s.layer].heads;
+  const named = cli.map((hd, i) => ({ i, cells: hd.cells, label: hd.label })).filter((hd) => hd.cells.length > 0);
+  assert.ok(named.some((hd) => hd.label === 'noun_article'), `layer ${s.layer} has a noun → article head on the opening text`);
+  const marks = (hd) => page.evaluate((h) => {
+    const root = document.querySelector('mha-demo').shadowRoot;
+    const svg = root.querySelector(`section[data-stage="attend"] .head-tile[data-head="${h}"] svg.type-cells`);
+    return svg ? { viewBox: svg.getAttribute('viewBox'), cells: [...svg.querySelectorAll('rect')].map((r) => [Number(r.getAttribute('y')), Number(r.getAttribute('x'))]) } : null;
+  }, hd);
+  const T = s.tokens.length;
+  for (const { i, cells } of named) {
+    await page.locator(`section[data-stage="attend"] .heads-table tr[data-head="${i}"]`).hover();
+    assert.deepEqual(await marks(i), { viewBox: `0 0 ${T} ${T}`, cells }, `head ${i}: the marked cells are the CLI's`);
+  }
+  // Away from the rows: no marks; a switch taken by the keyboard marks its head again.
+  await page.mouse.move(1, 1);
+  assert.equal(await marks(named[0].i), null);
+  await page.locator(`[data-head-switch="${s.layer}.${named[0].i}"]`).focus();
+  assert.deepEqual((await marks(named[0].i)).cells, named[0].cells);
+  await page.locator('#text').focus();
+  assert.equal(await marks(named[0].i), null);
+  suite.assertNoProblems();
+});

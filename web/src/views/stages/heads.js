@@ -5,6 +5,7 @@
 import { h, live, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
+import { markCells } from '../parts/cellMarks.js';
 import catalog from '../../catalog.js';
 import { hasBlocks, ownVocabulary } from '../../modelFacts.js';
 
@@ -105,18 +106,29 @@ export function headsPanel(state, actions) {
       h('th', { scope: 'row' }, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'head', { h: hd })))),
       h('td', {}, label),
       cells.map((c) => c.td));
-    // Hovering a head's row marks its map in the grid above.
+    // Pointing at a head's row (or tabbing to its switch) marks its map in the grid above, and in it
+    // (and in the enlarged map when it shows this head) the cells its name is about.
     const mark = (on) => {
-      const tile = tr.getRootNode().querySelector && tr.getRootNode().querySelector(`section[data-stage="attend"] [data-tensor="weights"] .head-tile[data-head="${hd}"]`);
+      const root = tr.getRootNode();
+      if (!root.querySelector) return;
+      const tile = root.querySelector(`section[data-stage="attend"] [data-tensor="weights"] .head-tile[data-head="${hd}"]`);
       if (tile) tile.classList.toggle('highlight', on);
+      const head = analysisOf(current).heads[hd];
+      const T = current.result.tokens.length;
+      const detail = root.querySelector(`section[data-stage="attend"] .head-detail[data-selected-head="${hd}"] .hm-plot`);
+      for (const plot of [tile && tile.querySelector('.hm-plot'), detail]) if (plot) markCells(plot, on ? head.cells : null, T);
     };
     tr.addEventListener('mouseenter', () => mark(true));
     tr.addEventListener('mouseleave', () => mark(false));
+    tr.addEventListener('focusin', () => mark(true));
+    tr.addEventListener('focusout', () => mark(false));
     rows.push({ tr, label, cells, toggle });
   }
 
   const sim = similarityTable(lang, H);
+  let current = state;
   function fill(s) {
+    current = s;
     const analysis = analysisOf(s);
     sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
@@ -150,7 +162,7 @@ export function headsPanel(state, actions) {
   const cue = h('p', { class: 'hint heads-cue', hidden: true }, t(lang, 'heads.scrollCue'));
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
-    h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle')),
+    h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), ' ', t(lang, 'heads.pointCells')),
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
     cue,
