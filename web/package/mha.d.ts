@@ -367,6 +367,8 @@ export interface HeadMetrics {
   /** Mean weight on i − k, k = 0 … 16 (those < T). */
   offset_profile: number[];
   label: HeadLabel;
+  /** The cells [row, key] its label's measure reads on this text (the i − 1 stripe, the article a noun reads, …); none for broad and mixed, or a mean over texts. */
+  cells: Array<[number, number]>;
 }
 
 /** One logit split into what wrote it into the residual stream (Trace.attribute); the parts sum to the logit. */
