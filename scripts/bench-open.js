@@ -93,7 +93,7 @@ async function main() {
     console.log(`weights: ${MB(weights)} as float32 (${(weights / 4).toLocaleString('en')} parameters; the attn.bias masks are not read)`);
     const page = await context.newPage();
     const blank = renderers(pid);
-    await page.goto(pathToFileURL(path.join(ROOT, 'web', 'index.html')).href);
+    await page.goto(`${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=trained`);
     await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: 30_000 });
     await page.evaluate(() => window.mhaPage.ready);
     // 32 of GPT-2's tokens, run by the trained model first (it reads any text), then by the checkpoint.

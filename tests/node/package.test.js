@@ -142,7 +142,7 @@ test('<mha-demo> from node_modules by file:// draws the trained model (beside it
 <html lang="en"><meta charset="utf-8"><title>An article</title>
 <script src="node_modules/${pkg.name}/${path.posix.normalize(pkg.unpkg)}"></script>
 <p>What the trained model's heads do:</p>
-<mha-demo id="trained"></mha-demo>
+<mha-demo id="trained" model="trained"></mha-demo>
 <p>The shapes, on random weights:</p>
 <mha-demo id="random" text="我是秦始皇" d-model="64" heads="4" stage="attend" controls="minimal"></mha-demo>
 </html>
