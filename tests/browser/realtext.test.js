@@ -262,5 +262,10 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
   assert.deepEqual((await marks(named[0].i)).cells, named[0].cells);
   await page.locator('#text').focus();
   assert.equal(await marks(named[0].i), null);
+  // The panel says so where a head has such cells, and not over random weights' unnamed heads.
+  const hint = () => page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .point-cells').checkVisibility());
+  assert.equal(await hint(), true);
+  await open(`${server.url}?lang=en&model=random&d-model=64&heads=4&stage=attend`);
+  assert.equal(await hint(), false);
   suite.assertNoProblems();
 });

@@ -126,10 +126,13 @@ export function headsPanel(state, actions) {
   }
 
   const sim = similarityTable(lang, H);
+  // Said only where a head of this layer has a name with cells (not of random weights' broad heads).
+  const pointHint = h('span', { class: 'point-cells' }, ` ${t(lang, 'heads.pointCells')}`);
   let current = state;
   function fill(s) {
     current = s;
     const analysis = analysisOf(s);
+    pointHint.hidden = !analysis.heads.some((m) => m.cells && m.cells.length);
     sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
     const importance = importanceOf(s);
@@ -162,7 +165,7 @@ export function headsPanel(state, actions) {
   const cue = h('p', { class: 'hint heads-cue', hidden: true }, t(lang, 'heads.scrollCue'));
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
-    h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), ' ', t(lang, 'heads.pointCells')),
+    h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), pointHint),
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
     cue,
