@@ -141,6 +141,8 @@ const ALLOWED = new Set([
   'attention',
   // the special tokens of the models of real text, spelt as their vocabularies spell them
   'unk', 'eos',
+  // a key, named as Chinese interfaces name it (Tab 键)
+  'Tab',
 ]);
 
 // The visible text of the page and of its demo's shadow root, in Latin-letter words not allowed above.

@@ -519,7 +519,7 @@ export const STRINGS = {
   },
   'heads.pointCells': {
     en: 'Point at a named head’s row, or tab to its switch, to mark in its map the cells its name is about.',
-    zh: '把指针移到有名字的头那一行（或用 Tab 移到它的开关），它的图里会标出这个名字所说的格子。',
+    zh: '把指针移到有名字的头那一行（或用 Tab 键移到它的开关），它的图里会标出这个名字所说的格子。',
   },
   'heads.on': { en: 'on', zh: '开' },
   'heads.label': { en: 'what it does', zh: '它在做什么' },
