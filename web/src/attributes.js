@@ -12,7 +12,7 @@ import catalog from './catalog.js';
 //   sized: the learner sets d_model, heads, kv_heads and the seed; causalChoice: and the mask
 //   shipped: the id of a model this project trained (models/trained-models.json)
 //   recipe: the recipe "Train it yourself" trains for it (catalog.recipes); none: no such panel
-//   opensFor: the language whose learners a demo without a model attribute opens on it for
+//   opensFor: a demo without a model attribute opens on this model when its language is this one
 //   layer: the layer it opens on (without a view-layer attribute), that of its clearest typed heads on
 //   its own text (OPENING_TEXTS)
 export const MODEL_KINDS = {
