@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (the fuzz preset: clang 14, AddressSanitizer and UBSan) and runs each
-# briefly over its checked-in corpus, tests/fuzz/corpus/<target>/: a bounded smoke run for npm test
-# (RUNS inputs each, at most SECONDS per target). A crash fails it, and libFuzzer prints the input
-# (crash-<hash>, written under build/fuzz/found). Longer runs by hand: tests/fuzz/fuzz_main.cpp.
+# Builds the libFuzzer targets (in the native-asan preset's tree: clang 14, AddressSanitizer and UBSan,
+# the core npm test's sanitizer tests use) and runs each briefly over its checked-in corpus,
+# tests/fuzz/corpus/<target>/: a bounded smoke run for npm test (RUNS inputs each, at most SECONDS per
+# target). A crash fails it, and libFuzzer prints the input (crash-<hash>, written under
+# build/asan/found). Longer runs by hand: tests/fuzz/fuzz_main.cpp.
 #   bash scripts/fuzz.sh [RUNS [SECONDS]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-2000}
 seconds=${2:-15}
 
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
+targets=(safetensors_header model_file model_builder bpe_files)
+cmake --preset native-asan >/dev/null
+cmake --build --preset native-asan -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
-found=build/fuzz/found
-for target in safetensors_header model_file model_builder bpe_files; do
+found=build/asan/found
+for target in "${targets[@]}"; do
   # New inputs go to a scratch folder listed first, so the checked-in corpus is read, never written.
   rm -rf "$found/$target"
   mkdir -p "$found/$target"

@@ -15,14 +15,14 @@ bash scripts/build.sh
 took "builds: native, WebAssembly, page, package"
 
 echo "== native tests (release)"
-ctest --preset native --no-tests=error
+ctest --preset native --no-tests=error -j "$(nproc)"
 took "native tests (release)"
 
 echo "== native tests with AddressSanitizer and UBSan"
 cmake --preset native-asan >/dev/null
 cmake --build --preset native-asan -j "$(nproc)"
 took "AddressSanitizer build"
-ctest --preset native-asan --no-tests=error
+ctest --preset native-asan --no-tests=error -j "$(nproc)"
 took "AddressSanitizer tests"
 
 echo "== fuzz targets, briefly over their corpus (libFuzzer with AddressSanitizer and UBSan)"

@@ -105,10 +105,13 @@ TEST_CASE("eigenvalues: known spectra, and the sums every spectrum keeps") {
 TEST_CASE("circuits and patching match the float64 PyTorch reference on tiny_gpt2 and the induction model") {
   const auto bytes = read_or_fail(std::string(MHA_REFERENCE_DIR) + "/circuits.expected.safetensors", kRegenerate);
   const mha::SafetensorsFile expected(bytes.data(), bytes.size());
-  for (const auto& [name, path] : {std::pair<std::string, std::string>{"induction", induction_path()}, {"tiny_gpt2", tiny_gpt2_path()}}) {
+  // Named copies, not structured bindings: clang 14's C++17 lets no lambda (CAPTURE's, want's) capture those.
+  for (const auto& model_file : {std::pair<std::string, std::string>{"induction", induction_path()}, {"tiny_gpt2", tiny_gpt2_path()}}) {
+    const std::string& name = model_file.first;
+    const std::string& path = model_file.second;
     CAPTURE(name);
-    const auto want = [&, name = name](const char* key) { return expected.read_float(name + "." + key); };
-    const auto want_ids = [&, name = name](const char* key) { return expected.read_int(name + "." + key); };
+    const auto want = [&](const char* key) { return expected.read_float(name + "." + key); };
+    const auto want_ids = [&](const char* key) { return expected.read_int(name + "." + key); };
     const mha::Model model = load_model(path);
     const mha::Config& c = model.config();
     const mha::CircuitScores s = mha::circuit_scores(model);
@@ -192,7 +195,8 @@ TEST_CASE("the shipped induction model: previous-token head → induction heads 
   CHECK(std::make_pair(strongest->from_layer, strongest->from_head) == previous);
   CHECK(std::find(induction.begin(), induction.end(), std::make_pair(strongest->to_layer, strongest->to_head)) != induction.end());
   CHECK(strongest->score > 1.5 * s.baseline[1]);
-  for (const auto& [l, h] : induction) {
+  for (const auto& head : induction) {
+    const int l = head.first, h = head.second;
     INFO("head " << l << "." << h);
     CHECK(s.copying[l][h] >= 0.9);
   }

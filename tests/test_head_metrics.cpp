@@ -228,7 +228,9 @@ TEST_CASE("parallel line: a 5 + 5 couplet, the row predicting each character of 
         {"4 then 6", {3, 10, 11, 12, 13, 3, 14, 15, 16, 17, 18, 19, 3, 3, 3}},
         {"three marks", {3, 10, 11, 12, 13, 14, 3, 3, 3, 15, 16, 17, 18, 19, 3}},
     };
-    for (const auto& [name, ids] : cases) {
+    for (const auto& one : cases) {
+      const auto& name = one.first;
+      const auto& ids = one.second;
       CAPTURE(name);
       CHECK_FALSE(mha::analyse_layer(a.data(), 1, 15, ids, true, &facts).heads[0].parallel_line.has_value());
     }
@@ -364,7 +366,9 @@ TEST_CASE("every metric matches the numpy reference on the reference traces, to 
   };
   REQUIRE(expected["format_version"] == "1");
   int compared = 0;
-  for (const auto& [name, c] : expected["cases"].items()) {
+  for (const auto& item : expected["cases"].items()) {
+    const std::string name = item.key();
+    const nlohmann::json& c = item.value();
     CAPTURE(name);
     const std::vector<int32_t> ids = c["ids"].get<std::vector<int32_t>>();
     const bool causal = c["causal"].get<bool>();
@@ -396,7 +400,9 @@ TEST_CASE("every metric matches the numpy reference on the reference traces, to 
         CHECK(ours["heads"][h]["label"] == expected_labels.at(name).at(l).at(static_cast<size_t>(h)));
       }
       for (int h = 0; h < H; ++h)
-        for (const auto& [metric, value] : want["heads"][h].items()) {
+        for (const auto& item : want["heads"][h].items()) {
+          const std::string metric = item.key();
+          const nlohmann::json& value = item.value();
           CAPTURE(h);
           CAPTURE(metric);
           const nlohmann::json& got = ours["heads"][h][metric];

@@ -924,7 +924,9 @@ TEST_CASE("tensors whose bytes overlap are refused, fully or in part") {
        R"("e":{"dtype":"F32","shape":[0],"data_offsets":[4,4]}})",
        ""},
   };
-  for (const auto& [header, message] : cases) {
+  for (const auto& one : cases) {
+    const auto& header = one.first;
+    const auto& message = one.second;
     CAPTURE(header);
     const Bytes bytes = raw_file(header, Bytes(16));
     CHECK(error_of([&] { open(bytes); }) == (message.empty() ? "<no mha::Error thrown>" : message));

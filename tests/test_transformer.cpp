@@ -274,8 +274,10 @@ TEST_CASE("a NaN or infinity in a whole model's file names the file's tensor and
   const std::vector<uint8_t> good = mha::write_model(mha::Model(c).model_weights(), c);
   const mha::SafetensorsFile file(good.data(), good.size());
   // c_attn.weight goes into a packing as it is (Conv1D), wte transposed into one, c_fc.bias into a tensor.
-  for (const auto& [name, at] : {std::pair<std::string, size_t>{"h.1.attn.c_attn.weight", 37}, {"wte.weight", 100},
-                                 {"h.0.mlp.c_fc.bias", 63}}) {
+  for (const auto& one : {std::pair<std::string, size_t>{"h.1.attn.c_attn.weight", 37}, {"wte.weight", 100},
+                                {"h.0.mlp.c_fc.bias", 63}}) {
+    const std::string& name = one.first;
+    const size_t at = one.second;
     CAPTURE(name);
     for (const float bad : {std::nanf(""), -INFINITY}) {
       mha::SafetensorsWriter out;
@@ -593,10 +595,12 @@ TEST_CASE("a GPT-2 checkpoint that does not say its heads: d_model / 64, config.
     CHECK(m.config().heads == 4);
     CHECK(m.facts().heads_from == "config.json");
     CHECK(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 8, mha::kUnnamedFile, &hf).facts().heads_from == "given");
-    for (const auto& [text, says] : {std::pair<const char*, const char*>{R"({"n_layer": 12})", "n_layer 12 but the file has 2:"},
-                                     {R"({"n_embd": 768})", "n_embd 768"},
-                                     {R"({"vocab_size": 50257})", "vocab_size 50257"},
-                                     {R"({"n_positions": 1024})", "n_positions 1024"}}) {
+    for (const auto& one : {std::pair<const char*, const char*>{R"({"n_layer": 12})", "n_layer 12 but the file has 2:"},
+                           {R"({"n_embd": 768})", "n_embd 768"},
+                           {R"({"vocab_size": 50257})", "vocab_size 50257"},
+                           {R"({"n_positions": 1024})", "n_positions 1024"}}) {
+      const char* text = one.first;
+      const char* says = one.second;
       CAPTURE(text);
       const mha::ModelConfigFile other = mha::parse_config_json(text);
       CHECK_THROWS_WITH_AS(mha::read_model(file, mha::Preset::gpt2, 0, &other), doctest::Contains(says), mha::Error);
