@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "analysis/head_types.h"
 #include "base/error.h"
 
 namespace mha {
@@ -50,14 +51,19 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
       distance.add(dist);
       uniform_distance.add(uniform);
     }
-    double matched = 0, duplicated = 0;
-    bool has_match = false, has_duplicate = false;
-    for (int j = 0; j < i; ++j) {
-      if (j >= 1 && ids[j - 1] == ids[i]) matched += row[j], has_match = true;
+    double duplicated = 0;
+    bool has_duplicate = false;
+    for (int j = 0; j < i; ++j)
       if (ids[j] == ids[i]) duplicated += row[j], has_duplicate = true;
-    }
-    if (has_match) induction.add(matched);
     if (has_duplicate) duplicate.add(duplicated);
+  }
+  // Over the rows with an earlier match: each row's weight on M_i.
+  const std::vector<TypeCell> matches = induction_cells(ids, T);
+  for (size_t k = 0; k < matches.size();) {
+    const int i = matches[k].row;
+    double matched = 0;
+    for (; k < matches.size() && matches[k].row == i; ++k) matched += a[static_cast<size_t>(i) * T + matches[k].key];
+    induction.add(matched);
   }
   HeadMetrics m;
   m.entropy = entropy.value();

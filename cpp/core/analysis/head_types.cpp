@@ -166,6 +166,14 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
   read(parallel_cells(ids, *facts, T), m.parallel_line, m.parallel_line_chance);
 }
 
+std::vector<TypeCell> induction_cells(const std::vector<int32_t>& ids, int T) {
+  std::vector<TypeCell> out;
+  for (int i = 0; i < T; ++i)
+    for (int j = 1; j < i; ++j)
+      if (ids[static_cast<size_t>(j - 1)] == ids[static_cast<size_t>(i)]) out.push_back({i, j});
+  return out;
+}
+
 std::vector<TypeCell> label_cells(const std::string& label, std::optional<double> offset, int T, const std::vector<int32_t>& ids,
                                   const TokenFacts* facts) {
   std::vector<TypeCell> out;
@@ -177,10 +185,7 @@ std::vector<TypeCell> label_cells(const std::string& label, std::optional<double
   if (label == "positional" && offset) stripe(static_cast<int>(*offset));
   if (label == "first_token")
     for (int i = 1; i < T; ++i) out.push_back({i, 0});
-  if (label == "induction")
-    for (int i = 0; i < T; ++i)
-      for (int j = 1; j < i; ++j)
-        if (ids[static_cast<size_t>(j - 1)] == ids[static_cast<size_t>(i)]) out.push_back({i, j});
+  if (label == "induction") out = induction_cells(ids, T);
   if (!facts) return out;
   if (label == "rare_word" && !facts->rarity.empty())
     for (int i = 1; i < T; ++i)

@@ -61,4 +61,8 @@ struct TypeCell {
 std::vector<TypeCell> label_cells(const std::string& label, std::optional<double> offset, int T, const std::vector<int32_t>& ids,
                                   const TokenFacts* facts);
 
+// M_i, every row's: the keys j < i whose previous token is token i (head_metrics.h's induction), rows in
+// order. The one definition the induction metric and its cells read.
+std::vector<TypeCell> induction_cells(const std::vector<int32_t>& ids, int T);
+
 }  // namespace mha

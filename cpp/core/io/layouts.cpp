@@ -115,7 +115,10 @@ constexpr const char* kLayoutNames[] = {"pytorch", "llama", "gpt2", "attn-only"}
 WeightLayout parse_layout(const std::string& name) {
   for (int i = 0; i < static_cast<int>(std::size(kLayoutNames)); ++i)
     if (name == kLayoutNames[i]) return static_cast<WeightLayout>(i);
-  throw Error("unknown weight layout '" + name + "'; expected pytorch, llama, gpt2 or attn-only");
+  std::string names;  // "pytorch, llama, gpt2 or attn-only", from the table
+  for (size_t i = 0; i < std::size(kLayoutNames); ++i)
+    names += (i == 0 ? "" : i + 1 == std::size(kLayoutNames) ? " or " : ", ") + std::string(kLayoutNames[i]);
+  throw Error("unknown weight layout '" + name + "'; expected " + names);
 }
 
 const char* layout_name(WeightLayout layout) { return kLayoutNames[static_cast<int>(layout)]; }
