@@ -39,6 +39,13 @@ inline std::vector<uint8_t> read_or_fail(const std::string& path, const std::str
   return {};
 }
 
+// A file of tests/reference/data that make_model_reference.py writes (a model, its expected run or
+// gradients), or a failure that says how to regenerate it.
+inline std::vector<uint8_t> model_reference_file(const std::string& name) {
+  return read_or_fail(std::string(MHA_REFERENCE_DIR) + "/" + name,
+                      "regenerate with: /usr/bin/python3 tests/reference/make_model_reference.py");
+}
+
 // Whole-tensor check with the reason in the failure message.
 inline void check_close(const mha::Tensor& actual, const mha::Tensor& expected, double tolerance,
                         const std::string& what) {

@@ -27,11 +27,6 @@ __attribute__((target("f16c"))) float round_to_half(float v) { return _cvtsh_ss(
 
 using mha_test::read_or_fail;
 
-std::vector<uint8_t> reference_file(const std::string& name) {
-  return read_or_fail(std::string(MHA_REFERENCE_DIR) + "/" + name,
-                      "regenerate with: /usr/bin/python3 tests/reference/make_model_reference.py");
-}
-
 std::vector<int32_t> to_ids(const std::vector<int64_t>& v) { return std::vector<int32_t>(v.begin(), v.end()); }
 
 // The batch's next-token targets: position t predicts t + 1, nothing at the last position.
@@ -55,8 +50,8 @@ TEST_CASE("gradients of every parameter match PyTorch autograd, and two AdamW st
   // tiny_recall: the recall task's loss, K = 3 readouts per position (the same code path as the next token's)
   for (const char* name : {"tiny_attn_only", "tiny_gpt2", "tiny_recall"}) {
     CAPTURE(name);
-    const auto model_bytes = reference_file(std::string(name) + ".model.safetensors");
-    const auto grads_bytes = reference_file(std::string(name) + ".grads.safetensors");
+    const auto model_bytes = mha_test::model_reference_file(std::string(name) + ".model.safetensors");
+    const auto grads_bytes = mha_test::model_reference_file(std::string(name) + ".grads.safetensors");
     const mha::SafetensorsFile reference(grads_bytes.data(), grads_bytes.size());
     const mha::SafetensorsFile model_file(model_bytes.data(), model_bytes.size());
     const mha::LoadedModel loaded =

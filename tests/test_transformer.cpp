@@ -37,16 +37,6 @@ mha::Config blocks_config(mha::Preset preset, int layers = 2, int d = 16, int he
   return c;
 }
 
-std::vector<uint8_t> reference_file(const std::string& name) {
-  const std::string path = std::string(MHA_REFERENCE_DIR) + "/" + name;
-  try {
-    return mha::read_file(path);
-  } catch (const mha::Error&) {
-    FAIL("missing reference file " << path << "; regenerate with: /usr/bin/python3 tests/reference/make_model_reference.py");
-  }
-  return {};
-}
-
 // Every parameter of `got` has the shape and the bits of the same parameter of `expected`.
 void check_same_parameters(const mha::ModelWeights& got, const mha::ModelWeights& expected, const mha::Config& c) {
   std::vector<const mha::Tensor*> want;
@@ -163,8 +153,8 @@ TEST_CASE("raw scores are the scores before the mask: every entry finite, equal 
 TEST_CASE("every tensor of every layer matches PyTorch on the reference models, on both kernel paths") {
   for (const char* name : {"tiny_gpt2", "tiny_attn_only", "tiny_recall"}) {
     CAPTURE(name);
-    const auto model_bytes = reference_file(std::string(name) + ".model.safetensors");
-    const auto expected_bytes = reference_file(std::string(name) + ".expected.safetensors");
+    const auto model_bytes = mha_test::model_reference_file(std::string(name) + ".model.safetensors");
+    const auto expected_bytes = mha_test::model_reference_file(std::string(name) + ".expected.safetensors");
     const mha::SafetensorsFile model_file(model_bytes.data(), model_bytes.size());
     const mha::SafetensorsFile expected(expected_bytes.data(), expected_bytes.size());
     const std::string layout = mha::guess_layout(model_file);
