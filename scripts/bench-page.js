@@ -2,7 +2,7 @@
 // npm run bench:page: the page's main-thread cost in headless Chromium (Debian's /usr/bin/chromium
 // through playwright-core), against the targets of "Speed, round 2": a text change on the
 // trained-model page costs ≤ 16 ms of main-thread work at T ≤ 32; while the model trains in the
-// worker the page keeps ≥ 50 frames per second. Three parts, each on a freshly opened
+// worker the page keeps ≥ 50 frames per second. Five parts, each on a freshly opened
 // web/index.html?model=trained (the induction model; the page itself opens on a model of real text):
 //
 // trained  the page as it opens (the trained model, its attend stage; no model control touched):
@@ -21,6 +21,9 @@
 //          holds the main thread, when the page shows that it is working (the status says computing,
 //          or the new picture is there), when the new picture is there, and the longest task
 //          meanwhile. Target: the page shows that it works within 100 ms, and no task holds it longer.
+// opening  the page opened afresh (a new tab each time, --changes times after one warm-up) on each
+//          model a learner or an article opens first: goto → the first picture (mhaPage.ready), and
+//          the document's DOMContentLoaded, medians and the slowest.
 //
 // A change is a control's value set and its change event dispatched, warm-up + measured times; a
 // text change deletes the last character and types it again (T − 1 ↔ T). Every change starts from
@@ -39,7 +42,7 @@
 //             hold against the 16 ms budget
 //   idle      -> requestIdleCallback: the page also finished drawing the hidden stages
 //
-//   node scripts/bench-page.js [--only trained,frames,random] [--stages attend,…|all]
+//   node scripts/bench-page.js [--only trained,frames,random,settings,opening] [--stages attend,…|all]
 //                              [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]
 'use strict';
 
@@ -70,7 +73,7 @@ const TRAINED_CASES = [
 // --stages all found them (attend itself is the heaviest; split and embed next; predict was a table
 // built anew on every result).
 const TRAINED_STAGES = ['attend', 'split', 'embed', 'predict'];
-const PARTS = ['trained', 'frames', 'random', 'settings'];
+const PARTS = ['trained', 'frames', 'random', 'settings', 'opening'];
 
 // Random weights set through the controls; T is checked against the page's own tokenizer.
 const CASES = [
@@ -94,7 +97,7 @@ function parseArgs(argv) {
     else if (a === '--url') o.url = argv[++i];
     else if (a === '--show') o.show = true; // print every change's times
     else {
-      console.log('usage: node scripts/bench-page.js [--only trained,frames,random] [--stages attend,…|all] [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]');
+      console.log('usage: node scripts/bench-page.js [--only trained,frames,random,settings,opening] [--stages attend,…|all] [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]');
       process.exit(a === '--help' || a === '-h' ? 0 : 2);
     }
   }
@@ -339,6 +342,41 @@ const SETTING_CASES = [
   { from: 'model=random&d-model=512&heads=8', control: '#heads', value: 16, what: 'one layer d512: heads 8 → 16' },
 ];
 
+// A model's page opened in a new tab, times: goto → mhaPage.ready, and DOMContentLoaded (navigation timing).
+const OPENING_CASES = [
+  { query: 'lang=en', what: 'no model attribute, English: the Brown model' },
+  { query: 'lang=zh', what: 'no model attribute, Chinese: the Tang model' },
+  { query: 'model=trained', what: 'the induction model' },
+  { query: 'model=random', what: 'random weights, d_model 512, 8 heads' },
+];
+
+async function benchOpening(context, opts) {
+  const base = opts.url.split('?')[0];
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const rows = [];
+  for (const c of OPENING_CASES) {
+    const ready = [], loaded = [];
+    for (let i = 0; i <= opts.changes; i++) {
+      const page = await context.newPage();
+      page.setDefaultTimeout(WAIT_MS);
+      const t0 = Date.now();
+      await page.goto(`${base}?${c.query}`);
+      await pageReady(page);
+      const ms = Date.now() - t0;
+      const dcl = await page.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd);
+      await page.close();
+      if (i === 0) continue; // the warm-up: Chromium's first compile of the page's scripts
+      ready.push(ms);
+      loaded.push(dcl);
+    }
+    rows.push({ what: c.what, n: ready.length, ready: median(ready).toFixed(0), readyMax: Math.max(...ready).toFixed(0), dcl: median(loaded).toFixed(0) });
+  }
+  console.log(`opening   a new tab on each model, goto → the first picture (mhaPage.ready); 1 warm-up + ${opts.changes} measured each; load avg ${loadAverage()}`);
+  console.log(table(rows, [{ key: 'what', title: 'page', left: true }, { key: 'n', title: 'n' }, { key: 'ready', title: 'first picture (ms)' }, { key: 'readyMax', title: 'slowest' }, { key: 'dcl', title: 'DOMContentLoaded' }]));
+  console.log('');
+  return rows;
+}
+
 async function benchSettings(open, opts) {
   const rows = [];
   const base = opts.url.split('?')[0];
@@ -444,6 +482,7 @@ async function main() {
     if (trained) for (const line of CHANGE_LEGEND) console.log(line);
     if (opts.only.includes('random')) await benchRandom(open, opts);
     const settings = opts.only.includes('settings') ? await benchSettings(open, opts) : null;
+    if (opts.only.includes('opening')) await benchOpening(context, opts);
     if (!trained && opts.only.includes('random')) for (const line of CHANGE_LEGEND) console.log(line);
     console.log('');
     for (const line of verdict(trained, frames, settings)) console.log(`target    ${line}`);

@@ -6,6 +6,7 @@ import { evaluateCreateMha, workerURL, workerParts } from './core.js';
 import { MhaDemo } from './element.js';
 import { useModule } from './sharedModule.js';
 import { addLanguage } from './languages.js';
+import { base64Bytes } from './base64.js';
 import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 
 // What lives beside this script, each in its own classic script that scripts/build-web.sh writes,
@@ -33,7 +34,7 @@ function loadBeside(script, has, what) {
 function loadTrainedModel(id = TRAINED_MODELS[0].id) {
   const { script } = TRAINED_MODELS.find((m) => m.id === id);
   const base64 = () => self.mhaTrainedModels && self.mhaTrainedModels[id];
-  return loadBeside(script, base64, `the trained model '${id}'`).then(() => Uint8Array.from(atob(base64()), (c) => c.charCodeAt(0)));
+  return loadBeside(script, base64, `the trained model '${id}'`).then(() => base64Bytes(base64()));
 }
 
 function loadLanguage(lang) {
