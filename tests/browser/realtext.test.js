@@ -260,6 +260,16 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
   assert.equal(await marks(named[0].i), null);
   await page.locator(`[data-head-switch="${s.layer}.${named[0].i}"]`).focus();
   assert.deepEqual((await marks(named[0].i)).cells, named[0].cells);
+  // Another text while the switch keeps the focus: its marks are the new text's cells, not the old.
+  const other = 'The old man saw a dog near the river, and the dog ran to a farm.';
+  const want = cliHeads('brown', other).layers[s.layer].heads[named[0].i].cells;
+  assert.ok(want.length > 0, `head ${named[0].i} has cells on “${other}” too`);
+  await page.evaluate((text) => document.querySelector('mha-demo').setAttribute('text', text), other);
+  await page.waitForFunction((viewBox) => {
+    const svg = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .head-tile svg.type-cells');
+    return svg && svg.getAttribute('viewBox') !== viewBox;
+  }, `0 0 ${T} ${T}`);
+  assert.deepEqual((await marks(named[0].i)).cells, want, 'the marks follow the new text');
   await page.locator('#text').focus();
   assert.equal(await marks(named[0].i), null);
   // The panel says so where a head has such cells, and not over random weights' unnamed heads.

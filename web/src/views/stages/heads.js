@@ -89,6 +89,7 @@ export function headsPanel(state, actions) {
   const H = first.heads.length;
   const METRICS = metricsOf(state);
   const rows = [];
+  let marked = null; // the head whose row the pointer or the focus is on: its marks follow a new text
   for (let hd = 0; hd < H; hd++) {
     const label = h('span', { class: 'head-label' });
     const cells = METRICS.map((metric) => {
@@ -109,6 +110,8 @@ export function headsPanel(state, actions) {
     // Pointing at a head's row (or tabbing to its switch) marks its map in the grid above, and in it
     // (and in the enlarged map when it shows this head) the cells its name is about.
     const mark = (on) => {
+      if (on) marked = hd;
+      else if (marked === hd) marked = null;
       const root = tr.getRootNode();
       if (!root.querySelector) return;
       const tile = root.querySelector(`section[data-stage="attend"] [data-tensor="weights"] .head-tile[data-head="${hd}"]`);
@@ -122,7 +125,7 @@ export function headsPanel(state, actions) {
     tr.addEventListener('mouseleave', () => mark(false));
     tr.addEventListener('focusin', () => mark(true));
     tr.addEventListener('focusout', () => mark(false));
-    rows.push({ tr, label, cells, toggle });
+    rows.push({ tr, label, cells, toggle, mark });
   }
 
   const sim = similarityTable(lang, H);
@@ -158,6 +161,7 @@ export function headsPanel(state, actions) {
       if (row.toggle.checked !== on) row.toggle.checked = on;
       row.tr.classList.toggle('switched-off', !on);
     });
+    if (marked !== null) rows[marked].mark(true);
   }
   fill(state);
 
