@@ -235,6 +235,11 @@ export class MhaDemo extends HTMLElement {
     let mha;
     const first = MODEL_KINDS.trained.shipped;
     const trained = trainedBytes(first); // beside the core; an Error (not a rejection) when there is none
+    // The model the demo opens on, if another one the project trained (the Brown or Tang model): its
+    // script starts loading beside the core too, not after it (its first run asks again for the bytes,
+    // from the script then here: one more decoding, some 15 ms, against 0.4 s of waiting).
+    const opening = MODEL_KINDS[this._store.state.settings.model];
+    if (opening && opening.shipped && opening.shipped !== first) trainedBytes(opening.shipped);
     try {
       mha = await sharedModule();
       const bytes = await trained;
