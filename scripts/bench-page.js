@@ -52,6 +52,7 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { cpuModel, loadAverage } = require('./bench/machine.js');
 const { table } = require('./bench/table.js');
+const { median } = require('./bench/stats.js');
 const { installHelpers, measureChanges } = require('./bench/page-change.js');
 const { recordFrames } = require('./bench/page-frames.js');
 const { startTrace, cpuPerChange } = require('./bench/page-cpu.js');
@@ -352,7 +353,6 @@ const OPENING_CASES = [
 
 async function benchOpening(context, opts) {
   const base = opts.url.split('?')[0];
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const rows = [];
   for (const c of OPENING_CASES) {
     const ready = [], loaded = [];

@@ -236,8 +236,7 @@ export class MhaDemo extends HTMLElement {
     const first = MODEL_KINDS.trained.shipped;
     const trained = trainedBytes(first); // beside the core; an Error (not a rejection) when there is none
     // The model the demo opens on, if another one the project trained (the Brown or Tang model): its
-    // script starts loading beside the core too, not after it (its first run asks again for the bytes,
-    // from the script then here: one more decoding, some 15 ms, against 0.4 s of waiting).
+    // script starts loading beside the core too, not after it; its first run gets the same bytes.
     const opening = MODEL_KINDS[this._store.state.settings.model];
     if (opening && opening.shipped && opening.shipped !== first) trainedBytes(opening.shipped);
     try {

@@ -31,10 +31,16 @@ function loadBeside(script, has, what) {
   return loading.get(script);
 }
 
+// Each model's bytes are decoded once for the page: every demo, and the early call that starts the
+// script loading beside the core, share them (the engines read them and never write or transfer them).
+const decoded = new Map(); // id -> Promise of the bytes
 function loadTrainedModel(id = TRAINED_MODELS[0].id) {
-  const { script } = TRAINED_MODELS.find((m) => m.id === id);
-  const base64 = () => self.mhaTrainedModels && self.mhaTrainedModels[id];
-  return loadBeside(script, base64, `the trained model '${id}'`).then(() => base64Bytes(base64()));
+  if (!decoded.has(id)) {
+    const { script } = TRAINED_MODELS.find((m) => m.id === id);
+    const base64 = () => self.mhaTrainedModels && self.mhaTrainedModels[id];
+    decoded.set(id, loadBeside(script, base64, `the trained model '${id}'`).then(() => base64Bytes(base64())));
+  }
+  return decoded.get(id);
 }
 
 function loadLanguage(lang) {
