@@ -74,7 +74,7 @@ def time_calls(fn, warmup, runs):
 
 def bench_model(path, warmup, runs):
     cfg = tm.GPT2_SMALL
-    model = tm.GPT2(tm.read_safetensors(path), cfg["heads"]).eval()
+    model = tm.GPT2(tm.read_weights(path), cfg["heads"]).eval()
     ids = torch.tensor([[(t * 7919 + 13) % cfg["vocab"] for t in range(cfg["T"])]], dtype=torch.int64)
     ms, lo, hi, cores = time_calls(lambda: model(ids), warmup, runs)
     print(f"model {ms:.1f} ms median of {runs} (min {lo:.1f}, max {hi:.1f}) after {warmup} warm-up  (CPU/wall {cores:.2f})")
@@ -82,7 +82,7 @@ def bench_model(path, warmup, runs):
 
 def bench_generate(path, runs, prompt=32, made=64):
     cfg = tm.GPT2_SMALL
-    model = tm.GPT2(tm.read_safetensors(path), cfg["heads"]).eval()
+    model = tm.GPT2(tm.read_weights(path), cfg["heads"]).eval()
     ids = torch.tensor([[(t * 7919 + 13) % cfg["vocab"] for t in range(prompt)]], dtype=torch.int64)
     source = torch.ones(64 << 20)  # 256 MB of float32, every page touched before timing
     copy = torch.empty_like(source)

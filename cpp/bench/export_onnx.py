@@ -38,7 +38,7 @@ def export(model, example, path, inputs, outputs):
 
 
 def export_mha(args):
-    tensors = tm.read_safetensors(args.weights)
+    tensors = tm.read_weights(args.weights)
     d = tensors["out_proj.weight"].shape[0]
     model = tm.AttentionWithWeights(tm.attention_layer(tensors, d, args.heads), args.T, args.causal).eval()
     export(model, (torch.zeros(1, args.T, d),), args.out, ["x"], ["y", "weights"])
@@ -49,7 +49,7 @@ def export_gpt2(args):
     weights = tm.gpt2_random_weights(seed=args.seed, **cfg)
     os.makedirs(args.out_dir, exist_ok=True)
     st = os.path.join(args.out_dir, "gpt2-small.safetensors")
-    tm.write_safetensors(st + ".partial", weights, {"layout": "gpt2", "heads": cfg["heads"], "seed": args.seed,
+    tm.rm.write_safetensors(st + ".partial", weights, {"layout": "gpt2", "heads": cfg["heads"], "seed": args.seed,
                                                     "made_by": "cpp/bench/export_onnx.py gpt2"})
     os.replace(st + ".partial", st)
     model = tm.GPT2(weights, cfg["heads"]).eval()
@@ -59,7 +59,7 @@ def export_gpt2(args):
 
 def export_gpt2_past(args):
     cfg = tm.GPT2_SMALL
-    model = tm.GPT2WithPast(tm.GPT2(tm.read_safetensors(args.weights), cfg["heads"])).eval()
+    model = tm.GPT2WithPast(tm.GPT2(tm.read_weights(args.weights), cfg["heads"])).eval()
     layers, D = model.gpt2.layers, cfg["d_model"] // cfg["heads"]
     past = [torch.zeros(1, cfg["heads"], 3, D) for _ in range(2 * layers)]  # P = 3, n = 2: neither is baked in
     names = [f"{kind}.{i}" for i in range(layers) for kind in ("key", "value")]

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The PyTorch peer of npm run bench:train: the induction model trained with autograd and
-torch.optim.Adam, one thread, float32. The same model as cpp/core/model/forward.cpp's attn-only preset:
+torch.optim.Adam, one thread, float32: the project's reference model (tests/reference/reference_model.py,
+fused) with the attn-only preset, what cpp/core/model/forward.cpp computes:
 
   x = wte[ids] + wpe[:T]                                      (B, T, d)
   per block: q, k, v = x · c_attn + b  (fused, Conv1D (in, out)), causal softmax(q·kᵀ/√D) · v,
@@ -18,7 +19,6 @@ One thread: OPENBLAS_NUM_THREADS=1 before torch loads (torch.set_num_threads(1) 
 OpenBLAS's own threads; see bench_pytorch.py), and CPU time / wall time is returned per case.
 """
 import json
-import math
 import os
 import sys
 import time
@@ -27,41 +27,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # bench_pytorch first: it sets OPENBLAS_NUM_THREADS=1 before torch loads, and exits saying so when
 # torch is missing.
 from bench_pytorch import blas_library, cpu_seconds  # noqa: E402
-from torch_models import read_safetensors  # noqa: E402
+from torch_models import read_weights, rm  # noqa: E402
 
 import torch  # noqa: E402
 
 
-class AttnOnly(torch.nn.Module):
-    """ids (B, T) -> logits (B, T, vocab), with the weights of an attn-only model file."""
-
-    def __init__(self, tensors, heads):
-        super().__init__()
-        self.heads = heads
-        self.layers = sum(1 for k in tensors if k.endswith("attn.c_attn.weight"))
-        self.w = torch.nn.ParameterDict({k.replace(".", "__"): torch.nn.Parameter(v.clone()) for k, v in tensors.items()})
-
-    def p(self, name):
-        return self.w[name.replace(".", "__")]
-
-    def forward(self, ids, future):
-        B, T = ids.shape
-        d = self.p("wte.weight").shape[1]
-        D = d // self.heads
-        x = self.p("wte.weight")[ids] + self.p("wpe.weight")[:T]  # (B, T, d)
-        for i in range(self.layers):
-            h = f"h.{i}.attn."
-            qkv = torch.addmm(self.p(h + "c_attn.bias"), x.view(B * T, d), self.p(h + "c_attn.weight"))  # (B·T, 3d)
-            q, k, v = (t.reshape(B, T, self.heads, D).transpose(1, 2) for t in qkv.split(d, dim=-1))  # (B, heads, T, D)
-            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))  # (B, heads, T, T)
-            weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
-            concat = (weights @ v).transpose(1, 2).reshape(B * T, d)  # (B·T, d)
-            x = x + torch.addmm(self.p(h + "c_proj.bias"), concat, self.p(h + "c_proj.weight")).view(B, T, d)
-        return x @ self.p("lm_head.weight").t()  # (B, T, vocab)
-
-
-def loss_of(model, ids, targets, future):
-    logits = model(ids, future)
+def loss_of(model, ids, targets):
+    logits = model(ids)
     return torch.nn.functional.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1), ignore_index=-1)
 
 
@@ -73,16 +45,15 @@ def induction_batch(g, B, L, vocab):
 
 
 def run_case(spec, case):
-    tensors = read_safetensors(case["weights"])
-    model = AttnOnly(tensors, spec["heads"])
+    tensors = read_weights(case["weights"])
+    model = rm.Model(tensors, spec["heads"], "attn-only", trainable=True)
     vocab = tensors["wte.weight"].shape[0]
     B, L = spec["batch"], case["L"]
     T = 2 * L + 1
-    future = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
     check_ids = torch.tensor(case["check"]["ids"], dtype=torch.int64).view(B, T)
     check_targets = torch.tensor(case["check"]["targets"], dtype=torch.int64).view(B, T)
     with torch.no_grad():
-        check_loss = loss_of(model, check_ids, check_targets, future).item()
+        check_loss = loss_of(model, check_ids, check_targets).item()
     opt = torch.optim.Adam(model.parameters(), lr=spec["lr"], betas=(spec["beta1"], spec["beta2"]), eps=spec["eps"])
     g = torch.Generator().manual_seed(case["L"])
     warmup, steps = spec["warmup"], case["steps"]
@@ -91,7 +62,7 @@ def run_case(spec, case):
 
     def step(ids, targets):
         opt.zero_grad(set_to_none=True)
-        loss = loss_of(model, ids, targets, future)
+        loss = loss_of(model, ids, targets)
         loss.backward()
         opt.step()
         losses.append(loss.item())  # read back every step, as our trainer returns it

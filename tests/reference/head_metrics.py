@@ -19,25 +19,15 @@ case has them; it also checks the labels against a hand-written list.
 import json
 import math
 import os
-import struct
+import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference_model import read_safetensors as read  # noqa: E402
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 COMMAND = "/usr/bin/python3 tests/reference/head_metrics.py"
-
-
-def read(path):
-    raw = open(path, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    meta = header.pop("__metadata__", {})
-    out = {}
-    for name, e in header.items():
-        a, b = e["data_offsets"]
-        dtype = {"F32": "<f4", "I64": "<i8"}[e["dtype"]]
-        out[name] = np.frombuffer(raw[8 + n + a:8 + n + b], dtype=dtype).reshape(e["shape"])
-    return meta, out
 
 
 def mean(values):

@@ -37,7 +37,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_model_reference as mm  # noqa: E402
-from head_metrics import read  # noqa: E402
+import reference_model as rm  # noqa: E402
 
 FORMAT_VERSION = "1"
 COMMAND = "/usr/bin/python3 tests/reference/make_circuits_reference.py"
@@ -54,8 +54,7 @@ CASES = [
 
 
 def load(path):
-    meta, arrays = read(os.path.join(ROOT, path))
-    p = {k: torch.from_numpy(v.copy()).to(torch.float64) for k, v in arrays.items()}
+    meta, p = rm.read_weights(os.path.join(ROOT, path), torch.float64)
     layers = len({k.split(".")[1] for k in p if k.startswith("h.")})
     heads = int(meta.get("heads", mm.HEADS))
     # make_model_reference's forward reads its module's sizes: both models share them
@@ -171,9 +170,9 @@ def main():
         print("%s: top K-composition %s; baseline %s" % (name, top, [round(float(x), 4) for x in base]))
         print("%s: answer, wrong %s, m %s, head recoveries %s" % (name, answer_wrong, m, [round(float(x), 3) for x in heads.flatten()]))
     out = os.path.join(mm.OUT_DIR, "circuits.expected.safetensors")
-    mm.write_safetensors(out, tensors, {"format_version": FORMAT_VERSION, "command": COMMAND,
+    rm.write_safetensors(out, tensors, {"format_version": FORMAT_VERSION, "command": COMMAND,
                                         "baseline_draws": BASELINE_DRAWS, "baseline_seed": BASELINE_SEED})
-    back = read(out)[1]
+    back = rm.read_safetensors(out)[1]
     assert all(back[k].shape == tuple(v.shape) for k, v in tensors), "re-read mismatch"
     print("wrote", out)
 

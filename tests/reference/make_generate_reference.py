@@ -19,7 +19,6 @@ Writes tests/reference/data/generate.expected.safetensors, for each case (tiny_g
 Settings are in __metadata__ (settings = temperature/top_k/top_p;…). Fixed seeds: a rerun gives the same bytes.
 """
 
-import math
 import os
 import sys
 
@@ -27,41 +26,13 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_model_reference as mm  # noqa: E402
+import reference_model as rm  # noqa: E402
 
 FORMAT_VERSION = "1"
 COMMAND = "/usr/bin/python3 tests/reference/make_generate_reference.py"
 PROMPT, NEW = 6, 10
 # (temperature, top_k, top_p): each cut alone, both, and top_p 0 (only the likeliest survives)
 SETTINGS = [(0.7, 0, 1.0), (1.0, 5, 1.0), (1.3, 0, 0.8), (0.8, 10, 0.9), (1.0, 0, 0.0)]
-
-
-def cached_forward(p, preset, ids, cache):
-    """The new ids (1, n) after the cache's positions -> their logits (1, n, V); appends their k, v.
-    cache: {"k": [per layer (1, heads, t, dh)], "v": […]}, empty lists at first."""
-    n, D, H = ids.shape[1], mm.D, mm.HEADS
-    dh, past = D // H, (cache["k"][0].shape[2] if cache["k"] else 0)
-    x = p["wte.weight"][ids] + p["wpe.weight"][past : past + n].unsqueeze(0)
-    # query i (position past + i) sees keys 0 … past + i
-    future = torch.triu(torch.ones(n, past + n, dtype=torch.bool), past + 1)
-    for i in range(mm.LAYERS):
-        h = "h.%d." % i
-        a_in = mm.layer_norm(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"]) if preset == "gpt2" else x
-        q, k, v = (a_in @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]).split(D, dim=-1)
-        q, k, v = (t.view(1, n, H, dh).transpose(1, 2) for t in (q, k, v))
-        if len(cache["k"]) <= i:
-            cache["k"].append(k), cache["v"].append(v)
-        else:
-            cache["k"][i] = torch.cat([cache["k"][i], k], dim=2)
-            cache["v"][i] = torch.cat([cache["v"][i], v], dim=2)
-        scores = (q @ cache["k"][i].transpose(-2, -1) / math.sqrt(dh)).masked_fill(future, float("-inf"))
-        concat = (torch.softmax(scores, dim=-1) @ cache["v"][i]).transpose(1, 2).reshape(1, n, D)
-        x = x + concat @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
-        if preset == "gpt2":
-            hidden = mm.gelu(mm.layer_norm(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"]) @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"])
-            x = x + hidden @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
-    if preset == "gpt2":
-        return mm.layer_norm(x, p["ln_f.weight"], p["ln_f.bias"]) @ p["wte.weight"].T
-    return x @ p["lm_head.weight"].T
 
 
 def warped_distribution(logits, temperature, top_k, top_p):
@@ -84,11 +55,11 @@ def make_case(name, preset, seed):
     p = mm.make_params(preset, seed)
     g = torch.Generator().manual_seed(seed + 2)
     ids = torch.randint(1, mm.VOCAB, (1, PROMPT), generator=g)
-    cache, chosen, rows = {"k": [], "v": []}, ids, []
+    cache, chosen, rows = [], ids, []
     step_ids = ids
     with torch.no_grad():
         for _ in range(NEW):
-            logits = cached_forward(p, preset, step_ids, cache)[0, -1]
+            logits = rm.forward(p, step_ids, mm.HEADS, preset, cache=cache)[0, -1]
             whole = mm.forward(p, preset, chosen)[0, -1]
             error = (logits - whole).abs().max().item() / whole.abs().max().item()
             if error > 1e-12:
@@ -107,7 +78,7 @@ def make_case(name, preset, seed):
 def main():
     tensors = make_case("tiny_gpt2", "gpt2", 11) + make_case("tiny_attn_only", "attn-only", 12)
     settings = ";".join("%g/%d/%g" % s for s in SETTINGS)
-    mm.write_safetensors(os.path.join(mm.OUT_DIR, "generate.expected.safetensors"), tensors,
+    rm.write_safetensors(os.path.join(mm.OUT_DIR, "generate.expected.safetensors"), tensors,
                          {"format_version": FORMAT_VERSION, "command": COMMAND, "prompt": PROMPT, "new": NEW,
                           "settings": settings, "torch_version": torch.__version__})
 

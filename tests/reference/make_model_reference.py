@@ -17,18 +17,20 @@ Writes into tests/reference/data/, for each of tiny_gpt2, tiny_attn_only and tin
                                  and the logit of two (position, token) pairs split into the direct
                                  path, each head, each MLP and the biases (numpy, float64)
 
-The forward is written out by hand in float64 and cross-checked against torch.nn modules in
-float32 before anything is written. Fixed seeds: a rerun gives the same bytes.
+The forward is reference_model.forward, written out in float64, cross-checked here against torch.nn
+modules in float32 before anything is written. Fixed seeds: a rerun gives the same bytes.
 """
 
-import json
-import math
 import os
-import struct
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_model as rm  # noqa: E402
+from reference_model import write_safetensors  # noqa: E402
 
 FORMAT_VERSION = "3"  # 2: LayerNorm statistics and mlp_pre, which the backward pass reads; 3: head_write, heads file
 RECALL_K = 3  # tiny_recall's readouts: logits and probs (1, T, K, vocab), lm_head (K·vocab, d_model)
@@ -37,26 +39,7 @@ OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 LAYERS, D, HEADS, VOCAB, POSITIONS, T = 2, 64, 4, 128, 32, 12
 B_GRAD = 3
-EPS = 1e-5
-
-
-def write_safetensors(path, tensors, metadata):
-    """tensors: list of (name, tensor); integer tensors are stored as I64, the rest as F32."""
-    header = {"__metadata__": {k: str(v) for k, v in metadata.items()}}
-    blobs, offset = [], 0
-    for name, t in tensors:
-        t = t.detach().contiguous().cpu()
-        if t.dtype in (torch.int32, torch.int64):
-            raw, dtype = t.to(torch.int64).numpy().astype("<i8").tobytes(), "I64"
-        else:
-            raw, dtype = t.to(torch.float32).numpy().astype("<f4").tobytes(), "F32"
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-(8 + len(text)) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+EPS = rm.EPS
 
 
 def make_params(preset, seed, readouts=1):
@@ -88,92 +71,9 @@ def make_params(preset, seed, readouts=1):
     return p
 
 
-def layer_norm(x, w, b, keep=None, name=None):
-    """LayerNorm over the last dimension; `keep` records the row means and 1/std as name_mean, name_rstd."""
-    mean = x.mean(-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)
-    rstd = 1 / torch.sqrt(var + EPS)
-    if keep is not None:
-        keep(name + "_mean", mean.squeeze(-1))
-        keep(name + "_rstd", rstd.squeeze(-1))
-    return (x - mean) * rstd * w + b
-
-
-def gelu(x):
-    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
-
-
 def forward(p, preset, ids, record=None, readouts=1, gates=None, hook=None):
-    """ids (B, T) -> logits (B, T, V), or (B, T, K, V) for K > 1 readouts. `record` (a dict) receives
-    every trace tensor of sequence 0. gates (LAYERS, HEADS): each head's output is multiplied by its
-    gate before the concat (1: on). hook(point, layer, tensor) -> tensor, TransformerLens's hook
-    points: "resid_pre" (the stream entering block `layer`, (B, T, D)) and "z" (head_out, (B, HEADS,
-    T, dh)), what make_circuits_reference.py patches."""
-    hook = hook or (lambda point, layer, t: t)
-    Bn, Tn = ids.shape
-    dh = D // HEADS
-    keep = (lambda name, t: record.__setitem__(name, t[:1].clone())) if record is not None else (lambda name, t: None)
-    tok, pos = p["wte.weight"][ids], p["wpe.weight"][:Tn].unsqueeze(0).expand(Bn, Tn, D)
-    keep("token_embedding", tok)
-    keep("position_encoding", pos)
-    x = tok + pos
-    keep("x", x)
-    future = torch.triu(torch.ones(Tn, Tn, dtype=torch.bool), 1)
-    for i in range(LAYERS):
-        h, L = "h.%d." % i, "layers.%d." % i
-        x = hook("resid_pre", i, x)
-        a_in = x
-        if preset == "gpt2":
-            a_in = layer_norm(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"], keep, L + "ln_1")
-            keep(L + "ln_1", a_in)
-        qkv = a_in @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]
-        q, k, v = qkv.split(D, dim=-1)
-        for name, t in (("q", q), ("k", k), ("v", v)):
-            keep(L + name, t)
-        split = lambda t: t.view(Bn, Tn, HEADS, dh).transpose(1, 2)
-        qh, kh, vh = split(q), split(k), split(v)
-        for name, t in (("q_heads", qh), ("k_heads", kh), ("v_heads", vh)):
-            keep(L + name, t)
-        raw = qh @ kh.transpose(-2, -1) / math.sqrt(dh)
-        keep(L + "raw_scores", raw)
-        scores = raw.masked_fill(future, float("-inf"))
-        keep(L + "scores", scores)
-        weights = torch.softmax(scores, dim=-1)
-        keep(L + "weights", weights)
-        head_out = hook("z", i, weights @ vh)
-        if gates is not None:
-            head_out = head_out * gates[i].view(1, HEADS, 1, 1)
-        keep(L + "head_out", head_out)
-        concat = head_out.transpose(1, 2).reshape(Bn, Tn, D)
-        keep(L + "concat", concat)
-        w_o = p[h + "attn.c_proj.weight"]  # (in, out): rows h·dh … of head h
-        keep(L + "head_write", torch.stack([head_out[:, j] @ w_o[j * dh:(j + 1) * dh] for j in range(HEADS)], 1))
-        y = concat @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
-        keep(L + "y", y)
-        x = x + y
-        keep(L + "resid_mid", x)
-        if preset == "gpt2":
-            ln2 = layer_norm(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"], keep, L + "ln_2")
-            keep(L + "ln_2", ln2)
-            pre = ln2 @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"]
-            keep(L + "mlp_pre", pre)
-            hidden = gelu(pre)
-            keep(L + "mlp_hidden", hidden)
-            mlp_out = hidden @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
-            keep(L + "mlp_out", mlp_out)
-            x = x + mlp_out
-            keep(L + "resid_out", x)
-    if preset == "gpt2":
-        x = layer_norm(x, p["ln_f.weight"], p["ln_f.bias"], keep, "ln_f")
-        keep("ln_f", x)
-        logits = x @ p["wte.weight"].T
-    else:
-        logits = x @ p["lm_head.weight"].T
-    if readouts > 1:  # row r·V + v of lm_head is readout r's score for id v
-        logits = logits.view(Bn, Tn, readouts, VOCAB)
-    keep("logits", logits)
-    keep("probs", torch.softmax(logits, dim=-1))
-    return logits
+    """reference_model.forward at these models' head count, written out in float64."""
+    return rm.forward(p, ids, HEADS, preset, record=record, readouts=readouts, gates=gates, hook=hook)
 
 
 class TorchGPT(torch.nn.Module):
@@ -220,7 +120,7 @@ class TorchGPT(torch.nn.Module):
             a_in = blk["ln_1"](x) if self.preset == "gpt2" else x
             x = x + blk["attn"](a_in, a_in, a_in, attn_mask=mask, need_weights=False)[0]
             if self.preset == "gpt2":
-                x = x + blk["proj"](gelu(blk["fc"](blk["ln_2"](x))))
+                x = x + blk["proj"](rm.gelu(blk["fc"](blk["ln_2"](x))))
         if self.preset == "gpt2":
             ln_f = torch.nn.LayerNorm(D, eps=EPS)
             with torch.no_grad():

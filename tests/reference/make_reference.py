@@ -15,89 +15,24 @@ every case, three safetensors files into tests/reference/data/:
     <case>.input.safetensors     the input x
     <case>.expected.safetensors  every intermediate of the attention forward
 
-The safetensors format is written by hand (no safetensors package needed).
+The safetensors files are written by reference_model.py (no safetensors package needed).
 Everything is float32 and deterministic (fixed seed per case).
 """
 
-import json
 import math
 import os
-import struct
 import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference_model import read_safetensors, write_safetensors  # noqa: E402
+
 FORMAT_VERSION = "1"
 COMMAND = "/usr/bin/python3 tests/reference/make_reference.py"
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-
-
-# --------------------------------------------------------------------------
-# safetensors writer
-# --------------------------------------------------------------------------
-
-def write_safetensors(path, tensors, metadata=None):
-    """tensors: list of (name, torch.Tensor) in the order to store them."""
-    header = {}
-    if metadata:
-        for k, v in metadata.items():
-            if not isinstance(v, str):
-                raise TypeError("metadata value for %r must be str" % k)
-        header["__metadata__"] = dict(metadata)
-    blobs = []
-    offset = 0
-    for name, t in tensors:
-        a = t.detach().to(torch.float32).contiguous().cpu().numpy()
-        raw = a.astype("<f4", copy=False).tobytes(order="C")
-        header[name] = {
-            "dtype": "F32",
-            "shape": list(a.shape),
-            "data_offsets": [offset, offset + len(raw)],
-        }
-        blobs.append(raw)
-        offset += len(raw)
-    hjson = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    pad = (-(8 + len(hjson))) % 8
-    hjson += b" " * pad
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(hjson)))
-        f.write(hjson)
-        for b in blobs:
-            f.write(b)
-
-
-def read_safetensors(path):
-    """Minimal reader used for self-checking. Returns (metadata, {name: ndarray})."""
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    if (8 + n) % 8 != 0:
-        raise ValueError("%s: header not padded to 8 bytes" % path)
-    header = json.loads(data[8:8 + n].decode("utf-8"))
-    buf = data[8 + n:]
-    meta = header.pop("__metadata__", {})
-    out = {}
-    spans = []
-    for name, info in header.items():
-        if info["dtype"] != "F32":
-            raise ValueError("%s: %s has dtype %s" % (path, name, info["dtype"]))
-        b, e = info["data_offsets"]
-        count = int(np.prod(info["shape"])) if info["shape"] else 1
-        if e - b != 4 * count:
-            raise ValueError("%s: %s offsets do not match shape" % (path, name))
-        spans.append((b, e))
-        out[name] = np.frombuffer(buf[b:e], dtype="<f4").reshape(info["shape"])
-    spans.sort()
-    pos = 0
-    for b, e in spans:
-        if b != pos:
-            raise ValueError("%s: tensors not packed back to back" % path)
-        pos = e
-    if pos != len(buf):
-        raise ValueError("%s: trailing bytes in data buffer" % path)
-    return meta, out
 
 
 # --------------------------------------------------------------------------
