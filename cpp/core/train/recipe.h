@@ -54,7 +54,7 @@ Recipe induction_recipe_small();
 // 2,000 steps of Adam at lr 3e-3.
 Recipe recall_recipe();
 // The real-text models' recipe (models/{corpus}.safetensors): GPT-2 blocks (LayerNorm, GELU MLP, tied
-// unembedding), 4 blocks of 4 heads, d_model 128, windows of 64 tokens, batch 16, AdamW at 2e-3 with
+// unembedding), 4 blocks of 4 heads, d_model 128, windows of 128 tokens, batch 16, AdamW at 2e-3 with
 // 100 steps of warm-up and linear decay to a tenth; 4,000 steps; seed 5.
 // `data`, when given, sets the vocabulary; without it the recipe only describes.
 Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> data = nullptr);
