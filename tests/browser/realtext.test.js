@@ -112,9 +112,10 @@ async function assertLabelsAsCli(model, s) {
 }
 
 const CASES = [
-  // model, the language it is opened in, the layer it opens on, the tokenizer's kind, words of its explanation
-  { model: 'tang', lang: 'zh', layer: OPENS_AT.tang, tokenizer: 'chars', unkText: '举头望明月，低头思故乡。OK', explain: { zh: '一个字一个字地读中文', en: 'One token per Chinese character' } },
-  { model: 'brown', lang: 'en', layer: OPENS_AT.brown, tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
+  // model, the language it is opened in, the layer it opens on, the heads named there on its own text
+  // (web/src/attributes.js's OPENING_TEXTS says why that text), the tokenizer's kind, words of its explanation
+  { model: 'tang', lang: 'zh', layer: OPENS_AT.tang, named: ['previous_token', 'parallel_line'], tokenizer: 'chars', unkText: '举头望明月，低头思故乡。OK', explain: { zh: '一个字一个字地读中文', en: 'One token per Chinese character' } },
+  { model: 'brown', lang: 'en', layer: OPENS_AT.brown, named: ['noun_article', 'verb_subject'], tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
 ];
 
 for (const c of CASES) {
@@ -132,6 +133,7 @@ for (const c of CASES) {
     assert.ok(s.columns.includes(c.tokenizer === 'chars' ? 'parallel_line' : 'noun_article'), `columns: ${s.columns.join(', ')}`);
     assert.deepEqual(s.ids, cliIds(c.model, s.text), 'the ids are the CLI\'s');
     const typed = await assertLabelsAsCli(c.model, s);
+    for (const label of c.named) assert.ok(s.panelLabels.includes(label), `${c.model}: layer ${c.layer} names a ${label} head on its own text (${s.panelLabels.join(', ')})`);
     fs.mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SHOTS, `realtext-${c.model}-${c.lang}.png`) });
 
