@@ -22,7 +22,7 @@ const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { splitCore, trainedModels, shippedModelBytes, modelScript, languageParts } = require('./scripts/web-parts.js');
+const { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, modelScript, languageParts } = require('./scripts/web-parts.js');
 
 // mha-core.js without its wasm, and the wasm gzipped (web/src/core.js inflates it). Zopfli (Debian's
 // zopfli, which scripts/setup.sh installs) writes the same gzip format 5 % smaller than zlib at level
@@ -71,6 +71,17 @@ const catalogPlugin = {
       page.options = { trainer: options.trainer.map(({ key, task }) => ({ key, task })) };
       return { contents: JSON.stringify(page), loader: 'json' };
     });
+  },
+};
+
+// import heldoutHeads from 'heldout-heads:' — each shipped model of real text's heads on its held-out
+// excerpt, as the core measures them (web-parts.js heldoutHeadTypes): a few hundred bytes in the
+// widget, there before the model's own script.
+const heldoutPlugin = {
+  name: 'heldout-heads',
+  setup(build) {
+    build.onResolve({ filter: /^heldout-heads:$/ }, () => ({ path: 'heldout-heads', namespace: 'heldout-heads' }));
+    build.onLoad({ filter: /.*/, namespace: 'heldout-heads' }, () => ({ contents: JSON.stringify(heldoutHeadTypes()), loader: 'json' }));
   },
 };
 
@@ -128,7 +139,7 @@ async function main() {
   };
   await esbuild.build({
     entryPoints: ['web/src/widget.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser', minify: true,
-    loader: { '.css': 'text', '.csv': 'text' }, plugins: [textPlugin, catalogPlugin, languagePlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
+    loader: { '.css': 'text', '.csv': 'text' }, plugins: [textPlugin, catalogPlugin, heldoutPlugin, languagePlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
   });
   // Beside the widget, not in it: it keeps mha-demo.js under 300 KB gzipped, and a script (unlike a
   // fetch) loads from file:// too.

@@ -5,6 +5,7 @@
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { toF16 } = require('./model-f16.js');
 
 const ROOT = path.join(__dirname, '..');
@@ -21,12 +22,46 @@ async function splitCore() {
   return { core, wasm: Buffer.from(found[2], 'base64') };
 }
 
-// models/trained-models.json's list: [{id, source (a path from the repository root), script}].
+// models/trained-models.json's list: [{id, source (a path from the repository root), script, heldout?}].
 const trainedModels = () => JSON.parse(fs.readFileSync(path.join(ROOT, 'models', 'trained-models.json'), 'utf8')).models;
 
 // A trained model as shipped: its safetensors with every F32 tensor stored as F16.
 async function shippedModelBytes(model) {
   return Buffer.from(await toF16(fs.readFileSync(path.join(ROOT, model.source))));
+}
+
+// What each head of a shipped model of real text does on its held-out excerpt (never trained on), as
+// the core measures it (`mha heads --model F --heldout EXCERPT --json`, build/native/mha, which
+// scripts/build.sh makes before the page): {id: [{layer, head, type, value, chance, offset}]} for the
+// models that name an excerpt — type the head's label, value the measure its label rule reads, chance
+// that measure under attention spread evenly (null where the rule has none), offset a positional
+// head's i − k. The shape of a trainprogress event's headTypes. Kept in web/build/heldout-heads.json
+// while it is newer than the models, the excerpts and the binary: the whole excerpt takes ~20 s.
+const MHA = path.join(ROOT, 'build', 'native', 'mha');
+function heldoutHeadTypes() {
+  const models = trainedModels().filter((m) => m.heldout);
+  const cache = path.join(ROOT, 'web', 'build', 'heldout-heads.json');
+  const inputs = [MHA, ...models.flatMap((m) => [m.source, m.heldout].map((f) => path.join(ROOT, f)))];
+  if (!fs.existsSync(MHA)) throw new Error(`${path.relative(ROOT, MHA)} is missing: build natively first (npm run build does)`);
+  const newest = Math.max(...inputs.map((f) => fs.statSync(f).mtimeMs));
+  if (fs.existsSync(cache) && fs.statSync(cache).mtimeMs > newest) {
+    const kept = JSON.parse(fs.readFileSync(cache, 'utf8'));
+    if (models.every((m) => kept[m.id])) return kept;
+  }
+  const out = {};
+  for (const m of models) {
+    const json = execFileSync(MHA, ['heads', '--model', m.source, '--heldout', m.heldout, '--json'], { cwd: ROOT, maxBuffer: 256 << 20 });
+    const { labels, layers } = JSON.parse(json);
+    const metricOf = Object.fromEntries(labels.map((rule) => [rule.label, rule.metric]));
+    out[m.id] = layers.flatMap((layer, l) => layer.heads.map((x, hd) => {
+      const metric = metricOf[x.label];
+      const chance = metric ? x[`${metric}_chance`] : null;
+      return { layer: l, head: hd, type: x.label, value: metric ? x[metric] : null, chance: chance === undefined ? null : chance,
+        offset: x.label === 'positional' ? x.offset : null };
+    }));
+  }
+  fs.writeFileSync(cache, JSON.stringify(out));
+  return out;
 }
 
 // The classic script that carries a model beside mha-demo.js (web/src/widget.js loads it by a tag).
@@ -58,4 +93,4 @@ async function languageParts() {
   };
 }
 
-module.exports = { splitCore, trainedModels, shippedModelBytes, modelScript, languageParts };
+module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, modelScript, languageParts };

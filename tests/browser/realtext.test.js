@@ -4,12 +4,14 @@
 // of real text, in either language, exactly as `mha heads --json` names them on the same text and the
 // same model (the page's F16 copy); the tokenize stage says which tokenizer it is and shows <unk>
 // with the word it stood for, with the CLI's ids; the prediction names its candidates from the
-// model's vocabulary (<unk> as such), as the module's Model.tokenText does.
+// model's vocabulary (<unk> as such), as the module's Model.tokenText does. Beside each head's name
+// on the text shown, its name and measure on the corpus's held-out excerpt, as `mha heads --heldout`
+// gives them.
 'use strict';
 
 const { test, before, after, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
+const { execFile, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -50,6 +52,37 @@ beforeEach(() => {
   ({ server, page } = suite);
 });
 
+// `mha heads --heldout` on the shipped model (its F32 file) and its excerpt, started before the tests
+// (some 20 s of one core, while the browser starts on the other).
+const heldoutCli = {};
+const cliHeldout = (id) => {
+  const model = trainedModels().find((m) => m.id === id);
+  heldoutCli[id] = heldoutCli[id] || new Promise((resolve, reject) =>
+    execFile(CLI, ['heads', '--model', model.source, '--heldout', model.heldout, '--json'], { cwd: ROOT, maxBuffer: 256 << 20 },
+      (e, out) => (e ? reject(e) : resolve(JSON.parse(out)))));
+  return heldoutCli[id];
+};
+for (const id of ['tang', 'brown']) cliHeldout(id).catch(() => {}); // awaited (and its error seen) in the tests
+
+// A head's name as the panel writes it, in `lang`: its label, a positional head's with its i − k.
+const labelText = (lang, m) => (m.label === 'positional' ? strings['label.positionalAt'][lang].replace('{d}', String(m.offset)) : strings[`label.${m.label}`][lang]);
+// The measure its label rule reads (rules: the analysis's labels), with how many times its chance.
+function measureText(lang, m, rules) {
+  const rule = rules.find((r) => r.label === m.label);
+  if (!rule) return '';
+  const v = m[rule.metric];
+  const chance = m[`${rule.metric}_chance`];
+  return chance ? strings['heads.measureChance'][lang].replace('{v}', v.toFixed(2)).replace('{x}', (v / chance).toFixed(1)) : v.toFixed(2);
+}
+
+// The held-out column: each head of the shown layer named, and measured, as `mha heads --heldout` does.
+async function assertHeldoutAsCli(model, s) {
+  const cli = await cliHeldout(model);
+  const expected = cli.layers[s.layer].heads.map((m) => [labelText(s.lang, m), measureText(s.lang, m, cli.labels)]);
+  assert.deepEqual(s.heldoutTexts, expected, `${model}: the held-out column of layer ${s.layer} in ${s.lang}`);
+  return cli.layers[s.layer].heads.map((m) => m.label);
+}
+
 const cliHeads = (model, text) => JSON.parse(execFileSync(CLI, ['heads', '--model', pageModels[model], '--text', text, '--json'], { encoding: 'utf8' }));
 // `mha tokenize`'s ids: "  position  id  "token"" per line after the count.
 const cliIds = (model, text) =>
@@ -79,6 +112,7 @@ const shown = () =>
       panelLayer: panel && Number(panel.dataset.headsLayer),
       panelLabels: rows.map((r) => r.dataset.label),
       panelTexts: rows.map((r) => r.querySelector('.head-label').textContent),
+      heldoutTexts: rows.map((r) => r.querySelector('td.heldout') && [...r.querySelectorAll('td.heldout span')].map((x) => x.textContent)),
       columns: panel ? [...panel.querySelectorAll('.heads-table tbody tr:first-child td[data-metric]')].map((td) => td.dataset.metric) : [],
       menu: [...root.querySelectorAll('#model option')].map((o) => ({ value: o.value, hidden: o.hidden, text: o.textContent })),
     };
@@ -103,10 +137,7 @@ async function assertLabelsAsCli(model, s) {
   assert.ok(typed.length > 0, `${model}: layer ${s.layer} has a head of a typed label on “${s.text}” (${s.panelLabels.join(', ')})`);
   s.panelLabels.forEach((label, hd) => {
     const m = cli.layers[s.layer].heads[hd];
-    const expected = label === 'positional'
-      ? strings['label.positionalAt'][s.lang].replace('{d}', String(m.offset))
-      : strings[`label.${label}`][s.lang];
-    assert.equal(s.panelTexts[hd], expected, `${model} head ${s.layer}.${hd} in ${s.lang}`);
+    assert.equal(s.panelTexts[hd], labelText(s.lang, m), `${model} head ${s.layer}.${hd} in ${s.lang}`);
   });
   return typed;
 }
@@ -114,8 +145,8 @@ async function assertLabelsAsCli(model, s) {
 const CASES = [
   // model, the language it is opened in, the layer it opens on, the heads named there on its own text
   // (web/src/attributes.js's OPENING_TEXTS says why that text), the tokenizer's kind, words of its explanation
-  { model: 'tang', lang: 'zh', layer: OPENS_AT.tang, named: ['previous_token', 'parallel_line'], tokenizer: 'chars', unkText: '举头望明月，低头思故乡。OK', explain: { zh: '一个字一个字地读中文', en: 'One token per Chinese character' } },
-  { model: 'brown', lang: 'en', layer: OPENS_AT.brown, named: ['noun_article', 'verb_subject'], tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
+  { model: 'tang', lang: 'zh', layer: OPENS_AT.tang, named: ['previous_token', 'parallel_line'], heldout: ['previous_token'], tokenizer: 'chars', unkText: '举头望明月，低头思故乡。OK', explain: { zh: '一个字一个字地读中文', en: 'One token per Chinese character' } },
+  { model: 'brown', lang: 'en', layer: OPENS_AT.brown, named: ['noun_article', 'verb_subject'], heldout: ['noun_article', 'verb_subject'], tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
 ];
 
 for (const c of CASES) {
@@ -134,6 +165,9 @@ for (const c of CASES) {
     assert.deepEqual(s.ids, cliIds(c.model, s.text), 'the ids are the CLI\'s');
     const typed = await assertLabelsAsCli(c.model, s);
     for (const label of c.named) assert.ok(s.panelLabels.includes(label), `${c.model}: layer ${c.layer} names a ${label} head on its own text (${s.panelLabels.join(', ')})`);
+    // and on the held-out text, beside it: the same types, measured where the model never trained
+    const heldout = await assertHeldoutAsCli(c.model, s);
+    for (const label of c.heldout) assert.ok(heldout.includes(label), `${c.model}: layer ${c.layer} has a ${label} head on held-out text (${heldout.join(', ')})`);
     fs.mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SHOTS, `realtext-${c.model}-${c.lang}.png`) });
 
@@ -149,6 +183,7 @@ for (const c of CASES) {
     assert.equal(s.lang, other);
     assert.deepEqual(s.panelLabels.filter((label) => TYPED.includes(label)), typed);
     await assertLabelsAsCli(c.model, s);
+    await assertHeldoutAsCli(c.model, s);
     suite.assertNoProblems();
   });
 

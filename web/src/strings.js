@@ -563,6 +563,16 @@ export const STRINGS = {
   'heads.labelElse': { en: 'otherwise “{label}”', zh: '否则叫“{label}”' },
   'heads.labelRuleChance': { en: '“{label}” when {metric} ≥ {at} and ≥ {times}× its chance (weight spread evenly)', zh: '{metric} ≥ {at}，且至少是随机水平（权重平均分散时）的 {times} 倍时叫“{label}”' },
   'heads.chance': { en: '{x}× its chance', zh: '随机水平的 {x} 倍' },
+  'heads.measureChance': { en: '{v} · {x}× chance', zh: '{v} · 随机的 {x} 倍' },
+  'heads.heldout': { en: 'on held-out text', zh: '在留出文本上' },
+  'heads.heldoutHint': {
+    en: '“On held-out text” is the same head on text the model never trained on; “× chance”: how many times what attention spread evenly would score.',
+    zh: '“在留出文本上”是同一个头在模型从没训练过的文本上的表现；“随机的几倍”：是权重平均分散时得分的多少倍。',
+  },
+  'heads.heldoutHelp': {
+    en: 'The same head on the corpus’s held-out excerpt, text it never trained on, in windows of its length: its name, the measure its name is given by, and how many times that measure is its chance (the weight spread evenly would score). Measured by the core when the page was built.',
+    zh: '同一个头在语料的留出片段上（训练时从没见过的文本，按模型的长度分窗）：它的名字、给它起名所依据的度量，以及这个度量是随机水平（权重平均分散时的得分）的多少倍。由核心在构建页面时测得。',
+  },
   'metric.formula.entropy': { en: 'mean over rows i ≥ 1 of H<sub>i</sub> / ln n<sub>i</sub>, H<sub>i</sub> = −Σ<sub>j</sub> a<sub>ij</sub> ln a<sub>ij</sub>, n<sub>i</sub> = the positions row i may see. 0: one token; 1: spread evenly.', zh: '对 i ≥ 1 的各行取 H<sub>i</sub> / ln n<sub>i</sub> 的平均，H<sub>i</sub> = −Σ<sub>j</sub> a<sub>ij</sub> ln a<sub>ij</sub>，n<sub>i</sub> 为第 i 行能看到的位置数。0：只看一个 token；1：平均分散。' },
   'metric.formula.self': { en: 'mean over i of a<sub>ii</sub>: looking at itself.', zh: '对各行取 a<sub>ii</sub> 的平均：看自己。' },
   'metric.formula.previous_token': { en: 'mean over i ≥ 1 of a<sub>i,i−1</sub>: looking one step back.', zh: '对 i ≥ 1 取 a<sub>i,i−1</sub> 的平均：看前一步。' },

@@ -8,6 +8,8 @@ import { headColor } from '../parts/colors.js';
 import { markCells } from '../parts/cellMarks.js';
 import catalog from '../../catalog.js';
 import { hasBlocks, ownVocabulary } from '../../modelFacts.js';
+import { MODEL_KINDS } from '../../attributes.js';
+import heldoutHeads from 'heldout-heads:';
 
 // The core's metrics (head_metric_table), each a column of the table and a formula under it;
 // fractions of the attention (0 … 1) have a bar, distances (in tokens) a number only.
@@ -55,6 +57,22 @@ function similarityTable(lang, H) {
 
 const fmt = (v) => (v === null || v === undefined ? null : v.toFixed(2));
 
+// A head's type as the table names it: its label (a positional head's with its i − k) and, where its
+// label rule reads a measure, that measure and how many times its chance it is.
+function typeText(lang, type, offset, value, chance) {
+  const name = type === 'positional' && offset !== null && offset !== undefined ? t(lang, 'label.positionalAt', { d: offset }) : t(lang, `label.${type}`);
+  if (value === null || value === undefined) return { name, measure: '' };
+  return { name, measure: chance ? t(lang, 'heads.measureChance', { v: value.toFixed(2), x: (value / chance).toFixed(1) }) : value.toFixed(2) };
+}
+
+// The shown layer's heads on the held-out excerpt of the shipped model of real text shown (the core's
+// numbers, measured when the page was built: scripts/web-parts.js heldoutHeadTypes), else null.
+function heldoutOf(state) {
+  const kind = MODEL_KINDS[state.settings.model];
+  const all = kind && kind.shipped && heldoutHeads[kind.shipped];
+  return all ? all.filter((x) => x.layer === state.result.layer) : null;
+}
+
 // How a head gets its name: the core's rules (head_metrics.cpp), the first that holds wins; a rule
 // of the vocabulary's head types only where the model shown has them (`metrics`: its columns).
 function labelRules(lang, rules, metrics) {
@@ -88,10 +106,13 @@ export function headsPanel(state, actions) {
   if (!first) return null;
   const H = first.heads.length;
   const METRICS = metricsOf(state);
+  const heldoutAt = heldoutOf(state);
   const rows = [];
   let marked = null; // the head whose row the pointer or the focus is on: its marks follow a new text
   for (let hd = 0; hd < H; hd++) {
     const label = h('span', { class: 'head-label' });
+    const labelMeasure = h('span', { class: 'label-measure' });
+    const heldout = heldoutAt ? { name: h('span', { class: 'head-label' }), measure: h('span', { class: 'label-measure' }) } : null;
     const cells = METRICS.map((metric) => {
       const barEl = FRACTION.has(metric) ? h('span', { class: 'metric-bar' }) : null;
       const value = h('span', { class: 'metric-value' });
@@ -105,7 +126,8 @@ export function headsPanel(state, actions) {
     // The switch sits with the head's name, in the column that stays put when the metrics scroll.
     const tr = h('tr', { 'data-head': String(hd), style: { '--head': headColor(hd) } },
       h('th', { scope: 'row' }, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'head', { h: hd })))),
-      h('td', {}, label),
+      h('td', {}, label, labelMeasure),
+      heldout && h('td', { class: 'heldout' }, heldout.name, heldout.measure),
       cells.map((c) => c.td));
     // Pointing at a head's row (or tabbing to its switch) marks its map in the grid above, and in it
     // (and in the enlarged map when it shows this head) the cells its name is about.
@@ -125,16 +147,19 @@ export function headsPanel(state, actions) {
     tr.addEventListener('mouseleave', () => mark(false));
     tr.addEventListener('focusin', () => mark(true));
     tr.addEventListener('focusout', () => mark(false));
-    rows.push({ tr, label, cells, toggle, mark });
+    rows.push({ tr, label, labelMeasure, heldout, cells, toggle, mark });
   }
 
   const sim = similarityTable(lang, H);
   // Said only where a head of this layer has a name with cells (not of random weights' broad heads).
   const pointHint = h('span', { class: 'point-cells' }, ` ${t(lang, 'heads.pointCells')}`);
   let current = state;
+  // Which measure each label is given by (the core's label rules): shown beside the name.
+  const ruleMetric = Object.fromEntries(state.result.heads.labels.map((r) => [r.label, r.metric]));
   function fill(s) {
     current = s;
     const analysis = analysisOf(s);
+    const heldout = heldoutOf(s);
     pointHint.hidden = !analysis.heads.some((m) => m.cells && m.cells.length);
     sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
@@ -145,8 +170,17 @@ export function headsPanel(state, actions) {
       // A recall model's heads are named by how far back they look: i − offset; so is a positional head.
       const recall = s.result.config.readouts > 1 && m.offset !== null;
       row.label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
-      setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) })
-        : m.label === 'positional' && m.offset !== null ? t(lang, 'label.positionalAt', { d: m.offset }) : t(lang, `label.${m.label}`));
+      const metric = !recall && ruleMetric[m.label];
+      const named = typeText(lang, m.label, m.offset, metric ? m[metric] : null, metric ? m[`${metric}_chance`] : null);
+      setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) }) : named.name);
+      setText(row.labelMeasure, recall ? '' : named.measure);
+      const held = heldout && heldout.find((x) => x.head === hd);
+      if (row.heldout && held) {
+        const text = typeText(lang, held.type, held.offset, held.value, held.chance);
+        row.heldout.name.className = `head-label label-${held.type}`;
+        setText(row.heldout.name, text.name);
+        setText(row.heldout.measure, text.measure);
+      }
       for (const c of row.cells) {
         const v = GRADIENT.has(c.metric) ? importance && importance[hd][c.metric] : m[c.metric];
         const text = fmt(v);
@@ -169,12 +203,14 @@ export function headsPanel(state, actions) {
   const cue = h('p', { class: 'hint heads-cue', hidden: true }, t(lang, 'heads.scrollCue'));
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
-    h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), pointHint),
+    h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), pointHint,
+      heldoutAt && ` ${t(lang, 'heads.heldoutHint')}`),
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
     cue,
     scroller = h('div', { class: 'heads-scroll' }, h('table', { class: 'heads-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
+        heldoutAt && h('th', { scope: 'col', title: t(lang, 'heads.heldoutHelp') }, t(lang, 'heads.heldout')),
         // A narrow demo shows each metric's short name; its full name stays for screen readers.
         METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) },
           h('span', { class: 'm-full' }, t(lang, `metric.${m}`)), h('span', { class: 'm-short', 'aria-hidden': 'true' }, t(lang, `metric.short.${m}`)))))),
@@ -187,7 +223,8 @@ export function headsPanel(state, actions) {
   if (typeof ResizeObserver === 'function') new ResizeObserver(() => (cue.hidden = scroller.scrollWidth <= scroller.clientWidth + 1)).observe(scroller);
   return live(panel, (s) => {
     const analysis = analysisOf(s);
-    if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H || metricsOf(s).join() !== METRICS.join()) return false;
+    if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H || metricsOf(s).join() !== METRICS.join() ||
+        !heldoutOf(s) !== !heldoutAt) return false;
     fill(s);
     return true;
   });
