@@ -1,6 +1,7 @@
 // The recall model and "Why several heads?": the model menu's recall model, its heads named by how
 // far back they look (one head per offset), its K readouts per position; the panel's shipped sweep
-// (models/recall-sweep.csv) with equal parameter counts, and the sweep run in the page, whose
+// (models/recall-sweep.csv) with equal parameter counts, the Tang poems' (models/tang-sweep.csv) beside
+// it, and the sweep run in the page, whose
 // accuracies are the CLI's to the last digit and whose map captions say what was measured; Cancel;
 // Train it yourself on the recall task: the slider keeps step 0, Use this model shows what it trained.
 // Timings are not asserted here: npm run bench:sweep prints them.
@@ -18,6 +19,10 @@ const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
 const WAIT = 15_000;
 const SHIPPED = fs.readFileSync(path.join(ROOT, 'models', 'recall-sweep.csv'), 'utf8').trim().split('\n').slice(1)
   .map((line) => line.split(',').map(Number)).map(([heads, dHead, parameters, loss, accuracy, ...perReadout]) => ({ heads, dHead, parameters, loss, accuracy, perReadout }));
+
+// models/tang-sweep.csv: heads, d_head, parameters, seed, heldout_loss, heldout_accuracy; a row per seed.
+const TANG = fs.readFileSync(path.join(ROOT, 'models', 'tang-sweep.csv'), 'utf8').trim().split('\n').slice(1)
+  .map((line) => line.split(',').map(Number)).map(([heads, dHead, parameters, seed, loss]) => ({ heads, dHead, parameters, seed, loss }));
 
 let server;
 let page;
@@ -92,6 +97,7 @@ test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in th
       intro: panel.querySelector('p').textContent,
       rows: [...panel.querySelectorAll('.sweep-table tbody tr')].map((tr) => [Number(tr.dataset.heads), ...[...tr.children].slice(1).map((td) => td.textContent)]),
       points: [...panel.querySelectorAll('.sweep-plot .shipped circle')].map((c) => Number(c.dataset.heads)),
+      tang: panel.querySelector('[data-sweep-tang]').textContent,
     };
   });
   // Every shipped model has the same parameters, and the page says how many.
@@ -104,8 +110,19 @@ test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in th
     assert.equal(row[2], r.accuracy.toFixed(2), `${r.heads} heads`);
   }
   // Table 3 row (A) of Vaswani et al. beside ours.
-  assert.equal(shipped.rows.find((x) => x[0] === 1)[4], '24.9 (d_k 512)');
-  assert.equal(shipped.rows.find((x) => x[0] === 32)[4], '25.4 (d_k 16)');
+  assert.equal(shipped.rows.find((x) => x[0] === 1)[5], '24.9 (d_k 512)');
+  assert.equal(shipped.rows.find((x) => x[0] === 32)[5], '25.4 (d_k 16)');
+  // And the same experiment on the Tang poems: each head count's held-out loss, the mean of its seeds,
+  // at one parameter count, and the sentence under the table quotes the best and both ends.
+  const tangHeads = [...new Set(TANG.map((r) => r.heads))];
+  const seeds = new Set(TANG.map((r) => r.seed)).size;
+  assert.ok(seeds >= 2 && TANG.every((r) => r.parameters === TANG[0].parameters && r.heads * r.dHead === TANG[0].heads * TANG[0].dHead));
+  const mean = (hd) => TANG.filter((r) => r.heads === hd).reduce((a, r) => a + r.loss, 0) / seeds;
+  for (const hd of tangHeads) assert.equal(shipped.rows.find((x) => x[0] === hd)[4], mean(hd).toFixed(3), `Tang, ${hd} heads`);
+  const tangBest = tangHeads.reduce((a, b) => (mean(b) < mean(a) ? b : a));
+  assert.equal(shipped.tang, `On real text: the Tang poems model at d_model ${TANG[0].heads * TANG[0].dHead} (${TANG[0].parameters.toLocaleString('en-US')} parameters at every head count), ` +
+    `its loss on held-out poems in nats a character, the mean of ${seeds} seeds; lower is better. ${mean(1).toFixed(3)} with one head, ${mean(tangBest).toFixed(3)} at ${tangBest} heads, the best; ` +
+    `${mean(tangHeads.at(-1)).toFixed(3)} at ${tangHeads.at(-1)}.`);
 
   // Run it: the same recipe and seed as models/recall-sweep.csv, so the same accuracies to the digit.
   const run = await inDemo(async () => {

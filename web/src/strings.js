@@ -685,7 +685,12 @@ export const STRINGS = {
   'sweep.col.dHead': { en: 'd_head', zh: 'd_head' },
   'sweep.col.ours': { en: 'recall accuracy', zh: '回忆准确率' },
   'sweep.col.mine': { en: 'your run', zh: '你的运行' },
+  'sweep.col.tang': { en: 'Tang poems: held-out loss', zh: '唐诗：留出损失' },
   'sweep.col.table3': { en: 'Table 3: BLEU', zh: '表 3：BLEU' },
+  'sweep.tang': {
+    en: 'On real text: the Tang poems model at d_model {d} ({p} parameters at every head count), its loss on held-out poems in nats a character, the mean of {n} seeds; lower is better. {one} with one head, {bl} at {best} heads, the best; {ml} at {most}.',
+    zh: '在真实文本上：d_model {d} 的唐诗模型（每种头数都是 {p} 个参数），在留出诗句上的损失（每字多少奈特，{n} 个种子的平均），越低越好。1 个头时 {one}，{best} 个头最好，为 {bl}；{most} 个头时 {ml}。',
+  },
   'sweep.run': { en: 'Run it yourself: {list} heads', zh: '自己跑一遍：{list} 个头' },
   'sweep.idle': { en: 'The table is the shipped sweep. Run it yourself to train the models here and see their heads.', zh: '表中是发布时跑好的结果。自己跑一遍，就能在这里训练这些模型并看到它们的头。' },
   'sweep.progress': { plural: 'h', en: { one: 'Training {h} head: step {step} of {steps} (model {i} of {n})', other: 'Training {h} heads: step {step} of {steps} (model {i} of {n})' }, zh: '正在训练 {h} 个头：第 {step} / {steps} 步（第 {i} / {n} 个模型）' },

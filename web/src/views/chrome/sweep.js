@@ -1,6 +1,7 @@
 // "Why several heads?": the head-count experiment on the recall task. The shipped sweep
 // (models/recall-sweep.csv, `npm run train`) is shown at once, as a table beside Vaswani et al.'s
-// Table 3 and as a plot of accuracy against heads; "Run it yourself" trains the recall recipe at 1,
+// Table 3 and the same experiment on the Tang poems (models/tang-sweep.csv), and as a plot of
+// accuracy against heads; "Run it yourself" trains the recall recipe at 1,
 // 4 and 64 heads in Web Workers of its own (sweep.js: progress, Cancel) and draws each model's
 // attention maps side by side, captioned with what was measured of them. The head counts are shared
 // out between two workers when the machine has two cores or more (each model trains alone, so the
@@ -14,6 +15,7 @@ import { headColor } from '../parts/colors.js';
 import { drawMiniMap } from '../parts/miniMap.js';
 import catalog from '../../catalog.js';
 import shippedCsv from '../../../../models/recall-sweep.csv';
+import tangCsv from '../../../../models/tang-sweep.csv';
 
 const RECIPE = catalog.recipes.recall;
 const RUN_HEADS = [1, 4, 64];
@@ -33,6 +35,22 @@ export function parseSweepCsv(text) {
   });
 }
 const SHIPPED = parseSweepCsv(shippedCsv);
+
+// The same experiment on real text (models/tang-sweep.csv, `npm run train`: the Tang poems model at one
+// d_model, each head count trained from two seeds): [{heads, dHead, parameters, loss (held-out, the
+// seeds' mean), seeds}].
+export function parseTangCsv(text) {
+  const [head, ...lines] = text.trim().split('\n');
+  const names = head.split(',');
+  const rows = new Map();
+  for (const line of lines) {
+    const v = Object.fromEntries(line.split(',').map((x, i) => [names[i], Number(x)]));
+    const row = rows.get(v.heads) || rows.set(v.heads, { heads: v.heads, dHead: v.d_head, parameters: v.parameters, losses: [] }).get(v.heads);
+    row.losses.push(v.heldout_loss);
+  }
+  return [...rows.values()].map(({ losses, ...r }) => ({ ...r, loss: losses.reduce((a, b) => a + b, 0) / losses.length, seeds: losses.length }));
+}
+const TANG = parseTangCsv(tangCsv);
 
 const two = (v) => v.toFixed(2);
 const offsetName = (lang, k) => t(lang, 'predict.readout', { k });
@@ -126,21 +144,24 @@ export function mountSweepPanel(root, store, makeWorker, { onProgress, onEnd }) 
   const status = h('p', { class: 'train-readout', role: 'status', 'aria-live': 'polite' });
   const maps = h('div', { class: 'sweep-maps' });
   const trick = h('p', { class: 'hint' });
+  const tang = h('p', { class: 'hint', 'data-sweep-tang': '' });
   const panel = h('section', { class: 'sweep-panel', 'data-sweep-panel': '' }, title, intro,
-    h('div', { class: 'sweep-top' }, chart.svg, table), h('div', { class: 'train-row' }, run, cancel), status, maps, trick);
+    h('div', { class: 'sweep-top' }, chart.svg, table), tang, h('div', { class: 'train-row' }, run, cancel), status, maps, trick);
   root.append(panel);
 
   function renderTable(lang) {
     const mine = new Map(state.rows.map((r) => [r.heads, r]));
-    const heads = [...new Set([...SHIPPED.map((r) => r.heads), ...TABLE3.map((r) => r.heads), ...mine.keys()])].sort((a, b) => a - b);
+    const heads = [...new Set([...SHIPPED.map((r) => r.heads), ...TABLE3.map((r) => r.heads), ...TANG.map((r) => r.heads), ...mine.keys()])].sort((a, b) => a - b);
     const cell = (v) => h('td', {}, v === undefined ? t(lang, 'none') : v);
     table.replaceChildren(
-      h('thead', {}, h('tr', {}, ['heads', 'dHead', 'ours', 'mine', 'table3'].map((k) => h('th', { scope: 'col' }, t(lang, `sweep.col.${k}`))))),
+      h('thead', {}, h('tr', {}, ['heads', 'dHead', 'ours', 'mine', 'tang', 'table3'].map((k) => h('th', { scope: 'col' }, t(lang, `sweep.col.${k}`))))),
       h('tbody', {}, heads.map((hd) => {
         const ours = SHIPPED.find((r) => r.heads === hd);
+        const tang = TANG.find((r) => r.heads === hd);
         const paper = TABLE3.find((r) => r.heads === hd);
         return h('tr', { 'data-heads': String(hd) }, h('th', { scope: 'row' }, String(hd)), cell(RECIPE.dModel % hd ? undefined : String(RECIPE.dModel / hd)),
-          cell(ours && two(ours.accuracy)), cell(mine.has(hd) ? two(mine.get(hd).accuracy) : undefined), cell(paper && `${paper.bleu} (d_k ${paper.dk})`));
+          cell(ours && two(ours.accuracy)), cell(mine.has(hd) ? two(mine.get(hd).accuracy) : undefined),
+          cell(tang && tang.loss.toFixed(3)), cell(paper && `${paper.bleu} (d_k ${paper.dk})`));
       })));
   }
 
@@ -171,6 +192,10 @@ export function mountSweepPanel(root, store, makeWorker, { onProgress, onEnd }) 
     const p = state.progress;
     setText(status, state.error || (state.running && p ? t(lang, 'sweep.progress', { h: p.heads, step: p.step, steps: p.steps, i: p.index + 1, n: p.total }) : state.rows.length ? t(lang, 'sweep.done', { s: state.seconds.toFixed(0), w: state.workers }) : t(lang, 'sweep.idle')));
     drawMaps(lang);
+    const best = TANG.reduce((a, b) => (b.loss < a.loss ? b : a));
+    const [one, most] = [TANG[0], TANG[TANG.length - 1]];
+    setText(tang, t(lang, 'sweep.tang', { d: one.heads * one.dHead, p: grouped(one.parameters, lang), n: one.seeds, one: one.loss.toFixed(3),
+      best: best.heads, bl: best.loss.toFixed(3), most: most.heads, ml: most.loss.toFixed(3) }));
     setText(trick, t(lang, 'sweep.trick'));
   }
 
