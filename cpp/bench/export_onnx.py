@@ -24,7 +24,8 @@ except ImportError:
     sys.exit("export_onnx.py: PyTorch is missing: sudo apt-get install python3-torch")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch_models as tm  # noqa: E402
+import torch_models as tm  # noqa: E402  (it puts tests/reference on the path)
+import reference_model as rm  # noqa: E402
 
 OPSET = 14
 
@@ -49,7 +50,7 @@ def export_gpt2(args):
     weights = tm.gpt2_random_weights(seed=args.seed, **cfg)
     os.makedirs(args.out_dir, exist_ok=True)
     st = os.path.join(args.out_dir, "gpt2-small.safetensors")
-    tm.rm.write_safetensors(st + ".partial", weights, {"layout": "gpt2", "heads": cfg["heads"], "seed": args.seed,
+    rm.write_safetensors(st + ".partial", weights, {"layout": "gpt2", "heads": cfg["heads"], "seed": args.seed,
                                                     "made_by": "cpp/bench/export_onnx.py gpt2"})
     os.replace(st + ".partial", st)
     model = tm.GPT2(weights, cfg["heads"]).eval()

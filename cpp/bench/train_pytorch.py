@@ -27,7 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # bench_pytorch first: it sets OPENBLAS_NUM_THREADS=1 before torch loads, and exits saying so when
 # torch is missing.
 from bench_pytorch import blas_library, cpu_seconds  # noqa: E402
-from torch_models import read_weights, rm  # noqa: E402
+from torch_models import read_weights  # noqa: E402  (it puts tests/reference on the path)
+import reference_model as rm  # noqa: E402
 
 import torch  # noqa: E402
 
