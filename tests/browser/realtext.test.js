@@ -75,11 +75,11 @@ function measureText(lang, m, rules) {
   return chance ? strings['heads.measureChance'][lang].replace('{v}', v.toFixed(2)).replace('{x}', (v / chance).toFixed(1)) : v.toFixed(2);
 }
 
-// The held-out column: each head of the shown layer named, and measured, as `mha heads --heldout` does.
+// The held-out line under each name: each head of the shown layer named, and measured, as `mha heads --heldout` does.
 async function assertHeldoutAsCli(model, s) {
   const cli = await cliHeldout(model);
   const expected = cli.layers[s.layer].heads.map((m) => [labelText(s.lang, m), measureText(s.lang, m, cli.labels)]);
-  assert.deepEqual(s.heldoutTexts, expected, `${model}: the held-out column of layer ${s.layer} in ${s.lang}`);
+  assert.deepEqual(s.heldoutTexts, expected, `${model}: the held-out lines of layer ${s.layer} in ${s.lang}`);
   return cli.layers[s.layer].heads.map((m) => m.label);
 }
 
@@ -112,7 +112,7 @@ const shown = () =>
       panelLayer: panel && Number(panel.dataset.headsLayer),
       panelLabels: rows.map((r) => r.dataset.label),
       panelTexts: rows.map((r) => r.querySelector('.head-label').textContent),
-      heldoutTexts: rows.map((r) => r.querySelector('td.heldout') && [...r.querySelectorAll('td.heldout span')].map((x) => x.textContent)),
+      heldoutTexts: rows.map((r) => r.querySelector('.heldout-line') && [...r.querySelectorAll('.heldout-line .head-label, .heldout-line .label-measure')].map((x) => x.textContent)),
       columns: panel ? [...panel.querySelectorAll('.heads-table tbody tr:first-child td[data-metric]')].map((td) => td.dataset.metric) : [],
       menu: [...root.querySelectorAll('#model option')].map((o) => ({ value: o.value, hidden: o.hidden, text: o.textContent })),
     };

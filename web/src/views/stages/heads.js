@@ -113,6 +113,9 @@ export function headsPanel(state, actions) {
     const label = h('span', { class: 'head-label' });
     const labelMeasure = h('span', { class: 'label-measure' });
     const heldout = heldoutAt ? { name: h('span', { class: 'head-label' }), measure: h('span', { class: 'label-measure' }) } : null;
+    // Under the name on the text shown (a column of its own would not fit the table at 1280 px).
+    const heldoutLine = heldout && h('span', { class: 'heldout-line', title: t(lang, 'heads.heldoutHelp') },
+      h('span', { class: 'heldout-tag' }, t(lang, 'heads.heldout')), ' ', heldout.name, ' ', heldout.measure);
     const cells = METRICS.map((metric) => {
       const barEl = FRACTION.has(metric) ? h('span', { class: 'metric-bar' }) : null;
       const value = h('span', { class: 'metric-value' });
@@ -126,8 +129,7 @@ export function headsPanel(state, actions) {
     // The switch sits with the head's name, in the column that stays put when the metrics scroll.
     const tr = h('tr', { 'data-head': String(hd), style: { '--head': headColor(hd) } },
       h('th', { scope: 'row' }, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'head', { h: hd })))),
-      h('td', {}, label, labelMeasure),
-      heldout && h('td', { class: 'heldout' }, heldout.name, heldout.measure),
+      h('td', {}, label, labelMeasure, heldoutLine),
       cells.map((c) => c.td));
     // Pointing at a head's row (or tabbing to its switch) marks its map in the grid above, and in it
     // (and in the enlarged map when it shows this head) the cells its name is about.
@@ -210,7 +212,6 @@ export function headsPanel(state, actions) {
     cue,
     scroller = h('div', { class: 'heads-scroll' }, h('table', { class: 'heads-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
-        heldoutAt && h('th', { scope: 'col', title: t(lang, 'heads.heldoutHelp') }, t(lang, 'heads.heldout')),
         // A narrow demo shows each metric's short name; its full name stays for screen readers.
         METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) },
           h('span', { class: 'm-full' }, t(lang, `metric.${m}`)), h('span', { class: 'm-short', 'aria-hidden': 'true' }, t(lang, `metric.short.${m}`)))))),
