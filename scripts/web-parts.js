@@ -32,12 +32,16 @@ async function shippedModelBytes(model) {
 
 // What each head of a shipped model of real text does on its held-out excerpt (never trained on), as
 // the core measures it (`mha heads --model F --heldout EXCERPT --json`, build/native/mha, which
-// scripts/build.sh makes before the page): {id: [{layer, head, type, value, chance, offset}]} for the
-// models that name an excerpt — type the head's label, value the measure its label rule reads, chance
-// that measure under attention spread evenly (null where the rule has none), offset a positional
-// head's i − k. The shape of a trainprogress event's headTypes. Kept in web/build/heldout-heads.json
-// while it is newer than the models, the excerpts and the binary: the whole excerpt takes ~20 s.
+// scripts/build.sh makes before the page): {id: [per layer: [per head: {type, strongest, value, chance,
+// offset}]]} for the models that name an excerpt — type the head's label, strongest the type it is most like
+// (head_metrics.h strongest_type), value the measure the label's rule reads (a mixed head's: its
+// strongest type's), chance that measure under attention spread evenly (null where the rule has
+// none), offset a positional head's i − k. Kept in web/build/heldout-heads.json
+// while it is newer than the models, the excerpts and the binary: the whole excerpt takes ~20 s. The
+// values to six significant digits (heldoutFigure), which is what the widget carries.
 const MHA = path.join(ROOT, 'build', 'native', 'mha');
+// Six significant digits: the widget carries these, and the table shows two decimals.
+const heldoutFigure = (v) => Number(v.toPrecision(6));
 function heldoutHeadTypes() {
   const models = trainedModels().filter((m) => m.heldout);
   const cache = path.join(ROOT, 'web', 'build', 'heldout-heads.json');
@@ -53,11 +57,13 @@ function heldoutHeadTypes() {
     const json = execFileSync(MHA, ['heads', '--model', m.source, '--heldout', m.heldout, '--json'], { cwd: ROOT, maxBuffer: 256 << 20 });
     const { labels, layers } = JSON.parse(json);
     const metricOf = Object.fromEntries(labels.map((rule) => [rule.label, rule.metric]));
-    out[m.id] = layers.flatMap((layer, l) => layer.heads.map((x, hd) => {
-      const metric = metricOf[x.label];
+    out[m.id] = layers.map((layer) => layer.heads.map((x) => {
+      const type = x.label === 'mixed' ? x.strongest : x.label;
+      const metric = metricOf[type];
       const chance = metric ? x[`${metric}_chance`] : null;
-      return { layer: l, head: hd, type: x.label, value: metric ? x[metric] : null, chance: chance === undefined ? null : chance,
-        offset: x.label === 'positional' ? x.offset : null };
+      // (what a head has not, left out: the widget carries this)
+      return { type: x.label, strongest: x.strongest || undefined, value: metric ? heldoutFigure(x[metric]) : undefined,
+        chance: chance === undefined || chance === null ? undefined : heldoutFigure(chance), offset: type === 'positional' ? x.offset : undefined };
     }));
   }
   fs.writeFileSync(cache, JSON.stringify(out));
@@ -93,4 +99,4 @@ async function languageParts() {
   };
 }
 
-module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, modelScript, languageParts };
+module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutFigure, modelScript, languageParts };

@@ -333,6 +333,23 @@ TEST_CASE("labels follow the table, in its order") {
   CHECK(mha::head_label_rules().size() == 11);
 }
 
+TEST_CASE("a head's strongest type is the measure furthest above its chance, named or not") {
+  mha::HeadMetrics m;
+  CHECK(mha::strongest_type(m) == nullptr);  // nothing measured
+  m.previous_token = 0.3, m.previous_token_chance = 0.1;  // 3×
+  m.rare_word = 0.174, m.rare_word_chance = 0.0354;       // 4.9×: short of the 5× that names a rare-word head
+  m.entropy = 0.5, m.induction = 0.45;                    // no chance: never the strongest type
+  CHECK(std::string(mha::head_label(m)) == "mixed");
+  CHECK(std::string(mha::strongest_type(m)) == "rare_word");
+  m.offset = 2, m.offset_weight = 0.8, m.offset_weight_chance = 0.1;  // 8×: the positional rule reads it
+  CHECK(std::string(mha::strongest_type(m)) == "positional");
+  m.parallel_line = 0.4, m.parallel_line_chance = 0.05;  // 8× as well: the earlier rule wins the tie
+  CHECK(std::string(mha::strongest_type(m)) == "parallel_line");
+  m = mha::HeadMetrics{};
+  m.first_token = 0, m.first_token_chance = 0.1;  // a measure of 0 is no type
+  CHECK(mha::strongest_type(m) == nullptr);
+}
+
 TEST_CASE("the analysis JSON carries the label table, so the page reads the thresholds rather than copying them") {
   const nlohmann::json json = mha::analysis_to_json({});
   REQUIRE(json["labels"].size() == mha::head_label_rules().size());
@@ -406,7 +423,7 @@ TEST_CASE("every metric matches the numpy reference on the reference traces, to 
           CAPTURE(h);
           CAPTURE(metric);
           const nlohmann::json& got = ours["heads"][h][metric];
-          if (metric == "label") {  // in a file made after head_metrics.py learnt labels
+          if (metric == "label" || metric == "strongest") {  // in a file made after head_metrics.py learnt them
             CHECK(got == value);
             continue;
           }

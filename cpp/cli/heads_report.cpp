@@ -40,23 +40,27 @@ std::string heads_report(const std::vector<mha::LayerAnalysis>& layers) {
   for (size_t l = 0; l < layers.size(); ++l)
     for (size_t h = 0; h < layers[l].heads.size(); ++h) {
       const mha::HeadMetrics& m = layers[l].heads[h];
+      // A mixed head: the type it is nearest (strongest_type), short of what names it.
+      const std::string& type = m.label == "mixed" ? m.strongest : m.label;
       for (const mha::LabelRule& rule : mha::head_label_rules()) {
-        if (m.label != rule.id) continue;
+        if (type != rule.id) continue;
+        const std::string& shown = m.label;  // a mixed head's line names the measure of the type it is nearest
         for (const mha::HeadMetricSpec& spec : mha::head_metric_table()) {
           if (std::string(spec.id) != rule.metric || !(m.*spec.value)) continue;
           char line[160];
           const std::optional<double>& chance = spec.chance ? m.*spec.chance : std::nullopt;
           if (chance && *chance > 0)
-            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f, chance %.3f (%.1f×)%s\n", l, h, rule.id, spec.id,
+            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f, chance %.3f (%.1f×)%s\n", l, h, shown.c_str(), spec.id,
                           *(m.*spec.value), *chance, *(m.*spec.value) / *chance,
                           std::string(rule.id) == "positional" ? (" at i − " + std::to_string(static_cast<int>(*m.offset))).c_str() : "");
           else
-            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f\n", l, h, rule.id, spec.id, *(m.*spec.value));
+            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f\n", l, h, shown.c_str(), spec.id, *(m.*spec.value));
           named += line;
         }
       }
     }
-  if (!named.empty()) out += "\nnamed heads (layer.head, type, its measure beside uniform attention's)\n" + named;
+  if (!named.empty())
+    out += "\nnamed heads (layer.head, type, its measure beside uniform attention's; a mixed head, the type it is nearest)\n" + named;
   for (size_t l = 0; l < layers.size(); ++l) {
     out += "\nlayer " + std::to_string(l) + " head similarity (1 − mean Jensen–Shannon divergence of the rows)\n";
     for (const auto& row : layers[l].similarity) {

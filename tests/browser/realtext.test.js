@@ -17,7 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const { usePageSuite, openPage } = require('./browser.js');
-const { trainedModels, shippedModelBytes } = require('../../scripts/web-parts.js');
+const { trainedModels, shippedModelBytes, heldoutFigure } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'build', 'native', 'mha');
@@ -64,21 +64,27 @@ const cliHeldout = (id) => {
 };
 for (const id of ['tang', 'brown']) cliHeldout(id).catch(() => {}); // awaited (and its error seen) in the tests
 
-// A head's name as the panel writes it, in `lang`: its label, a positional head's with its i − k.
-const labelText = (lang, m) => (m.label === 'positional' ? strings['label.positionalAt'][lang].replace('{d}', String(m.offset)) : strings[`label.${m.label}`][lang]);
-// The measure its label rule reads (rules: the analysis's labels), with how many times its chance.
+// A type's name as the panel writes it, in `lang`: a positional head's with its i − k.
+const typeText = (lang, type, m) => (type === 'positional' ? strings['label.positionalAt'][lang].replace('{d}', String(m.offset)) : strings[`label.${type}`][lang]);
+const labelText = (lang, m) => typeText(lang, m.label, m);
+// The measure its label rule reads (rules: the analysis's labels), with how many times its chance; a
+// mixed head's, that of the type it is nearest (strongest), named.
 function measureText(lang, m, rules) {
-  const rule = rules.find((r) => r.label === m.label);
+  const type = m.label === 'mixed' ? m.strongest : m.label;
+  const rule = rules.find((r) => r.label === type);
   if (!rule) return '';
   const v = m[rule.metric];
   const chance = m[`${rule.metric}_chance`];
-  return chance ? strings['heads.measureChance'][lang].replace('{v}', v.toFixed(2)).replace('{x}', (v / chance).toFixed(1)) : v.toFixed(2);
+  const measure = chance ? strings['heads.measureChance'][lang].replace('{v}', v.toFixed(2)).replace('{x}', (v / chance).toFixed(1)) : v.toFixed(2);
+  return m.label === 'mixed' ? strings['heads.nearest'][lang].replace('{type}', typeText(lang, type, m)).replace('{m}', measure) : measure;
 }
 
 // The held-out line under each name: each head of the shown layer named, and measured, as `mha heads --heldout` does.
 async function assertHeldoutAsCli(model, s) {
   const cli = await cliHeldout(model);
-  const expected = cli.layers[s.layer].heads.map((m) => [labelText(s.lang, m), measureText(s.lang, m, cli.labels)]);
+  // (the widget carries the figures to six significant digits: heldoutFigure)
+  const rounded = (m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v === 'number' && k !== 'offset' ? heldoutFigure(v) : v]));
+  const expected = cli.layers[s.layer].heads.map(rounded).map((m) => [labelText(s.lang, m), measureText(s.lang, m, cli.labels)]);
   assert.deepEqual(s.heldoutTexts, expected, `${model}: the held-out lines of layer ${s.layer} in ${s.lang}`);
   return cli.layers[s.layer].heads.map((m) => m.label);
 }
@@ -112,6 +118,7 @@ const shown = () =>
       panelLayer: panel && Number(panel.dataset.headsLayer),
       panelLabels: rows.map((r) => r.dataset.label),
       panelTexts: rows.map((r) => r.querySelector('.head-label').textContent),
+      panelMeasures: rows.map((r) => r.querySelector('.label-measure').textContent),
       heldoutTexts: rows.map((r) => r.querySelector('.heldout-line') && [...r.querySelectorAll('.heldout-line .head-label, .heldout-line .label-measure')].map((x) => x.textContent)),
       columns: panel ? [...panel.querySelectorAll('.heads-table tbody tr:first-child td[data-metric]')].map((td) => td.dataset.metric) : [],
       menu: [...root.querySelectorAll('#model option')].map((o) => ({ value: o.value, hidden: o.hidden, text: o.textContent })),
@@ -138,6 +145,7 @@ async function assertLabelsAsCli(model, s) {
   s.panelLabels.forEach((label, hd) => {
     const m = cli.layers[s.layer].heads[hd];
     assert.equal(s.panelTexts[hd], labelText(s.lang, m), `${model} head ${s.layer}.${hd} in ${s.lang}`);
+    assert.equal(s.panelMeasures[hd], measureText(s.lang, m, cli.labels), `${model} head ${s.layer}.${hd}'s measure in ${s.lang}`);
   });
   return typed;
 }

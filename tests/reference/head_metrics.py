@@ -212,10 +212,22 @@ def reaches(m, metric, at_least, times_chance):
     return times_chance == 0 or (m[metric + "_chance"] is not None and m[metric] >= times_chance * m[metric + "_chance"])
 
 
+def strongest(m):
+    """The type m is most like: of the rules whose metric has a chance, the one whose measure is the greatest
+    multiple of its chance (the first on a tie), else None."""
+    best, ratio = None, 0.0
+    for label, metric, _, _ in LABEL_RULES:
+        chance = m.get(metric + "_chance")
+        if m[metric] is not None and chance is not None and chance > 0 and m[metric] / chance > ratio:
+            best, ratio = label, m[metric] / chance
+    return best
+
+
 def with_label(m):
-    """m plus its label: the first rule whose metric reaches its threshold (and multiple of chance), else "mixed"."""
+    """m plus its label: the first rule whose metric reaches its threshold (and multiple of chance), else "mixed";
+    and the type it is most like."""
     label = next((rule[0] for rule in LABEL_RULES if reaches(m, *rule[1:])), "mixed")
-    return dict(m, label=label)
+    return dict(m, label=label, strongest=strongest(m))
 
 
 def analyse(weights, ids, causal, facts):

@@ -367,6 +367,8 @@ export interface HeadMetrics {
   /** Mean weight on i − k, k = 0 … 16 (those < T). */
   offset_profile: number[];
   label: HeadLabel;
+  /** The type it is most like, named or not: of the label rules whose metric has a chance, the one whose measure is the greatest multiple of it; null where none is measured. */
+  strongest: HeadLabel | null;
   /** The cells [row, key] its label's measure reads on this text (the i − 1 stripe, the article a noun reads, …); none for broad and mixed, or a mean over texts. */
   cells: Array<[number, number]>;
 }

@@ -564,10 +564,15 @@ export const STRINGS = {
   'heads.labelRuleChance': { en: '“{label}” when {metric} ≥ {at} and ≥ {times}× its chance (weight spread evenly)', zh: '{metric} ≥ {at}，且至少是随机水平（权重平均分散时）的 {times} 倍时叫“{label}”' },
   'heads.chance': { en: '{x}× its chance', zh: '随机水平的 {x} 倍' },
   'heads.measureChance': { en: '{v} · {x}×', zh: '{v} · {x} 倍' },
+  'heads.nearest': { en: 'nearest {type} ({m})', zh: '最接近{type}（{m}）' },
   'heads.heldout': { en: 'held-out text:', zh: '留出文本：' },
+  'heads.measureHint': {
+    en: 'Under each name: the measure it is named by (a mixed head: its nearest type’s) and “×”, how many times attention spread evenly would score it.',
+    zh: '每个名字下面是给它起名所依据的度量（混合头：它最接近的那种类型的度量），“几倍”是权重平均分散时得分的多少倍。',
+  },
   'heads.heldoutHint': {
-    en: 'Under each name, the measure it is given by and “×”: how many times what attention spread evenly would score; under that, “held-out text”: the same head on text the model never trained on.',
-    zh: '每个名字下面是给它起名所依据的度量，“几倍”是权重平均分散时得分的多少倍；再下面的“留出文本”是同一个头在模型从没训练过的文本上的表现。',
+    en: 'Under that, “held-out text”: the same head on text the model never trained on.',
+    zh: '再下面的“留出文本”是同一个头在模型从没训练过的文本上的表现。',
   },
   'heads.heldoutHelp': {
     en: 'The same head on the corpus’s held-out excerpt, text it never trained on, in windows of its length: its name, the measure its name is given by, and how many times that measure is its chance (the weight spread evenly would score). Measured by the core when the page was built.',

@@ -85,6 +85,8 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
   // One row is not enough to say what a head does.
   if (T < 2) m = HeadMetrics{};
   m.label = head_label(m);
+  const char* strongest = strongest_type(m);
+  m.strongest = strongest ? strongest : "";
   m.cells = label_cells(m.label, m.offset, T, ids, facts);
   return m;
 }
@@ -180,6 +182,19 @@ const char* head_label(const HeadMetrics& m) {
   return "mixed";
 }
 
+const char* strongest_type(const HeadMetrics& m) {
+  const char* best = nullptr;
+  double ratio = 0;
+  for (const LabelRule& rule : head_label_rules()) {
+    const HeadMetricSpec& spec = spec_of(rule.metric);
+    if (!spec.chance) continue;
+    const std::optional<double>& v = m.*spec.value;
+    const std::optional<double>& chance = m.*spec.chance;
+    if (v && chance && *chance > 0 && *v / *chance > ratio) best = rule.id, ratio = *v / *chance;
+  }
+  return best;
+}
+
 LayerAnalysis analyse_layer(const float* weights, int heads, int T, const std::vector<int32_t>& ids, bool causal,
                             const TokenFacts* facts) {
   if (static_cast<int>(ids.size()) != T)
@@ -238,6 +253,8 @@ std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnal
       for (size_t g = 0; g < out[l].similarity[h].size(); ++g)
         out[l].similarity[h][g] = mean_of([&](const auto& a) { return a[l].similarity[h][g]; });
       m.label = head_label(m);
+      const char* strongest = strongest_type(m);
+      m.strongest = strongest ? strongest : "";
       m.cells.clear();  // each text's own: a mean over texts has none
     }
   return out;
@@ -259,6 +276,7 @@ nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers) {
       }
       head["offset_profile"] = m.offset_profile;
       head["label"] = m.label;
+      head["strongest"] = m.strongest.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.strongest);
       nlohmann::json cells = nlohmann::json::array();
       for (const TypeCell& c : m.cells) cells.push_back({c.row, c.key});
       head["cells"] = cells;

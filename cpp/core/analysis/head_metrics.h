@@ -46,6 +46,7 @@ struct HeadMetrics {
       noun_article_chance, noun_adjective_chance, verb_subject_chance, parallel_line_chance;
   std::vector<double> offset_profile;  // mean a[i][i − k], k = 0 … kOffsetProfile (head_types.h)
   std::string label;  // a label id of head_label_rules(), or "mixed"
+  std::string strongest;  // strongest_type(): the type it is most like, or "" where none is measured
   std::vector<TypeCell> cells;  // label_cells() of its label on the text analysed; none for a mean over texts
 };
 
@@ -82,6 +83,11 @@ struct LabelRule {
 };
 const std::vector<LabelRule>& head_label_rules();
 const char* head_label(const HeadMetrics& metrics);
+// The type a head is most like, named or not: of the label rules whose metric has a chance, the one
+// whose measure is the greatest multiple of its chance (the first in the rules' order on a tie); null
+// where none is measured above 0. What the heads table says of a "mixed" head (a rare-word head at
+// 4.9× its chance, short of the 5× that names it).
+const char* strongest_type(const HeadMetrics& metrics);
 
 // weights: (heads, T, T) row-major, as the trace's (1, heads, T, T); ids: the T token ids; facts: what
 // the model's vocabulary says of them (head_types.h), or null.
@@ -97,7 +103,8 @@ std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& confi
 std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnalysis>>& analyses);
 
 // {"labels": [{"label": "previous_token", "metric": "previous_token", "at_least": 0.5}, …],
-//  "layers": [{"heads": [{"entropy": …, …, "label": "…", "cells": [[row, key], …]}], "similarity": [[…]]}]},
+//  "layers": [{"heads": [{"entropy": …, …, "label": "…", "strongest": "…" | null, "cells": [[row, key], …]}],
+//              "similarity": [[…]]}]},
 // null for nullopt.
 // "labels" is head_label_rules() in order (a head none reaches is "mixed"): the page shows it from here.
 nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers);

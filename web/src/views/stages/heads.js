@@ -58,11 +58,14 @@ function similarityTable(lang, H) {
 const fmt = (v) => (v === null || v === undefined ? null : v.toFixed(2));
 
 // A head's type as the table names it: its label (a positional head's with its i − k) and, where its
-// label rule reads a measure, that measure and how many times its chance it is.
-function typeText(lang, type, offset, value, chance) {
-  const name = type === 'positional' && offset !== null && offset !== undefined ? t(lang, 'label.positionalAt', { d: offset }) : t(lang, `label.${type}`);
+// label rule reads a measure, that measure and how many times its chance it is; a mixed head's, the
+// measure of the type it is nearest (the core's strongest_type), named.
+const typeName = (lang, type, offset) => (type === 'positional' && offset !== null && offset !== undefined ? t(lang, 'label.positionalAt', { d: offset }) : t(lang, `label.${type}`));
+function typeText(lang, type, strongest, offset, value, chance) {
+  const name = typeName(lang, type, offset);
   if (value === null || value === undefined) return { name, measure: '' };
-  return { name, measure: chance ? t(lang, 'heads.measureChance', { v: value.toFixed(2), x: (value / chance).toFixed(1) }) : value.toFixed(2) };
+  const measure = chance ? t(lang, 'heads.measureChance', { v: value.toFixed(2), x: (value / chance).toFixed(1) }) : value.toFixed(2);
+  return { name: type === 'mixed' ? t(lang, 'label.mixed') : name, measure: type === 'mixed' ? t(lang, 'heads.nearest', { type: typeName(lang, strongest, offset), m: measure }) : measure };
 }
 
 // The shown layer's heads on the held-out excerpt of the shipped model of real text shown (the core's
@@ -70,7 +73,7 @@ function typeText(lang, type, offset, value, chance) {
 function heldoutOf(state) {
   const kind = MODEL_KINDS[state.settings.model];
   const all = kind && kind.shipped && heldoutHeads[kind.shipped];
-  return all ? all.filter((x) => x.layer === state.result.layer) : null;
+  return (all && all[state.result.layer]) || null;
 }
 
 // How a head gets its name: the core's rules (head_metrics.cpp), the first that holds wins; a rule
@@ -172,13 +175,14 @@ export function headsPanel(state, actions) {
       // A recall model's heads are named by how far back they look: i − offset; so is a positional head.
       const recall = s.result.config.readouts > 1 && m.offset !== null;
       row.label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
-      const metric = !recall && ruleMetric[m.label];
-      const named = typeText(lang, m.label, m.offset, metric ? m[metric] : null, metric ? m[`${metric}_chance`] : null);
+      const type = m.label === 'mixed' ? m.strongest : m.label;
+      const metric = !recall && ruleMetric[type];
+      const named = typeText(lang, m.label, m.strongest, type === 'positional' ? m.offset : null, metric ? m[metric] : null, metric ? m[`${metric}_chance`] : null);
       setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) }) : named.name);
       setText(row.labelMeasure, recall ? '' : named.measure);
-      const held = heldout && heldout.find((x) => x.head === hd);
+      const held = heldout && heldout[hd];
       if (row.heldout && held) {
-        const text = typeText(lang, held.type, held.offset, held.value, held.chance);
+        const text = typeText(lang, held.type, held.strongest, held.offset, held.value, held.chance);
         row.heldout.name.className = `head-label label-${held.type}`;
         setText(row.heldout.name, text.name);
         setText(row.heldout.measure, text.measure);
@@ -206,7 +210,7 @@ export function headsPanel(state, actions) {
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
     h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), pointHint,
-      heldoutAt && ` ${t(lang, 'heads.heldoutHint')}`),
+      ` ${t(lang, 'heads.measureHint')}`, heldoutAt && ` ${t(lang, 'heads.heldoutHint')}`),
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
     cue,
