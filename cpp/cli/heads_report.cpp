@@ -44,17 +44,16 @@ std::string heads_report(const std::vector<mha::LayerAnalysis>& layers) {
       const std::string& type = m.label == "mixed" ? m.strongest : m.label;
       for (const mha::LabelRule& rule : mha::head_label_rules()) {
         if (type != rule.id) continue;
-        const std::string& shown = m.label;  // a mixed head's line names the measure of the type it is nearest
         for (const mha::HeadMetricSpec& spec : mha::head_metric_table()) {
           if (std::string(spec.id) != rule.metric || !(m.*spec.value)) continue;
           char line[160];
           const std::optional<double>& chance = spec.chance ? m.*spec.chance : std::nullopt;
           if (chance && *chance > 0)
-            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f, chance %.3f (%.1f×)%s\n", l, h, shown.c_str(), spec.id,
+            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f, chance %.3f (%.1f×)%s\n", l, h, m.label.c_str(), spec.id,
                           *(m.*spec.value), *chance, *(m.*spec.value) / *chance,
                           std::string(rule.id) == "positional" ? (" at i − " + std::to_string(static_cast<int>(*m.offset))).c_str() : "");
           else
-            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f\n", l, h, shown.c_str(), spec.id, *(m.*spec.value));
+            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f\n", l, h, m.label.c_str(), spec.id, *(m.*spec.value));
           named += line;
         }
       }

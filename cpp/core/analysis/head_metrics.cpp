@@ -28,6 +28,13 @@ const HeadMetricSpec& spec_of(const std::string& id) {
   throw Error("internal: no head metric named " + id);
 }
 
+// Its label and the type it is nearest, from its measures (a run's, or a mean over texts).
+void name_head(HeadMetrics& m) {
+  m.label = head_label(m);
+  const char* strongest = strongest_type(m);
+  m.strongest = strongest ? strongest : "";
+}
+
 HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool causal, const TokenFacts* facts) {
   Mean entropy, self, previous, first, locality, distance, uniform_distance, induction, duplicate;
   for (int i = 0; i < T; ++i) {
@@ -84,9 +91,7 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
   measure_head_types(a, T, ids, causal, facts, m);
   // One row is not enough to say what a head does.
   if (T < 2) m = HeadMetrics{};
-  m.label = head_label(m);
-  const char* strongest = strongest_type(m);
-  m.strongest = strongest ? strongest : "";
+  name_head(m);
   m.cells = label_cells(m.label, m.offset, T, ids, facts);
   return m;
 }
@@ -252,9 +257,7 @@ std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnal
         });
       for (size_t g = 0; g < out[l].similarity[h].size(); ++g)
         out[l].similarity[h][g] = mean_of([&](const auto& a) { return a[l].similarity[h][g]; });
-      m.label = head_label(m);
-      const char* strongest = strongest_type(m);
-      m.strongest = strongest ? strongest : "";
+      name_head(m);
       m.cells.clear();  // each text's own: a mean over texts has none
     }
   return out;

@@ -25,14 +25,18 @@ const TABLE3 = [{ heads: 1, dk: 512, bleu: 24.9 }, { heads: 4, dk: 128, bleu: 25
 // Ids for the maps when the model shown is not the recall model: 16 of them, as it was trained on.
 const PROBE = [5, 9, 23, 41, 7, 60, 2, 33, 18, 50, 11, 27, 39, 4, 61, 22];
 
-// models/recall-sweep.csv -> [{heads, dHead, parameters, loss, accuracy, perReadout}]
-export function parseSweepCsv(text) {
+// A sweep's CSV (numbers under a header line) -> {names, records: [{column: number}]}.
+function csvRecords(text) {
   const [head, ...lines] = text.trim().split('\n');
   const names = head.split(',');
-  return lines.map((line) => {
-    const v = Object.fromEntries(line.split(',').map((x, i) => [names[i], Number(x)]));
-    return { heads: v.heads, dHead: v.d_head, parameters: v.parameters, loss: v.loss, accuracy: v.accuracy, perReadout: names.filter((n) => n.startsWith('readout_')).map((n) => v[n]) };
-  });
+  return { names, records: lines.map((line) => Object.fromEntries(line.split(',').map((x, i) => [names[i], Number(x)]))) };
+}
+
+// models/recall-sweep.csv -> [{heads, dHead, parameters, loss, accuracy, perReadout}]
+export function parseSweepCsv(text) {
+  const { names, records } = csvRecords(text);
+  return records.map((v) => ({ heads: v.heads, dHead: v.d_head, parameters: v.parameters, loss: v.loss, accuracy: v.accuracy,
+    perReadout: names.filter((n) => n.startsWith('readout_')).map((n) => v[n]) }));
 }
 const SHIPPED = parseSweepCsv(shippedCsv);
 
@@ -40,17 +44,17 @@ const SHIPPED = parseSweepCsv(shippedCsv);
 // d_model, each head count trained from two seeds): [{heads, dHead, parameters, loss (held-out, the
 // seeds' mean), seeds}].
 export function parseTangCsv(text) {
-  const [head, ...lines] = text.trim().split('\n');
-  const names = head.split(',');
   const rows = new Map();
-  for (const line of lines) {
-    const v = Object.fromEntries(line.split(',').map((x, i) => [names[i], Number(x)]));
+  for (const v of csvRecords(text).records) {
     const row = rows.get(v.heads) || rows.set(v.heads, { heads: v.heads, dHead: v.d_head, parameters: v.parameters, losses: [] }).get(v.heads);
     row.losses.push(v.heldout_loss);
   }
   return [...rows.values()].map(({ losses, ...r }) => ({ ...r, loss: losses.reduce((a, b) => a + b, 0) / losses.length, seeds: losses.length }));
 }
 const TANG = parseTangCsv(tangCsv);
+// What the sentence under the table quotes: one head, the best, the most.
+const TANG_BEST = TANG.reduce((a, b) => (b.loss < a.loss ? b : a));
+const [TANG_ONE, TANG_MOST] = [TANG[0], TANG[TANG.length - 1]];
 
 const two = (v) => v.toFixed(2);
 const offsetName = (lang, k) => t(lang, 'predict.readout', { k });
@@ -192,10 +196,8 @@ export function mountSweepPanel(root, store, makeWorker, { onProgress, onEnd }) 
     const p = state.progress;
     setText(status, state.error || (state.running && p ? t(lang, 'sweep.progress', { h: p.heads, step: p.step, steps: p.steps, i: p.index + 1, n: p.total }) : state.rows.length ? t(lang, 'sweep.done', { s: state.seconds.toFixed(0), w: state.workers }) : t(lang, 'sweep.idle')));
     drawMaps(lang);
-    const best = TANG.reduce((a, b) => (b.loss < a.loss ? b : a));
-    const [one, most] = [TANG[0], TANG[TANG.length - 1]];
-    setText(tang, t(lang, 'sweep.tang', { d: one.heads * one.dHead, p: grouped(one.parameters, lang), n: one.seeds, one: one.loss.toFixed(3),
-      best: best.heads, bl: best.loss.toFixed(3), most: most.heads, ml: most.loss.toFixed(3) }));
+    setText(tang, t(lang, 'sweep.tang', { d: TANG_ONE.heads * TANG_ONE.dHead, p: grouped(TANG_ONE.parameters, lang), n: TANG_ONE.seeds,
+      one: TANG_ONE.loss.toFixed(3), best: TANG_BEST.heads, bl: TANG_BEST.loss.toFixed(3), most: TANG_MOST.heads, ml: TANG_MOST.loss.toFixed(3) }));
     setText(trick, t(lang, 'sweep.trick'));
   }
 

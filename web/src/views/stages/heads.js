@@ -65,7 +65,7 @@ function typeText(lang, type, strongest, offset, value, chance) {
   const name = typeName(lang, type, offset);
   if (value === null || value === undefined) return { name, measure: '' };
   const measure = chance ? t(lang, 'heads.measureChance', { v: value.toFixed(2), x: (value / chance).toFixed(1) }) : value.toFixed(2);
-  return { name: type === 'mixed' ? t(lang, 'label.mixed') : name, measure: type === 'mixed' ? t(lang, 'heads.nearest', { type: typeName(lang, strongest, offset), m: measure }) : measure };
+  return { name, measure: type === 'mixed' ? t(lang, 'heads.nearest', { type: typeName(lang, strongest, offset), m: measure }) : measure };
 }
 
 // The shown layer's heads on the held-out excerpt of the shipped model of real text shown (the core's
