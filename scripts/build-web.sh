@@ -12,6 +12,8 @@
 #                                                       than base64 of the raw wasm, even gzipped
 #   import glueText from 'worker-glue:'                 web/src/worker.js bundled, minified, as a string
 #                                                       (reading the page's catalog: sharedCatalogPlugin)
+#   web/build/mha-{part}.js  each part of the widget (web/src/parts.js: the training panels), a classic
+#                          script beside mha-demo.js that a demo loads when it first shows the part
 #   web/build/mha-trained.js  each trained model of models/trained-models.json (today the one of
 #                          models/induction.safetensors), its F32 tensors as F16, a classic script beside
 #                          mha-demo.js that the widget loads when it starts
@@ -23,6 +25,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, modelScript, languageParts } = require('./scripts/web-parts.js');
+let PARTS, partScript; // web/src/parts.js, an ES module: imported in main()
 
 // mha-core.js without its wasm, and the wasm gzipped (web/src/core.js inflates it). Zopfli (Debian's
 // zopfli, which scripts/setup.sh installs) writes the same gzip format 5 % smaller than zlib at level
@@ -50,6 +53,7 @@ async function coreParts() {
 // core's values before the module has loaded, and never a copy of its own.
 // Also written to web/build/catalog.json, for scripts that read it without loading the module.
 let catalogJson = null;
+let coreOnce = null; // coreParts(), once for all the bundles that hold the core
 async function catalogText() {
   if (!catalogJson) {
     catalogJson = JSON.stringify((await require('./web/mha.js')()).catalog);
@@ -110,7 +114,52 @@ const sharedCatalogPlugin = {
   },
 };
 
+// The widget's parts (web/src/parts.js), each bundled as a classic script, mha-{name}.js, that
+// takes the modules it shares with the widget from self.mhaShared: those the two bundles would
+// both hold, found by bundling each alone first (esbuild's metafile lists the modules in a bundle).
+const inputsOf = (result) => new Set(Object.keys(result.metafile.inputs).filter((file) => file.startsWith('web/src/')));
+// import sharedModules from 'shared-modules:' — in the widget: {file: the module}, for the parts.
+const sharedModulesPlugin = (files) => ({
+  name: 'shared-modules',
+  setup(build) {
+    build.onResolve({ filter: /^shared-modules:$/ }, () => ({ path: 'shared-modules', namespace: 'shared-modules' }));
+    build.onLoad({ filter: /.*/, namespace: 'shared-modules' }, () => ({
+      contents: files.map((file, i) => `import * as m${i} from ${JSON.stringify(`./${file}`)};`).join('\n') +
+        `\nexport default {${files.map((file, i) => `${JSON.stringify(file)}: m${i}`).join(', ')}};`,
+      resolveDir: process.cwd(), loader: 'js',
+    }));
+  },
+});
+// In a part: each shared module is the widget's, and `part:` is the script's body (the entry's
+// exports and its strings on self.mhaParts[name]).
+const partPlugin = (name, entry, shared) => ({
+  name: 'part',
+  setup(build) {
+    build.onResolve({ filter: /^part:$/ }, () => ({ path: name, namespace: 'part' }));
+    build.onLoad({ filter: /.*/, namespace: 'part' }, () => ({
+      contents: `import * as part from ${JSON.stringify(`./web/src/${entry}`)};\n` +
+        `(self.mhaParts = self.mhaParts || {})[${JSON.stringify(name)}] = { ...part, strings: ${JSON.stringify(languages.partStrings(name))} };`,
+      resolveDir: process.cwd(), loader: 'js',
+    }));
+    build.onResolve({ filter: /^\./ }, async (args) => {
+      if (args.pluginData === 'part' || !shared.size) return undefined;
+      const found = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: 'part' });
+      const file = path.relative(process.cwd(), found.path).split(path.sep).join('/');
+      return shared.has(file) ? { path: file, namespace: 'shared' } : found;
+    });
+    // The widget's module, as an ES module's exports read through getters (live, as an import is;
+    // __esModule so that a default import is its default export, not the whole module).
+    build.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
+      contents: `const m = self.mhaShared[${JSON.stringify(args.path)}];\n` +
+        'module.exports = Object.defineProperties({ __esModule: true }, Object.fromEntries(Object.keys(m).map((k) => [k, { get: () => m[k], enumerable: true }])));',
+      loader: 'js',
+    }));
+  },
+});
+
 async function main() {
+  ({ PARTS, partScript } = await import('./web/src/parts.js'));
+  languages = languages || (await languageParts());
   const glue = await esbuild.build({
     entryPoints: ['web/src/worker.js'], bundle: true, format: 'iife', globalName: 'mhaWorkerParts', target: 'es2020',
     platform: 'browser', minify: true, write: false, logLevel: 'warning', plugins: [sharedCatalogPlugin],
@@ -132,15 +181,27 @@ async function main() {
         loader: 'text',
       }));
       build.onResolve({ filter: /^core-parts:$/ }, () => ({ path: 'core-parts', namespace: 'core-parts' }));
-      build.onLoad({ filter: /.*/, namespace: 'core-parts' }, async () => ({ contents: JSON.stringify(await coreParts()), loader: 'json' }));
+      build.onLoad({ filter: /.*/, namespace: 'core-parts' }, async () => ({ contents: JSON.stringify(await (coreOnce = coreOnce || coreParts())), loader: 'json' }));
       build.onResolve({ filter: /^worker-glue:$/ }, () => ({ path: 'worker-glue', namespace: 'worker-glue' }));
       build.onLoad({ filter: /.*/, namespace: 'worker-glue' }, () => ({ contents: glueText, loader: 'text' }));
     },
   };
-  await esbuild.build({
-    entryPoints: ['web/src/widget.js'], bundle: true, format: 'iife', target: 'es2020', platform: 'browser', minify: true,
-    loader: { '.css': 'text', '.csv': 'text' }, plugins: [textPlugin, catalogPlugin, heldoutPlugin, languagePlugin], outfile: 'web/build/mha-demo.js', logLevel: 'warning',
+  const bundle = (entry, plugins, more) => esbuild.build({
+    entryPoints: [entry], bundle: true, format: 'iife', target: 'es2020', platform: 'browser', minify: true,
+    loader: { '.css': 'text', '.csv': 'text' }, plugins: [...plugins, textPlugin, catalogPlugin, heldoutPlugin, languagePlugin], logLevel: 'warning', ...more,
   });
+  const alone = { write: false, metafile: true };
+  const widgetModules = inputsOf(await bundle('web/src/widget.js', [sharedModulesPlugin([])], alone));
+  const parts = [];
+  for (const [name, { entry }] of Object.entries(PARTS)) {
+    const modules = inputsOf(await bundle('part:', [partPlugin(name, entry, new Set())], alone));
+    parts.push({ name, entry, shared: new Set([...modules].filter((file) => widgetModules.has(file))) });
+  }
+  const shared = [...new Set(parts.flatMap((part) => [...part.shared]))].sort();
+  await bundle('web/src/widget.js', [sharedModulesPlugin(shared)], { outfile: 'web/build/mha-demo.js' });
+  for (const { name, entry, shared: mine } of parts) {
+    await bundle('part:', [partPlugin(name, entry, mine)], { outfile: path.join('web/build', partScript(name)) });
+  }
   // Beside the widget, not in it: it keeps mha-demo.js under 300 KB gzipped, and a script (unlike a
   // fetch) loads from file:// too.
   for (const model of trainedModels()) {

@@ -3,6 +3,7 @@
 //   mha-demo.js                 the element, one classic script (web/build/mha-demo.js)
 //   <model script>.js           each trained model beside it, as the widget loads it (web/build/)
 //   mha-<lang>.js               each language besides English beside it, the same way
+//   mha-<part>.js               each part of the widget beside it (web/src/parts.js), the same way
 //   models/<id>.safetensors     the same model's bytes for Node (models/trained-models.json names them)
 //   index.cjs, index.mjs        Node's createMha(): web/mha.js and the core's script (web/package/index.cjs)
 //   mha-core.wasm               the core's wasm, read by index.cjs
@@ -13,7 +14,7 @@
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
-const { splitCore, trainedModels, shippedModelBytes, languageParts } = require('./web-parts.js');
+const { splitCore, trainedModels, shippedModelBytes, languageParts, partScripts } = require('./web-parts.js');
 
 const ROOT = path.join(__dirname, '..');
 const BUILD = path.join(ROOT, 'web', 'build');
@@ -23,14 +24,14 @@ const PARTIAL = `${DIST}.partial`;
 
 async function main() {
   const models = trainedModels();
-  const languages = (await languageParts()).scripts.map((l) => l.script);
-  for (const file of ['mha-demo.js', 'mha-core.js', ...models.map((m) => m.script), ...languages]) {
+  const beside = [...(await languageParts()).scripts.map((l) => l.script), ...(await partScripts())];
+  for (const file of ['mha-demo.js', 'mha-core.js', ...models.map((m) => m.script), ...beside]) {
     if (!fs.existsSync(path.join(BUILD, file))) throw new Error(`web/build/${file} is missing: run npm run build`);
   }
   fs.rmSync(PARTIAL, { recursive: true, force: true });
   fs.mkdirSync(path.join(PARTIAL, 'models'), { recursive: true });
 
-  for (const file of ['mha-demo.js', ...languages]) fs.copyFileSync(path.join(BUILD, file), path.join(PARTIAL, file));
+  for (const file of ['mha-demo.js', ...beside]) fs.copyFileSync(path.join(BUILD, file), path.join(PARTIAL, file));
   for (const model of models) {
     fs.copyFileSync(path.join(BUILD, model.script), path.join(PARTIAL, model.script));
     fs.writeFileSync(path.join(PARTIAL, 'models', `${model.id}.safetensors`), await shippedModelBytes(model));

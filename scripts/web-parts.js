@@ -84,10 +84,14 @@ async function languageParts() {
   const { STRINGS } = await import(src('strings.js'));
   const { NAMES, UNNAMED_FILE, SENTENCES } = await import(src('sentences.js'));
   const { LANGUAGES, languageTable } = await import(src('languages.js'));
+  const { partOfString } = await import(src('parts.js'));
   const others = LANGUAGES.filter((lang) => lang !== 'en');
   const english = (entry) => Object.fromEntries(Object.entries(entry).filter(([k]) => !others.includes(k)));
+  // The English strings of a part (web/src/parts.js), or of the widget itself (part undefined).
+  const stringsOf = (part) => Object.fromEntries(Object.entries(STRINGS).filter(([k]) => partOfString(k) === part).map(([k, v]) => [k, english(v)]));
   return {
-    strings: `export const STRINGS = ${JSON.stringify(Object.fromEntries(Object.entries(STRINGS).map(([k, v]) => [k, english(v)])))};`,
+    strings: `export const STRINGS = ${JSON.stringify(stringsOf(undefined))};`,
+    partStrings: stringsOf,
     sentences: `export const NAMES = ${JSON.stringify(english(NAMES))};\nexport const UNNAMED_FILE = ${JSON.stringify(english(UNNAMED_FILE))};\n` +
       `export const SENTENCES = ${JSON.stringify(english(SENTENCES))};`,
     scripts: others.map((lang) => ({
@@ -99,4 +103,10 @@ async function languageParts() {
   };
 }
 
-module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutFigure, modelScript, languageParts };
+// The scripts of the widget's parts (web/src/parts.js), beside it as the models and languages are.
+async function partScripts() {
+  const { PARTS, partScript } = await import(path.join(ROOT, 'web', 'src', 'parts.js'));
+  return Object.keys(PARTS).map(partScript);
+}
+
+module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutFigure, modelScript, languageParts, partScripts };

@@ -171,6 +171,35 @@ test('the trained model loads from file:// too (mha-trained.js beside mha-demo.j
   suite.assertNoProblems();
 });
 
+// The training panels are the widget's part 'training' (web/src/parts.js), a script beside the widget
+// that loads when a panel is first shown: from file:// too, and without it the panel says which file
+// is missing in the learner's language, and the rest of the demo is unharmed.
+test('the training panels load from file:// too (mha-training.js beside mha-demo.js); without it the panel says so', { timeout: TEST_TIMEOUT }, async () => {
+  const trainPanel = () => page.evaluate(() => {
+    const root = document.querySelector('mha-demo').shadowRoot.querySelector('.train-root');
+    return { hidden: root.hidden, start: root.querySelector('[data-train="start"]')?.textContent, banner: root.querySelector('.banner')?.textContent };
+  });
+  await open(`${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=trained`);
+  await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.train-panel'));
+  const loaded = await trainPanel();
+  assert.equal(loaded.hidden, false);
+  assert.ok(loaded.start && !loaded.banner, JSON.stringify(loaded));
+  suite.assertNoProblems();
+
+  await page.route('**/mha-training.js', (route) => route.abort());
+  for (const [lang, words] of [['en', 'beside mha-demo.js'], ['zh', '放在 mha-demo.js 旁边']]) {
+    await open(`${server.url}?model=trained&lang=${lang}`);
+    await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.train-root .banner'));
+    const missing = await trainPanel();
+    assert.equal(missing.hidden, false);
+    assert.ok(missing.banner.includes('mha-training.js') && missing.banner.includes(words), missing.banner);
+    assert.equal(missing.start, undefined);
+    assert.ok((await shown()).apiLabels[1].includes('induction'), 'the stages are drawn as ever');
+  }
+  await page.unroute('**/mha-training.js');
+  suite.problems.length = 0; // the aborted script's own errors, provoked above
+});
+
 test('training in the page: induction heads form within 90 s, events carry the numbers, pause, resume and reset', { timeout: 150_000 }, async () => {
   await open(`${server.url}?model=trained`);
   await page.evaluate(() => {

@@ -19,6 +19,8 @@ const BUDGET = {
   'mha-demo.js': 300 * 1024,
   ...Object.fromEntries(trainedModels().map((m) => [m.script, (MODEL_BUDGET_KB[m.id] || 120) * 1024])),
   'mha-zh.js': 30 * 1024,
+  // each part of the widget (web/src/parts.js), loaded when a demo first shows it
+  'mha-training.js': 16 * 1024,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {
@@ -33,4 +35,21 @@ for (const [file, budget] of Object.entries(BUDGET)) {
 test('the widget carries the wasm gzipped, not as the core\'s base64 data: URI', () => {
   const text = fs.readFileSync(path.join(BUILD, 'mha-demo.js'), 'utf8');
   assert.doesNotMatch(text, /data:application\/octet-stream;base64,[A-Za-z0-9+/]{100}/);
+});
+
+// A part's code and strings are in its own script, not in the widget as well (web/src/parts.js).
+test('every part of the widget has a budget above, and its strings are in its script, not the widget', async () => {
+  const { PARTS, partScript, partOfString } = await import('../../web/src/parts.js');
+  const { STRINGS } = await import('../../web/src/strings.js');
+  const widget = fs.readFileSync(path.join(BUILD, 'mha-demo.js'), 'utf8');
+  for (const name of Object.keys(PARTS)) {
+    assert.ok(BUDGET[partScript(name)], `${partScript(name)} has no budget in bundle.test.js`);
+    const script = fs.readFileSync(path.join(BUILD, partScript(name)), 'utf8');
+    const keys = Object.keys(STRINGS).filter((key) => partOfString(key) === name);
+    assert.ok(keys.length > 0, `the part '${name}' has strings`);
+    for (const key of keys) {
+      assert.ok(script.includes(JSON.stringify(key)), `${key} is in ${partScript(name)}`);
+      assert.ok(!widget.includes(JSON.stringify(key)), `${key} is not in mha-demo.js as well`);
+    }
+  }
 });

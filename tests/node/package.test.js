@@ -18,7 +18,7 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const { launchBrowser, watchPage, readCanvases } = require('../browser/browser.js');
-const { trainedModels, shippedModelBytes, languageParts } = require('../../scripts/web-parts.js');
+const { trainedModels, shippedModelBytes, languageParts, partScripts: partScriptsOf } = require('../../scripts/web-parts.js');
 const createRepoMha = require('../../web/mha.js');
 const pkg = require('../../package.json');
 
@@ -40,10 +40,12 @@ let installed; // article/node_modules/<name>
 const runtime = {}; // names the running module and element have, for the types' check
 
 let languageScripts; // [{lang, script}]: the widget's other languages, beside it
+let partScripts; // the widget's parts' scripts, beside it (web/src/parts.js)
 
 before(async () => {
   assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'index.cjs')), 'dist/ is missing: npm run build');
   languageScripts = (await languageParts()).scripts;
+  partScripts = await partScriptsOf();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-package-'));
   [packed] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], ROOT));
   article = path.join(tmp, 'article');
@@ -71,6 +73,7 @@ test('the tarball holds what users run, the README and the licences, and no sour
     assert.ok(files.includes(`dist/models/${model.id}.safetensors`), `models/${model.id}.safetensors for Node is missing`);
   }
   for (const { script } of languageScripts) assert.ok(files.includes(`dist/${script}`), `the widget's ${script} is missing`);
+  for (const script of partScripts) assert.ok(files.includes(`dist/${script}`), `the widget's ${script} is missing`);
   for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(pkg.scripts[hook], undefined, `installing would run ${hook}`);
   const notices = fs.readFileSync(path.join(installed, 'THIRD-PARTY-LICENSES.md'), 'utf8');
   for (const library of ['xsimd', 'nlohmann/json', 'Emscripten', 'musl']) assert.ok(notices.includes(library), `no licence for ${library}`);

@@ -4,7 +4,7 @@
 //           trainprogress {step, loss, stepsPerSecond, induction, phaseStep, heads: [{layer, head, previousToken, induction, label}]},
 //           trainend {step, loss, reason: 'paused' | 'done' | 'reset'},
 //           sweepprogress {index, heads, step, steps, total}, sweepend {rows, reason: 'done' | 'cancelled' | 'error'}
-//   API: el.ready (first frame drawn), el.state, el.goTo(stage), el.next(), el.prev(), el.focusStage(),
+//   API: el.ready (first frame drawn, the training panels it shows there), el.state, el.goTo(stage), el.next(), el.prev(), el.focusStage(),
 //        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state),
 //        el.runHeadSweep({heads, steps, seed}) -> Promise of [{heads, dHead, parameters, accuracy, perReadout, …}],
 //        el.cancelHeadSweep()
@@ -13,7 +13,7 @@
 // (attributeSync.js); files and URLs of models are opened in modelSources.js.
 import css from './widget.css';
 import { headColorCss } from './views/parts/colors.js';
-import { h, clear } from './dom.js';
+import { h, clear, setText } from './dom.js';
 import { createStore } from './store.js';
 import { initialState } from './demoState.js';
 import { t } from './i18n.js';
@@ -23,7 +23,8 @@ import { createGeneration } from './generation.js';
 import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
 import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
-import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine } from './sharedModule.js';
+import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine, partReady } from './sharedModule.js';
+import { partScript } from './parts.js';
 import { hasLanguage } from './languages.js';
 import { AttributeSync } from './attributeSync.js';
 import { ModelSources } from './modelSources.js';
@@ -34,8 +35,6 @@ import { mountNav } from './views/chrome/nav.js';
 import { mountSections, stepsKey } from './views/chrome/sections.js';
 import { stepsOf } from './steps.js';
 import { mountStatus } from './views/chrome/status.js';
-import { mountTrainPanel } from './views/chrome/train.js';
-import { mountSweepPanel } from './views/chrome/sweep.js';
 import { renderProblems } from './views/chrome/problems.js';
 import { hideTip } from './views/parts/tooltip.js';
 
@@ -124,30 +123,34 @@ export class MhaDemo extends HTMLElement {
     return stageIdsOf(this._store.state.result);
   }
 
-  // Training the trained model's recipe from scratch, in a worker (views/train.js). It takes no
-  // options: given some, it refuses rather than train the recipe without them.
+  // Training the trained model's recipe from scratch, in a worker (views/chrome/train.js, whose part
+  // loads first if it has not). It takes no options: given some, it refuses rather than train the
+  // recipe without them.
   train(...options) {
     if (options.length) throw new TypeError('el.train() takes no options: it trains the recipe of the model shown (catalog.recipes); new mha.Trainer(options) trains others');
-    if (this._training) this._training.start();
+    if (this._training) this._training.load().then((training) => training.start(), () => {});
   }
 
   pause() {
-    if (this._training) this._training.pause();
+    const training = this._training && this._training.controller;
+    if (training) training.pause();
   }
 
   resetTraining(seed) {
-    if (this._training) this._training.reset(seed);
+    const training = this._training && this._training.controller;
+    if (training) training.reset(seed);
   }
 
   // The head-count experiment (views/chrome/sweep.js): the recall recipe trained at each head count in
   // a worker of its own. Resolves to the rows; rejects when cancelled or when this demo has no worker.
   runHeadSweep(options = {}) {
     if (!this._sweep) return Promise.reject(new Error('this demo has no Web Worker to train in (controls="full" and a browser with workers)'));
-    return this._sweep.run(options);
+    return this._sweep.load().then((sweep) => sweep.run(options));
   }
 
   cancelHeadSweep() {
-    if (this._sweep) this._sweep.cancel();
+    const sweep = this._sweep && this._sweep.controller;
+    if (sweep) sweep.cancel();
   }
 
   // Opens a model from a File (or Blob with a name), or from several: a checkpoint with GPT-2's tokenizer
@@ -167,7 +170,8 @@ export class MhaDemo extends HTMLElement {
   }
 
   get training() {
-    return this._training ? this._training.state : null;
+    const training = this._training && this._training.controller;
+    return training ? training.state : null;
   }
 
   // Draws `count` more tokens (default: the Generate field's number) after the text, one per frame,
@@ -215,8 +219,8 @@ export class MhaDemo extends HTMLElement {
     this._generation.stop();
     if (this._worker) this._worker.stop();
     if (this._analyses) this._analyses.stop();
-    if (this._training) this._training.pause();
-    if (this._sweep) this._sweep.cancel();
+    this.pause();
+    this.cancelHeadSweep();
   }
 
   attributeChangedCallback() {
@@ -328,47 +332,74 @@ export class MhaDemo extends HTMLElement {
     renderProblems(this._problems, store.state);
   }
 
-  // The panels outside the stage sections, each with a worker of its own: made once and kept across
-  // stages and controls rebuilds (their workers go on), shown when show(state) says so.
-  //   key: where the element keeps it; mount(root, fire): its controller, fire(type) an event's dispatcher
+  // The panels outside the stage sections, each with a worker of its own and drawn by the widget's
+  // part 'training' (parts.js), which loads when a panel is first shown or asked for: made once and
+  // kept across stages and controls rebuilds (their workers go on), shown when show(state, controller)
+  // says so (controller null while the part has not come).
+  //   key: where the element keeps it, {root, controller, load() -> Promise of the controller}
+  //   mount(part, root, fire): its controller, fire(type) an event's dispatcher
   _mountPanel(store, key, className, mount, show, onChange = () => {}) {
     if (!this[key]) {
       const root = h('div', { class: className });
+      root.hidden = true;
       const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
-      this[key] = { root, controller: mount(root, fire) };
+      const panel = { root, controller: null, ready: null };
+      panel.load = () => {
+        panel.ready = panel.ready || partReady('training').then((part) => {
+          panel.missing = null;
+          root.replaceChildren(h('style', {}, part.css));
+          panel.controller = mount(part, root, fire);
+          panel.update(this._store.state);
+          return panel.controller;
+        }, (e) => {
+          // Said where the panel would be, in the learner's language; asking again tries again.
+          panel.ready = null;
+          panel.missing = h('p', { class: 'banner', role: 'alert' });
+          panel.sayMissing(this._store.state);
+          root.replaceChildren(panel.missing);
+          root.hidden = false;
+          throw e;
+        });
+        return panel.ready;
+      };
+      panel.sayMissing = (s) => panel.missing && setText(panel.missing, t(s.lang, 'partMissing', { file: partScript('training') }));
+      this[key] = panel;
     }
-    const { root, controller } = this[key];
-    const update = (s) => {
-      root.hidden = !show(s, controller);
+    const panel = this[key];
+    panel.update = (s) => {
+      const shown = show(s, panel.controller);
+      if (panel.controller) panel.root.hidden = !shown;
+      else if (shown) panel.load().catch(() => {});
     };
-    update(store.state);
+    panel.update(store.state);
     store.subscribe((s, changed) => {
-      if (changed.has('settings')) update(s);
-      if (changed.has('lang')) controller.render();
-      onChange(s, changed, controller);
+      if (changed.has('settings')) panel.update(s);
+      if (!panel.controller) return void (changed.has('lang') && panel.sayMissing(s));
+      if (changed.has('lang')) panel.controller.render();
+      onChange(s, changed, panel.controller);
     });
-    this._frame.append(root);
-    return controller;
+    this._frame.append(panel.root);
+    return panel;
   }
 
   // Train it yourself: shown with a model this project trained, whose recipe it trains unless told
   // otherwise, and kept once it has trained (Use this model shows an opened file).
   _mountTraining(store) {
-    this._training = this._mountPanel(store, '_trainPanel', 'train-root', (root, fire) => mountTrainPanel(root, this._store, () => new Worker(this._workerURL()), {
+    this._training = this._mountPanel(store, '_trainPanel', 'train-root', (part, root, fire) => part.mountTrainPanel(root, this._store, () => new Worker(this._workerURL()), {
       onProgress: fire('trainprogress'),
       onEnd: fire('trainend'),
       onUse: (bytes, name) => this.openFile(new File([bytes], name)).catch(() => {}),
     }), (s, training) => {
       // (the models of real text have no recipe the page trains: not yet)
       const recipe = MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].recipe;
-      if (recipe) training.follow(recipe);
-      return Boolean(recipe) || training.state.step > 0;
+      if (recipe && training) training.follow(recipe);
+      return Boolean(recipe) || Boolean(training && training.state.step > 0);
     }, (s, changed, training) => changed.has('result') && training.probe());
   }
 
   // Why several heads?: shown with the recall model.
   _mountSweep(store) {
-    this._sweep = this._mountPanel(store, '_sweepPanel', 'sweep-root', (root, fire) => mountSweepPanel(root, this._store, () => new Worker(this._workerURL()), {
+    this._sweep = this._mountPanel(store, '_sweepPanel', 'sweep-root', (part, root, fire) => part.mountSweepPanel(root, this._store, () => new Worker(this._workerURL()), {
       onProgress: fire('sweepprogress'),
       onEnd: fire('sweepend'),
     }), (s) => s.settings.model === 'recall');
@@ -448,10 +479,12 @@ export class MhaDemo extends HTMLElement {
       const resolve = this._resolveReady;
       this._resolveReady = null;
       mark('mha-demo:result');
+      // ...and the training panels it shows, once their part has come (or said why not).
+      const panels = [this._training, this._sweep].filter((panel) => panel && panel.ready).map((panel) => panel.ready.catch(() => {}));
       nextFrame().then(() => {
         mark('mha-demo:frame');
-        resolve(this);
-      });
+        return Promise.all(panels);
+      }).then(() => resolve(this));
     }
     if (changed.has('fatal') && state.fatal) this._failReady(new Error(state.fatal));
     // A first run that fails settles ready too, rejected with the message the demo shows.

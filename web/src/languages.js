@@ -11,11 +11,17 @@ export const LANGUAGES = ['en', 'zh'];
 // Whether the strings of `lang` are here: English always; another once its table is added.
 export const hasLanguage = (lang) => lang === 'en' || Boolean(SENTENCES[lang]);
 
+// (A key the widget does not hold yet is a part's (parts.js): kept for when the part comes.)
 export function addLanguage(lang, table) {
-  for (const [key, text] of Object.entries(table.strings)) if (STRINGS[key]) STRINGS[key][lang] = text;
+  for (const [key, text] of Object.entries(table.strings)) (STRINGS[key] = STRINGS[key] || {})[lang] = text;
   NAMES[lang] = table.names;
   UNNAMED_FILE[lang] = table.unnamedFile;
   SENTENCES[lang] = table.sentences;
+}
+
+// A part's strings (parts.js), {key: {en: text}}, beside any other language's already added.
+export function addStrings(table) {
+  for (const [key, entry] of Object.entries(table)) STRINGS[key] = { ...entry, ...STRINGS[key] };
 }
 
 // The table of `lang` as mha-{lang}.js carries it, from the full sources (the build's side).

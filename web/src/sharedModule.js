@@ -1,5 +1,6 @@
-// What every <mha-demo> on a page shares: one WebAssembly module, the large-run worker script and
-// the trained model's bytes. widget.js says where each comes from (useModule) before any demo starts.
+// What every <mha-demo> on a page shares: one WebAssembly module, the large-run worker script, the
+// trained models' bytes and the widget's parts. widget.js says where each comes from (useModule)
+// before any demo starts.
 import { hasLanguage } from './languages.js';
 
 let loadModule = null;
@@ -7,19 +8,27 @@ let mhaPromise = null;
 let makeWorkerURL = null;
 let loadTrained = null;
 let loadLanguageScript = null;
+let loadPart = null;
 let makeEngine = null;
 
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
 // workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
 // trained: (id) -> Promise of a trained model's bytes (models/trained-models.json's ids; none: the first).
 // language: (lang) -> Promise, settled once a language's strings are here (languages.js).
+// part: (name) -> Promise of a part's exports, once its script and strings are here (parts.js).
 // engine: (mha, shipped) -> an Engine (engine.js), the one the worker's script carries (core.js).
-export function useModule(createMha, workerURL = null, trained = null, language = null, engine = null) {
+export function useModule({ createMha, workerURL = null, trained = null, language = null, part = null, engine = null }) {
   loadModule = createMha;
   makeWorkerURL = workerURL;
   loadTrained = trained;
   loadLanguageScript = language;
+  loadPart = part;
   makeEngine = engine;
+}
+
+// Resolves to the exports of the widget's part `name` (parts.js); rejects saying why it could not come.
+export function partReady(name) {
+  return loadPart ? loadPart(name) : Promise.reject(new Error(`this build has no part '${name}'`));
 }
 
 export function newEngine(mha, shipped) {

@@ -5,14 +5,17 @@
 import { evaluateCreateMha, workerURL, workerParts } from './core.js';
 import { MhaDemo } from './element.js';
 import { useModule } from './sharedModule.js';
-import { addLanguage } from './languages.js';
+import { addLanguage, addStrings } from './languages.js';
+import { partScript } from './parts.js';
+import sharedModules from 'shared-modules:';
 import { base64Bytes } from './base64.js';
 import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 
 // What lives beside this script, each in its own classic script that scripts/build-web.sh writes,
 // loaded once, when a demo first needs it, by a <script> tag (so that it also loads on file://
 // pages): the models this project trained (models/trained-models.json names them; the first listed
-// is the trained model) and the page's languages besides English (languages.js). `has` says whether
+// is the trained model), the page's languages besides English (languages.js) and the widget's parts
+// (parts.js). `has` says whether
 // the script's global is there; the promise rejects saying which file is missing.
 const here = document.currentScript && document.currentScript.src;
 const loading = new Map(); // script -> Promise
@@ -48,7 +51,20 @@ function loadLanguage(lang) {
   return loadBeside(`mha-${lang}.js`, table, `the language '${lang}'`).then(() => addLanguage(lang, table()));
 }
 
+// A part's script takes the modules it shares with the widget from here (parts.js).
+self.mhaShared = sharedModules;
+function loadPart(name) {
+  const part = () => self.mhaParts && self.mhaParts[name];
+  return loadBeside(partScript(name), part, `the part '${name}'`).then(() => {
+    addStrings(part().strings);
+    return part();
+  });
+}
+
 const createMha = evaluateCreateMha();
-useModule(() => createMha(), workerURL, (id) => loadTrainedModel(id), loadLanguage, (mha, shipped) => new (workerParts().Engine)(mha, shipped));
+useModule({
+  createMha: () => createMha(), workerURL, trained: loadTrainedModel, language: loadLanguage, part: loadPart,
+  engine: (mha, shipped) => new (workerParts().Engine)(mha, shipped),
+});
 if (typeof window.createMha !== 'function') window.createMha = createMha;
 if (!customElements.get('mha-demo')) customElements.define('mha-demo', MhaDemo);

@@ -1,0 +1,18 @@
+// The widget's parts: code for what a learner opens later, not for the first picture. Each is a
+// classic script beside mha-demo.js, mha-{name}.js (it loads from file:// too), that
+// scripts/build-web.sh writes from its entry and a demo loads when it first shows what the part draws:
+//   self.mhaParts[name] = {...the entry's exports, strings: {key: {en: text}}}
+// A part shares the widget's own modules rather than carrying copies (one table of strings, one
+// catalog, one i18n): the build finds the modules both import, the widget lists them in
+// self.mhaShared and the part's script reads them from there. Its strings are the keys that start
+// with its prefixes, in English (the other languages' scripts carry every key of theirs); they leave
+// the widget's bundle with it. Its stylesheet is the entry's `css`, added to the demo's shadow root.
+export const PARTS = {
+  // Train it yourself and Why several heads?: the panels that train in a worker.
+  training: { entry: 'views/chrome/training.js', strings: ['train.', 'sweep.'] },
+};
+
+export const partScript = (name) => `mha-${name}.js`;
+
+// Whether the string `key` travels with a part rather than in the widget.
+export const partOfString = (key) => Object.keys(PARTS).find((name) => PARTS[name].strings.some((prefix) => key.startsWith(prefix)));
