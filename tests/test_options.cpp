@@ -64,8 +64,9 @@ TEST_CASE("each row's field is the one its key names") {
       if (row.kind == mha::OptionKind::choice) continue;  // task: below
       INFO(row.key);
       mha::Recipe changed = r;
-      row.field.set(changed, 0.25);
-      CHECK(row.field.get(changed) == doctest::Approx(row.kind == mha::OptionKind::whole ? 0 : 0.25));
+      const double v = row.kind == mha::OptionKind::whole ? row.field.get(r) + 1 : 0.25;
+      row.field.set(changed, v);
+      CHECK(row.field.get(changed) == doctest::Approx(v));
       CHECK(row.field.get(r) != row.field.get(changed));
     }
   }
@@ -87,7 +88,7 @@ TEST_CASE("each row's field is the one its key names") {
     const mha::OptionSpec<mha::Recipe>& task = mha::recipe_options().front();
     REQUIRE(std::string(task.key) == "task");
     const std::vector<std::string> tasks = mha::option_choices(task);
-    CHECK(tasks == std::vector<std::string>{"induction", "recall"});  // the corpus task's text is not in the module
+    CHECK(tasks == std::vector<std::string>{"induction", "recall", "corpus"});
     for (size_t i = 0; i < tasks.size(); ++i) {
       CHECK(tasks[i] == mha::task_name(static_cast<mha::TaskKind>(i)));
       mha::Recipe r = mha::induction_recipe();
@@ -100,6 +101,16 @@ TEST_CASE("each row's field is the one its key names") {
     const std::vector<std::string> presets = mha::option_choices(model);
     CHECK(presets.size() == std::size(mha::kPresets));
     for (size_t i = 0; i < presets.size(); ++i) CHECK(presets[i] == mha::preset_name(static_cast<mha::Preset>(i)));
+    // corpus: the corpus task's text, by corpus_names()'s order
+    for (const mha::OptionSpec<mha::Recipe>& row : mha::recipe_options()) {
+      if (std::string(row.key) != "corpus") continue;
+      CHECK(mha::option_choices(row) == mha::corpus_names());
+      mha::Recipe r = mha::corpus_recipe("tang");
+      CHECK(row.field.get(r) == 0);
+      row.field.set(r, 1);
+      CHECK(r.corpus.corpus == "brown");
+      CHECK(row.field.get(r) == 1);
+    }
   }
   SUBCASE("kvHeads reads back the count in use, as a model's config says it") {
     mha::Config c;

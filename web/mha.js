@@ -348,16 +348,19 @@
       }
     }
 
-    // A training run, the same bits as `mha train`: the induction task ([start, s1 … sL, s1 … sL]) or the
-    // recall task (the K ids before each position). options: catalog.options.trainer ({task: 'induction' |
-    // 'recall', model, layers, heads, kvHeads, dModel, vocabSize, seed, batch, lr, beta1, beta2, eps,
-    // weightDecay, initStd, minLength, maxLength (induction), recall, length (recall)}); missing keys
-    // take the task's recipe (catalog.recipes.induction: 2 layers, 4 heads, d_model 64;
-    // catalog.recipes.recall: 1 layer, K = 4). A key it does not take is an MhaError naming it.
+    // A training run, the same bits as `mha train`: the induction task ([start, s1 … sL, s1 … sL]), the
+    // recall task (the K ids before each position) or the corpus task (the next token of real text).
+    // options: catalog.options.trainer ({task: 'induction' | 'recall' | 'corpus', model, layers, heads,
+    // kvHeads, dModel, vocabSize, seed, batch, lr, beta1, beta2, eps, weightDecay, initStd, steps, warmup,
+    // finalLr, minLength, maxLength (induction), recall, length (recall), corpus, window (corpus)});
+    // missing keys take the task's recipe (catalog.recipes.induction: 2 layers, 4 heads, d_model 64;
+    // catalog.recipes.recall: 1 layer, K = 4; the corpus task: `mha train --task corpus`'s). A key it
+    // does not take is an MhaError naming it. text: the corpus task's, {vocabulary, train, heldout?},
+    // the texts of the files npm run corpus writes ({corpus}.vocab.json, .train.txt, .heldout.txt).
     class Trainer {
-      constructor(options = {}) {
+      constructor(options = {}, text = undefined) {
         this._raw = new core.RawTrainer();
-        const error = this._raw.start(options);
+        const error = this._raw.start(options, text);
         if (error) {
           const info = this._raw.lastErrorInfo();
           this._raw.delete();
@@ -375,9 +378,13 @@
       // first `sequences` of them), {loss, accuracy: [per readout k = 1 … K], meanAccuracy, stripe:
       // [per head: [per k: mean weight on i − k]]}.
       recallScores(sequences = 0) { return failedIfNull(this._raw, this._raw.recallScores(sequences)); }
+      // The corpus task: the current weights on the held-out text's first `windows` windows of T + 1
+      // tokens (0: all), {loss, accuracy, targets, windows}, as `mha train` reports them.
+      heldoutScores(windows = 0) { return failedIfNull(this._raw, this._raw.heldoutScores(windows)); }
       // The model it trains: {model, layers, dModel, heads, dHead, readouts, parameters, …}.
       get config() { return this._raw.config(); }
-      // The weights now, as safetensors bytes (the attn-only layout of models/induction.safetensors).
+      // The weights now, as safetensors bytes (the layout of the shipped models; the corpus task's
+      // carries its vocabulary, so the file reads text).
       modelFile() { return failedIfNull(this._raw, this._raw.modelFile()); }
       // A run of the current weights on ids, as a Trace (head maps and metrics while it trains).
       runIds(ids) { return new Trace(failedIfNull(this._raw, this._raw.runIds(ids))); }

@@ -443,8 +443,8 @@ std::string ModelBuilderHandle::finish(ModelHandle& into) {
 
 // ---------- TrainerHandle ----------
 
-std::string TrainerHandle::start(const val& options) {
-  return run_checked([&] { training_ = std::make_unique<mha::Training>(recipe_from_options(options)); });
+std::string TrainerHandle::start(const val& options, const val& corpus) {
+  return run_checked([&] { training_ = std::make_unique<mha::Training>(recipe_from_options(options, corpus)); });
 }
 
 val TrainerHandle::step(const val& count) {
@@ -486,6 +486,24 @@ val TrainerHandle::recall_scores(const val& sequences) const {
     }
     out.set("accuracy", accuracy);
     out.set("stripe", stripe);
+    return out;
+  });
+}
+
+val TrainerHandle::heldout_scores(const val& windows) const {
+  return run_guarded(val::null(), [&] {
+    if (!training_) throw mha::Error("start the training first");
+    const mha::Recipe& r = training_->recipe();
+    if (r.task != mha::TaskKind::corpus) throw mha::Error("held-out text is the corpus task's");
+    if (r.corpus.data->heldout.size() <= static_cast<size_t>(r.corpus.length))
+      throw mha::Error("the held-out text is shorter than one window of " + std::to_string(r.corpus.length + 1) + " tokens");
+    const int n = static_cast<int>(whole_number_arg(windows, "windows", 0, 1e6));
+    const mha::HeldoutScores s = mha::evaluate_heldout(training_->model(), r.corpus.data->heldout, r.corpus.length, n);
+    val out = val::object();
+    out.set("loss", s.loss);
+    out.set("accuracy", s.accuracy);
+    out.set("targets", static_cast<double>(s.targets));
+    out.set("windows", s.windows);
     return out;
   });
 }

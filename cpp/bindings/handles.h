@@ -209,12 +209,13 @@ class ModelBuilderHandle : public LastError {
   std::unique_ptr<mha::ModelBuilder> builder_;
 };
 
-// A training run of the induction or the recall task (core/train/recipe.h), stepped from JavaScript
-// (a Web Worker in the page): the same bits as `mha train` natively for the same recipe.
+// A training run of the induction, recall or corpus task (core/train/recipe.h), stepped from
+// JavaScript (a Web Worker in the page): the same bits as `mha train` natively for the same recipe.
 class TrainerHandle : public LastError {
  public:
-  // options: a Trainer's (marshal.h recipe_from_options); missing keys take the task's recipe. "" or the error.
-  std::string start(const val& options);
+  // options: a Trainer's (marshal.h recipe_from_options); missing keys take the task's recipe;
+  // corpus: the corpus task's text. "" or the error.
+  std::string start(const val& options, const val& corpus);
   val step(const val& count);  // Float32Array of the losses, or null
   int steps_done() const;
   val induction_score(const val& sequences) const;  // the phase-change check (induction task), or null
@@ -222,6 +223,9 @@ class TrainerHandle : public LastError {
   // `mha sweep`): {loss, accuracy: [per readout], meanAccuracy, stripe: [per head: [per readout k:
   // mean weight on i − k]]}, or null.
   val recall_scores(const val& sequences) const;
+  // The corpus task: the current weights on the first `windows` windows of the held-out text (0: all),
+  // {loss, accuracy, targets, windows} as `mha train` reports them (evaluate_heldout), or null.
+  val heldout_scores(const val& windows) const;
   val config() const;                          // the recipe's model config (config_to_object), or null
   val model_file() const;                      // the weights as safetensors bytes, or null
   TraceHandle* run_ids(const val& ids) const;  // or null

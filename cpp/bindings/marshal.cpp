@@ -166,7 +166,7 @@ mha::Config config_from_options(const val& options, const mha::Config& base) {
   return c;
 }
 
-mha::Recipe recipe_from_options(const val& options) {
+mha::Recipe recipe_from_options(const val& options, const val& corpus) {
   check_option_keys(options, keys_of(mha::recipe_options(), mha::trainer_model_options()), "Trainer");
   // The default task's recipe; options.task, read first, replaces it with its own.
   mha::Recipe r = mha::recipe_of(mha::TaskKind::induction);
@@ -177,7 +177,22 @@ mha::Recipe recipe_from_options(const val& options) {
     if (row.task && given(options) && given(options[row.key]) && row.task != std::string(mha::task_name(r.task)))
       throw mha::Error(mha::ErrorCode::option_of_other_task, field_of(row.key),
                        {{"name", row.key}, {"task", row.task}, {"trains", mha::task_name(r.task)}});
-  return r;
+  if (r.task != mha::TaskKind::corpus) {
+    if (given(corpus)) throw mha::Error(std::string("a Trainer of the ") + mha::task_name(r.task) + " task takes no text; the corpus task does");
+    return r;
+  }
+  // The corpus task's text, as `npm run corpus` writes its files: its vocabulary sets the model's.
+  if (!given(corpus))
+    throw mha::Error("the corpus task trains on text: new Trainer(options, {vocabulary, train, heldout}), the texts of the "
+                     "corpus's files as npm run corpus writes them ({corpus}.vocab.json, .train.txt, .heldout.txt)");
+  check_option_keys(corpus, {"vocabulary", "train", "heldout"}, "a Trainer's text");
+  const val heldout = corpus["heldout"];
+  r.corpus.data = mha::corpus_from_texts(r.corpus.corpus, string_arg(corpus["vocabulary"], "vocabulary"), string_arg(corpus["train"], "train"),
+                                         given(heldout) ? string_arg(heldout, "heldout") : std::string(), r.corpus.corpus);
+  const int vocabulary = r.corpus.data->tokenizer->vocab_size();
+  if (given(options) && given(options["vocabSize"]) && r.config.vocab_size != vocabulary)
+    throw mha::Error("the corpus task's vocabulary is its text's (" + std::to_string(vocabulary) + " tokens): leave vocabSize out");
+  return mha::checked_recipe(r);
 }
 
 val config_to_object(const mha::Config& c) {

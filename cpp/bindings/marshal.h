@@ -37,8 +37,9 @@ mha::Config config_from_options(const emscripten::val& options, const mha::Confi
 // parameters, layerNorm, mlp, ropeBase, stages.
 emscripten::val config_to_object(const mha::Config& config);
 // A Trainer's options (recipe_options and trainer_model_options) over the recipe of its task
-// (options.task: 'induction', the default, or 'recall'); an option of the other task is an error.
-mha::Recipe recipe_from_options(const emscripten::val& options);
+// (options.task: 'induction', the default, 'recall' or 'corpus'); an option of another task is an error.
+// corpus: the corpus task's text, {vocabulary, train, heldout?} (the texts of npm run corpus's files); else undefined.
+mha::Recipe recipe_from_options(const emscripten::val& options, const emscripten::val& corpus);
 // config_to_object and what the model is (model.h's ModelFacts): {…, weights: 'seeded' | 'loaded',
 // layout, task, tokenizer, tokenTable, positions, biases, headsFrom}.
 emscripten::val model_config_object(const mha::Config& config, const mha::ModelFacts& facts);

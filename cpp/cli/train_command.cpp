@@ -253,7 +253,7 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   recipe_option<int>(cmd, *o, "--vocab", [](R& r) -> int& { return r.config.vocab_size; },
                      "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens (recall: 0 … vocab−1)")
                      ->check(CLI::Range(2, 1 << 20));
-  recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, "optimiser steps")->check(CLI::Range(1, 10000000));
+  recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, "optimiser steps")->check(CLI::Range(1, mha::kMaxTrainingSteps));
   recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, "sequences per step");
   recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, "AdamW learning rate")->check(CLI::PositiveNumber);
   recipe_option<float>(cmd, *o, "--init-std", [](R& r) -> float& { return r.init_std; }, "spread of the initial weights")

@@ -78,16 +78,12 @@ json option_values(const std::vector<OptionSpec<Target>>& rows, const Target& fr
 }
 
 // A recipe as the module's Trainer takes it (its task's options), and what follows from its task: the
-// model's causal, maxPositions and readouts, the steps it trains and the loss it can reach.
+// model's causal, maxPositions and readouts, and the loss it can reach.
 json recipe_json(const Recipe& r) {
   json out = option_values(model_options(), r.config);
-  // The task by its name: the corpus task's recipes are listed too, though the module's Trainer
-  // does not train it (its text is not in the module), so the task row's choices do not name it.
   for (const OptionSpec<Recipe>& row : recipe_options())
-    if (row.kind != OptionKind::choice && (!row.task || row.task == std::string(task_name(r.task)))) out[row.key] = option_value(row, r);
-  out.update({{"task", task_name(r.task)}, {"steps", r.steps}, {"lossFloor", loss_floor(r)}});
-  if (r.task == TaskKind::corpus)  // `mha train --task corpus`'s alone: its text, window and schedule
-    out.update({{"corpus", r.corpus.corpus}, {"window", r.corpus.length}, {"warmup", r.warmup}, {"finalLr", r.final_lr}});
+    if (!row.task || row.task == std::string(task_name(r.task))) out[row.key] = option_value(row, r);
+  out["lossFloor"] = loss_floor(r);
   return out;
 }
 

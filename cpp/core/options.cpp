@@ -33,8 +33,10 @@ using K = OptionKind;
 
 // The model kinds by kPresets' names, in the enum's order (config.cpp checks it).
 const char* preset_choice(size_t i) { return i < std::size(kPresets) ? kPresets[i].name : nullptr; }
-// The tasks the module's Trainer trains, in the enum's order: not the corpus task, whose text is not in the module.
-const char* task_choice(size_t i) { return i <= static_cast<size_t>(TaskKind::recall) ? task_name(static_cast<TaskKind>(i)) : nullptr; }
+// The tasks, in the enum's order (the corpus task's text is handed to the module's Trainer beside its options).
+const char* task_choice(size_t i) { return i <= static_cast<size_t>(TaskKind::corpus) ? task_name(static_cast<TaskKind>(i)) : nullptr; }
+// The corpora, in corpus_names()'s order.
+const char* corpus_choice(size_t i) { return i < corpus_names().size() ? corpus_names()[i].c_str() : nullptr; }
 
 // A table's constant rows as the vector its readers take.
 template <class Target, size_t N>
@@ -80,7 +82,8 @@ const std::vector<OptionSpec<Recipe>>& recipe_options() {
       {"task", K::choice, 0, 0,
        {[](const Recipe& r) { return static_cast<double>(r.task); },
         [](Recipe& r, double v) { r = recipe_of(static_cast<TaskKind>(v)); }},
-       HELP("induction: [0, s1 … sL, s1 … sL]; recall: the K ids before each position. Unset options take its recipe"),
+       HELP("induction: [0, s1 … sL, s1 … sL]; recall: the K ids before each position; corpus: the next token of real text. "
+            "Unset options take its recipe"),
        task_choice},
       {"batch", K::whole, 1, kMaxBatch, field<&Recipe::batch>(), HELP("sequences in each step")},
       {"lr", K::positive, 0, 1, field<&Recipe::adam, &AdamSettings::lr>(), HELP("Adam's learning rate")},
@@ -90,6 +93,11 @@ const std::vector<OptionSpec<Recipe>>& recipe_options() {
       {"weightDecay", K::number, 0, 1, field<&Recipe::adam, &AdamSettings::weight_decay>(),
        HELP("AdamW's decoupled weight decay: each step first takes lr × weightDecay of every weight away")},
       {"initStd", K::positive, 0, 1, field<&Recipe::init_std>(), HELP("the standard deviation of the initial weights")},
+      {"steps", K::whole, 1, kMaxTrainingSteps, field<&Recipe::steps>(),
+       HELP("the steps the learning rate's schedule spans (and the page trains)")},
+      {"warmup", K::whole, 0, kMaxTrainingSteps, field<&Recipe::warmup>(), HELP("steps over which the learning rate rises from 0")},
+      {"finalLr", K::positive, 0, 1, field<&Recipe::final_lr>(),
+       HELP("the last step's share of the learning rate, reached linearly after the warm-up (1: constant)")},
       {"minLength", K::whole, 2, kMaxInductionLength, field<&Recipe::induction, &InductionTask::min_length>(),
        HELP("the shortest repeat L"), {}, "induction"},
       {"maxLength", K::whole, 2, kMaxInductionLength, field<&Recipe::induction, &InductionTask::max_length>(),
@@ -97,6 +105,16 @@ const std::vector<OptionSpec<Recipe>>& recipe_options() {
       {"recall", K::whole, 1, kMaxReadouts, field<&Recipe::recall, &RecallTask::readouts>(),
        HELP("K: readout k predicts the id k places back"), {}, "recall"},
       {"length", K::whole, 2, kMaxSeq, field<&Recipe::recall, &RecallTask::length>(), HELP("ids in each sequence"), {}, "recall"},
+      {"corpus", K::choice, 0, 0,
+       {[](const Recipe& r) {
+          const auto& names = corpus_names();
+          return static_cast<double>(std::find(names.begin(), names.end(), r.corpus.corpus) - names.begin());
+        },
+        [](Recipe& r, double v) { r.corpus.corpus = corpus_names()[static_cast<size_t>(v)]; }},
+       HELP("tang: the Tang poems, by character; brown: the Brown corpus, by word (its text is the Trainer's second argument)"),
+       corpus_choice, "corpus"},
+      {"window", K::whole, 2, kMaxTextTokens, field<&Recipe::corpus, &CorpusTask::length>(),
+       HELP("T: the tokens of each window it predicts from (the model's positions)"), {}, "corpus"},
   };
   static const std::vector<OptionSpec<Recipe>> rows = table(kRows);
   return rows;

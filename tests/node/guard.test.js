@@ -49,7 +49,7 @@ function makers(made) {
     },
     trainer: () => {
       const t = keep(new core.RawTrainer());
-      assert.equal(t.start({ dModel: 8, heads: 2, vocabSize: 8, maxLength: 4, batch: 2 }), '');
+      assert.equal(t.start({ dModel: 8, heads: 2, vocabSize: 8, maxLength: 4, batch: 2 }, undefined), '');
       return t;
     },
     builder: () => keep(new core.RawModelBuilder()),
@@ -113,7 +113,7 @@ test('every raw handle method, given bad input, returns its failure value and ke
 
 test('15,000 refused calls in a row leave the module answering and its memory where it was', () => {
   const trainer = new core.RawTrainer();
-  assert.equal(trainer.start({ dModel: 8, heads: 2, vocabSize: 8, maxLength: 4 }), '');
+  assert.equal(trainer.start({ dModel: 8, heads: 2, vocabSize: 8, maxLength: 4 }, undefined), '');
   const before = core.memoryBytes();
   for (let i = 0; i < 15000; i++) assert.equal(trainer.inductionScore(0), null);
   assert.match(trainer.lastError(), /sequences must be between 1 and 100000, got 0/);

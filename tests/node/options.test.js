@@ -17,6 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { parseSafetensors } = require('./safetensors.js');
+const { corpusText } = require('./corpusText.js');
 
 const root = path.join(__dirname, '..', '..');
 const TYPES = path.join(root, 'web', 'package', 'mha.d.ts');
@@ -130,7 +131,7 @@ test('a key nothing takes is an MhaError naming it, and the key it is a slip of;
   }
 
   // What a recipe says but a Trainer does not take: it follows from the task.
-  for (const key of ['steps', 'lossFloor', 'causal', 'maxPositions', 'readouts']) {
+  for (const key of ['lossFloor', 'causal', 'maxPositions', 'readouts']) {
     e = refused(() => new mha.Trainer({ [key]: mha.catalog.recipes.induction[key] }));
     assert.equal(e.params.name, key);
   }
@@ -189,8 +190,12 @@ test("each option's limits are checked where it is read, as the catalog lists th
 // model it trains. (Not its file: a Trainer of fewer kvHeads than heads trains, but its modelFile()
 // refuses, GPT-2's fused c_attn having no place for them.)
 const BASE = { dModel: 8, heads: 2, vocabSize: 8, batch: 2 };
+// The corpus task's: its vocabulary is its text's, and short windows of a short text.
+const CORPUS_BASE = { dModel: 8, heads: 2, batch: 2, task: 'corpus', window: 8 };
+const TEXTS = { tang: corpusText('tang', { train: 3000, heldout: 500 }), brown: corpusText('brown', { train: 3000, heldout: 500 }) };
+const textOf = (options) => (options.task === 'corpus' ? TEXTS[options.corpus || 'tang'] : undefined);
 function fingerprint(options) {
-  const trainer = new mha.Trainer(options);
+  const trainer = new mha.Trainer(options, textOf(options));
   try {
     const losses = Array.from(trainer.step(3));
     const trace = trainer.runIds([0, 1, 2, 1, 2]);
@@ -219,17 +224,19 @@ test('every Trainer option changes the training, and its catalog default trains 
   const OTHER = {
     task: 'recall', batch: 3, lr: 0.02, beta1: 0.5, beta2: 0.9, eps: 1e-3, weightDecay: 0.1, initStd: 0.2,
     minLength: 3, maxLength: 5, recall: 2, length: 8, model: 'gpt2', layers: 3, dModel: 16, heads: 4, kvHeads: 1,
-    seed: 9, vocabSize: 9,
+    seed: 9, vocabSize: 9, steps: 5, warmup: 2, finalLr: 0.5, corpus: 'brown', window: 6,
   };
+  // What an option needs around it to matter: the steps a schedule spans, a rate that decays over them.
+  const AROUND = { steps: { finalLr: 0.5 } };
   const rows = mha.catalog.options.trainer;
   assert.deepEqual(rows.map((r) => r.key).sort(), Object.keys(OTHER).sort(), 'OTHER has a value for every Trainer option');
   for (const row of rows) {
-    const base = row.task ? { ...BASE, task: row.task } : BASE;
+    const base = { ...(row.task === 'corpus' ? CORPUS_BASE : row.task ? { ...BASE, task: row.task } : BASE), ...AROUND[row.key] };
     const usual = fingerprint(base);
     assert.notEqual(fingerprint({ ...base, [row.key]: OTHER[row.key] }), usual, `${row.key}: ${OTHER[row.key]} trains as ${row.default} does`);
     // kvHeads' default is as many as heads (the recipe's 4; BASE's heads are 2).
     const usualValue = row.key === 'kvHeads' ? BASE.heads : row.default;
-    if (!(row.key in BASE)) assert.equal(fingerprint({ ...base, [row.key]: usualValue }), usual, `${row.key}: its default ${usualValue}`);
+    if (!(row.key in base)) assert.equal(fingerprint({ ...base, [row.key]: usualValue }), usual, `${row.key}: its default ${usualValue}`);
   }
   // Adam's settings: two Trainers of the same beta1 make the same weights, of another beta1 other
   // weights after their second step (the first is Adam's sign step whatever β); and the model's file

@@ -10,6 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const createMha = require('../../web/mha.js');
 const { parseSafetensors, readSafetensors } = require('./safetensors.js');
+const { corpusText, writeCorpus } = require('./corpusText.js');
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'build/native/mha');
@@ -398,6 +399,55 @@ test('training in WASM gives the same bits as `mha train` natively: every loss a
   assert.throws(() => new mha.Trainer({ batch: 0 }), /batch must be between 1 and 4096, got 0/);
 });
 
+test('the corpus task in WASM: the same bits as `mha train --task corpus` on the same text, the file reads that text, and its held-out loss', () => {
+  const text = corpusText('tang');
+  const dir = fs.mkdtempSync(path.join(tmp, 'corpus-'));
+  writeCorpus(dir, 'tang', text);
+  const out = path.join(dir, 'tang-small.safetensors');
+  execFileSync(cli, ['train', '--task', 'corpus', '--corpus', 'tang', '--corpus-dir', dir, '--layers', '1', '--d-model', '16', '--heads', '2',
+    '--window', '16', '--batch', '4', '--steps', '12', '--warmup', '3', '--final-lr', '0.5', '--excerpt', 'none', '--out', out]);
+  const native = readSafetensors(out);
+  const nativeLosses = fs.readFileSync(out.replace(/\.safetensors$/, '.loss.csv'), 'utf8').trim().split('\n').slice(1).map((line) => Number(line.split(',')[1]));
+  const options = { task: 'corpus', corpus: 'tang', layers: 1, dModel: 16, heads: 2, window: 16, batch: 4, steps: 12, warmup: 3, finalLr: 0.5 };
+  const trainer = new mha.Trainer(options, text);
+  try {
+    assert.equal(trainer.config.vocabSize, JSON.parse(text.vocabulary).tokens.length, "the vocabulary is the text's");
+    assert.equal(trainer.config.maxPositions, 16);
+    const losses = Array.from(trainer.step(12));
+    losses.forEach((l, i) => assert.ok(Math.abs(l - nativeLosses[i]) <= 1e-5 * Math.abs(l), `loss ${i + 1}: ${l} vs ${nativeLosses[i]}`));
+    const ours = parseSafetensors(Buffer.from(trainer.modelFile()));
+    for (const name of Object.keys(native.tensors)) assertBitIdentical(ours.tensors[name].data, native.tensors[name].data, name);
+    for (const key of ['task', 'corpus', 'window', 'recipe', 'seed', 'steps', 'tokenizer', 'vocabulary']) assert.equal(ours.metadata[key], native.metadata[key], key);
+    // The held-out figures `mha train` writes into its file (4 decimals).
+    const held = trainer.heldoutScores();
+    assert.ok(Math.abs(held.loss - Number(native.metadata.heldout_loss)) <= 5e-5, `${held.loss} vs ${native.metadata.heldout_loss}`);
+    assert.ok(Math.abs(held.accuracy - Number(native.metadata.heldout_accuracy)) <= 5e-5);
+    assert.ok(held.windows > 0 && held.targets > 0 && held.targets <= held.windows * 16);
+    assert.equal(trainer.heldoutScores(2).windows, 2);
+    // The file reads text with its own vocabulary: a poem's characters, not ids by first appearance.
+    const reopened = new mha.Model().loadModel(trainer.modelFile());
+    const trace = reopened.runText('床前明月光');
+    assert.deepEqual(trace.tokens(), ['床', '前', '明', '月', '光']);
+    trace.delete();
+    reopened.delete();
+  } finally {
+    trainer.delete();
+  }
+  // The text is the corpus task's, and only its; the vocabulary is the text's.
+  assert.throws(() => new mha.Trainer({ task: 'corpus' }), /the corpus task trains on text/);
+  assert.throws(() => new mha.Trainer({}, text), /induction task takes no text/);
+  assert.throws(() => new mha.Trainer({ task: 'corpus', vocabSize: 50 }, text), /vocabulary is its text's \(3003 tokens\): leave vocabSize out/);
+  assert.throws(() => new mha.Trainer({ task: 'corpus', corpus: 'brown' }, text), /tang\.vocab\.json is the vocabulary of 'tang'|vocabulary of 'tang'/);
+  assert.throws(() => new mha.Trainer({ task: 'corpus' }, { ...text, trian: text.train }), /trian is not an option of a Trainer's text/);
+  assert.throws(() => new mha.Trainer({ task: 'corpus' }, { ...text, vocabulary: '{' }), /vocab\.json/);
+  const induction = new mha.Trainer({ dModel: 8, heads: 2, vocabSize: 8 });
+  try {
+    assert.throws(() => induction.heldoutScores(), /held-out text is the corpus task's/);
+  } finally {
+    induction.delete();
+  }
+});
+
 test('the recall task in WASM: the same bits as `mha train --task recall`, and the same scores as `mha sweep`', () => {
   // A smaller recall recipe: K = 3 readouts over 10 ids, d_model 16.
   const args = ['--recall', '3', '--length', '10', '--d-model', '16', '--vocab', '12', '--batch', '8', '--lr', '0.01'];
@@ -439,7 +489,7 @@ test('the recall task in WASM: the same bits as `mha train --task recall`, and t
     }
   }
   assert.equal(sweep[0].parameters, sweep[1].parameters, 'the heads split d_model: the same parameters');
-  assert.throws(() => new mha.Trainer({ task: 'copy' }), /task must be one of induction, recall, got 'copy'/);
+  assert.throws(() => new mha.Trainer({ task: 'copy' }), /task must be one of induction, recall, corpus, got 'copy'/);
   assert.throws(() => new mha.Trainer({ task: 'recall', model: 'gpt2' }), /attn-only/);
 });
 

@@ -180,8 +180,12 @@ interface RecipeBase {
   beta2: number;
   eps: number;
   weightDecay: number;
-  /** How many steps it trains. */
+  /** How many steps it trains (and its learning rate's schedule spans). */
   steps: number;
+  /** Steps over which the learning rate rises from 0. */
+  warmup: number;
+  /** The last step's share of the learning rate (1: constant). */
+  finalLr: number;
   /** The lowest mean loss the task allows (0 for recall; for induction, about half its start). */
   lossFloor: number;
 }
@@ -277,8 +281,8 @@ export interface LoadModelOptions {
 
 /** A training run; missing keys take the task's recipe (catalog.recipes: `mha train`'s defaults, 2 layers, 4 heads, d_model 64). */
 export interface TrainerOptions {
-  /** induction (the default) or recall; missing keys take that task's recipe. */
-  task?: 'induction' | 'recall';
+  /** induction (the default), recall or corpus (real text, given as the Trainer's second argument); missing keys take that task's recipe. */
+  task?: 'induction' | 'recall' | 'corpus';
   model?: Exclude<ModelKind, 'single'>;
   layers?: number;
   heads?: number;
@@ -298,12 +302,39 @@ export interface TrainerOptions {
   /** AdamW's decoupled weight decay, 0 … 1 (0: plain Adam). */
   weightDecay?: number;
   initStd?: number;
+  /** The steps the learning rate's schedule spans. */
+  steps?: number;
+  /** Steps over which the learning rate rises from 0. */
+  warmup?: number;
+  /** The last step's share of the learning rate, above 0 and at most 1 (1: constant after the warm-up). */
+  finalLr?: number;
   minLength?: number;
   maxLength?: number;
   /** The recall task's K. */
   recall?: number;
   /** The recall task's ids per sequence. */
   length?: number;
+  /** The corpus task's text: the Tang poems by character, or the Brown corpus by word. */
+  corpus?: 'tang' | 'brown';
+  /** The corpus task's T: the tokens of each window it predicts from. */
+  window?: number;
+}
+
+/** The corpus task's text: the contents of the files `npm run corpus` writes ({corpus}.vocab.json, .train.txt, .heldout.txt). */
+export interface TrainerText {
+  vocabulary: string;
+  train: string;
+  heldout?: string;
+}
+
+/** A corpus model on its held-out text, as `mha train` reports it. */
+export interface HeldoutScores {
+  /** The mean cross-entropy over the targets that are not <unk>. */
+  loss: number;
+  /** How often its first choice is that target. */
+  accuracy: number;
+  targets: number;
+  windows: number;
 }
 
 /** Which logit Trace.attribute splits: a position (-1 or left out: the last) and a token (-1 or left out: its first choice there). */
@@ -593,9 +624,10 @@ declare class Gpt2Tokenizer {
   delete(): void;
 }
 
-/** A training run of the induction task, the same bits as `mha train`. */
+/** A training run of the induction, recall or corpus task, the same bits as `mha train`. */
 declare class Trainer {
-  constructor(options?: TrainerOptions);
+  /** text: the corpus task's (and only its). */
+  constructor(options?: TrainerOptions, text?: TrainerText);
   /** Runs `count` steps (1 or more); returns their losses. */
   step(count?: number): Float32Array;
   readonly stepsDone: number;
@@ -603,6 +635,8 @@ declare class Trainer {
   inductionScore(sequences?: number): number;
   /** The recall task: the current weights scored on the fresh sequences `mha sweep` uses (or the first `sequences` of them). */
   recallScores(sequences?: number): RecallScores;
+  /** The corpus task: the current weights on the held-out text's first `windows` windows (0 or left out: all). */
+  heldoutScores(windows?: number): HeldoutScores;
   /** The model it trains. */
   readonly config: ModelConfig;
   /** The weights now, as safetensors bytes (loadable by Model.loadModel). */

@@ -19,6 +19,7 @@ constexpr uint64_t kMaxFileBytes = 4ull << 30;         // a file read whole (GPT
 constexpr uint64_t kMaxStreamBytes = 256 << 20;        // a pipe or device, whose size is not known before
 constexpr uint64_t kMaxTokenizerFileBytes = 64 << 20;  // encoder.json, vocab.bpe, tokenizer.json (GPT-2's: 1 MB)
 constexpr int kMaxBatch = 4096;                        // sequences in one training step
+constexpr int kMaxTrainingSteps = 10000000;            // a training recipe's steps
 constexpr int kMaxTrainingMegabytes = 1024;   // what a training run may need: weights, Adam's moments, activations
 constexpr int kMaxReadouts = 16;      // tokens a model predicts at each position (the recall task's K)
 constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file does not say

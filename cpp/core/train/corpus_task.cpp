@@ -29,18 +29,30 @@ const std::vector<std::string>& corpus_names() {
   return names;
 }
 
-std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir) {
+namespace {
+void check_corpus_name(const std::string& name) {
   if (std::find(corpus_names().begin(), corpus_names().end(), name) == corpus_names().end())
     throw Error("unknown corpus '" + printable(name) + "'; expected tang or brown");
+}
+}  // namespace
+
+std::shared_ptr<const Corpus> corpus_from_texts(const std::string& name, const std::string& vocabulary_json,
+                                                const std::string& train, const std::string& heldout, const std::string& where) {
+  check_corpus_name(name);
   auto corpus = std::make_shared<Corpus>();
   corpus->name = name;
-  const std::string stem = dir + "/" + name;
-  Vocabulary vocabulary = parse_vocabulary(read_text(stem + ".vocab.json"), stem + ".vocab.json");
-  if (vocabulary.corpus != name) throw Error(stem + ".vocab.json is the vocabulary of '" + printable(vocabulary.corpus) + "'");
+  Vocabulary vocabulary = parse_vocabulary(vocabulary_json, where + ".vocab.json");
+  if (vocabulary.corpus != name) throw Error(where + ".vocab.json is the vocabulary of '" + printable(vocabulary.corpus) + "'");
   corpus->tokenizer = std::make_shared<VocabTokenizer>(std::move(vocabulary));
-  corpus->train = corpus->tokenizer->tokenize_all(read_text(stem + ".train.txt")).ids;
-  corpus->heldout = corpus->tokenizer->tokenize_all(read_text(stem + ".heldout.txt")).ids;
+  corpus->train = corpus->tokenizer->tokenize_all(train).ids;
+  corpus->heldout = corpus->tokenizer->tokenize_all(heldout).ids;
   return corpus;
+}
+
+std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir) {
+  check_corpus_name(name);
+  const std::string stem = dir + "/" + name;
+  return corpus_from_texts(name, read_text(stem + ".vocab.json"), read_text(stem + ".train.txt"), read_text(stem + ".heldout.txt"), stem);
 }
 
 Batch corpus_batch(Rng& rng, const CorpusTask& task, int B) {
