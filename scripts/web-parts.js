@@ -55,15 +55,12 @@ function heldoutHeadTypes() {
   const out = {};
   for (const m of models) {
     const json = execFileSync(MHA, ['heads', '--model', m.source, '--heldout', m.heldout, '--json'], { cwd: ROOT, maxBuffer: 256 << 20 });
-    const { labels, layers } = JSON.parse(json);
-    const metricOf = Object.fromEntries(labels.map((rule) => [rule.label, rule.metric]));
+    const { layers } = JSON.parse(json);
     out[m.id] = layers.map((layer) => layer.heads.map((x) => {
-      const type = x.label === 'mixed' ? x.strongest : x.label;
-      const metric = metricOf[type];
-      const chance = metric ? x[`${metric}_chance`] : null;
+      const { type, value, chance } = x.measure || {};
       // (what a head has not, left out: the widget carries this)
-      return { type: x.label, strongest: x.strongest || undefined, value: metric ? heldoutFigure(x[metric]) : undefined,
-        chance: chance === undefined || chance === null ? undefined : heldoutFigure(chance), offset: type === 'positional' ? x.offset : undefined };
+      const figure = (v) => (v === undefined || v === null ? undefined : heldoutFigure(v));
+      return { type: x.label, strongest: x.strongest || undefined, value: figure(value), chance: figure(chance), offset: type === 'positional' ? x.offset : undefined };
     }));
   }
   fs.writeFileSync(cache, JSON.stringify(out));

@@ -416,6 +416,29 @@ TEST_CASE("every metric matches the numpy reference on the reference traces, to 
         // The thresholds read by hand off the reference metrics (head_metrics.py labels them the same way).
         CHECK(ours["heads"][h]["label"] == expected_labels.at(name).at(l).at(static_cast<size_t>(h)));
       }
+      // The measure each name rests on: the reference's own value of its label rule's metric (a mixed
+      // head's: of the type the reference finds it nearest) and of that metric's chance.
+      for (int h = 0; h < H; ++h) {
+        CAPTURE(h);
+        const nlohmann::json& w = want["heads"][h];
+        const nlohmann::json& measure = ours["heads"][h]["measure"];
+        const nlohmann::json& type = w["label"] == "mixed" ? w["strongest"] : w["label"];
+        if (type.is_null()) {
+          CHECK(measure.is_null());
+          continue;
+        }
+        REQUIRE(measure.is_object());
+        CHECK(measure["type"] == type);
+        std::string metric;
+        for (const mha::LabelRule& rule : mha::head_label_rules())
+          if (type == rule.id) metric = rule.metric;
+        CHECK(measure["metric"] == metric);
+        CHECK(measure["value"].get<double>() == doctest::Approx(w[metric].get<double>()).epsilon(1e-5));
+        const nlohmann::json& chance = w.contains(metric + "_chance") ? w[metric + "_chance"] : nlohmann::json(nullptr);
+        REQUIRE(measure["chance"].is_null() == chance.is_null());
+        if (!chance.is_null()) CHECK(measure["chance"].get<double>() == doctest::Approx(chance.get<double>()).epsilon(1e-5));
+        ++compared;
+      }
       for (int h = 0; h < H; ++h)
         for (const auto& item : want["heads"][h].items()) {
           const std::string metric = item.key();

@@ -40,23 +40,16 @@ std::string heads_report(const std::vector<mha::LayerAnalysis>& layers) {
   for (size_t l = 0; l < layers.size(); ++l)
     for (size_t h = 0; h < layers[l].heads.size(); ++h) {
       const mha::HeadMetrics& m = layers[l].heads[h];
-      // A mixed head: the type it is nearest (strongest_type), short of what names it.
-      const std::string& type = m.label == "mixed" ? m.strongest : m.label;
-      for (const mha::LabelRule& rule : mha::head_label_rules()) {
-        if (type != rule.id) continue;
-        for (const mha::HeadMetricSpec& spec : mha::head_metric_table()) {
-          if (std::string(spec.id) != rule.metric || !(m.*spec.value)) continue;
-          char line[160];
-          const std::optional<double>& chance = spec.chance ? m.*spec.chance : std::nullopt;
-          if (chance && *chance > 0)
-            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f, chance %.3f (%.1f×)%s\n", l, h, m.label.c_str(), spec.id,
-                          *(m.*spec.value), *chance, *(m.*spec.value) / *chance,
-                          std::string(rule.id) == "positional" ? (" at i − " + std::to_string(static_cast<int>(*m.offset))).c_str() : "");
-          else
-            std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f\n", l, h, m.label.c_str(), spec.id, *(m.*spec.value));
-          named += line;
-        }
-      }
+      // (a mixed head's measure is that of the type it is nearest, short of what names it)
+      if (!m.measure || !m.measure->value) continue;
+      const mha::HeadMetrics::TypeMeasure& t = *m.measure;
+      char line[160];
+      if (t.chance && *t.chance > 0)
+        std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f, chance %.3f (%.1f×)%s\n", l, h, m.label.c_str(), t.metric.c_str(), *t.value,
+                      *t.chance, *t.value / *t.chance, t.type == "positional" ? (" at i − " + std::to_string(static_cast<int>(*m.offset))).c_str() : "");
+      else
+        std::snprintf(line, sizeof line, "  %zu.%zu  %-15s %s %.3f\n", l, h, m.label.c_str(), t.metric.c_str(), *t.value);
+      named += line;
     }
   if (!named.empty())
     out += "\nnamed heads (layer.head, type, its measure beside uniform attention's; a mixed head, the type it is nearest)\n" + named;

@@ -220,6 +220,15 @@ test('training in the page: induction heads form within 90 s, events carry the n
   assert.equal(last.heads.length, 8, 'both layers, four heads each');
   for (const h of last.heads) assert.ok([0, 1].includes(h.layer) && h.head >= 0 && h.head < 4 && typeof h.label === 'string');
   assert.ok(last.heads.some((h) => h.layer === 1 && h.label === 'induction'), 'layer 1 has turned into induction heads');
+  // headTypes: each head as the heads table names it, with the measure its label's rule reads.
+  assert.equal(last.headTypes.length, 8);
+  last.headTypes.forEach((x, i) => {
+    const h = last.heads[i];
+    assert.deepEqual([x.layer, x.head, x.type], [h.layer, h.head, h.label]);
+    if (x.type === 'induction') assert.equal(x.value, h.induction);
+    if (x.type === 'previous_token') assert.equal(x.value, h.previousToken);
+    if (x.type !== 'mixed') assert.equal(x.nearest, null);
+  });
   assert.ok(last.phaseStep > 0 && last.phaseStep % require('../../web/build/catalog.json').phaseChangeEvery === 0, `the phase change is marked, at a checked step: ${last.phaseStep}`);
   const gaps = await page.evaluate(() => window.__progress.slice(1).map((p, i) => p.step - window.__progress[i].step));
   assert.ok(gaps.length >= 3, 'reports keep coming while it trains');

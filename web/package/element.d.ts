@@ -97,6 +97,12 @@ export interface TrainProgressDetail {
   phaseStep: number | null;
   /** offset: a recall model's head, how far back it looks (null for the induction task). */
   heads: Array<{ layer: number; head: number; previousToken: number | null; induction: number | null; offset: number | null; label: HeadLabel }>;
+  /**
+   * Each head's type as the heads table shows it, on the current text: its label, the measure the
+   * name rests on and that measure's chance (null where it has none); a mixed head's measure is that
+   * of the type it is `nearest` (null near none); `offset`, a positional head's i − k.
+   */
+  headTypes: Array<{ layer: number; head: number; type: HeadLabel; nearest: HeadLabel | null; value: number | null; chance: number | null; offset: number | null }>;
 }
 export interface TrainEndDetail {
   step: number;

@@ -400,6 +400,8 @@ export interface HeadMetrics {
   label: HeadLabel;
   /** The type it is most like, named or not: of the label rules whose metric has a chance, the one whose measure is the greatest multiple of it; null where none is measured. */
   strongest: HeadLabel | null;
+  /** What its name rests on, as the heads table writes it: its label rule's metric (a mixed head's: that of the type it is nearest), that metric's value and its chance (null where it has none); null for a mixed head near no type. */
+  measure: { type: HeadLabel; metric: string; value: number | null; chance: number | null } | null;
   /** The cells [row, key] its label's measure reads on this text (the i − 1 stripe, the article a noun reads, …); none for broad and mixed, or a mean over texts. */
   cells: Array<[number, number]>;
 }

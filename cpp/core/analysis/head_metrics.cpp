@@ -28,11 +28,20 @@ const HeadMetricSpec& spec_of(const std::string& id) {
   throw Error("internal: no head metric named " + id);
 }
 
-// Its label and the type it is nearest, from its measures (a run's, or a mean over texts).
+// Its label, the type it is nearest and the measure the name rests on, from its measures (a run's, or
+// a mean over texts).
 void name_head(HeadMetrics& m) {
   m.label = head_label(m);
   const char* strongest = strongest_type(m);
   m.strongest = strongest ? strongest : "";
+  const std::string& type = m.label == "mixed" ? m.strongest : m.label;
+  m.measure.reset();
+  for (const LabelRule& rule : head_label_rules()) {
+    if (type != rule.id) continue;
+    const HeadMetricSpec& spec = spec_of(rule.metric);
+    m.measure = HeadMetrics::TypeMeasure{type, rule.metric, m.*spec.value, spec.chance ? m.*spec.chance : std::nullopt};
+    break;
+  }
 }
 
 HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool causal, const TokenFacts* facts) {
@@ -280,6 +289,9 @@ nlohmann::json analysis_to_json(const std::vector<LayerAnalysis>& layers) {
       head["offset_profile"] = m.offset_profile;
       head["label"] = m.label;
       head["strongest"] = m.strongest.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.strongest);
+      head["measure"] = m.measure ? nlohmann::json{{"type", m.measure->type}, {"metric", m.measure->metric},
+                                                   {"value", value(m.measure->value)}, {"chance", value(m.measure->chance)}}
+                                  : nlohmann::json(nullptr);
       nlohmann::json cells = nlohmann::json::array();
       for (const TypeCell& c : m.cells) cells.push_back({c.row, c.key});
       head["cells"] = cells;

@@ -47,6 +47,14 @@ struct HeadMetrics {
   std::vector<double> offset_profile;  // mean a[i][i − k], k = 0 … kOffsetProfile (head_types.h)
   std::string label;  // a label id of head_label_rules(), or "mixed"
   std::string strongest;  // strongest_type(): the type it is most like, or "" where none is measured
+  // What its name rests on, as every report writes it beside the name: its label's rule's metric (a
+  // mixed head's: that of the type it is nearest), and that metric's chance where it has one. None for
+  // a mixed head near no type.
+  struct TypeMeasure {
+    std::string type, metric;
+    std::optional<double> value, chance;
+  };
+  std::optional<TypeMeasure> measure;
   std::vector<TypeCell> cells;  // label_cells() of its label on the text analysed; none for a mean over texts
 };
 
@@ -103,7 +111,8 @@ std::vector<LayerAnalysis> analyse_trace(const Trace& trace, const Config& confi
 std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnalysis>>& analyses);
 
 // {"labels": [{"label": "previous_token", "metric": "previous_token", "at_least": 0.5}, …],
-//  "layers": [{"heads": [{"entropy": …, …, "label": "…", "strongest": "…" | null, "cells": [[row, key], …]}],
+//  "layers": [{"heads": [{"entropy": …, …, "label": "…", "strongest": "…" | null,
+//              "measure": {"type", "metric", "value", "chance"} | null, "cells": [[row, key], …]}],
 //              "similarity": [[…]]}]},
 // null for nullopt.
 // "labels" is head_label_rules() in order (a head none reaches is "mixed"): the page shows it from here.

@@ -243,10 +243,14 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       if (state.shown === null) showSnapshot();
       render();
       const recall = msg.probe && msg.probe.readouts > 1;
-      const heads = msg.probe
-        ? msg.probe.heads.layers.flatMap((layer, l) => layer.heads.map((m, hd) => ({ layer: l, head: hd, previousToken: m.previous_token, induction: m.induction, offset: recall ? m.offset : null, label: m.label })))
-        : [];
-      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, phaseStep: state.phaseStep, heads });
+      const each = (f) => (msg.probe ? msg.probe.heads.layers.flatMap((layer, l) => layer.heads.map((m, hd) => ({ layer: l, head: hd, ...f(m) }))) : []);
+      const heads = each((m) => ({ previousToken: m.previous_token, induction: m.induction, offset: recall ? m.offset : null, label: m.label }));
+      // As the heads table names them: the label, the measure it rests on (the core's) and its chance.
+      const headTypes = each(({ label, strongest, measure, offset }) => ({
+        type: label, nearest: label === 'mixed' ? strongest : null, value: measure ? measure.value : null, chance: measure ? measure.chance : null,
+        offset: measure && measure.type === 'positional' ? offset : null,
+      }));
+      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, phaseStep: state.phaseStep, heads, headTypes });
       // The worker stops by itself at the recipe's last step.
       if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || (state.step >= recipe().steps ? 'done' : 'paused') });
     };

@@ -159,8 +159,6 @@ export function headsPanel(state, actions) {
   // Said only where a head of this layer has a name with cells (not of random weights' broad heads).
   const pointHint = h('span', { class: 'point-cells' }, ` ${t(lang, 'heads.pointCells')}`);
   let current = state;
-  // Which measure each label is given by (the core's label rules): shown beside the name.
-  const ruleMetric = Object.fromEntries(state.result.heads.labels.map((r) => [r.label, r.metric]));
   function fill(s) {
     current = s;
     const analysis = analysisOf(s);
@@ -175,9 +173,9 @@ export function headsPanel(state, actions) {
       // A recall model's heads are named by how far back they look: i − offset; so is a positional head.
       const recall = s.result.config.readouts > 1 && m.offset !== null;
       row.label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
-      const type = m.label === 'mixed' ? m.strongest : m.label;
-      const metric = !recall && ruleMetric[type];
-      const named = typeText(lang, m.label, m.strongest, type === 'positional' ? m.offset : null, metric ? m[metric] : null, metric ? m[`${metric}_chance`] : null);
+      // The measure its name rests on (the core's, of the type it is nearest for a mixed head): beside the name.
+      const measure = !recall && m.measure;
+      const named = typeText(lang, m.label, m.strongest, measure && measure.type === 'positional' ? m.offset : null, measure ? measure.value : null, measure ? measure.chance : null);
       setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) }) : named.name);
       setText(row.labelMeasure, recall ? '' : named.measure);
       const held = heldout && heldout[hd];
