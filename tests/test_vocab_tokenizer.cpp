@@ -2,6 +2,7 @@
 // (models/corpus/, made by npm run corpus) and on what a learner types; the corpus task's batches.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -126,6 +127,32 @@ TEST_CASE("Tang: one token per character, a line break \\n, an empty line <eos>;
     CHECK_THROWS_AS(tok.tokenize(""), mha::Error);
     CHECK_THROWS_AS(tok.tokenize("\xff"), mha::Error);
     CHECK_THROWS_AS(tok.tokenize(std::string(5000, 'a')), mha::Error);
+  }
+}
+
+TEST_CASE("a vocabulary's most frequent tokens: the first n kept, the rest <unk>, its file rewritten to say so") {
+  for (const char* corpus : {"tang", "brown"}) {
+    CAPTURE(corpus);
+    const std::string path = std::string(MHA_MODELS_DIR) + "/corpus/" + corpus + ".vocab.json";
+    const mha::Vocabulary whole = mha::parse_vocabulary(text_of(path), path);
+    const mha::Vocabulary kept = mha::most_frequent(whole, 100);
+    CHECK(kept.tokens == std::vector<std::string>(whole.tokens.begin(), whole.tokens.begin() + 100));
+    CHECK(kept.tags.size() == (whole.tags.empty() ? 0 : 100));
+    // The rewritten file reads back as the same vocabulary, and says what it was cut from.
+    const mha::Vocabulary again = mha::parse_vocabulary(kept.json, "kept");
+    CHECK(again.tokens == kept.tokens);
+    const nlohmann::json file = nlohmann::json::parse(kept.json);
+    CHECK(file["most_frequent_of"] == whole.tokens.size());
+    CHECK_FALSE(file.contains("coverage"));
+    // A token past the first 100 reads as <unk>; one within it as its id.
+    const mha::VocabTokenizer small(kept), full(whole);
+    const std::string rare = whole.tokens[500], common = whole.tokens[50];
+    CHECK(full.tokenize_all(rare).ids == std::vector<int32_t>{500});
+    CHECK(small.tokenize_all(rare).ids == std::vector<int32_t>{mha::VocabTokenizer::kUnk});
+    CHECK(small.tokenize_all(common).ids == std::vector<int32_t>{50});
+    CHECK(mha::most_frequent(whole, static_cast<int>(whole.tokens.size())).json == whole.json);
+    CHECK_THROWS_WITH_AS(mha::most_frequent(whole, 2), doctest::Contains("not 2"), mha::Error);
+    CHECK_THROWS_AS(mha::most_frequent(whole, static_cast<int>(whole.tokens.size()) + 1), mha::Error);
   }
 }
 

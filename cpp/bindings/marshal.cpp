@@ -186,12 +186,11 @@ mha::Recipe recipe_from_options(const val& options, const val& corpus) {
     throw mha::Error("the corpus task trains on text: new Trainer(options, {vocabulary, train, heldout}), the texts of the "
                      "corpus's files as npm run corpus writes them ({corpus}.vocab.json, .train.txt, .heldout.txt)");
   check_option_keys(corpus, {"vocabulary", "train", "heldout"}, "a Trainer's text");
+  // vocabSize, given: the text's vocabulary's most frequent tokens (as `mha train --vocab`).
   const val heldout = corpus["heldout"];
+  const int most_frequent = given(options) && given(options["vocabSize"]) ? r.config.vocab_size : 0;
   r.corpus.data = mha::corpus_from_texts(r.corpus.corpus, string_arg(corpus["vocabulary"], "vocabulary"), string_arg(corpus["train"], "train"),
-                                         given(heldout) ? string_arg(heldout, "heldout") : std::string(), r.corpus.corpus);
-  const int vocabulary = r.corpus.data->tokenizer->vocab_size();
-  if (given(options) && given(options["vocabSize"]) && r.config.vocab_size != vocabulary)
-    throw mha::Error("the corpus task's vocabulary is its text's (" + std::to_string(vocabulary) + " tokens): leave vocabSize out");
+                                         given(heldout) ? string_arg(heldout, "heldout") : std::string(), r.corpus.corpus, most_frequent);
   return mha::checked_recipe(r);
 }
 

@@ -57,6 +57,7 @@ struct TrainOptions {
   std::string corpus = "tang", corpus_dir = "build/corpus", excerpt;
   int eval_sequences = 20;
   int phase_every = 0;  // 0: do not look for the phase change
+  CLI::Option* vocab_option = nullptr;
   std::vector<std::pair<CLI::Option*, std::function<void(mha::Recipe& to, const mha::Recipe& from)>>> fields;
 };
 
@@ -70,7 +71,9 @@ CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& 
 
 mha::Recipe recipe_of(const TrainOptions& o) {
   const mha::TaskKind task = mha::parse_task(o.task);
-  mha::Recipe r = task == mha::TaskKind::corpus ? mha::corpus_recipe(o.corpus, mha::load_corpus(o.corpus, o.corpus_dir))
+  // The corpus task's --vocab keeps the corpus's most frequent tokens; its recipe's vocabulary is the corpus's.
+  const int most_frequent = task == mha::TaskKind::corpus && o.vocab_option->count() > 0 ? o.given.config.vocab_size : 0;
+  mha::Recipe r = task == mha::TaskKind::corpus ? mha::corpus_recipe(o.corpus, mha::load_corpus(o.corpus, o.corpus_dir, most_frequent))
                                                 : mha::recipe_of(task);
   for (const auto& [option, copy] : o.fields)
     if (option->count() > 0) copy(r, o.given);
@@ -250,9 +253,10 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   recipe_option<int>(cmd, *o, "--layers", [](R& r) -> int& { return r.config.layers; }, "blocks");
   recipe_option<int>(cmd, *o, "--heads", [](R& r) -> int& { return r.config.heads; }, "attention heads per block");
   recipe_option<int>(cmd, *o, "--d-model", [](R& r) -> int& { return r.config.d_model; }, "model width");
-  recipe_option<int>(cmd, *o, "--vocab", [](R& r) -> int& { return r.config.vocab_size; },
-                     "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens (recall: 0 … vocab−1)")
-                     ->check(CLI::Range(2, 1 << 20));
+  o->vocab_option = recipe_option<int>(cmd, *o, "--vocab", [](R& r) -> int& { return r.config.vocab_size; },
+                                      "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens (recall: 0 … vocab−1; "
+                                      "corpus: the corpus's vocab most frequent tokens, the others <unk>)")
+                         ->check(CLI::Range(2, 1 << 20));
   recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, "optimiser steps")->check(CLI::Range(1, mha::kMaxTrainingSteps));
   recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, "sequences per step");
   recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, "AdamW learning rate")->check(CLI::PositiveNumber);

@@ -399,19 +399,22 @@ test('training in WASM gives the same bits as `mha train` natively: every loss a
   assert.throws(() => new mha.Trainer({ batch: 0 }), /batch must be between 1 and 4096, got 0/);
 });
 
-test('the corpus task in WASM: the same bits as `mha train --task corpus` on the same text, the file reads that text, and its held-out loss', () => {
+test('the corpus task in WASM: the same bits as `mha train --task corpus` on the same text (its 500 most frequent characters), the file reads that text, and its held-out loss', () => {
   const text = corpusText('tang');
   const dir = fs.mkdtempSync(path.join(tmp, 'corpus-'));
   writeCorpus(dir, 'tang', text);
   const out = path.join(dir, 'tang-small.safetensors');
   execFileSync(cli, ['train', '--task', 'corpus', '--corpus', 'tang', '--corpus-dir', dir, '--layers', '1', '--d-model', '16', '--heads', '2',
-    '--window', '16', '--batch', '4', '--steps', '12', '--warmup', '3', '--final-lr', '0.5', '--excerpt', 'none', '--out', out]);
+    '--window', '16', '--batch', '4', '--steps', '12', '--warmup', '3', '--final-lr', '0.5', '--vocab', '500', '--excerpt', 'none', '--out', out]);
   const native = readSafetensors(out);
   const nativeLosses = fs.readFileSync(out.replace(/\.safetensors$/, '.loss.csv'), 'utf8').trim().split('\n').slice(1).map((line) => Number(line.split(',')[1]));
-  const options = { task: 'corpus', corpus: 'tang', layers: 1, dModel: 16, heads: 2, window: 16, batch: 4, steps: 12, warmup: 3, finalLr: 0.5 };
+  const options = { task: 'corpus', corpus: 'tang', layers: 1, dModel: 16, heads: 2, window: 16, batch: 4, steps: 12, warmup: 3, finalLr: 0.5, vocabSize: 500 };
   const trainer = new mha.Trainer(options, text);
   try {
-    assert.equal(trainer.config.vocabSize, JSON.parse(text.vocabulary).tokens.length, "the vocabulary is the text's");
+    assert.equal(trainer.config.vocabSize, 500, "the text's 500 most frequent tokens");
+    const vocabulary = JSON.parse(native.metadata.vocabulary);
+    assert.deepEqual(vocabulary.tokens, JSON.parse(text.vocabulary).tokens.slice(0, 500));
+    assert.equal(vocabulary.most_frequent_of, 3003);
     assert.equal(trainer.config.maxPositions, 16);
     const losses = Array.from(trainer.step(12));
     losses.forEach((l, i) => assert.ok(Math.abs(l - nativeLosses[i]) <= 1e-5 * Math.abs(l), `loss ${i + 1}: ${l} vs ${nativeLosses[i]}`));
@@ -424,10 +427,14 @@ test('the corpus task in WASM: the same bits as `mha train --task corpus` on the
     assert.ok(Math.abs(held.accuracy - Number(native.metadata.heldout_accuracy)) <= 5e-5);
     assert.ok(held.windows > 0 && held.targets > 0 && held.targets <= held.windows * 16);
     assert.equal(trainer.heldoutScores(2).windows, 2);
-    // The file reads text with its own vocabulary: a poem's characters, not ids by first appearance.
+    // The file reads text with its own vocabulary: a poem's characters, not ids by first appearance;
+    // 床, the 637th most frequent, is <unk> here.
     const reopened = new mha.Model().loadModel(trainer.modelFile());
     const trace = reopened.runText('床前明月光');
     assert.deepEqual(trace.tokens(), ['床', '前', '明', '月', '光']);
+    const ids = Array.from(trace.ids());
+    assert.equal(ids[0], 0);
+    assert.ok(ids.slice(1).every((id) => id > 0 && id < 500), String(ids));
     trace.delete();
     reopened.delete();
   } finally {
@@ -436,7 +443,10 @@ test('the corpus task in WASM: the same bits as `mha train --task corpus` on the
   // The text is the corpus task's, and only its; the vocabulary is the text's.
   assert.throws(() => new mha.Trainer({ task: 'corpus' }), /the corpus task trains on text/);
   assert.throws(() => new mha.Trainer({}, text), /induction task takes no text/);
-  assert.throws(() => new mha.Trainer({ task: 'corpus', vocabSize: 50 }, text), /vocabulary is its text's \(3003 tokens\): leave vocabSize out/);
+  assert.throws(() => new mha.Trainer({ task: 'corpus', vocabSize: 5000 }, text), /the tang vocabulary keeps 4 to 3003 of its tokens, not 5000/);
+  const whole = new mha.Trainer({ task: 'corpus', layers: 1, dModel: 8, heads: 2, window: 8 }, text);
+  assert.equal(whole.config.vocabSize, 3003, 'unless given, all of it');
+  whole.delete();
   assert.throws(() => new mha.Trainer({ task: 'corpus', corpus: 'brown' }, text), /tang\.vocab\.json is the vocabulary of 'tang'|vocabulary of 'tang'/);
   assert.throws(() => new mha.Trainer({ task: 'corpus' }, { ...text, trian: text.train }), /trian is not an option of a Trainer's text/);
   assert.throws(() => new mha.Trainer({ task: 'corpus' }, { ...text, vocabulary: '{' }), /vocab\.json/);

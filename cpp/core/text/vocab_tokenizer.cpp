@@ -52,15 +52,18 @@ std::string brown_quotes(std::string piece) {
   return piece;
 }
 
+// The one JSON reader (json_text.h): one parser in the WebAssembly module, not a second one for
+// std::string input (9 KB of its code); and a key given twice is refused, as in every other file.
+nlohmann::json vocabulary_json(const std::string& json, const std::string& name) {
+  return parse_json_text(json.data(), json.data() + json.size(), name,
+                         {ErrorCode::tokenizer_not_json, ErrorCode::tokenizer_number_too_large, ErrorCode::tokenizer_key_twice, "tokenizer"});
+}
+
 }  // namespace
 
 Vocabulary parse_vocabulary(const std::string& json, const std::string& name) {
   const auto fail = [&](const std::string& what) { return Error(name + ": not a vocabulary file: " + what); };
-  // The one JSON reader (json_text.h): one parser in the WebAssembly module, not a second one for
-  // std::string input (9 KB of its code); and a key given twice is refused, as in every other file.
-  nlohmann::json v = parse_json_text(json.data(), json.data() + json.size(), name,
-                                     {ErrorCode::tokenizer_not_json, ErrorCode::tokenizer_number_too_large,
-                                      ErrorCode::tokenizer_key_twice, "tokenizer"});
+  nlohmann::json v = vocabulary_json(json, name);
   if (!v.is_object() || v.value("format", "") != "mha-vocab") throw fail("format is not \"mha-vocab\"");
   if (v.value("version", 0) != 1) throw fail("version is not 1");
   Vocabulary out;
@@ -93,6 +96,23 @@ Vocabulary parse_vocabulary(const std::string& json, const std::string& name) {
     }
   }
   return out;
+}
+
+Vocabulary most_frequent(Vocabulary v, int n) {
+  const int size = static_cast<int>(v.tokens.size()), specials = v.kind == "chars" ? 3 : 2;
+  if (n <= specials || n > size)
+    throw Error("the " + v.corpus + " vocabulary keeps " + std::to_string(specials + 1) + " to " + std::to_string(size) + " of its tokens, not " +
+                std::to_string(n));
+  if (n == size) return v;
+  v.tokens.resize(static_cast<size_t>(n));
+  if (!v.tags.empty()) v.tags.resize(static_cast<size_t>(n));
+  nlohmann::json file = vocabulary_json(v.json, v.corpus + " vocabulary");  // parse_vocabulary read it already
+  for (const char* list : {"tokens", "counts", "tags"})
+    if (file.contains(list)) file[list].get_ref<nlohmann::json::array_t&>().resize(static_cast<size_t>(n));
+  for (const char* figure : {"coverage", "bigram_heldout_loss", "bigram_lambda"}) file.erase(figure);
+  file["most_frequent_of"] = size;
+  v.json = file.dump();
+  return v;
 }
 
 VocabTokenizer::VocabTokenizer(Vocabulary vocabulary) : vocabulary_(std::move(vocabulary)) {

@@ -36,23 +36,24 @@ void check_corpus_name(const std::string& name) {
 }
 }  // namespace
 
-std::shared_ptr<const Corpus> corpus_from_texts(const std::string& name, const std::string& vocabulary_json,
-                                                const std::string& train, const std::string& heldout, const std::string& where) {
+std::shared_ptr<const Corpus> corpus_from_texts(const std::string& name, const std::string& vocabulary_json, const std::string& train,
+                                                const std::string& heldout, const std::string& where, int vocab_size) {
   check_corpus_name(name);
   auto corpus = std::make_shared<Corpus>();
   corpus->name = name;
   Vocabulary vocabulary = parse_vocabulary(vocabulary_json, where + ".vocab.json");
   if (vocabulary.corpus != name) throw Error(where + ".vocab.json is the vocabulary of '" + printable(vocabulary.corpus) + "'");
+  if (vocab_size > 0) vocabulary = most_frequent(std::move(vocabulary), vocab_size);
   corpus->tokenizer = std::make_shared<VocabTokenizer>(std::move(vocabulary));
   corpus->train = corpus->tokenizer->tokenize_all(train).ids;
   corpus->heldout = corpus->tokenizer->tokenize_all(heldout).ids;
   return corpus;
 }
 
-std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir) {
+std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir, int vocab_size) {
   check_corpus_name(name);
   const std::string stem = dir + "/" + name;
-  return corpus_from_texts(name, read_text(stem + ".vocab.json"), read_text(stem + ".train.txt"), read_text(stem + ".heldout.txt"), stem);
+  return corpus_from_texts(name, read_text(stem + ".vocab.json"), read_text(stem + ".train.txt"), read_text(stem + ".heldout.txt"), stem, vocab_size);
 }
 
 Batch corpus_batch(Rng& rng, const CorpusTask& task, int B) {

@@ -28,11 +28,12 @@ struct Corpus {
 const std::vector<std::string>& corpus_names();
 // {dir}/{name}.vocab.json, {name}.train.txt and {name}.heldout.txt, each tokenized whole.
 // mha::Error naming the file that is missing or malformed (and `npm run corpus`, which makes them).
-std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir);
+// vocab_size > 0: its most frequent tokens only (most_frequent), the others <unk>.
+std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir, int vocab_size = 0);
 // The same from the three texts themselves (the module's Trainer: the page hands it a slice of the
 // training split); `where` names them in an error, as {where}.vocab.json.
-std::shared_ptr<const Corpus> corpus_from_texts(const std::string& name, const std::string& vocabulary_json,
-                                                const std::string& train, const std::string& heldout, const std::string& where);
+std::shared_ptr<const Corpus> corpus_from_texts(const std::string& name, const std::string& vocabulary_json, const std::string& train,
+                                                const std::string& heldout, const std::string& where, int vocab_size = 0);
 
 struct CorpusTask {
   std::string corpus = "tang";
