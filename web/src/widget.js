@@ -29,6 +29,9 @@ function loadBeside(script, has, what) {
       tag.onload = () => (has() ? resolve() : reject(new Error(`${src} holds no ${what}`)));
       tag.onerror = () => reject(new Error(`${what} ${src} could not be loaded; keep ${script} beside mha-demo.js`));
       document.head.append(tag);
+    }).catch((e) => {
+      loading.delete(script); // asked again, it is tried again (the file may have come since)
+      throw e;
     }));
   }
   return loading.get(script);

@@ -1,7 +1,8 @@
 // The PNG / SVG buttons of a view, and the parts every figure shares (token labels, provenance line).
 import { h } from '../../dom.js';
 import { t } from '../../i18n.js';
-import { exportFigure } from '../../export/files.js';
+import { partReady } from '../../sharedModule.js';
+import { partScript } from '../../parts.js';
 import { tokenLabels } from '../../format.js';
 import { footerText } from '../../export/provenance.js';
 
@@ -16,7 +17,8 @@ export function figureBase(state) {
   return { rowLabels: tokenLabels(state.result.tokens), footer: footerText(state) };
 }
 
-// makeSpec() builds the figure only when a button is pressed.
+// makeSpec() builds the figure only when a button is pressed (of the state shown then); the code that
+// draws it is the widget's part 'figures', loaded at the first press. Without it, the button says why.
 export function exportButtons(lang, name, makeSpec) {
   const button = (format) =>
     h('button', {
@@ -25,7 +27,14 @@ export function exportButtons(lang, name, makeSpec) {
       'data-export': format,
       onclick: (ev) => {
         ev.stopPropagation();
-        exportFigure(makeSpec(), format, ev.currentTarget);
+        const spec = makeSpec();
+        const node = ev.currentTarget;
+        partReady('figures').then((part) => part.exportFigure(spec, format, node), () => {
+          const said = t(span.dataset.lang, 'figureMissing', { file: partScript('figures') });
+          node.title = said;
+          node.setAttribute('aria-label', said);
+          node.dataset.missing = '';
+        });
       },
     }, format.toUpperCase());
   const span = h('span', { class: 'export' }, button('png'), button('svg'));
@@ -35,7 +44,9 @@ export function exportButtons(lang, name, makeSpec) {
 
 // The buttons' titles and labels for another figure name (the enlarged head changed).
 export function relabelExport(span, lang, name) {
+  span.dataset.lang = lang;
   for (const b of span.querySelectorAll('[data-export]')) {
+    delete b.dataset.missing;
     const label = t(lang, 'exportFigure', { name, format: b.dataset.export.toUpperCase() });
     b.title = label;
     b.setAttribute('aria-label', label);
