@@ -131,18 +131,23 @@ test('random weights and random GPT-2 blocks say they are untrained, and embed a
   assert.match(await figureFooter(), /random GPT-2 blocks, seed 1 · layer 1 of 2/);
   suite.assertNoProblems();
 
-  // The figure is drawn by the widget's part 'figures' (mha-figures.js beside the widget): without it,
-  // the button says which file is missing, in the learner's language, and nothing is downloaded.
-  await page.route('**/mha-figures.js', (route) => route.abort());
-  for (const [lang, words] of [['en', 'keep mha-figures.js beside mha-demo.js'], ['zh', '请把 mha-figures.js 放在 mha-demo.js 旁边']]) {
+  // Figures and a stage's tensors are made by the widget's part 'downloads' (mha-downloads.js beside the
+  // widget): without it, each button says which file is missing, in the learner's language, and nothing
+  // is downloaded.
+  await page.route('**/mha-downloads.js', (route) => route.abort());
+  for (const [lang, words] of [['en', 'keep mha-downloads.js beside mha-demo.js'], ['zh', '请把 mha-downloads.js 放在 mha-demo.js 旁边']]) {
     await open(`model=random&lang=${lang}`);
     await page.evaluate(() => document.querySelector('mha-demo').goTo('attend'));
     const button = page.locator('.head-detail [data-export="svg"]');
     await button.click();
     await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.head-detail [data-export="svg"][data-missing]'));
     assert.match(await button.getAttribute('title'), new RegExp(words));
+    const csv = page.locator('section[data-stage="attend"] [data-export-stage="csv"]');
+    await csv.click();
+    await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] [data-export-stage="csv"][data-missing]'));
+    assert.match(await csv.getAttribute('title'), new RegExp(words));
   }
-  await page.unroute('**/mha-figures.js');
+  await page.unroute('**/mha-downloads.js');
   suite.problems.length = 0; // the aborted script's own errors, provoked above
 });
 

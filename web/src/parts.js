@@ -10,8 +10,8 @@
 export const PARTS = {
   // Train it yourself and Why several heads?: the panels that train in a worker.
   training: { entry: 'views/chrome/training.js', strings: ['train.', 'sweep.'] },
-  // A view's figure as SVG or PNG: laid out and drawn when its button is pressed.
-  figures: { entry: 'export/figureFile.js', strings: [] },
+  // What the download buttons make: a view's figure as SVG or PNG, a stage's tensors as CSV or safetensors.
+  downloads: { entry: 'export/downloads.js', strings: [] },
 };
 
 export const partScript = (name) => `mha-${name}.js`;

@@ -1,5 +1,5 @@
-// The widget's part 'figures' (parts.js): a view's figure as SVG or PNG, made when a learner presses
-// its button (views/parts/exportButtons.js), so the layout and drawing code is not in the widget.
+// A view's figure as SVG or PNG (with its resolution, for print): laid out once (figure.js), drawn
+// either way.
 import { download, safeName } from './files.js';
 import { layoutFigure, figureSvg, figureCanvas, PNG_SCALE } from './figure.js';
 

@@ -7,7 +7,7 @@
 // every section holds the current tensors once the reader pauses.
 import { h, clear, renew } from '../../dom.js';
 import { t } from '../../i18n.js';
-import { exportStage } from '../../export/files.js';
+import { whenDownloads } from '../parts/exportButtons.js';
 import { releaseCanvases } from '../parts/canvasRegistry.js';
 import { later, watchLazy, unwatchLazy, withLazy } from '../parts/lazy.js';
 import { causalControl } from '../../attributes.js';
@@ -39,7 +39,9 @@ export function mountSections(root, store, actions, steps) {
       class: 'export-btn',
       'data-export-stage': format,
       onclick: (ev) => {
-        if (store.state.result) exportStage(store.state, step.id, format, ev.currentTarget);
+        const { state } = store;
+        const node = ev.currentTarget;
+        if (state.result) whenDownloads(node, state.lang, (part) => part.exportStage(state, step.id, format, node));
       },
     }, label);
 

@@ -17,8 +17,18 @@ export function figureBase(state) {
   return { rowLabels: tokenLabels(state.result.tokens), footer: footerText(state) };
 }
 
-// makeSpec() builds the figure only when a button is pressed (of the state shown then); the code that
-// draws it is the widget's part 'figures', loaded at the first press. Without it, the button says why.
+// A download button's work, run by the widget's part 'downloads' (parts.js), which loads at the first
+// press; without it, the button says which file is missing, in `lang`, until it is labelled again.
+export function whenDownloads(button, lang, run) {
+  partReady('downloads').then(run, () => {
+    const said = t(lang, 'downloadMissing', { file: partScript('downloads') });
+    button.title = said;
+    button.setAttribute('aria-label', said);
+    button.dataset.missing = '';
+  });
+}
+
+// makeSpec() builds the figure only when a button is pressed (of the state shown then).
 export function exportButtons(lang, name, makeSpec) {
   const button = (format) =>
     h('button', {
@@ -29,12 +39,7 @@ export function exportButtons(lang, name, makeSpec) {
         ev.stopPropagation();
         const spec = makeSpec();
         const node = ev.currentTarget;
-        partReady('figures').then((part) => part.exportFigure(spec, format, node), () => {
-          const said = t(span.dataset.lang, 'figureMissing', { file: partScript('figures') });
-          node.title = said;
-          node.setAttribute('aria-label', said);
-          node.dataset.missing = '';
-        });
+        whenDownloads(node, span.dataset.lang, (part) => part.exportFigure(spec, format, node));
       },
     }, format.toUpperCase());
   const span = h('span', { class: 'export' }, button('png'), button('svg'));
