@@ -199,3 +199,24 @@ test('the calculator: Llama 3 8B at 8,192 tokens in 16 bits keeps 4 GiB with MHA
   assert.deepEqual(await rows(), { mha: 2 * 80 * 64 * 128 * 4 * 131072, gqa: 2 * 80 * 8 * 128 * 4 * 131072, mqa: 2 * 80 * 1 * 128 * 4 * 131072 });
   suite.assertNoProblems();
 });
+
+// Generate, the KV cache and its calculator are the widget's part 'decoding' (mha-decoding.js beside
+// the widget), loaded with the first frame of a model with a predict stage (el.ready waits for it):
+// without it, the predict stage draws its prediction and says where the rest would be, in the
+// learner's language.
+test('without mha-decoding.js the predict stage still predicts, and says which file Generate needs', { timeout: TEST_TIMEOUT }, async () => {
+  await page.route('**/mha-decoding.js', (route) => route.abort());
+  for (const [lang, words] of [['en', 'keep mha-decoding.js beside mha-demo.js'], ['zh', '请把 mha-decoding.js 放在 mha-demo.js 旁边']]) {
+    await open(`model=trained&lang=${lang}&stage=predict`);
+    await page.waitForFunction(() => window.mhaPage.demo.shadowRoot.querySelectorAll('section[data-stage="predict"] .part-view .banner').length === 3);
+    const shown = await page.evaluate(() => {
+      const section = window.mhaPage.demo.shadowRoot.querySelector('section[data-stage="predict"]');
+      return { banners: [...section.querySelectorAll('.part-view .banner')].map((b) => b.textContent), summary: section.querySelector('.predict-summary')?.textContent, generate: section.querySelector('[data-part="generate"]') !== null };
+    });
+    for (const said of shown.banners) assert.ok(said.includes(words), said);
+    assert.ok(shown.summary, 'the prediction is drawn');
+    assert.equal(shown.generate, false);
+  }
+  await page.unroute('**/mha-decoding.js');
+  suite.problems.length = 0; // the aborted script's own errors, provoked above
+});

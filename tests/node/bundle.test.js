@@ -22,6 +22,7 @@ const BUDGET = {
   // each part of the widget (web/src/parts.js), loaded when a demo first shows it
   'mha-training.js': 16 * 1024,
   'mha-downloads.js': 8 * 1024,
+  'mha-decoding.js': 8 * 1024,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {

@@ -4,7 +4,7 @@
 //           trainprogress {step, loss, stepsPerSecond, induction, phaseStep, heads: [{layer, head, previousToken, induction, label}]},
 //           trainend {step, loss, reason: 'paused' | 'done' | 'reset'},
 //           sweepprogress {index, heads, step, steps, total}, sweepend {rows, reason: 'done' | 'cancelled' | 'error'}
-//   API: el.ready (first frame drawn, the training panels it shows there), el.state, el.goTo(stage), el.next(), el.prev(), el.focusStage(),
+//   API: el.ready (first frame drawn, the widget's parts it shows there: parts.js), el.state, el.goTo(stage), el.next(), el.prev(), el.focusStage(),
 //        el.train() (start or resume), el.pause(), el.resetTraining(seed), el.training (its state),
 //        el.runHeadSweep({heads, steps, seed}) -> Promise of [{heads, dHead, parameters, accuracy, perReadout, …}],
 //        el.cancelHeadSweep()
@@ -33,7 +33,7 @@ import { mountControls } from './views/chrome/controls.js';
 import { mountPipeline } from './views/chrome/pipeline.js';
 import { mountNav } from './views/chrome/nav.js';
 import { mountSections, stepsKey } from './views/chrome/sections.js';
-import { stepsOf } from './steps.js';
+import { stepsOf, partsDrawn } from './steps.js';
 import { mountStatus } from './views/chrome/status.js';
 import { renderProblems } from './views/chrome/problems.js';
 import { hideTip } from './views/parts/tooltip.js';
@@ -479,11 +479,13 @@ export class MhaDemo extends HTMLElement {
       const resolve = this._resolveReady;
       this._resolveReady = null;
       mark('mha-demo:result');
-      // ...and the training panels it shows, once their part has come (or said why not).
-      const panels = [this._training, this._sweep].filter((panel) => panel && panel.ready).map((panel) => panel.ready.catch(() => {}));
+      // ...and the widget's parts it shows (the training panels, its stages' parts), once come (or said
+      // why not): asked for now, so a stage further on draws at once.
+      const panels = [this._training, this._sweep].filter((panel) => panel && panel.ready).map((panel) => panel.ready);
+      const parts = [...panels, ...partsDrawn(state.result).map((name) => partReady(name))].map((p) => p.catch(() => {}));
       nextFrame().then(() => {
         mark('mha-demo:frame');
-        return Promise.all(panels);
+        return Promise.all(parts);
       }).then(() => resolve(this));
     }
     if (changed.has('fatal') && state.fatal) this._failReady(new Error(state.fatal));

@@ -12,6 +12,8 @@ export const PARTS = {
   training: { entry: 'views/chrome/training.js', strings: ['train.', 'sweep.'] },
   // What the download buttons make: a view's figure as SVG or PNG, a stage's tensors as CSV or safetensors.
   downloads: { entry: 'export/downloads.js', strings: [] },
+  // The predict stage's Generate, KV cache and cache calculator.
+  decoding: { entry: 'views/stages/decoding.js', strings: ['gen.', 'kv.'] },
 };
 
 export const partScript = (name) => `mha-${name}.js`;

@@ -27,9 +27,17 @@ export function useModule({ createMha, workerURL = null, trained = null, languag
 }
 
 // Resolves to the exports of the widget's part `name` (parts.js); rejects saying why it could not come.
+const partsHere = new Map(); // name -> its exports, once come
 export function partReady(name) {
-  return loadPart ? loadPart(name) : Promise.reject(new Error(`this build has no part '${name}'`));
+  if (!loadPart) return Promise.reject(new Error(`this build has no part '${name}'`));
+  return loadPart(name).then((part) => {
+    partsHere.set(name, part);
+    return part;
+  });
 }
+
+// The part's exports if it has come, else null (a view draws at once, or waits: fromPart.js).
+export const partLoaded = (name) => partsHere.get(name) || null;
 
 export function newEngine(mha, shipped) {
   return makeEngine(mha, shipped);

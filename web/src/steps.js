@@ -23,8 +23,13 @@ import { attendView, attendParts } from './views/stages/attend.js';
 import { concatView } from './views/stages/concat.js';
 import { outputView } from './views/stages/output.js';
 import { stageTensorsView, predictView, recallPredictView } from './views/stages/model.js';
-import { generateView } from './views/stages/generate.js';
-import { kvCacheView, kvCalculatorView } from './views/stages/kvCache.js';
+import { fromPart } from './views/parts/fromPart.js';
+
+// Drawn by the widget's part 'decoding' (parts.js), which a model with a predict stage loads with its
+// first frame (partsDrawn).
+const generateView = fromPart('decoding', (part, state, actions) => part.generateView(state, actions));
+const kvCacheView = fromPart('decoding', (part, state, actions) => part.kvCacheView(state, actions));
+const kvCalculatorView = fromPart('decoding', (part, state, actions) => part.kvCalculatorView(state, actions));
 
 const sqrt = (n) => Math.sqrt(n).toFixed(2).replace(/\.?0+$/, '');
 const sub = (s) => `<sub>${s}</sub>`;
@@ -176,6 +181,10 @@ function genericStep({ id, tensors }) {
   const formula = ({ lang }) => tensors.map((x) => `${escapeHtml(x.name)} ${escapeHtml(x.shape)} = ${said(lang, x)}`).join('<br>');
   return { id, title: `${id}.title`, text: ({ lang }) => t(lang, `${id}.text`), formula, view: stageTensorsView(id), enter: arrive, exit: leave };
 }
+
+// The widget's parts a result's steps draw: the predict stage's Generate and KV cache (not a recall
+// model's, which has nothing to generate).
+export const partsDrawn = (result) => (result.stages.some((s) => s.id === 'predict') && !recalls(result.config) ? ['decoding'] : []);
 
 // The steps of a result, in its walk order, each with its family from the table.
 export function stepsOf(result) {

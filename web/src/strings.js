@@ -117,7 +117,7 @@ export const STRINGS = {
   'attr.file': { en: 'file', zh: '文件' }, // a file the learner opened: no attribute's name to show
   staleBox: { en: 'The pictures below still show the last valid settings.', zh: '下面的图仍是上一次有效设置的结果。' },
   downloadMissing: { en: 'This download could not be made: keep {file} beside mha-demo.js.', zh: '无法生成这个下载：请把 {file} 放在 mha-demo.js 旁边。' },
-  partMissing: { en: 'This panel could not be loaded: keep {file} beside mha-demo.js.', zh: '这个面板无法加载：请把 {file} 放在 mha-demo.js 旁边。' },
+  partMissing: { en: 'This part of the demo could not be loaded: keep {file} beside mha-demo.js.', zh: '演示的这一部分无法加载：请把 {file} 放在 mha-demo.js 旁边。' },
   loadingWeights: { en: 'Loading weights…', zh: '正在加载权重…' },
   // What could not be loaded (store.unavailable): the sentence, then what the pictures show instead.
   fetchFailed: { en: 'could not load {url}: the server answered {status}', zh: '无法加载 {url}：服务器返回 {status}' },
