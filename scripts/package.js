@@ -4,6 +4,7 @@
 //   <model script>.js           each trained model beside it, as the widget loads it (web/build/)
 //   mha-<lang>.js               each language besides English beside it, the same way
 //   mha-<part>.js               each part of the widget beside it (web/src/parts.js), the same way
+//   mha-text-<corpus>.js        the text each recipe of real text trains on, the same way
 //   models/<id>.safetensors     the same model's bytes for Node (models/trained-models.json names them)
 //   index.cjs, index.mjs        Node's createMha(): web/mha.js and the core's script (web/package/index.cjs)
 //   mha-core.wasm               the core's wasm, read by index.cjs
@@ -14,7 +15,7 @@
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
-const { splitCore, trainedModels, shippedModelBytes, languageParts, partScripts } = require('./web-parts.js');
+const { splitCore, trainedModels, shippedModelBytes, languageParts, partScripts, corpusTexts } = require('./web-parts.js');
 
 const ROOT = path.join(__dirname, '..');
 const BUILD = path.join(ROOT, 'web', 'build');
@@ -24,7 +25,8 @@ const PARTIAL = `${DIST}.partial`;
 
 async function main() {
   const models = trainedModels();
-  const beside = [...(await languageParts()).scripts.map((l) => l.script), ...(await partScripts())];
+  const catalog = JSON.parse(fs.readFileSync(path.join(BUILD, 'catalog.json'), 'utf8'));
+  const beside = [...(await languageParts()).scripts.map((l) => l.script), ...(await partScripts()), ...(await corpusTexts(catalog)).map((c) => c.script)];
   for (const file of ['mha-demo.js', 'mha-core.js', ...models.map((m) => m.script), ...beside]) {
     if (!fs.existsSync(path.join(BUILD, file))) throw new Error(`web/build/${file} is missing: run npm run build`);
   }

@@ -100,10 +100,26 @@ async function languageParts() {
   };
 }
 
+// The texts the page trains on, one classic script each beside the widget, for every corpus a recipe
+// of the core's catalog trains (catalog.recipes: the page's Tang recipe): its vocabulary, the slice
+// of its train split and the held-out excerpt that models/corpus holds (scripts/corpus/prepare.js).
+//   (self.mhaTexts = self.mhaTexts || {})[corpus] = {vocabulary, train, heldout}: a Trainer's text
+async function corpusTexts(catalog) {
+  const { textScript } = await import(path.join(ROOT, 'web', 'src', 'parts.js'));
+  const corpora = [...new Set(Object.values(catalog.recipes).filter((r) => r.task === 'corpus').map((r) => r.corpus))];
+  const read = (corpus, what) => fs.readFileSync(path.join(ROOT, 'models', 'corpus', `${corpus}.${what}`), 'utf8');
+  return corpora.map((corpus) => ({
+    corpus,
+    script: textScript(corpus),
+    text: `// The ${corpus} text the page trains on (models/corpus: ${corpus}.vocab.json, .slice.txt, .heldout.txt): keep beside mha-demo.js.\n` +
+      `(self.mhaTexts = self.mhaTexts || {})[${JSON.stringify(corpus)}] = ${JSON.stringify({ vocabulary: read(corpus, 'vocab.json'), train: read(corpus, 'slice.txt'), heldout: read(corpus, 'heldout.txt') })};\n`,
+  }));
+}
+
 // The scripts of the widget's parts (web/src/parts.js), beside it as the models and languages are.
 async function partScripts() {
   const { PARTS, partScript } = await import(path.join(ROOT, 'web', 'src', 'parts.js'));
   return Object.keys(PARTS).map(partScript);
 }
 
-module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutFigure, modelScript, languageParts, partScripts };
+module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutFigure, modelScript, languageParts, partScripts, corpusTexts };

@@ -2,7 +2,8 @@
 //   node scripts/corpus/prepare.js [--out DIR]     DIR: default build/corpus, relative to the repo
 // Writes to DIR the full splits (<c>.train.txt, <c>.heldout.txt, Brown's .tags beside them) and
 // <c>.vocab.json, for c = tang (characters) and brown (words); and to models/corpus, committed,
-// the vocabularies and a ~200 KB excerpt of each held-out split. Byte for byte the same on every
+// the vocabularies, a ~200 KB excerpt of each held-out split and, for Tang, a 1 MB slice of its
+// train split that the page trains on. Byte for byte the same on every
 // run: inputs are read in sorted order, every sort breaks ties explicitly, nothing reads a clock.
 // The layout is in layout.js and scripts/corpus/README.md.
 'use strict';
@@ -18,6 +19,7 @@ const { bigramBaseline } = require('./bigram.js');
 const ROOT = path.resolve(__dirname, '..', '..');
 const MODELS = path.join(ROOT, 'models', 'corpus');
 const EXCERPT_BYTES = 200000;   // the shipped held-out excerpts: whole units up to this size
+const SLICE_BYTES = 1000000;    // the page's training text (a corpus with a page recipe): whole units of the train split
 
 function parseArgs(argv) {
   const args = { out: 'build/corpus' };
@@ -48,6 +50,7 @@ function writeOutput(file, text) {
 const CORPORA = {
   tang: {
     kind: 'chars', joiner: '', newlineToken: true, size: 3000, tieBreak: byCodePoint, tagFiles: false,
+    slice: true, // the page trains on it (catalog.recipes.tang)
     read: tangRead,
     unitName: 'poems',
     // fold goes after tokens in the file; tang.js says how it is chosen.
@@ -115,6 +118,7 @@ function prepareCorpus(name, spec, outDir) {
   }
   write(outDir, `${name}.vocab.json`, vocabText);
   write(MODELS, `${name}.heldout.txt`, unitsText(excerpt, spec.joiner));
+  if (spec.slice) write(MODELS, `${name}.slice.txt`, unitsText(unitsPrefix(data.train, spec.joiner, SLICE_BYTES), spec.joiner));
   if (spec.tagFiles) write(MODELS, `${name}.heldout.tags`, unitsText(excerpt, ' ', 'tags'));
   write(MODELS, `${name}.vocab.json`, vocabText);
 

@@ -327,3 +327,40 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
   assert.equal(await hint(), false);
   suite.assertNoProblems();
 });
+
+// Train it yourself on real text: the page's Tang recipe (catalog.recipes.tang: 2 blocks, d_model 64,
+// the 1,000 most frequent characters), from random weights, in the demo's worker, on the slice of the
+// poems the page ships beside the widget (mha-text-tang.js). The test's clock: a head named for
+// looking a fixed distance back (previous character, or i − k), at 5× its chance or more on the text
+// shown, within 90 s of pressing Start, the page drawing 30 frames a second or more meanwhile; and the
+// held-out loss drawn beside the training loss, falling.
+test('Train it yourself on the Tang poems: a head looks a fixed number of characters back at 5× its chance within 90 s, and the held-out loss falls', { timeout: 180_000 }, async () => {
+  await open(`${server.url}?model=tang&lang=zh`);
+  await page.evaluate(() => {
+    window.__progress = [];
+    window.__frames = 0;
+    const count = () => {
+      window.__frames += 1;
+      requestAnimationFrame(count);
+    };
+    requestAnimationFrame(count);
+    document.querySelector('mha-demo').addEventListener('trainprogress', (e) => window.__progress.push(e.detail));
+  });
+  assert.match(await page.locator('#train-recipe').inputValue(), /^tang$/, "the Tang model's own recipe is offered");
+  const started = Date.now();
+  await page.locator('[data-train="start"]').click();
+  await page.waitForFunction(() => window.__progress.some((p) => p.headTypes.some((x) => ['positional', 'previous_token'].includes(x.type) && x.chance && x.value / x.chance >= 5)),
+    null, { timeout: 90_000, polling: 250 });
+  const seconds = (Date.now() - started) / 1000;
+  const { progress, frames } = await page.evaluate(() => ({ progress: window.__progress, frames: window.__frames }));
+  const last = progress[progress.length - 1];
+  const head = last.headTypes.find((x) => ['positional', 'previous_token'].includes(x.type) && x.chance && x.value / x.chance >= 5);
+  console.log(`# Tang in Chromium: head ${head.layer}.${head.head} ${head.type}${head.offset ? ` i − ${head.offset}` : ''} ${head.value.toFixed(2)} = ${(head.value / head.chance).toFixed(1)}× chance after ${seconds.toFixed(1)} s (step ${last.step}, ${last.stepsPerSecond.toFixed(0)} steps/s, ${(frames / seconds).toFixed(0)} frames/s); held-out loss ${progress.find((p) => p.heldout !== null).heldout.toFixed(2)} → ${last.heldout.toFixed(2)}`);
+  assert.equal(last.task, 'corpus');
+  assert.ok(frames / seconds >= 30, `${(frames / seconds).toFixed(0)} frames a second while it trains`);
+  const held = progress.filter((p) => p.heldout !== null).map((p) => p.heldout);
+  assert.ok(held.length >= 3 && held[held.length - 1] < held[0] - 0.5, `the held-out loss falls: ${held[0]} → ${held[held.length - 1]}`);
+  await page.locator('.train-panel').screenshot({ path: path.join(SHOTS, 'train-tang.png') });
+  await page.evaluate(() => document.querySelector('mha-demo').pause());
+  suite.assertNoProblems();
+});

@@ -263,7 +263,7 @@ test("the catalog and a model's config say the same settings, kvHeads included",
     model.delete();
   }
   for (const [name, recipe] of Object.entries(mha.catalog.recipes)) {
-    const trainer = new mha.Trainer(trainerOptions(mha.catalog, recipe));
+    const trainer = new mha.Trainer(trainerOptions(mha.catalog, recipe), textOf(recipe));
     try {
       for (const key of mha.catalog.options.model.map((o) => o.key)) assert.equal(trainer.config[key], recipe[key], `${name}: ${key}`);
     } finally {

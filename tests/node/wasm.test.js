@@ -458,6 +458,31 @@ test('the corpus task in WASM: the same bits as `mha train --task corpus` on the
   }
 });
 
+test("the page's Tang recipe (catalog.recipes.tang, on the text the page ships) trains the same bits as `mha train` with its flags", async () => {
+  const { trainerOptions } = await import('../../web/src/trainerOptions.js');
+  const recipe = mha.catalog.recipes.tang;
+  const corpus = path.join(root, 'models', 'corpus');
+  const text = { vocabulary: fs.readFileSync(path.join(corpus, 'tang.vocab.json'), 'utf8'), train: fs.readFileSync(path.join(corpus, 'tang.slice.txt'), 'utf8'), heldout: fs.readFileSync(path.join(corpus, 'tang.heldout.txt'), 'utf8') };
+  const dir = fs.mkdtempSync(path.join(tmp, 'page-'));
+  writeCorpus(dir, 'tang', text);
+  // 40 steps: past the warm-up, into the constant rate (the schedule's length does not change it)
+  const out = path.join(dir, 'page.safetensors');
+  execFileSync(cli, ['train', '--task', 'corpus', '--corpus', 'tang', '--corpus-dir', dir, '--vocab', String(recipe.vocabSize), '--layers', String(recipe.layers),
+    '--heads', String(recipe.heads), '--d-model', String(recipe.dModel), '--window', String(recipe.window), '--batch', String(recipe.batch), '--lr', String(recipe.lr),
+    '--warmup', String(recipe.warmup), '--final-lr', String(recipe.finalLr), '--seed', String(recipe.seed), '--init-std', String(recipe.initStd), '--steps', '40', '--excerpt', 'none', '--out', out]);
+  const native = readSafetensors(out);
+  const trainer = new mha.Trainer(trainerOptions(mha.catalog, recipe), text);
+  try {
+    assert.deepEqual([trainer.config.vocabSize, trainer.config.maxPositions, trainer.config.layers], [1000, 64, 2]);
+    trainer.step(40);
+    const ours = parseSafetensors(Buffer.from(trainer.modelFile()));
+    for (const name of Object.keys(native.tensors)) assertBitIdentical(ours.tensors[name].data, native.tensors[name].data, name);
+    assert.equal(ours.metadata.vocabulary, native.metadata.vocabulary);
+  } finally {
+    trainer.delete();
+  }
+});
+
 test('the recall task in WASM: the same bits as `mha train --task recall`, and the same scores as `mha sweep`', () => {
   // A smaller recall recipe: K = 3 readouts over 10 ids, d_model 16.
   const args = ['--recall', '3', '--length', '10', '--d-model', '16', '--vocab', '12', '--batch', '8', '--lr', '0.01'];

@@ -84,7 +84,7 @@ export interface MhaDemoErrorDetail {
 }
 export interface TrainProgressDetail {
   /** The task of the recipe it trains. */
-  task: 'induction' | 'recall';
+  task: 'induction' | 'recall' | 'corpus';
   step: number;
   /** The last step's loss, null before the first. */
   loss: number | null;
@@ -93,6 +93,8 @@ export interface TrainProgressDetail {
   induction: number;
   /** The recall task: mean accuracy of the readouts on a few fresh sequences; null for the induction task. */
   accuracy: number | null;
+  /** The corpus task: the loss on the first windows of its held-out text, null before the first step and for the other tasks. */
+  heldout: number | null;
   /** The step where it first passed 0.7, or null. */
   phaseStep: number | null;
   /** offset: a recall model's head, how far back it looks (null for the induction task). */

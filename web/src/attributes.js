@@ -17,7 +17,7 @@ import catalog from './catalog.js';
 //   its own text (OPENING_TEXTS)
 export const MODEL_KINDS = {
   // 4 layers, 4 heads, one token per Chinese character (models/tang.safetensors)
-  tang: { sized: false, shipped: 'tang', layer: 0, opensFor: 'zh' },
+  tang: { sized: false, shipped: 'tang', layer: 0, opensFor: 'zh', recipe: 'tang' },
   // 4 layers, 4 heads, the Brown corpus's lower-cased words (models/brown.safetensors)
   brown: { sized: false, shipped: 'brown', layer: 2, opensFor: 'en' },
   trained: { sized: false, shipped: 'induction', recipe: 'induction' }, // the 2-layer model of induction heads (models/induction.safetensors)

@@ -390,7 +390,6 @@ export class MhaDemo extends HTMLElement {
       onEnd: fire('trainend'),
       onUse: (bytes, name) => this.openFile(new File([bytes], name)).catch(() => {}),
     }), (s, training) => {
-      // (the models of real text have no recipe the page trains: not yet)
       const recipe = MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].recipe;
       if (recipe && training) training.follow(recipe);
       return Boolean(recipe) || Boolean(training && training.state.step > 0);

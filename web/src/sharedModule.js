@@ -9,6 +9,7 @@ let makeWorkerURL = null;
 let loadTrained = null;
 let loadLanguageScript = null;
 let loadPart = null;
+let loadText = null;
 let makeEngine = null;
 
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
@@ -16,13 +17,15 @@ let makeEngine = null;
 // trained: (id) -> Promise of a trained model's bytes (models/trained-models.json's ids; none: the first).
 // language: (lang) -> Promise, settled once a language's strings are here (languages.js).
 // part: (name) -> Promise of a part's exports, once its script and strings are here (parts.js).
+// text: (corpus) -> Promise of the text a recipe of real text trains on ({vocabulary, train, heldout}).
 // engine: (mha, shipped) -> an Engine (engine.js), the one the worker's script carries (core.js).
-export function useModule({ createMha, workerURL = null, trained = null, language = null, part = null, engine = null }) {
+export function useModule({ createMha, workerURL = null, trained = null, language = null, part = null, text = null, engine = null }) {
   loadModule = createMha;
   makeWorkerURL = workerURL;
   loadTrained = trained;
   loadLanguageScript = language;
   loadPart = part;
+  loadText = text;
   makeEngine = engine;
 }
 
@@ -34,6 +37,11 @@ export function partReady(name) {
     partsHere.set(name, part);
     return part;
   });
+}
+
+// The text `corpus`'s recipe trains on; rejects saying why it could not come.
+export function corpusText(corpus) {
+  return loadText ? loadText(corpus) : Promise.reject(new Error(`this build has no text of '${corpus}'`));
 }
 
 // The part's exports if it has come, else null (a view draws at once, or waits: fromPart.js).

@@ -660,6 +660,15 @@ export const STRINGS = {
   'train.recipe.induction': { en: 'induction, as shipped: 2 layers, d_model 64, 4 heads', zh: '归纳，与发布的一致：2 层，d_model 64，4 个头' },
   'train.recipe.inductionSmall': { en: 'induction, small for phones: d_model 32, 2 heads', zh: '归纳，小，适合手机：d_model 32，2 个头' },
   'train.recipe.recall': { en: 'recall, as shipped: 1 layer, d_model 64, 4 heads', zh: '回忆，与发布的一致：1 层，d_model 64，4 个头' },
+  'train.recipe.tang': { en: 'Tang poems, small: 2 blocks, d_model 64, 1,000 characters', zh: '唐诗，小：2 个块，d_model 64，1,000 个字' },
+  'train.introCorpus': {
+    en: 'A small model of the Tang poems, from random weights, in this page (a Web Worker runs the C++ trainer on a 1 MB slice of the poems): the 1,000 most frequent characters, 2 blocks, windows of 64 characters. Watch the loss on the poems it trains on and, dashed, on poems it never sees; and the heads, some of which come to look a fixed number of characters back.',
+    zh: '一个唐诗小模型，从随机权重开始，就在这个页面里训练（Web Worker 里运行 C++ 训练器，用 1 MB 的诗）：最常见的 1,000 个字，2 个块，每个窗口 64 个字。看它在训练用的诗上的损失，和（虚线）在它从没见过的诗上的损失；再看各个头：有的会变成固定往回看几个字。',
+  },
+  'train.readoutCorpus': { en: 'step {step} · {rate} steps/s · loss {loss} · held-out loss {held}', zh: '第 {step} 步 · 每秒 {rate} 步 · 损失 {loss} · 留出文本损失 {held}' },
+  'train.heldoutAt': { en: 'held-out {v}', zh: '留出 {v}' },
+  'train.loadingText': { en: 'Loading the text it trains on…', zh: '正在加载训练用的文本…' },
+  'train.textMissing': { en: 'The text it trains on could not be loaded: keep {file} beside mha-demo.js.', zh: '训练用的文本无法加载：请把 {file} 放在 mha-demo.js 旁边。' },
   'train.introRecall': {
     en: 'The recall model’s recipe, from random weights, in this page. Watch each head settle on one offset: a stripe at i − 1, i − 2, i − 3 or i − 4, one per head, as the loss falls towards 0.',
     zh: '回忆模型的配方，从随机权重开始，就在本页中训练。看每个头如何落定在一个偏移上：i − 1、i − 2、i − 3 或 i − 4 处各一条斜线，每个头一条，同时损失一路降向 0。',

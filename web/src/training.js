@@ -3,19 +3,24 @@
 // and yields, so pause and reset are heard within a chunk and the page gets news ~4 times a second.
 // It stops by itself at the recipe's last step, and looks for the phase change at every multiple of
 // the catalog's phaseChangeEvery, so both are the seed's, not the timing's (as `mha train --phase-every`).
-//   in   {train: 'start', options, steps, probe: ids} | {train: 'pause'} | {train: 'probe', probe: ids}
-//        | {train: 'reset', options, steps, probe} | {train: 'file'}
+//   in   {train: 'start', options, text?, steps, probe: ids} | {train: 'pause'} | {train: 'probe', probe: ids}
+//        | {train: 'reset', options, text?, steps, probe} | {train: 'file'}
+//        (text: the corpus task's, {vocabulary, train, heldout}; kept for the resets that follow)
 //   out  {train: 'progress', step, losses (new since the last report), stepsPerSecond, induction
 //         (the induction task's score, else 0), phaseStep (the first checked step where it reached the
 //         catalog's phaseChangeScore, else null), accuracy (the recall task's on a few sequences, else
-//         null), running, probe: {T, ids, readouts, weights: [Float32Array (heads, T, T) per layer], heads}}
+//         null), heldout (the corpus task's held-out loss on a few windows, else null), running,
+//         probe: {T, ids, readouts, weights: [Float32Array (heads, T, T) per layer], heads}}
 //        (a new trainer reports once at step 0, before its first step)
 //        | {train: 'file', bytes} | {train: 'error', message}
 const STEP_MS = 200;
 const CHUNK = 5; // steps between looks at the clock
 const LIVE_SEQUENCES = 20; // the recall accuracy shown while training: a few fresh sequences
+const HELDOUT_WINDOWS = 8; // the held-out loss shown while training: the held-out text's first windows
 
 let trainer = null;
+let task = 'induction'; // the trainer's (its options'), which says what is scored while it trains
+let text; // the corpus task's
 let running = false;
 let steps = Infinity; // the recipe's: training stops there
 let phaseStep = null;
@@ -30,9 +35,10 @@ function report(mha, post) {
   out.losses = Float32Array.from(losses.slice(sent));
   sent = losses.length;
   const { readouts } = trainer.config;
-  out.induction = readouts > 1 ? 0 : trainer.inductionScore(1);
+  out.induction = task === 'induction' ? trainer.inductionScore(1) : 0;
   out.phaseStep = phaseStep;
-  out.accuracy = readouts > 1 ? trainer.recallScores(LIVE_SEQUENCES).meanAccuracy : null;
+  out.accuracy = task === 'recall' ? trainer.recallScores(LIVE_SEQUENCES).meanAccuracy : null;
+  out.heldout = task === 'corpus' ? trainer.heldoutScores(HELDOUT_WINDOWS).loss : null;
   const transfer = [out.losses.buffer];
   if (probe && probe.length) {
     const trace = trainer.runIds(probe);
@@ -53,7 +59,7 @@ function loop(mha, post) {
   if (!running || !trainer) return;
   const t0 = performance.now();
   try {
-    const induction = trainer.config.readouts === 1;
+    const induction = task === 'induction';
     const { phaseChangeEvery: every, phaseChangeScore } = mha.catalog;
     while (performance.now() - t0 < STEP_MS && trainer.stepsDone < steps) {
       const done = trainer.stepsDone;
@@ -79,7 +85,9 @@ export function trainingMessage(mha, msg, post) {
     if (msg.steps) steps = msg.steps;
     if (msg.train === 'reset' || (msg.train === 'start' && !trainer)) {
       if (trainer) trainer.delete();
-      trainer = new mha.Trainer(msg.options || {});
+      if (msg.text) text = msg.text;
+      task = (msg.options && msg.options.task) || 'induction';
+      trainer = new mha.Trainer(msg.options || {}, task === 'corpus' ? text : undefined);
       phaseStep = null;
       losses = [];
       sent = 0;

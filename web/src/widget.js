@@ -6,7 +6,7 @@ import { evaluateCreateMha, workerURL, workerParts } from './core.js';
 import { MhaDemo } from './element.js';
 import { useModule } from './sharedModule.js';
 import { addLanguage, addStrings } from './languages.js';
-import { partScript } from './parts.js';
+import { partScript, textScript } from './parts.js';
 import sharedModules from 'shared-modules:';
 import { base64Bytes } from './base64.js';
 import { models as TRAINED_MODELS } from '../../models/trained-models.json';
@@ -14,8 +14,8 @@ import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 // What lives beside this script, each in its own classic script that scripts/build-web.sh writes,
 // loaded once, when a demo first needs it, by a <script> tag (so that it also loads on file://
 // pages): the models this project trained (models/trained-models.json names them; the first listed
-// is the trained model), the page's languages besides English (languages.js) and the widget's parts
-// (parts.js). `has` says whether
+// is the trained model), the page's languages besides English (languages.js), the widget's parts
+// (parts.js) and the texts its recipes of real text train on. `has` says whether
 // the script's global is there; the promise rejects saying which file is missing.
 const here = document.currentScript && document.currentScript.src;
 const loading = new Map(); // script -> Promise
@@ -64,9 +64,15 @@ function loadPart(name) {
   });
 }
 
+// The text a recipe of real text trains on ({vocabulary, train, heldout}, a Trainer's text).
+function loadText(corpus) {
+  const text = () => self.mhaTexts && self.mhaTexts[corpus];
+  return loadBeside(textScript(corpus), text, `the text of '${corpus}'`).then(text);
+}
+
 const createMha = evaluateCreateMha();
 useModule({
-  createMha: () => createMha(), workerURL, trained: loadTrainedModel, language: loadLanguage, part: loadPart,
+  createMha: () => createMha(), workerURL, trained: loadTrainedModel, language: loadLanguage, part: loadPart, text: loadText,
   engine: (mha, shipped) => new (workerParts().Engine)(mha, shipped),
 });
 if (typeof window.createMha !== 'function') window.createMha = createMha;

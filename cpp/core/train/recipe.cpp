@@ -77,6 +77,19 @@ Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> da
   return checked_recipe(r);
 }
 
+Recipe corpus_recipe_page(const std::string& corpus) {
+  Recipe r = corpus_recipe(corpus);
+  r.corpus.length = 64;
+  Config& c = r.config;
+  c.layers = 2, c.d_model = 64, c.vocab_size = 1000;
+  r.batch = 8;
+  r.steps = 1800;
+  r.adam.lr = 3e-3f;
+  r.warmup = 30;
+  r.final_lr = 1.0f;
+  return checked_recipe(r);
+}
+
 Recipe recipe_of(TaskKind task) {
   return task == TaskKind::recall ? recall_recipe() : task == TaskKind::corpus ? corpus_recipe("tang") : induction_recipe();
 }

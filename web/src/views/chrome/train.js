@@ -16,6 +16,8 @@ import { download } from '../../export/files.js';
 import catalog from '../../catalog.js';
 import { MODEL_KINDS } from '../../attributes.js';
 import { trainerOptions } from '../../trainerOptions.js';
+import { corpusText } from '../../sharedModule.js';
+import { textScript } from '../../parts.js';
 
 // What the panel trains: the core's recipes (catalog.h), by their catalog names.
 export const TRAIN_RECIPES = catalog.recipes;
@@ -37,18 +39,22 @@ function svg(tag, attrs = {}, text) {
 function lossCurve() {
   const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'loss-curve', role: 'img' });
   const line = svg('polyline');
+  const held = svg('polyline', { class: 'heldout' });
+  const heldText = svg('text', { class: 'heldout-text', 'text-anchor': 'end' });
   const floor = svg('line', { class: 'floor' });
   const floorText = svg('text', { class: 'floor-text' });
   const phase = svg('line', { class: 'phase' });
   const phaseText = svg('text', { class: 'phase-text' });
   const done = svg('text', { class: 'done-text', 'text-anchor': 'end' });
   const axes = svg('g', { class: 'axes' });
-  root.append(axes, floor, floorText, line, phase, phaseText, done);
+  root.append(axes, floor, floorText, line, held, heldText, phase, phaseText, done);
   return {
     svg: root,
-    draw({ losses, steps, floorValue, phaseStep, finished, lang, label }) {
+    // heldout: [{step, loss}] (the corpus task's), drawn dashed beside the training loss; floorValue
+    // null: no floor to draw (real text has none the page can say).
+    draw({ losses, heldout = [], steps, floorValue, phaseStep, finished, lang, label }) {
       // Up to the first losses, and before any the floor with room for its label above it.
-      const hi = Math.max(1, floorValue * 1.25, ...losses.slice(0, 20));
+      const hi = Math.max(1, (floorValue || 0) * 1.25, ...losses.slice(0, 20));
       const x = (step) => PLOT.left + (step / steps) * (PLOT.right - PLOT.left);
       const y = (loss) => PLOT.bottom - (Math.min(loss, hi) / hi) * (PLOT.bottom - PLOT.top);
       axes.replaceChildren(
@@ -63,6 +69,13 @@ function lossCurve() {
       const pts = [];
       for (let i = 0; i < losses.length; i += every) pts.push(`${x(i + 1).toFixed(1)},${y(losses[i]).toFixed(1)}`);
       line.setAttribute('points', pts.join(' '));
+      held.setAttribute('points', heldout.map((p) => `${x(p.step).toFixed(1)},${y(p.loss).toFixed(1)}`).join(' '));
+      const last = heldout[heldout.length - 1];
+      heldText.textContent = last ? t(lang, 'train.heldoutAt', { v: last.loss.toFixed(2) }) : '';
+      heldText.setAttribute('x', String(PLOT.right - 4));
+      heldText.setAttribute('y', String(PLOT.top + 24));
+      floor.style.display = floorText.style.display = floorValue === null ? 'none' : '';
+      if (floorValue === null) floorValue = 0;
       for (const [k, v] of [['x1', PLOT.left], ['x2', PLOT.right], ['y1', y(floorValue)], ['y2', y(floorValue)]]) floor.setAttribute(k, String(v));
       // At the right, where the curve ends on the floor: under the line, unless the x axis is there.
       const under = y(floorValue) + 12 < PLOT.bottom - 2;
@@ -90,7 +103,10 @@ function lossCurve() {
 export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, onUse }) {
   // The recipe the shown model was trained with (attributes.js MODEL_KINDS), else the induction model's.
   const first = (MODEL_KINDS[store.state.settings.model] || {}).recipe || 'induction';
-  const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], recipe: first, seed: TRAIN_RECIPES[first].seed, snapshots: [], latest: null, shown: null };
+  const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], recipe: first, seed: TRAIN_RECIPES[first].seed, snapshots: [], latest: null, shown: null };
+  let text = null; // the corpus task's, once come (its recipe's corpus)
+  let textOf = null;
+  let textMessage = null; // the readout while the text loads, or says it could not
   let worker = null;
   let pendingFile = null;
   const L = () => store.state.lang;
@@ -154,9 +170,17 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       for (let hd = 0; hd < heads; hd++) {
         const { canvas, label, metrics } = mapCells[l][hd];
         const m = probe.heads.layers[l].heads[hd];
-        // A recall head is named by how far back it looks; an induction model's by its label.
-        const name = recall ? t(lang, 'label.offset', { d: m.offset, w: two(m.offset_weight) }) : t(lang, `label.${m.label}`);
-        setText(metrics, recall ? t(lang, 'train.offsetMetrics', { d: m.offset, w: two(m.offset_weight) }) : t(lang, 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
+        // A recall head is named by how far back it looks; an induction model's by its label; a head of
+        // real text as the heads table names it (a positional one with its i − k), with the measure its
+        // name rests on beside its chance.
+        const positional = m.label === 'positional' && m.offset !== null;
+        const name = recall ? t(lang, 'label.offset', { d: m.offset, w: two(m.offset_weight) })
+          : positional ? t(lang, 'label.positionalAt', { d: m.offset }) : t(lang, `label.${m.label}`);
+        const times = m.measure && m.measure.value !== null && m.measure.chance
+          ? t(lang, 'heads.measureChance', { v: m.measure.value.toFixed(2), x: (m.measure.value / m.measure.chance).toFixed(1) }) : null;
+        const measure = times && m.label === 'mixed' ? t(lang, 'heads.nearest', { type: t(lang, `label.${m.measure.type}`), m: times }) : times;
+        setText(metrics, recall ? t(lang, 'train.offsetMetrics', { d: m.offset, w: two(m.offset_weight) })
+          : recipe().task === 'corpus' ? measure || '' : t(lang, 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
         drawMiniMap(canvas, probe.weights[l], hd * probe.T * probe.T, probe.T);
         canvas.setAttribute('aria-label', t(lang, 'train.mapLabel', { l, h: hd, label: name }));
         label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
@@ -177,7 +201,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const lang = L();
     const r = recipe();
     setText(title, t(lang, 'train.title'));
-    setText(intro, t(lang, r.task === 'recall' ? 'train.introRecall' : 'train.intro'));
+    setText(intro, t(lang, { recall: 'train.introRecall', corpus: 'train.introCorpus' }[r.task] || 'train.intro'));
     setText(start, t(lang, state.step ? 'train.resume' : 'train.start'));
     setText(pause, t(lang, 'train.pause'));
     setText(reset, t(lang, 'train.reset'));
@@ -190,10 +214,14 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     save.disabled = use.disabled = state.step === 0;
     const loss = state.loss === null ? '—' : state.loss.toFixed(3);
     const rate = state.stepsPerSecond.toFixed(0);
-    setText(readout, state.step === 0 ? t(lang, 'train.idle')
-      : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
-        : t(lang, 'train.readout', { step: state.step, rate, loss, ind: state.induction.toFixed(2) }));
-    curve.draw({ losses: state.losses, steps: r.steps, floorValue: r.lossFloor, phaseStep: state.phaseStep, finished: state.step >= r.steps, lang, label: t(lang, 'train.curveLabel', { step: state.step }) });
+    const held = state.heldout.length ? state.heldout[state.heldout.length - 1].loss.toFixed(3) : '—';
+    if (!textMessage) {
+      setText(readout, state.step === 0 ? t(lang, 'train.idle')
+        : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
+          : r.task === 'corpus' ? t(lang, 'train.readoutCorpus', { step: state.step, rate, loss, held })
+            : t(lang, 'train.readout', { step: state.step, rate, loss, ind: state.induction.toFixed(2) }));
+    } else setText(readout, t(lang, textMessage, { file: textScript(r.corpus) }));
+    curve.draw({ losses: state.losses, heldout: state.heldout, steps: r.steps, floorValue: r.task === 'corpus' ? null : r.lossFloor, phaseStep: state.phaseStep, finished: state.step >= r.steps, lang, label: t(lang, 'train.curveLabel', { step: state.step }) });
     const all = frames();
     const n = all.length;
     scrub.max = String(Math.max(0, n - 1));
@@ -234,6 +262,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       state.stepsPerSecond = msg.stepsPerSecond;
       state.induction = msg.induction;
       state.accuracy = msg.accuracy;
+      if (msg.heldout !== null && msg.heldout !== undefined && msg.step > 0) state.heldout.push({ step: msg.step, loss: msg.heldout });
       for (const l of msg.losses) state.losses.push(l);
       if (msg.losses.length) state.loss = msg.losses[msg.losses.length - 1];
       state.phaseStep = msg.phaseStep;
@@ -250,7 +279,8 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
         type: label, nearest: label === 'mixed' ? strongest : null, value: measure ? measure.value : null, chance: measure ? measure.chance : null,
         offset: measure && measure.type === 'positional' ? offset : null,
       }));
-      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, phaseStep: state.phaseStep, heads, headTypes });
+      const heldout = state.heldout.length ? state.heldout[state.heldout.length - 1].loss : null;
+      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, heldout, phaseStep: state.phaseStep, heads, headTypes });
       // The worker stops by itself at the recipe's last step.
       if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || (state.step >= recipe().steps ? 'done' : 'paused') });
     };
@@ -262,6 +292,8 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const result = store.state.result;
     const ids = result && result.config.model !== 'single' ? Array.from(result.ids) : [0, 1, 2, 3, 4, 1, 2, 3, 4];
     const r = recipe();
+    // Real text: the same vocabulary's most frequent tokens (vocabSize of them), the others <unk> (0).
+    if (r.task === 'corpus') return ids.slice(0, r.maxPositions).map((id) => (id < r.vocabSize ? id : 0));
     return ids.length <= r.maxPositions && Math.max(...ids) < r.vocabSize ? ids : ids.slice(0, r.maxPositions).map((id) => id % r.vocabSize);
   };
   const options = () => ({ ...trainerOptions(catalog, recipe()), seed: state.seed });
@@ -273,10 +305,29 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     },
     start() {
       if (state.running || state.step >= recipe().steps) return;
+      const r = recipe();
+      if (r.task === 'corpus' && textOf !== r.corpus) {
+        // Its text first (a script beside the widget, loaded once), saying so meanwhile.
+        textMessage = 'train.loadingText';
+        render();
+        corpusText(r.corpus).then((t) => {
+          text = t;
+          textOf = r.corpus;
+          textMessage = null;
+          if (recipe() !== r) return;
+          // A worker of another recipe's trainer gets this one's first (reset makes it).
+          if (worker) worker.postMessage({ train: 'reset', options: options(), text, steps: r.steps, probe: probeIds() });
+          this.start();
+        }, () => {
+          textMessage = 'train.textMissing';
+          render();
+        });
+        return;
+      }
       state.running = true;
       endReason = null;
       render();
-      ensureWorker().postMessage({ train: 'start', options: options(), steps: recipe().steps, probe: probeIds() });
+      ensureWorker().postMessage({ train: 'start', options: options(), text: r.task === 'corpus' ? text : undefined, steps: r.steps, probe: probeIds() });
     },
     pause(reason = 'paused') {
       if (!worker) return;
@@ -285,9 +336,13 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     },
     reset(seed = state.seed + 1) {
       state.seed = seed;
-      Object.assign(state, { step: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], stepsPerSecond: 0, snapshots: [], latest: null, shown: null });
+      Object.assign(state, { step: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], stepsPerSecond: 0, snapshots: [], latest: null, shown: null });
       endReason = 'reset';
-      if (worker) worker.postMessage({ train: 'reset', options: options(), steps: recipe().steps, probe: probeIds() });
+      // (a recipe of real text whose text has not come resets when it starts: its start creates the trainer)
+      const r = recipe();
+      if (worker && (r.task !== 'corpus' || textOf === r.corpus)) {
+        worker.postMessage({ train: 'reset', options: options(), text: r.task === 'corpus' ? text : undefined, steps: r.steps, probe: probeIds() });
+      }
       showSnapshot();
       render();
     },
