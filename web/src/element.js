@@ -13,7 +13,7 @@
 // (attributeSync.js); files and URLs of models are opened in modelSources.js.
 import css from './widget.css';
 import { headColorCss } from './views/parts/colors.js';
-import { h, clear, setText } from './dom.js';
+import { h, clear } from './dom.js';
 import { createStore } from './store.js';
 import { initialState } from './demoState.js';
 import { t } from './i18n.js';
@@ -24,7 +24,7 @@ import { createWorkerClient } from './workerClient.js';
 import { messageOf } from './messages.js';
 import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
 import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine, partReady } from './sharedModule.js';
-import { partScript } from './parts.js';
+import { partMissing } from './views/parts/fromPart.js';
 import { hasLanguage } from './languages.js';
 import { AttributeSync } from './attributeSync.js';
 import { ModelSources } from './modelSources.js';
@@ -346,7 +346,7 @@ export class MhaDemo extends HTMLElement {
       const panel = { root, controller: null, ready: null };
       panel.load = () => {
         panel.ready = panel.ready || partReady('training').then((part) => {
-          panel.missing = null;
+          panel.failed = false;
           root.replaceChildren(h('style', {}, part.css));
           panel.controller = mount(part, root, fire);
           panel.update(this._store.state);
@@ -354,15 +354,14 @@ export class MhaDemo extends HTMLElement {
         }, (e) => {
           // Said where the panel would be, in the learner's language; asking again tries again.
           panel.ready = null;
-          panel.missing = h('p', { class: 'banner', role: 'alert' });
+          panel.failed = true;
           panel.sayMissing(this._store.state);
-          root.replaceChildren(panel.missing);
           root.hidden = false;
           throw e;
         });
         return panel.ready;
       };
-      panel.sayMissing = (s) => panel.missing && setText(panel.missing, t(s.lang, 'partMissing', { file: partScript('training') }));
+      panel.sayMissing = (s) => panel.failed && root.replaceChildren(partMissing(s.lang, 'training'));
       this[key] = panel;
     }
     const panel = this[key];

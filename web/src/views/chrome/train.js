@@ -12,6 +12,7 @@ import { h, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import { drawMiniMap } from '../parts/miniMap.js';
+import { headText } from '../stages/heads.js';
 import { download } from '../../export/files.js';
 import catalog from '../../catalog.js';
 import { MODEL_KINDS } from '../../attributes.js';
@@ -107,6 +108,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   let text = null; // the corpus task's, once come (its recipe's corpus)
   let textOf = null;
   let textMessage = null; // the readout while the text loads, or says it could not
+  const lastHeldout = () => (state.heldout.length ? state.heldout[state.heldout.length - 1].loss : null);
   let worker = null;
   let pendingFile = null;
   const L = () => store.state.lang;
@@ -170,17 +172,12 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       for (let hd = 0; hd < heads; hd++) {
         const { canvas, label, metrics } = mapCells[l][hd];
         const m = probe.heads.layers[l].heads[hd];
-        // A recall head is named by how far back it looks; an induction model's by its label; a head of
-        // real text as the heads table names it (a positional one with its i − k), with the measure its
-        // name rests on beside its chance.
-        const positional = m.label === 'positional' && m.offset !== null;
-        const name = recall ? t(lang, 'label.offset', { d: m.offset, w: two(m.offset_weight) })
-          : positional ? t(lang, 'label.positionalAt', { d: m.offset }) : t(lang, `label.${m.label}`);
-        const times = m.measure && m.measure.value !== null && m.measure.chance
-          ? t(lang, 'heads.measureChance', { v: m.measure.value.toFixed(2), x: (m.measure.value / m.measure.chance).toFixed(1) }) : null;
-        const measure = times && m.label === 'mixed' ? t(lang, 'heads.nearest', { type: t(lang, `label.${m.measure.type}`), m: times }) : times;
+        // A recall head is named by how far back it looks; the others as the heads table names them
+        // (headText), a head of real text with the measure its name rests on beside its chance.
+        const named = recall ? null : headText(lang, m);
+        const name = recall ? t(lang, 'label.offset', { d: m.offset, w: two(m.offset_weight) }) : named.name;
         setText(metrics, recall ? t(lang, 'train.offsetMetrics', { d: m.offset, w: two(m.offset_weight) })
-          : recipe().task === 'corpus' ? measure || '' : t(lang, 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
+          : recipe().task === 'corpus' ? named.measure : t(lang, 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
         drawMiniMap(canvas, probe.weights[l], hd * probe.T * probe.T, probe.T);
         canvas.setAttribute('aria-label', t(lang, 'train.mapLabel', { l, h: hd, label: name }));
         label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
@@ -214,7 +211,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     save.disabled = use.disabled = state.step === 0;
     const loss = state.loss === null ? '—' : state.loss.toFixed(3);
     const rate = state.stepsPerSecond.toFixed(0);
-    const held = state.heldout.length ? state.heldout[state.heldout.length - 1].loss.toFixed(3) : '—';
+    const held = lastHeldout() === null ? '—' : lastHeldout().toFixed(3);
     if (!textMessage) {
       setText(readout, state.step === 0 ? t(lang, 'train.idle')
         : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
@@ -279,8 +276,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
         type: label, nearest: label === 'mixed' ? strongest : null, value: measure ? measure.value : null, chance: measure ? measure.chance : null,
         offset: measure && measure.type === 'positional' ? offset : null,
       }));
-      const heldout = state.heldout.length ? state.heldout[state.heldout.length - 1].loss : null;
-      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, heldout, phaseStep: state.phaseStep, heads, headTypes });
+      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, heldout: lastHeldout(), phaseStep: state.phaseStep, heads, headTypes });
       // The worker stops by itself at the recipe's last step.
       if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || (state.step >= recipe().steps ? 'done' : 'paused') });
     };

@@ -6,6 +6,9 @@ import { t } from '../../i18n.js';
 import { partReady, partLoaded } from '../../sharedModule.js';
 import { partScript } from '../../parts.js';
 
+// What stands where a part's view or panel would be when its script could not be loaded.
+export const partMissing = (lang, name) => h('p', { class: 'banner', role: 'alert' }, t(lang, 'partMissing', { file: partScript(name) }));
+
 // draw(part, state, actions) -> Node: the view, once `name` has come.
 export function fromPart(name, draw) {
   return (state, actions) => {
@@ -14,9 +17,7 @@ export function fromPart(name, draw) {
     let latest = state;
     let filled = false;
     const box = h('div', { class: 'part-view', 'aria-busy': 'true' });
-    partReady(name).then((p) => box.replaceChildren(draw(p, latest, actions)), () => {
-      box.replaceChildren(h('p', { class: 'banner', role: 'alert' }, t(latest.lang, 'partMissing', { file: partScript(name) })));
-    }).finally(() => {
+    partReady(name).then((p) => box.replaceChildren(draw(p, latest, actions)), () => box.replaceChildren(partMissing(latest.lang, name))).finally(() => {
       filled = true;
       box.removeAttribute('aria-busy');
     });

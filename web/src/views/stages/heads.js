@@ -68,6 +68,13 @@ function typeText(lang, type, strongest, offset, value, chance) {
   return { name, measure: type === 'mixed' ? t(lang, 'heads.nearest', { type: typeName(lang, strongest, offset), m: measure }) : measure };
 }
 
+// A head of a run's analysis (the core's JSON: label, strongest, offset, measure) as the table names
+// it; the training panel names its heads so too.
+export function headText(lang, m) {
+  const { measure } = m;
+  return typeText(lang, m.label, m.strongest, measure && measure.type === 'positional' ? m.offset : null, measure ? measure.value : null, measure ? measure.chance : null);
+}
+
 // The shown layer's heads on the held-out excerpt of the shipped model of real text shown (the core's
 // numbers, measured when the page was built: scripts/web-parts.js heldoutHeadTypes), else null.
 function heldoutOf(state) {
@@ -174,8 +181,7 @@ export function headsPanel(state, actions) {
       const recall = s.result.config.readouts > 1 && m.offset !== null;
       row.label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
       // The measure its name rests on (the core's, of the type it is nearest for a mixed head): beside the name.
-      const measure = !recall && m.measure;
-      const named = typeText(lang, m.label, m.strongest, measure && measure.type === 'positional' ? m.offset : null, measure ? measure.value : null, measure ? measure.chance : null);
+      const named = recall ? null : headText(lang, m);
       setText(row.label, recall ? t(lang, 'label.offset', { d: m.offset, w: m.offset_weight.toFixed(2) }) : named.name);
       setText(row.labelMeasure, recall ? '' : named.measure);
       const held = heldout && heldout[hd];
