@@ -7,9 +7,11 @@
 # and the same text, with web/mha.js and the worker glue (web/src/worker.js, bundled first), becomes
 # a blob: Web Worker for large runs (file:// pages may not load workers from files).
 #   import coreText from 'text:../build/mha-core.js'   any file, as a string
-#   import { core, wasmGz } from 'core-parts:'          mha-core.js without its inlined wasm, and the
-#                                                       wasm gzipped, as base64: 60 KB less to download
-#                                                       than base64 of the raw wasm, even gzipped
+#   import { core, wasmGz } from 'core-parts:page'      mha-page-core.js (the widget's: no gradients)
+#                                                       without its inlined wasm, and the wasm gzipped,
+#                                                       as base64: 60 KB less to download than base64
+#                                                       of the raw wasm, even gzipped
+#   import { core, wasmGz } from 'core-parts:full'      the same of mha-core.js (the part 'gradients')
 #   import glueText from 'worker-glue:'                 web/src/worker.js bundled, minified, as a string
 #                                                       (reading the page's catalog: sharedCatalogPlugin)
 #   web/build/mha-{part}.js  each part of the widget (web/src/parts.js: the training panels), a classic
@@ -33,8 +35,8 @@ let PARTS, partScript; // web/src/parts.js, an ES module: imported in main()
 // zopfli, which scripts/setup.sh installs) writes the same gzip format 5 % smaller than zlib at level
 // 9: 201 against 213 KB for this wasm, and as base64 it is most of the widget's 300 KB budget. A
 // machine without it gets zlib's, and a line saying so.
-async function coreParts() {
-  const { core, wasm } = await splitCore();
+async function coreParts(coreFile) {
+  const { core, wasm } = await splitCore(coreFile);
   let gz;
   const file = path.join(require('node:os').tmpdir(), `mha-core-${process.pid}.wasm`); // zopfli reads files only
   try {
@@ -55,7 +57,8 @@ async function coreParts() {
 // core's values before the module has loaded, and never a copy of its own.
 // Also written to web/build/catalog.json, for scripts that read it without loading the module.
 let catalogJson = null;
-let coreOnce = null; // coreParts(), once for all the bundles that hold the core
+const coresOnce = new Map(); // 'page' | 'full' -> coreParts(), once for all the bundles that hold it
+const CORE_FILES = { page: 'web/build/mha-page-core.js', full: 'web/build/mha-core.js' };
 async function catalogText() {
   if (!catalogJson) {
     catalogJson = JSON.stringify((await require('./web/mha.js')()).catalog);
@@ -182,8 +185,11 @@ async function main() {
         contents: (await esbuild.transform(fs.readFileSync(args.path, 'utf8'), { loader: 'css', minify: true, logLevel: 'warning' })).code,
         loader: 'text',
       }));
-      build.onResolve({ filter: /^core-parts:$/ }, () => ({ path: 'core-parts', namespace: 'core-parts' }));
-      build.onLoad({ filter: /.*/, namespace: 'core-parts' }, async () => ({ contents: JSON.stringify(await (coreOnce = coreOnce || coreParts())), loader: 'json' }));
+      build.onResolve({ filter: /^core-parts:(page|full)$/ }, (args) => ({ path: args.path.slice(11), namespace: 'core-parts' }));
+      build.onLoad({ filter: /.*/, namespace: 'core-parts' }, async (args) => {
+        if (!coresOnce.has(args.path)) coresOnce.set(args.path, coreParts(CORE_FILES[args.path]));
+        return { contents: JSON.stringify(await coresOnce.get(args.path)), loader: 'json' };
+      });
       build.onResolve({ filter: /^worker-glue:$/ }, () => ({ path: 'worker-glue', namespace: 'worker-glue' }));
       build.onLoad({ filter: /.*/, namespace: 'worker-glue' }, () => ({ contents: glueText, loader: 'text' }));
     },

@@ -39,7 +39,7 @@ async function main() {
     fs.writeFileSync(path.join(PARTIAL, 'models', `${model.id}.safetensors`), await shippedModelBytes(model));
   }
 
-  const { core, wasm } = await splitCore();
+  const { core, wasm } = await splitCore('web/build/mha-core.js'); // the whole module: Node trains
   fs.writeFileSync(path.join(PARTIAL, 'mha-core.wasm'), wasm);
   const coreWithoutWasm = {
     name: 'core-without-wasm',

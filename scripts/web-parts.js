@@ -9,15 +9,13 @@ const { execFileSync } = require('node:child_process');
 const { toF16 } = require('./model-f16.js');
 
 const ROOT = path.join(__dirname, '..');
-const CORE = path.join(ROOT, 'web', 'build', 'mha-core.js');
-
-// web/build/mha-core.js (SINGLE_FILE) as {core: its script, minified, with the wasm's base64 taken out
+// web/build/mha-core.js or mha-page-core.js (SINGLE_FILE, a path from the repository root) as {core: its script, minified, with the wasm's base64 taken out
 // of its data: URI; wasm: the wasm's bytes}. The core uses the Module's wasmBinary when it is given one.
-async function splitCore() {
-  const text = fs.readFileSync(CORE, 'utf8');
+async function splitCore(file) {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
   const uri = /(data:application\/octet-stream;base64,)([A-Za-z0-9+/=]+)/;
   const found = uri.exec(text);
-  if (!found) throw new Error(`${path.relative(ROOT, CORE)} holds no inlined wasm: is it a SINGLE_FILE build?`);
+  if (!found) throw new Error(`${file} holds no inlined wasm: is it a SINGLE_FILE build?`);
   const core = (await esbuild.transform(text.replace(uri, '$1'), { minify: true, target: 'es2020', logLevel: 'warning' })).code;
   return { core, wasm: Buffer.from(found[2], 'base64') };
 }

@@ -50,6 +50,10 @@
       throw new MhaError(raw.lastError(), raw.lastErrorInfo());
     };
     const failedIfNull = (raw, value) => (value === null ? failed(raw) : value);
+    // mha-page-core.js, the page's module, has no gradients (cpp/bindings/bindings.cpp MHA_PAGE_MODULE).
+    const gradients = (what) => {
+      if (!core.RawTrainer) throw new MhaError(`${what} needs gradients, which this module (mha-page-core.js, the page's) leaves out: use mha-core.js`);
+    };
     const checked = (raw, error) => {
       if (error) failed(raw);
     };
@@ -196,12 +200,14 @@
       // {samples}, averaged over that many fresh sequences of the model's task (from {seed}):
       // {layers: [{heads: [{importance, importance_normalised}]}]}.
       headImportance(input, options = {}) {
+        gradients('Model.headImportance');
         return failedIfNull(this._raw, this._raw.headImportance(input === undefined ? null : input, options));
       }
       // The pruning curve (cpp/core/analysis/pruning.h): heads removed one at a time, least important
       // first, on {samples} sequences of the model's task (catalog.importance's defaults):
       // {steps: [{removed: [[layer, head], …], loss, accuracy}]}, the first with none removed.
       prune(options = {}) {
+        gradients('Model.prune');
         return failedIfNull(this._raw, this._raw.prune(options));
       }
       get config() { return failedIfNull(this._raw, this._raw.config()); }
@@ -359,6 +365,7 @@
     // the texts of the files npm run corpus writes ({corpus}.vocab.json, .train.txt, .heldout.txt).
     class Trainer {
       constructor(options = {}, text = undefined) {
+        gradients('a Trainer');
         this._raw = new core.RawTrainer();
         const error = this._raw.start(options, text);
         if (error) {

@@ -1,5 +1,8 @@
 // Registers the handles with Embind and nothing else: marshalling lives in marshal.cpp and
 // handles.cpp, the idiomatic API (exceptions, defaults) in web/mha.js.
+// Compiled twice (CMakeLists.txt): with MHA_PAGE_MODULE, the page's module leaves out what needs
+// gradients (the Trainer, headImportance, prune), and the linker then drops the backward pass, AdamW
+// and the tasks' data: web/mha.js says so if they are asked of it.
 #include <emscripten/bind.h>
 
 #include "handles.h"
@@ -64,8 +67,10 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("modelFile", &ModelHandle::model_file)
       .function("setTokenizer", &ModelHandle::set_tokenizer)
       .function("isSeeded", &ModelHandle::is_seeded)
+#if !MHA_PAGE_MODULE
       .function("headImportance", &ModelHandle::head_importance)
       .function("prune", &ModelHandle::prune)
+#endif
       .function("runText", &ModelHandle::run_text, allow_raw_pointers())
       .function("runIds", &ModelHandle::run_ids, allow_raw_pointers())
       .function("runInput", &ModelHandle::run_input, allow_raw_pointers())
@@ -113,6 +118,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("lastError", &last_error_of<TokenizerHandle>)
       .function("lastErrorInfo", &last_error_info_of<TokenizerHandle>);
 
+#if !MHA_PAGE_MODULE
   class_<mha_wasm::TrainerHandle>("RawTrainer")
       .constructor<>()
       .function("start", &mha_wasm::TrainerHandle::start)
@@ -126,4 +132,5 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("runIds", &mha_wasm::TrainerHandle::run_ids, allow_raw_pointers())
       .function("lastError", &last_error_of<TrainerHandle>)
       .function("lastErrorInfo", &last_error_info_of<TrainerHandle>);
+#endif
 }

@@ -174,7 +174,7 @@ test('the trained model loads from file:// too (mha-trained.js beside mha-demo.j
 // The training panels are the widget's part 'training' (web/src/parts.js), a script beside the widget
 // that loads when a panel is first shown: from file:// too, and without it the panel says which file
 // is missing in the learner's language, and the rest of the demo is unharmed.
-test('the training panels load from file:// too (mha-training.js beside mha-demo.js); without it the panel says so', { timeout: TEST_TIMEOUT }, async () => {
+test('the training panels load from file:// too (mha-training.js beside mha-demo.js); without it the panel says so, and without mha-gradients.js the first Train', { timeout: TEST_TIMEOUT }, async () => {
   const trainPanel = () => page.evaluate(() => {
     const root = document.querySelector('mha-demo').shadowRoot.querySelector('.train-root');
     return { hidden: root.hidden, start: root.querySelector('[data-train="start"]')?.textContent, banner: root.querySelector('.banner')?.textContent };
@@ -197,6 +197,22 @@ test('the training panels load from file:// too (mha-training.js beside mha-demo
     assert.ok((await shown()).apiLabels[1].includes('induction'), 'the stages are drawn as ever');
   }
   await page.unroute('**/mha-training.js');
+
+  // The panel is there without the whole core (mha-gradients.js, loaded at the first Train): pressed
+  // without it, training says which file is missing and stops, rather than "Training…" left standing.
+  await page.route('**/mha-gradients.js', (route) => route.abort());
+  for (const [lang, words] of [['en', 'beside mha-demo.js'], ['zh', '放在 mha-demo.js 旁边']]) {
+    await open(`${server.url}?model=trained&lang=${lang}`);
+    await page.locator('[data-train="start"]').click();
+    await page.waitForFunction(() => /mha-gradients\.js/.test(document.querySelector('mha-demo').shadowRoot.querySelector('.train-readout').textContent));
+    const said = await page.evaluate(() => {
+      const demo = document.querySelector('mha-demo');
+      return { readout: demo.shadowRoot.querySelector('.train-readout').textContent, running: demo.shadowRoot.querySelector('[data-train="pause"]').disabled };
+    });
+    assert.ok(said.readout.includes(words), said.readout);
+    assert.equal(said.running, true, 'nothing to pause: it is not training');
+  }
+  await page.unroute('**/mha-gradients.js');
   suite.problems.length = 0; // the aborted script's own errors, provoked above
 });
 

@@ -305,6 +305,6 @@ declare global {
   interface HTMLElementTagNameMap {
     'mha-demo': MhaDemoElement;
   }
-  /** The element script also defines createMha() on the page (the same API as the package's Node entry). */
+  /** The element script also defines createMha() on the page: the whole module, as the package's Node entry (it loads mha-gradients.js from beside the script first). */
   var createMha: typeof import('./mha').createMha;
 }

@@ -21,9 +21,11 @@ import { createAnalyses } from './analyses.js';
 import { createRunner } from './runner.js';
 import { createGeneration } from './generation.js';
 import { createWorkerClient } from './workerClient.js';
+import { lazyWorker } from './lazyWorker.js';
+import { partScript } from './parts.js';
 import { messageOf } from './messages.js';
 import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
-import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine, partReady } from './sharedModule.js';
+import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine, partReady, gradientsWorkerURL, wholeModule } from './sharedModule.js';
 import { partMissing } from './views/parts/fromPart.js';
 import { hasLanguage } from './languages.js';
 import { AttributeSync } from './attributeSync.js';
@@ -344,11 +346,15 @@ export class MhaDemo extends HTMLElement {
       root.hidden = true;
       const fire = (type) => (detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
       const panel = { root, controller: null, ready: null };
+      // Its workers train with the whole core, the part 'gradients', loaded when one first starts.
+      const makeWorker = () => lazyWorker(gradientsWorkerURL().catch(() => {
+        throw new Error(t(this._store.state.lang, 'partMissing', { file: partScript('gradients') }));
+      }));
       panel.load = () => {
         panel.ready = panel.ready || partReady('training').then((part) => {
           panel.failed = false;
           root.replaceChildren(h('style', {}, part.css));
-          panel.controller = mount(part, root, fire);
+          panel.controller = mount(part, root, fire, makeWorker);
           panel.update(this._store.state);
           return panel.controller;
         }, (e) => {
@@ -384,7 +390,7 @@ export class MhaDemo extends HTMLElement {
   // Train it yourself: shown with a model this project trained, whose recipe it trains unless told
   // otherwise, and kept once it has trained (Use this model shows an opened file).
   _mountTraining(store) {
-    this._training = this._mountPanel(store, '_trainPanel', 'train-root', (part, root, fire) => part.mountTrainPanel(root, this._store, () => new Worker(this._workerURL()), {
+    this._training = this._mountPanel(store, '_trainPanel', 'train-root', (part, root, fire, makeWorker) => part.mountTrainPanel(root, this._store, makeWorker, {
       onProgress: fire('trainprogress'),
       onEnd: fire('trainend'),
       onUse: (bytes, name) => this.openFile(new File([bytes], name)).catch(() => {}),
@@ -397,7 +403,7 @@ export class MhaDemo extends HTMLElement {
 
   // Why several heads?: shown with the recall model.
   _mountSweep(store) {
-    this._sweep = this._mountPanel(store, '_sweepPanel', 'sweep-root', (part, root, fire) => part.mountSweepPanel(root, this._store, () => new Worker(this._workerURL()), {
+    this._sweep = this._mountPanel(store, '_sweepPanel', 'sweep-root', (part, root, fire, makeWorker) => part.mountSweepPanel(root, this._store, makeWorker, {
       onProgress: fire('sweepprogress'),
       onEnd: fire('sweepend'),
     }), (s) => s.settings.model === 'recall');
@@ -502,8 +508,9 @@ export class MhaDemo extends HTMLElement {
   // its pruning curve once, and its heads' importance on each text, the latest text's only.
   _analyse(result) {
     if (!this._analyses) {
-      const makeWorker = this._workerURL ? () => new Worker(this._workerURL()) : null;
-      this._analyses = createAnalyses(makeWorker, this._trainedBytes(), (message) => this._engine.analyseTrained(message));
+      // Gradients: the whole core's (the part 'gradients'), in a worker, else on the main thread.
+      const makeWorker = this._workerURL ? () => lazyWorker(gradientsWorkerURL()) : null;
+      this._analyses = createAnalyses(makeWorker, this._trainedBytes(), (message) => wholeModule().then((mha) => this._engine.analyseTrained(message, mha)));
       this._analyses.ask({ prune: true }).then(
         (curve) => this._store.set({ pruning: curve }),
         (e) => this._store.set({ pruning: { error: String((e && e.message) || e) } }),

@@ -320,9 +320,10 @@ export class Engine {
 
   // A gradient pass of the trained model (analyses.js) where no worker can run it: its pruning
   // curve ({prune: true}) or its heads' importance on ids ({importance: ids}).
-  analyseTrained({ prune, importance }) {
+  // mha: a module with gradients (the page's own has none: sharedModule.js wholeModule).
+  analyseTrained({ prune, importance }, mha = this.mha) {
     const bytes = this._shippedBytes(MODEL_KINDS.trained.shipped);
-    if (!this.analysed) this.analysed = new this.mha.Model().loadModel(bytes);
+    if (!this.analysed) this.analysed = new mha.Model().loadModel(bytes);
     return prune ? this.analysed.prune() : this.analysed.headImportance(importance);
   }
 

@@ -11,6 +11,8 @@ let loadLanguageScript = null;
 let loadPart = null;
 let loadText = null;
 let makeEngine = null;
+let loadWholeModule = null;
+let wholePromise = null;
 
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
 // workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
@@ -19,7 +21,10 @@ let makeEngine = null;
 // part: (name) -> Promise of a part's exports, once its script and strings are here (parts.js).
 // text: (corpus) -> Promise of the text a recipe of real text trains on ({vocabulary, train, heldout}).
 // engine: (mha, shipped) -> an Engine (engine.js), the one the worker's script carries (core.js).
-export function useModule({ createMha, workerURL = null, trained = null, language = null, part = null, text = null, engine = null }) {
+// wholeModule: () -> Promise of the whole module (Trainer, headImportance, prune: the part 'gradients').
+// The module of createMha may leave out what takes gradients; workerURL(core) makes a worker of the
+// part's core, which has them.
+export function useModule({ createMha, workerURL = null, trained = null, language = null, part = null, text = null, engine = null, wholeModule = null }) {
   loadModule = createMha;
   makeWorkerURL = workerURL;
   loadTrained = trained;
@@ -27,6 +32,7 @@ export function useModule({ createMha, workerURL = null, trained = null, languag
   loadPart = part;
   loadText = text;
   makeEngine = engine;
+  loadWholeModule = wholeModule;
 }
 
 // Resolves to the exports of the widget's part `name` (parts.js); rejects saying why it could not come.
@@ -65,6 +71,18 @@ export function trainedBytes(id) {
 // () -> the worker script's URL, or null where this build or this browser has no Web Workers.
 export function workerURLMaker() {
   return makeWorkerURL && typeof Worker === 'function' ? makeWorkerURL : null;
+}
+
+// What trains or takes gradients: a worker script that can (the URL, once the part 'gradients' has
+// come), and the whole module on the main thread where no worker can start. Each rejects saying why.
+export const gradientsWorkerURL = () => partReady('gradients').then((part) => makeWorkerURL(part.core));
+export function wholeModule() {
+  if (!loadWholeModule) return Promise.reject(new Error('this build has no module with gradients'));
+  wholePromise = wholePromise || loadWholeModule().catch((e) => {
+    wholePromise = null; // asked again, it is tried again
+    throw e;
+  });
+  return wholePromise;
 }
 
 // Resolves once the strings of `lang` are here (at once for English, or where the sources hold every

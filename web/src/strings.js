@@ -674,6 +674,7 @@ export const STRINGS = {
     zh: '回忆模型的配方，从随机权重开始，就在本页中训练。看每个头如何落定在一个偏移上：i − 1、i − 2、i − 3 或 i − 4 处各一条斜线，每个头一条，同时损失一路降向 0。',
   },
   'train.use': { en: 'Use this model', zh: '用这个模型' },
+  'train.workerStopped': { en: 'The training stopped: its Web Worker failed.', zh: '训练停止了：它的 Web Worker 出错了。' },
   'train.scrub': { en: 'heads at', zh: '头的样子' },
   'train.scrubLive': { en: 'step {step} (latest)', zh: '第 {step} 步（最新）' },
   'train.scrubAt': { en: 'step {step}', zh: '第 {step} 步' },

@@ -1,7 +1,7 @@
-// Entry of web/build/mha-demo.js: the WebAssembly core, web/mha.js and <mha-demo>, in one classic
-// script. Also offers createMha() to the page, as including build/mha-core.js + mha.js would.
-// The core is held once, as text (core.js): evaluated here for the main thread, and the same text
-// starts each demo's large-run Web Worker.
+// Entry of web/build/mha-demo.js: the page's WebAssembly core, web/mha.js and <mha-demo>, in one
+// classic script. Also offers createMha() to the page, as including build/mha-core.js + mha.js would
+// (the whole module: it loads the part 'gradients' first). The core is held once, as text (core.js):
+// evaluated here for the main thread, and the same text starts each demo's large-run Web Worker.
 import { evaluateCreateMha, workerURL, workerParts } from './core.js';
 import { MhaDemo } from './element.js';
 import { useModule } from './sharedModule.js';
@@ -71,9 +71,12 @@ function loadText(corpus) {
 }
 
 const createMha = evaluateCreateMha();
+// The whole module (the Trainer, headImportance, prune), from the part 'gradients'.
+const createWholeMha = (options) => loadPart('gradients').then((part) => evaluateCreateMha(part.core)(options));
 useModule({
   createMha: () => createMha(), workerURL, trained: loadTrainedModel, language: loadLanguage, part: loadPart, text: loadText,
   engine: (mha, shipped) => new (workerParts().Engine)(mha, shipped),
+  wholeModule: () => createWholeMha(),
 });
-if (typeof window.createMha !== 'function') window.createMha = createMha;
+if (typeof window.createMha !== 'function') window.createMha = createWholeMha;
 if (!customElements.get('mha-demo')) customElements.define('mha-demo', MhaDemo);

@@ -256,6 +256,12 @@ export function mountSweepPanel(root, store, makeWorker, { onProgress, onEnd }) 
             finish('error', msg.message);
           }
         };
+        // A worker that could not start or stopped: the sweep ends saying why, as on a core error.
+        worker.onerror = (ev) => {
+          ev.preventDefault();
+          state.error = ev.message || t(store.state.lang, 'train.workerStopped');
+          finish('error', state.error);
+        };
         worker.postMessage({ sweep: 'start', heads: items.map((item) => item.heads), steps, seed, probe });
         return worker;
       });

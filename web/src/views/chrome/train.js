@@ -280,6 +280,16 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       // The worker stops by itself at the recipe's last step.
       if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || (state.step >= recipe().steps ? 'done' : 'paused') });
     };
+    // A worker that could not start or stopped (its script missing, memory): said, and the next
+    // Train starts another, rather than "Training…" left standing.
+    worker.onerror = (ev) => {
+      ev.preventDefault();
+      worker.terminate();
+      worker = null;
+      state.running = false;
+      render();
+      setText(readout, ev.message || t(store.state.lang, 'train.workerStopped'));
+    };
     return worker;
   }
 
