@@ -36,7 +36,7 @@
     // recipes: {induction, inductionSmall, recall}, sweepHeads, phaseChangeScore, phaseChangeEvery, headMetrics: [{id, fraction, abbreviation, gradient}],
     // importance: {samples, seed, maxSamples},
     // labelRules: [{label, metric, atLeast}], errorCodes: [{code, english}], stageTable, generate, kvCache,
-    // options: {model, trainer, generate, attribute, taskSamples}: every option each takes, [{key, type, min?,
+    // options: {model, trainer, generate, attribute, taskSamples, patch}: every option each takes, [{key, type, min?,
     // max?, choices?, task?, default?, help}] (cpp/core/options.h)}.
     // The module carries errorCodes' sentences once, in its error table, not again in the catalog's text.
     const catalog = Object.freeze({ ...JSON.parse(core.catalog()), errorCodes: core.errorCodes() });
@@ -209,6 +209,24 @@
       prune(options = {}) {
         gradients('Model.prune');
         return failedIfNull(this._raw, this._raw.prune(options));
+      }
+      // Circuits from the weights (cpp/core/analysis/circuits.h): {copying: [{layer, head, score}],
+      // composition: [{mode: 'Q' | 'K' | 'V', from: [layer, head], to: [layer, head], score}], baseline:
+      // {Q, K, V}}, what `mha circuits --json` prints. A model of at least two layers of blocks.
+      circuits() {
+        return failedIfNull(this._raw, this._raw.circuits());
+      }
+      // One head's QK and OV tables over the tokens of `input` (a text or ids): {layer, head, tokens,
+      // qk_positional, qk_token, ov, ov_top}, the head of `mha circuits --head L.H --json`.
+      headCircuit(input, layer, head) {
+        return failedIfNull(this._raw, this._raw.headCircuit(input, layer, head));
+      }
+      // Activation patching (cpp/core/analysis/patching.h): {clean, corrupt} texts or ids of the same
+      // length, {answer, wrong} ids (default: each run's first choice) -> {answer, wrong, m_clean,
+      // m_corrupt, heads: [{layer, head, recovery}], residual: [{layer, position, recovery}]}, what
+      // `mha patch --json` prints.
+      patch(options) {
+        return failedIfNull(this._raw, this._raw.patch(options));
       }
       get config() { return failedIfNull(this._raw, this._raw.config()); }
       // The text of an id in the model's own vocabulary ('<unk>' for id 0 of a 'chars' or 'words'

@@ -71,6 +71,9 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("headImportance", &ModelHandle::head_importance)
       .function("prune", &ModelHandle::prune)
 #endif
+      .function("circuits", &ModelHandle::circuits)
+      .function("headCircuit", &ModelHandle::head_circuit)
+      .function("patch", &ModelHandle::patch)
       .function("runText", &ModelHandle::run_text, allow_raw_pointers())
       .function("runIds", &ModelHandle::run_ids, allow_raw_pointers())
       .function("runInput", &ModelHandle::run_input, allow_raw_pointers())

@@ -323,6 +323,26 @@ val ModelHandle::prune(const val& options) {
   return run_guarded(val::null(), [&] { return prune_object(mha::prune_heads(model_, samples_of(model_.config(), options, true))); });
 }
 
+val ModelHandle::circuits() const {
+  return run_guarded(val::null(), [&] { return circuits_object(mha::circuit_scores(model_)); });
+}
+
+val ModelHandle::head_circuit(const val& input, const val& layer, const val& head) const {
+  return run_guarded(val::null(), [&] {
+    const std::vector<int32_t> ids = input_ids_from_js(input, model_, "input");
+    const int l = static_cast<int>(whole_number_arg(layer, "layer", 0, mha::kMaxLayers));
+    const int h = static_cast<int>(whole_number_arg(head, "head", 0, mha::kMaxHeads));
+    return head_circuit_object(mha::head_circuit(model_, ids, l, h));
+  });
+}
+
+val ModelHandle::patch(const val& options) const {
+  return run_guarded(val::null(), [&] {
+    const PatchRequest r = patch_request_from_js(options, model_);
+    return patch_object(mha::patch_activations(model_, r.clean, r.corrupt, r.options.answer, r.options.wrong));
+  });
+}
+
 val ModelHandle::token_text(const val& id) const { return token_text_of(model_.tokenizer(), id); }
 
 val ModelHandle::config() const {

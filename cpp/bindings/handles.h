@@ -139,6 +139,13 @@ class ModelHandle : public LastError {
   val head_importance(const val& input, const val& options);
   // pruning.h's curve (prune_object) on options.samples sequences of the task from options.seed, or null.
   val prune(const val& options);
+  // circuits.h's scores (marshal.h circuits_object), or null.
+  val circuits() const;
+  // circuits.h's tables of head `head` of layer `layer` over `input`, a text or ids (head_circuit_object), or null.
+  val head_circuit(const val& input, const val& layer, const val& head) const;
+  // patching.h's recoveries for options {clean, corrupt, answer, wrong} (marshal.h patch_request_from_js,
+  // patch_object), or null.
+  val patch(const val& options) const;
   void replace(mha::Model model) {  // a model built elsewhere (ModelBuilderHandle)
     changed();
     model_ = std::move(model);

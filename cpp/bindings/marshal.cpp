@@ -243,6 +243,92 @@ std::vector<float> floats_from_js(const val& array) {
   return emscripten::convertJSArrayToNumberVector<float>(array);
 }
 
+namespace {
+val pair_array(double a, double b) {
+  val out = val::array();
+  out.call<void>("push", a);
+  out.call<void>("push", b);
+  return out;
+}
+
+// values, `width` to a row, as arrays of numbers
+val rows_array(const std::vector<double>& values, size_t width) {
+  val out = val::array();
+  for (size_t i = 0; i < values.size(); i += width) {
+    val row = val::array();
+    for (size_t j = i; j < i + width; ++j) row.call<void>("push", values[j]);
+    out.call<void>("push", row);
+  }
+  return out;
+}
+
+// [{layer, [index]: i, [key]: value}] for every table[layer][i]
+val layer_entries(const std::vector<std::vector<double>>& table, const char* index, const char* key) {
+  val out = val::array();
+  for (size_t l = 0; l < table.size(); ++l)
+    for (size_t i = 0; i < table[l].size(); ++i) {
+      val entry = val::object();
+      entry.set("layer", static_cast<int>(l));
+      entry.set(index, static_cast<int>(i));
+      entry.set(key, table[l][i]);
+      out.call<void>("push", entry);
+    }
+  return out;
+}
+}  // namespace
+
+val circuits_object(const mha::CircuitScores& s) {
+  val composition = val::array();
+  for (const mha::CompositionScore& e : s.composition) {
+    val entry = val::object();
+    entry.set("mode", std::string(mha::composition_mode_name(e.mode)));
+    entry.set("from", pair_array(e.from_layer, e.from_head));
+    entry.set("to", pair_array(e.to_layer, e.to_head));
+    entry.set("score", e.score);
+    composition.call<void>("push", entry);
+  }
+  val baseline = val::object();
+  baseline.set("Q", s.baseline[0]);
+  baseline.set("K", s.baseline[1]);
+  baseline.set("V", s.baseline[2]);
+  val out = val::object();
+  out.set("copying", layer_entries(s.copying, "head", "score"));
+  out.set("composition", composition);
+  out.set("baseline", baseline);
+  return out;
+}
+
+val head_circuit_object(const mha::HeadCircuit& h) {
+  val top = val::array();
+  for (const auto& row : h.ov_top) {
+    val pairs = val::array();
+    for (const auto& [id, value] : row) pairs.call<void>("push", pair_array(id, value));
+    top.call<void>("push", pairs);
+  }
+  val tokens = val::array();
+  for (int32_t id : h.tokens) tokens.call<void>("push", id);
+  val out = val::object();
+  out.set("layer", h.layer);
+  out.set("head", h.head);
+  out.set("tokens", tokens);
+  out.set("qk_positional", rows_array(h.qk_positional, static_cast<size_t>(h.positions)));
+  out.set("qk_token", rows_array(h.qk_token, h.tokens.size()));
+  out.set("ov", rows_array(h.ov, h.tokens.size()));
+  out.set("ov_top", top);
+  return out;
+}
+
+val patch_object(const mha::PatchResult& r) {
+  val out = val::object();
+  out.set("answer", r.answer);
+  out.set("wrong", r.wrong);
+  out.set("m_clean", r.m_clean);
+  out.set("m_corrupt", r.m_corrupt);
+  out.set("heads", layer_entries(r.heads, "head", "recovery"));
+  out.set("residual", layer_entries(r.residual, "position", "recovery"));
+  return out;
+}
+
 val attribution_arrays(const std::vector<mha::LogitAttribution>& attributions) {
   std::vector<int32_t> positions, tokens;
   std::vector<double> logits, values;
@@ -397,6 +483,23 @@ mha::AttributeOptions attribute_options_from_js(const val& options) {
 
 mha::TaskSampleOptions task_samples_from_js(const val& options) {
   return options_from_js(options, mha::task_sample_options(), mha::TaskSampleOptions{}, "headImportance and prune");
+}
+
+std::vector<int32_t> input_ids_from_js(const val& input, const mha::Model& model, const char* name) {
+  if (input.isString()) return model.run_text(input.as<std::string>()).ids;
+  if (!input.instanceof(val::global("Int32Array")) && !val::global("Array").call<bool>("isArray", input))
+    throw mha::Error(mha::ErrorCode::not_text_or_ids, name, {{"name", name}});
+  return ids_from_js(input);
+}
+
+PatchRequest patch_request_from_js(const val& options, const mha::Model& model) {
+  PatchRequest out;
+  out.options = options_from_js(options, mha::patch_options(), mha::PatchOptions{}, "patch");
+  for (const mha::OptionSpec<mha::PatchOptions>& row : mha::patch_options())
+    if (row.kind == mha::OptionKind::input)
+      (row.key == std::string("clean") ? out.clean : out.corrupt) =
+          input_ids_from_js(given(options) ? options[row.key] : val::undefined(), model, row.key);
+  return out;
 }
 
 val draw_numbers(const mha::Draw& d) {

@@ -13,6 +13,8 @@
 
 #include "base/config.h"
 #include "analysis/attribution.h"
+#include "analysis/circuits.h"
+#include "analysis/patching.h"
 #include "analysis/importance.h"
 #include "analysis/pruning.h"
 #include "base/tensor.h"
@@ -63,6 +65,11 @@ emscripten::val attribution_arrays(const std::vector<mha::LogitAttribution>& att
 // importance_to_json's and prune_to_json's objects (cpp/core/analysis), made as JavaScript objects.
 emscripten::val importance_object(const mha::HeadImportance& importance);
 emscripten::val prune_object(const std::vector<mha::PruneStep>& steps);
+// circuits_to_json's, head_circuit_to_json's and patching_to_json's objects, the same keys and values
+// (built here rather than parsed from the core's JSON text: 3 KB less of the widget).
+emscripten::val circuits_object(const mha::CircuitScores& scores);
+emscripten::val head_circuit_object(const mha::HeadCircuit& circuit);
+emscripten::val patch_object(const mha::PatchResult& result);
 emscripten::val string_array(const std::vector<std::string>& values);
 emscripten::val tokenized_object(const mha::Tokenized& tokenized);  // {tokens: string[], ids: Int32Array}
 // [[layer, head], …] heads switched off -> their gates 0, every other 1; undefined/null: none.
@@ -80,6 +87,14 @@ struct GenerateRequest {
 GenerateRequest generate_options_from_js(const emscripten::val& options, const mha::Config& config);
 mha::AttributeOptions attribute_options_from_js(const emscripten::val& options);  // Trace.attribute's
 mha::TaskSampleOptions task_samples_from_js(const emscripten::val& options);      // headImportance's, prune's
+// A text (through the model's tokenizer) or ids, else not_text_or_ids naming it `name`.
+std::vector<int32_t> input_ids_from_js(const emscripten::val& input, const mha::Model& model, const char* name);
+// Model.patch's options (options.h patch_options): its two inputs' ids and the metric's tokens.
+struct PatchRequest {
+  std::vector<int32_t> clean, corrupt;
+  mha::PatchOptions options;
+};
+PatchRequest patch_request_from_js(const emscripten::val& options, const mha::Model& model);
 // A step's numbers, flat: [id, p, sampled, kept, then for each candidate id, p, p before the cut]
 // (web/mha.js makes the step object of them).
 emscripten::val draw_numbers(const mha::Draw& draw);

@@ -65,7 +65,8 @@ json options_json() {
           {"run", option_rows(run_options(), RunOptions{})},
           {"generate", generate},
           {"attribute", option_rows(attribute_options(), AttributeOptions{})},
-          {"taskSamples", option_rows(task_sample_options(), TaskSampleOptions{})}};
+          {"taskSamples", option_rows(task_sample_options(), TaskSampleOptions{})},
+          {"patch", option_rows(patch_options(), PatchOptions{})}};
 }
 
 // Every option a table declares, with its value in `from` (a Model's settings, a generation's defaults).

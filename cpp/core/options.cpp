@@ -16,6 +16,7 @@ const char* option_kind_name(OptionKind kind) {
     case OptionKind::flag: return "boolean";
     case OptionKind::choice: return "choice";
     case OptionKind::heads: return "heads";
+    case OptionKind::input: return "input";
   }
   return "";
 }
@@ -173,6 +174,18 @@ const std::vector<OptionSpec<TaskSampleOptions>>& task_sample_options() {
       {"seed", K::whole, 0, kMaxSafeInteger, field<&TaskSampleOptions::seed>(), HELP("the seed they are drawn from")},
   };
   static const std::vector<OptionSpec<TaskSampleOptions>> rows = table(kRows);
+  return rows;
+}
+
+const std::vector<OptionSpec<PatchOptions>>& patch_options() {
+  static constexpr OptionSpec<PatchOptions> kRows[] = {
+      {"clean", K::input, 0, 0, {}, HELP("the clean text or ids, whose run the patches take their activations from")},
+      {"corrupt", K::input, 0, 0, {}, HELP("the corrupted text or ids, as many tokens: the run that is patched")},
+      {"answer", K::whole, -1, INT_MAX, field<&PatchOptions::answer>(),
+       HELP("m = logit[answer] − logit[wrong] at the last position; -1: the clean run's first choice")},
+      {"wrong", K::whole, -1, INT_MAX, field<&PatchOptions::wrong>(), HELP("-1: the corrupted run's first choice")},
+  };
+  static const std::vector<OptionSpec<PatchOptions>> rows = table(kRows);
   return rows;
 }
 

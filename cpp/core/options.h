@@ -1,6 +1,6 @@
 // The options the JavaScript API takes, declared once: a Model's (new Model, configure,
 // useRandomWeights), a Trainer's, a run's (runText, runIds), a generation's, Trace.attribute's,
-// headImportance's and prune's.
+// headImportance's and prune's, and Model.patch's.
 // Each row is an option's name as JavaScript spells it, its kind and limits, the field of the core's
 // struct it sets and a line on what it means. cpp/bindings/marshal.cpp reads option objects through
 // these rows alone (a key no row declares is an error naming it), the catalog lists them
@@ -32,6 +32,7 @@ enum class OptionKind {
   flag,      // true or false
   choice,    // one of the row's choices (option_choices)
   heads,     // [[layer, head], …] heads switched off: no field; its caller reads it (marshal.h head_switches_from_js)
+  input,     // a text or token ids: no field; its caller reads it (marshal.h patch_request_from_js)
 };
 const char* option_kind_name(OptionKind kind);  // "whole", "number", …, as the catalog says it
 
@@ -98,6 +99,14 @@ struct TaskSampleOptions {
   uint64_t seed = kImportanceSeed;
 };
 
+// What Model.patch takes (analysis/patching.h): the clean and the corrupted input, each a text or ids
+// (input rows, read by their caller), and the metric's two tokens (-1: the clean run's first choice,
+// and the corrupted run's).
+struct PatchOptions {
+  int answer = -1;
+  int wrong = -1;
+};
+
 // A choice row's names, in the order its field numbers them.
 template <class Target>
 std::vector<std::string> option_choices(const OptionSpec<Target>& row) {
@@ -117,6 +126,7 @@ const std::vector<OptionSpec<RunOptions>>& run_options();
 const std::vector<OptionSpec<GenerateOptions>>& generate_options();
 const std::vector<OptionSpec<AttributeOptions>>& attribute_options();
 const std::vector<OptionSpec<TaskSampleOptions>>& task_sample_options();
+const std::vector<OptionSpec<PatchOptions>>& patch_options();
 
 // The error for an option `key` that `known` does not list, `what` taking them ("Trainer", …):
 // unknown_option_near naming the nearest known key when it is a slip away (a letter or two wrong,

@@ -6,13 +6,12 @@
 'use strict';
 const { test, before } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const createMha = require('../../web/mha.js');
+const native = require('./native.js');
 
-const root = path.resolve(__dirname, '../..');
-const cli = path.join(root, 'build/native/mha');
+const { root, runCli } = native;
 const shipped = path.join(root, 'models/induction.safetensors');
 const reference = path.join(root, 'tests/reference/data/tiny_gpt2.model.safetensors');
 const IDS = [0, 5, 9, 23, 41, 7, 5, 9, 23, 41, 7];
@@ -22,27 +21,10 @@ before(async () => {
   mha = await createMha();
 });
 
-const runCli = (args) => JSON.parse(execFileSync(cli, args, { encoding: 'utf8' }));
 const close = (a, b, tolerance, what) => assert.ok(Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
 
-function withModel(file, body) {
-  const model = new mha.Model();
-  try {
-    model.loadModel(fs.readFileSync(file));
-    return body(model);
-  } finally {
-    model.delete();
-  }
-}
-
-// fn must throw an MhaError with this code (and these params, when given).
-const refuses = (fn, code, params) =>
-  assert.throws(fn, (e) => {
-    assert.ok(e instanceof mha.MhaError, String(e));
-    assert.equal(e.code, code);
-    if (params) assert.deepEqual(e.params, params);
-    return true;
-  });
+const withModel = (file, body) => native.withModel(mha, file, body);
+const refuses = (fn, code, params) => native.refuses(mha, fn, code, params);
 
 test('the logit split in WASM is the CLI\'s (mha attribute --json), its parts summing to the logit', () => {
   for (const [file, position, token] of [[shipped, -1, -1], [shipped, 7, 4], [reference, 2, 17]]) {

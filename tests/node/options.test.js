@@ -35,7 +35,7 @@ test.before(async () => {
 // reads itself, with why.
 const TABLE_OF = {
   ModelOptions: 'model', TrainerOptions: 'trainer', RunOptions: 'run', GenerateOptions: 'generate',
-  AttributeOptions: 'attribute', TaskSampleOptions: 'taskSamples',
+  AttributeOptions: 'attribute', TaskSampleOptions: 'taskSamples', PatchOptions: 'patch',
 };
 const NOT_THE_CORES = {
   ModuleOptions: "Emscripten's module options",
@@ -45,6 +45,7 @@ const NOT_THE_CORES = {
 // What a row's type is in TypeScript.
 const tsType = (row) => ({
   whole: 'number', number: 'number', positive: 'number', fraction: 'number', boolean: 'boolean', heads: 'HeadList',
+  input: 'string | Ids',
   choice: (row.choices || []).map((c) => JSON.stringify(c)).join(' | '),
 }[row.type]);
 
@@ -76,7 +77,7 @@ test('each option interface of mha.d.ts declares its table of the core, key for 
   try {
     const file = path.join(dir, 'options.ts');
     fs.writeFileSync(file, `// Written by tests/node/options.test.js from mha.catalog.options.
-import type { HeadList, ${Object.keys(TABLE_OF).join(', ')} } from ${JSON.stringify(TYPES.replace(/\.d\.ts$/, ''))};
+import type { HeadList, Ids, ${Object.keys(TABLE_OF).join(', ')} } from ${JSON.stringify(TYPES.replace(/\.d\.ts$/, ''))};
 // Keys: the same both ways. A key's declared type: one the row's kind holds (a choice: some of its names).
 type Agree<Declared, AtRunTime> = [Exclude<AtRunTime, Declared>, Exclude<Declared, AtRunTime>] extends [never, never]
   ? 'agree' : { undeclared: Exclude<AtRunTime, Declared>; declaredButNotRead: Exclude<Declared, AtRunTime> };
@@ -155,6 +156,7 @@ test("each option's limits are checked where it is read, as the catalog lists th
     generate: (o) => gpt2.generate([1, 2], { tokens: 1, ...o }),
     attribute: (o) => trace.attribute(o),
     taskSamples: (o) => gpt2.prune(o),
+    patch: (o) => gpt2.patch({ clean: [1, 2], corrupt: [1, 3], ...o }),
   };
   // A value just outside each kind of row, and the error it gets.
   const outside = {
@@ -165,6 +167,7 @@ test("each option's limits are checked where it is read, as the catalog lists th
     boolean: () => ['yes', 'not_boolean'],
     choice: () => ['nope', 'not_a_choice'],
     heads: () => [[[9, 9]], 'no_such_head'],
+    input: () => [5, 'not_text_or_ids'],
   };
   try {
     for (const [table, rows] of Object.entries(mha.catalog.options)) {
@@ -175,7 +178,7 @@ test("each option's limits are checked where it is read, as the catalog lists th
         if (code !== 'no_such_head') assert.equal(e.params.name, row.key, e.message);
         if (code === 'out_of_range') assert.deepEqual([e.params.min, e.params.max], [String(row.min), String(row.max)]);
         if (row.type === 'whole') assert.equal(refused(() => takes[table]({ [row.key]: 1.5 }, row)).code, 'not_whole');
-        if (row.type !== 'choice' && row.type !== 'boolean' && row.type !== 'heads') {
+        if (!['choice', 'boolean', 'heads', 'input'].includes(row.type)) {
           assert.equal(refused(() => takes[table]({ [row.key]: '1' }, row)).code, 'not_a_number');
         }
       }

@@ -441,6 +441,48 @@ export interface TaskSampleOptions {
   seed?: number;
 }
 
+/** What Model.patch takes: the clean and corrupted inputs (texts or ids, as many tokens) and the metric's tokens (-1 or left out: the clean run's first choice, the corrupted run's). */
+export interface PatchOptions {
+  clean?: string | Ids;
+  corrupt?: string | Ids;
+  answer?: number;
+  wrong?: number;
+}
+
+/** Circuits from the weights (Model.circuits): ‖W_OV^A R‖_F / (‖W_OV^A‖_F ‖R‖_F) of every head A into every head B of a later layer, R = W_QK^B (Q), W_QK^Bᵀ (K), W_OV^B (V); copying: Σ Re λ / Σ |λ| of W_E W_OV W_U. */
+export interface Circuits {
+  copying: Array<{ layer: number; head: number; score: number }>;
+  composition: Array<{ mode: 'Q' | 'K' | 'V'; from: [layer: number, head: number]; to: [layer: number, head: number]; score: number }>;
+  /** The mean score of pairs of Gaussian heads of the model's shapes, about 1/√d_model. */
+  baseline: { Q: number; K: number; V: number };
+}
+
+/** One head's tables over a text (Model.headCircuit): tokens are its ids, each once, in order of first appearance. */
+export interface HeadCircuit {
+  layer: number;
+  head: number;
+  tokens: number[];
+  /** W_pos W_QK W_posᵀ: row the query position, column the key position (T × T). */
+  qk_positional: number[][];
+  /** W_E W_QK W_Eᵀ over tokens: row the query token, column the key token. */
+  qk_token: number[][];
+  /** W_E W_OV W_U over tokens: row the token attended to, column the token raised. */
+  ov: number[][];
+  /** Per row of ov, the ids of the whole vocabulary it raises most, with their values. */
+  ov_top: Array<Array<[id: number, value: number]>>;
+}
+
+/** Activation patching (Model.patch): m = logit[answer] − logit[wrong] at the last position, recovery = (m_patched − m_corrupt) / (m_clean − m_corrupt). */
+export interface PatchResult {
+  answer: number;
+  wrong: number;
+  m_clean: number;
+  m_corrupt: number;
+  heads: Array<{ layer: number; head: number; recovery: number }>;
+  /** The residual stream entering block `layer`, one position patched. */
+  residual: Array<{ layer: number; position: number; recovery: number }>;
+}
+
 /** The pruning curve (Model.prune): the first step removes no head, each next one more, the last all. */
 export interface PruneCurve {
   steps: Array<{ removed: Array<[layer: number, head: number]>; loss: number; accuracy: number }>;
@@ -571,6 +613,12 @@ declare class Model {
   headImportance(input: string | Ids | null, options?: TaskSampleOptions): HeadImportance;
   /** The heads removed one at a time, least important first, with the loss and the task's accuracy after each. */
   prune(options?: TaskSampleOptions): PruneCurve;
+  /** Every head's copying score and every composition score (Q, K, V) with the random heads' baseline, from the weights: `mha circuits --json`. A model of at least two layers of blocks. */
+  circuits(): Circuits;
+  /** One head's QK (positional and token) and OV tables over the tokens of a text or ids. */
+  headCircuit(input: string | Ids, layer: number, head: number): HeadCircuit;
+  /** Activation patching of the clean run into the corrupted one: each head's z and each residual row, how much of logit[answer] − logit[wrong] it brings back. */
+  patch(options: PatchOptions): PatchResult;
   readonly config: ModelConfig & ModelFacts;
   /** The text of an id in the model's own vocabulary ('<unk>' for id 0 of 'chars' and 'words'); '' where its tokenizer has no texts of ids. */
   tokenText(id: number): string;
