@@ -265,7 +265,7 @@ test('training in the page: induction heads form within 90 s, events carry the n
       return e.message;
     }
   });
-  assert.match(refused, /^el\.train\(\) takes no options/);
+  assert.match(refused, /^el\.train\(\) takes \{task\}, not lerningRate/);
   // Each head's map in the panel carries its numbers, as the last report gave them.
   const panelHeads = await page.evaluate(() => {
     const root = document.querySelector('mha-demo').shadowRoot;

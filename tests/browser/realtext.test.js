@@ -347,8 +347,19 @@ test('Train it yourself on the Tang poems: a head looks a fixed number of charac
     document.querySelector('mha-demo').addEventListener('trainprogress', (e) => window.__progress.push(e.detail));
   });
   assert.match(await page.locator('#train-recipe').inputValue(), /^tang$/, "the Tang model's own recipe is offered");
+  // el.train({task}) starts it; a misspelt key or a recipe the page has not is refused, naming it.
+  const refused = await page.evaluate(() => [{ tsak: 'tang' }, { task: 'brwn' }].map((options) => {
+    try {
+      document.querySelector('mha-demo').train(options);
+      return 'trained';
+    } catch (e) {
+      return `${e.name}: ${e.message}`;
+    }
+  }));
+  assert.match(refused[0], /^TypeError: .*tsak/);
+  assert.match(refused[1], /^RangeError: .*'brwn'.*tang/);
   const started = Date.now();
-  await page.locator('[data-train="start"]').click();
+  await page.evaluate(() => document.querySelector('mha-demo').train({ task: 'tang' }));
   await page.waitForFunction(() => window.__progress.some((p) => p.headTypes.some((x) => ['positional', 'previous_token'].includes(x.type) && x.chance && x.value / x.chance >= 5)),
     null, { timeout: 90_000, polling: 250 });
   const seconds = (Date.now() - started) / 1000;

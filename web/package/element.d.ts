@@ -10,7 +10,7 @@
 // Where things go: a new attribute into MhaDemoAttributes; a new method or property into
 // MhaDemoElement; a new event into MhaDemoEventMap (its detail as an interface beside the others).
 
-import type { Attributions, GenerationStep, HeadAnalysis, HeadImportance, HeadLabel, LayerLayout, Layout, ModelConfig, ModelFacts, PruneCurve, StageId } from './mha';
+import type { Catalog, Attributions, GenerationStep, HeadAnalysis, HeadImportance, HeadLabel, LayerLayout, Layout, ModelConfig, ModelFacts, PruneCurve, StageId } from './mha';
 
 export {};
 
@@ -274,8 +274,8 @@ export interface MhaDemoElement extends HTMLElement {
   prev(): void;
   /** Keyboard focus to the current stage's title (a page's "skip to the current stage" link). */
   focusStage(): void;
-  /** Starts or resumes training the trained model's recipe from scratch, in a worker. */
-  train(): void;
+  /** Starts or resumes training in a worker: the recipe of the model shown, or `task` (catalog.recipes' keys: 'tang' trains on the Tang poems). Throws on a key or task it does not take; resolves once started. */
+  train(options?: { task?: keyof Catalog['recipes'] }): Promise<void>;
   pause(): void;
   /** Back to step 0, with this seed (else the next one). */
   resetTraining(seed?: number): void;

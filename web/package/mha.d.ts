@@ -95,8 +95,8 @@ export interface Catalog {
   gpt2DHead: number;
   presets: ModelKind[];
   /** induction: the shipped model's recipe (`mha train`'s defaults); inductionSmall: a phone's; recall: the
-   *  recall model's (`mha train --task recall`). */
-  recipes: { induction: InductionRecipe; inductionSmall: InductionRecipe; recall: RecallRecipe };
+   *  recall model's (`mha train --task recall`); tang: the page's recipe on the Tang poems. */
+  recipes: { induction: InductionRecipe; inductionSmall: InductionRecipe; recall: RecallRecipe; tang: CorpusRecipe };
   /** The head counts `mha sweep` trains the recall recipe at. */
   sweepHeads: number[];
   /** The induction score that marks the phase change. */
@@ -201,8 +201,15 @@ export interface RecallRecipe extends RecipeBase {
   /** Ids per sequence. */
   length: number;
 }
+export interface CorpusRecipe extends RecipeBase {
+  task: 'corpus';
+  /** The text it trains on: a Trainer's second argument, {vocabulary, train, heldout?}. */
+  corpus: 'tang' | 'brown';
+  /** Tokens per training window. */
+  window: number;
+}
 /** A training recipe, as a Trainer takes it. */
-export type Recipe = InductionRecipe | RecallRecipe;
+export type Recipe = InductionRecipe | RecallRecipe | CorpusRecipe;
 
 /** Settings of a model; missing keys take the defaults (a single layer, d_model 512, 8 heads). */
 export interface ModelOptions {

@@ -17,6 +17,7 @@ import { h, clear } from './dom.js';
 import { createStore } from './store.js';
 import { initialState } from './demoState.js';
 import { t } from './i18n.js';
+import catalog from './catalog.js';
 import { createAnalyses } from './analyses.js';
 import { createRunner } from './runner.js';
 import { createGeneration } from './generation.js';
@@ -125,12 +126,20 @@ export class MhaDemo extends HTMLElement {
     return stageIdsOf(this._store.state.result);
   }
 
-  // Training the trained model's recipe from scratch, in a worker (views/chrome/train.js, whose part
-  // loads first if it has not). It takes no options: given some, it refuses rather than train the
-  // recipe without them.
-  train(...options) {
-    if (options.length) throw new TypeError('el.train() takes no options: it trains the recipe of the model shown (catalog.recipes); new mha.Trainer(options) trains others');
-    if (this._training) this._training.load().then((training) => training.start(), () => {});
+  // Starts or resumes training in a worker (views/chrome/train.js, whose part loads first if it has
+  // not): the recipe of the model shown, or {task}, a recipe of the panel's menu (catalog.recipes'
+  // keys: 'tang' the Tang poems, 'induction', …), from its own seed. A key it does not take, or a task
+  // it has not, is refused naming them rather than trained without. Resolves once it has started.
+  train(options = {}) {
+    const tasks = Object.keys(catalog.recipes);
+    const unknown = Object.keys(options).filter((key) => key !== 'task');
+    if (unknown.length) throw new TypeError(`el.train() takes {task}, not ${unknown.join(', ')}`);
+    if (options.task !== undefined && !tasks.includes(options.task)) throw new RangeError(`el.train({task}): '${options.task}' is not a recipe of the page; its recipes are ${tasks.join(', ')}`);
+    if (!this._training) return Promise.reject(new Error('this demo has no Web Worker to train in (controls="full" and a browser with workers)'));
+    return this._training.load().then((training) => {
+      if (options.task !== undefined) training.choose(options.task);
+      training.start();
+    });
   }
 
   pause() {

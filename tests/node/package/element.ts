@@ -19,6 +19,7 @@ if (el) {
     const stages = demo.stages ?? [];
     console.log(stages.length, demo.state.stage, demo.state.settings.heads, demo.state.result?.tokens, demo.memoryBytes);
     demo.train();
+    demo.train({ task: 'tang' }).then(() => demo.pause());
     demo.pause();
     demo.resetTraining(3);
     console.log(demo.training?.step);

@@ -18,6 +18,7 @@ async function mistakes() {
   el.setAttribute('controls', 'some'); // wrong: full, minimal or none
   el.addEventListener('trainprogress', (e) => e.detail.nope); // wrong: no such detail
   el.runHeadSweep({ heads: '1,4' }); // wrong: head counts are numbers
+  el.train({ task: 'brwn' }); // wrong: a recipe of the page (catalog.recipes)
   new mha.Trainer({ task: 'copy' }); // wrong: induction or recall (corpus is not the Trainer's yet)
   new mha.Trainer({ lerningRate: 0.01 }); // wrong: no such option (the module refuses it too)
 }
