@@ -23,6 +23,7 @@ const BUDGET = {
   'mha-training.js': 16 * 1024,
   'mha-downloads.js': 8 * 1024,
   'mha-decoding.js': 8 * 1024,
+  'mha-circuits.js': 8 * 1024,
   // the whole WebAssembly core (the Trainer, headImportance, prune), loaded when a demo first trains
   'mha-gradients.js': 240 * 1024,
   // the text the page's Tang recipe trains on (models/corpus: its vocabulary, a 1 MB slice, the held-out excerpt)

@@ -35,6 +35,11 @@ export function initialState() {
     // [the core's step objects], running, error}; shown while settings.text is its text
     generation: null,
     replay: 0, // a link's generate="N": tokens to draw again once its text has run
+    // the circuits view (views/stages/circuits.js): the composition mode shown, and the token changed
+    // for activation patching (position, replacement id; null: the view's default) on the ids forIds;
+    // ran, scored: the patching and the model whose scores were last asked for where they do not come at once
+    // head: the [layer, head] whose QK and OV are shown (null: the strongest composition's writer)
+    circuits: { mode: 'K', position: null, replacement: null, forIds: null, ran: null, scored: null, head: null },
   };
 }
 

@@ -440,6 +440,12 @@ export class MhaDemo extends HTMLElement {
       sampling: () => this._store.state.sampling,
       setSampling: (patch) => this._store.set({ sampling: { ...this._store.state.sampling, ...patch } }),
       kvCacheBytes: (size) => this._engine.mha.kvCacheBytes(size),
+      // The circuits view's: the model shown's scores (once for each model) and a patching of its text.
+      setCircuits: (patch) => this._store.set({ circuits: { ...this._store.state.circuits, ...patch } }),
+      circuits: (compute) => this._engine.circuits(this._store.state.settings, compute),
+      patch: (clean, corrupt) => this._engine.patch(this._store.state.settings, clean, corrupt),
+      headCircuit: (ids, layer, head) => this._engine.headCircuit(this._store.state.settings, ids, layer, head),
+      tokenText: (id) => this._engine.tokenText(this._store.state.settings, id),
     };
     const steps = stepsOf(this._store.state.result);
     this._sections = mountSections(this._stagesEl, this._scope, actions, steps);

@@ -330,12 +330,54 @@ export class Engine {
   // A generation from the text on the model shown (the core's Generator, with its KV cache): `tokens`
   // new ones drawn with sampling {temperature, topK, topP, seed}, the heads switched off staying off.
   generator(settings, { temperature, topK, topP, seed }, tokens) {
-    const kind = MODEL_KINDS[settings.model];
-    if (kind && kind.shipped) this._useShipped(kind.shipped);
-    else if (settings.model === 'blocks') this._useRandomBlocks(settings); // its runs may have been the worker's
-    const model = settings.model === 'file' ? this.file.model : this.model;
+    const model = this._modelShown(settings);
     const prompt = model.config.tokenizer === '' ? this._ids(settings) : settings.text;
     return model.generator(prompt, { tokens, temperature, topK, topP, seed, top: GENERATE_CANDIDATES, switchedOff: settings.switchedOff });
+  }
+
+  // The model settings show, made this engine's current one (its runs may have been the worker's).
+  _modelShown(settings) {
+    const kind = MODEL_KINDS[settings.model];
+    if (kind && kind.shipped) this._useShipped(kind.shipped);
+    else if (settings.model === 'blocks') this._useRandomBlocks(settings);
+    return settings.model === 'file' ? this.file.model : this.model;
+  }
+
+  // Circuits from the weights of the model shown (the core's Model.circuits), once for each model;
+  // an MhaError (a model of one layer) is thrown each time it is asked. compute false: null unless
+  // they are already here.
+  circuits(settings, compute = true) {
+    const model = this._modelShown(settings);
+    const key = settings.model === 'file' ? this.file : this.modelKey; // a file's heads may change
+    const { heads } = model.config;
+    if (!this._circuits || this._circuits.key !== key || this._circuits.heads !== heads) {
+      if (!compute) return null;
+      let value;
+      try {
+        value = { scores: model.circuits() };
+      } catch (e) {
+        if (!this.isMhaError(e)) throw e;
+        value = { error: e };
+      }
+      this._circuits = { key, heads, value };
+    }
+    if (this._circuits.value.error) throw this._circuits.value.error;
+    return this._circuits.value.scores;
+  }
+
+  // Activation patching on the model shown (Model.patch): clean and corrupted ids of one length.
+  patch(settings, clean, corrupt) {
+    return this._modelShown(settings).patch({ clean, corrupt });
+  }
+
+  // One head's QK and OV tables over ids (Model.headCircuit).
+  headCircuit(settings, ids, layer, head) {
+    return this._modelShown(settings).headCircuit(ids, layer, head);
+  }
+
+  // The text of id in the model shown's vocabulary ('' where it has none).
+  tokenText(settings, id) {
+    return this._modelShown(settings).tokenText(id);
   }
 
   // The worked example's tiny model, run on its fixed text.

@@ -14,6 +14,8 @@ export const PARTS = {
   downloads: { entry: 'export/downloads.js', strings: [] },
   // The predict stage's Generate, KV cache and cache calculator.
   decoding: { entry: 'views/stages/decoding.js', strings: ['gen.', 'kv.'] },
+  // How the heads connect: composition, copying and activation patching at the attend stage.
+  circuits: { entry: 'views/stages/circuits.js', strings: ['circ.'] },
   // The whole WebAssembly core, for what trains or takes gradients (gradients.js): the widget's own
   // module leaves them out, 30 KB of its 300 KB.
   gradients: { entry: 'gradients.js', strings: [] },

@@ -112,7 +112,7 @@ const STEPS = [
       (config.kvHeads < config.heads ? ` &nbsp;·&nbsp; g(h) = ⌊h / ${config.heads / config.kvHeads}⌋` : ' &nbsp;·&nbsp; g(h) = h'),
     view: attendView,
     parts: attendParts, // redrawn part by part (see sections.js)
-    depends: ['attendMode', 'head', 'worked', 'pruning', 'importance'],
+    depends: ['attendMode', 'head', 'worked', 'pruning', 'importance', 'circuits'],
   },
   {
     id: 'concat',

@@ -14,6 +14,11 @@ import { exportButtons, relabelExport, figureBase, plainText } from '../parts/ex
 import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
 import { pruningPanel } from './pruning.js';
+import { fromPart } from '../parts/fromPart.js';
+import { hasBlocks, recalls } from '../../modelFacts.js';
+
+// How the heads connect (circuits.js): its sections, drawn by the widget's part 'circuits' when it has come.
+const circuitsView = Object.fromEntries(['scoresPanel', 'headPanel', 'patchPanel'].map((name) => [name, fromPart('circuits', (part, state, actions) => part[name](state, actions))]));
 import { causalControl } from '../../attributes.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
@@ -278,6 +283,7 @@ function headDetail(state) {
 export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
   const trained = state.settings.model === 'trained';
+  const c = state.circuits;
   return [
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
@@ -287,6 +293,15 @@ export function attendParts(state, actions) {
     trained
       ? { key: [state.pruning, result, lang], make: () => pruningPanel(state, actions), lazy: true }
       : { key: [null], make: () => null },
+    // a model with blocks that predicts the next token: how its heads connect (the part 'circuits'),
+    // in three sections, each drawn again for what it shows (another token patched redraws only that)
+    ...(hasBlocks(result.config) && !recalls(result.config)
+      ? [
+        { key: [result, lang, c.mode, c.scored], make: () => circuitsView.scoresPanel(state, actions), lazy: true },
+        { key: [result, lang, c.mode, c.scored, c.head], make: () => circuitsView.headPanel(state, actions), lazy: true },
+        { key: [result, lang, c.position, c.replacement, c.forIds, c.ran], make: () => circuitsView.patchPanel(state, actions), lazy: true },
+      ]
+      : [{ key: [null], make: () => null }, { key: [null], make: () => null }, { key: [null], make: () => null }]),
     { key: [result, lang, attendMode, state.head], make: () => headDetail(state), lazy: true },
     { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }), lazy: true },
     { key: [state.worked, lang], make: () => workedView(state) },
