@@ -16,6 +16,8 @@
 #                                                       (reading the page's catalog: sharedCatalogPlugin)
 #   web/build/mha-{part}.js  each part of the widget (web/src/parts.js: the training panels), a classic
 #                          script beside mha-demo.js that a demo loads when it first shows the part
+#   web/build/mha-history-{id}.js  how a shipped model formed (models/trained-models.json `history`), a
+#                          classic script beside mha-demo.js, loaded when the training panel shows its recipe
 #   web/build/mha-text-{corpus}.js  the text the page's recipe of real text trains on (models/corpus),
 #                          a classic script beside mha-demo.js, loaded when that recipe starts
 #   web/build/mha-trained.js  each trained model of models/trained-models.json (today the one of
@@ -28,7 +30,7 @@ const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, modelScript, languageParts, corpusTexts } = require('./scripts/web-parts.js');
+const { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, modelScript, languageParts, corpusTexts, historyScripts } = require('./scripts/web-parts.js');
 let PARTS, partScript; // web/src/parts.js, an ES module: imported in main()
 
 // mha-core.js without its wasm, and the wasm gzipped (web/src/core.js inflates it). Zopfli (Debian's
@@ -217,6 +219,7 @@ async function main() {
   }
   for (const { script, text } of languages.scripts) fs.writeFileSync(path.join('web/build', script), text);
   for (const { script, text } of await corpusTexts(JSON.parse(await catalogText()))) fs.writeFileSync(path.join('web/build', script), text);
+  for (const { script, text } of await historyScripts()) fs.writeFileSync(path.join('web/build', script), text);
   await esbuild.build({
     entryPoints: ['web/src/main.js'], bundle: true, format: 'iife', target: 'es2020', outfile: 'web/build/app.js', logLevel: 'warning',
     plugins: [catalogPlugin],

@@ -15,7 +15,7 @@
 const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
-const { splitCore, trainedModels, shippedModelBytes, languageParts, partScripts, corpusTexts } = require('./web-parts.js');
+const { splitCore, trainedModels, shippedModelBytes, languageParts, partScripts, corpusTexts, historyScripts } = require('./web-parts.js');
 
 const ROOT = path.join(__dirname, '..');
 const BUILD = path.join(ROOT, 'web', 'build');
@@ -26,7 +26,7 @@ const PARTIAL = `${DIST}.partial`;
 async function main() {
   const models = trainedModels();
   const catalog = JSON.parse(fs.readFileSync(path.join(BUILD, 'catalog.json'), 'utf8'));
-  const beside = [...(await languageParts()).scripts.map((l) => l.script), ...(await partScripts()), ...(await corpusTexts(catalog)).map((c) => c.script)];
+  const beside = [...(await languageParts()).scripts.map((l) => l.script), ...(await partScripts()), ...(await corpusTexts(catalog)).map((c) => c.script), ...(await historyScripts()).map((x) => x.script)];
   for (const file of ['mha-demo.js', 'mha-core.js', ...models.map((m) => m.script), ...beside]) {
     if (!fs.existsSync(path.join(BUILD, file))) throw new Error(`web/build/${file} is missing: run npm run build`);
   }

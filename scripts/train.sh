@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run train: remakes the models the page ships, with the project's own C++ trainer and the recipes
 # of cpp/core/train/recipe.cpp, which are `mha train`'s defaults (each recorded in its file's
-# __metadata__): models/induction.safetensors, the model the page opens on; models/recall.safetensors,
+# __metadata__): models/induction.safetensors, the induction model, and models/induction.history.json,
+# how it formed (scripts/history.js); models/recall.safetensors,
 # the recall task's model of 4 heads; models/recall-sweep.csv, the recall recipe at every head
 # count of the sweep (the "Why several heads?" panel shows it); and the real-text models
 # models/tang.safetensors and models/brown.safetensors, from the corpora npm run corpus prepares
@@ -16,6 +17,10 @@ cmake --build --preset native -j "$(nproc)" --target mha
 mkdir -p models
 if [ "${1:-}" != "corpus" ]; then
   build/native/mha train --out models/induction.safetensors
+  # How it formed, for the training panel: the same recipe again in the WebAssembly module (~30 s).
+  NODE_PATH=/usr/share/nodejs cmake --preset wasm >/dev/null
+  NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)" --target mha_wasm
+  node scripts/history.js
   build/native/mha train --task recall --out models/recall.safetensors
   build/native/mha sweep --task recall --csv models/recall-sweep.csv
 fi

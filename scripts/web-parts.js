@@ -102,15 +102,32 @@ async function languageParts() {
 // of the core's catalog trains (catalog.recipes: the page's Tang recipe): its vocabulary, the slice
 // of its train split and the held-out excerpt that models/corpus holds (scripts/corpus/prepare.js).
 //   (self.mhaTexts = self.mhaTexts || {})[corpus] = {vocabulary, train, heldout}: a Trainer's text
+// probe: the text the corpus's model opens on (openingTexts.js) as the corpus's
+// vocabulary reads it (`mha tokenize --model models/{corpus}.safetensors`), whose heads the training
+// panel shows while another model is on the page (their ids are not this vocabulary's).
 async function corpusTexts(catalog) {
   const { textScript } = await import(path.join(ROOT, 'web', 'src', 'parts.js'));
+  const { OPENING_TEXTS } = await import(path.join(ROOT, 'web', 'src', 'openingTexts.js'));
   const corpora = [...new Set(Object.values(catalog.recipes).filter((r) => r.task === 'corpus').map((r) => r.corpus))];
   const read = (corpus, what) => fs.readFileSync(path.join(ROOT, 'models', 'corpus', `${corpus}.${what}`), 'utf8');
+  const probe = (corpus) => ({ text: OPENING_TEXTS[corpus], ...JSON.parse(execFileSync(MHA, ['tokenize', '--model', path.join(ROOT, 'models', `${corpus}.safetensors`), '--text', OPENING_TEXTS[corpus], '--json'], { encoding: 'utf8' })) });
   return corpora.map((corpus) => ({
     corpus,
     script: textScript(corpus),
     text: `// The ${corpus} text the page trains on (models/corpus: ${corpus}.vocab.json, .slice.txt, .heldout.txt): keep beside mha-demo.js.\n` +
-      `(self.mhaTexts = self.mhaTexts || {})[${JSON.stringify(corpus)}] = ${JSON.stringify({ vocabulary: read(corpus, 'vocab.json'), train: read(corpus, 'slice.txt'), heldout: read(corpus, 'heldout.txt') })};\n`,
+      `(self.mhaTexts = self.mhaTexts || {})[${JSON.stringify(corpus)}] = ${JSON.stringify({ vocabulary: read(corpus, 'vocab.json'), train: read(corpus, 'slice.txt'), heldout: read(corpus, 'heldout.txt'), probe: probe(corpus) })};\n`,
+  }));
+}
+
+// How each shipped model with a `history` formed (scripts/history.js), a classic script beside the
+// widget: [{id, script, text}] setting self.mhaHistories[id].
+async function historyScripts() {
+  const { historyScript } = await import(path.join(ROOT, 'web', 'src', 'parts.js'));
+  return trainedModels().filter((m) => m.history).map((m) => ({
+    id: m.id,
+    script: historyScript(m.id),
+    text: `// How ${m.source} formed (${m.history}, scripts/history.js): keep beside mha-demo.js.\n` +
+      `(self.mhaHistories = self.mhaHistories || {})[${JSON.stringify(m.id)}] = ${fs.readFileSync(path.join(ROOT, m.history), 'utf8').trim()};\n`,
   }));
 }
 
@@ -120,4 +137,4 @@ async function partScripts() {
   return Object.keys(PARTS).map(partScript);
 }
 
-module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutFigure, modelScript, languageParts, partScripts, corpusTexts };
+module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutFigure, modelScript, languageParts, partScripts, corpusTexts, historyScripts };

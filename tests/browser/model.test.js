@@ -216,6 +216,37 @@ test('the training panels load from file:// too (mha-training.js beside mha-demo
   suite.problems.length = 0; // the aborted script's own errors, provoked above
 });
 
+test('how the induction model formed: npm run train\'s record, scrubbed before anything trains; Train starts again from step 0', { timeout: TEST_TIMEOUT }, async () => {
+  const history = JSON.parse(fs.readFileSync(path.join(ROOT, 'models', 'induction.history.json'), 'utf8'));
+  await open(`${server.url}?model=trained`);
+  await page.waitForFunction((n) => document.querySelector('mha-demo').training?.snapshots.length === n, history.snapshots.length, { timeout: WAIT });
+  const labelsAt = (index) => page.evaluate((i) => {
+    const root = document.querySelector('mha-demo').shadowRoot;
+    const scrub = root.querySelector('[data-train="scrub"]');
+    scrub.value = String(i);
+    scrub.dispatchEvent(new Event('input'));
+    const labels = [0, 1].map((l) => [0, 1, 2, 3].map((hd) => root.querySelector(`[data-train-head="${l}.${hd}"] .head-label`).className.replace(/.*label-/, '')));
+    return { labels, at: root.querySelector('.train-scrub-field').textContent, readout: root.querySelector('.train-readout').textContent };
+  }, index);
+  const first = await labelsAt(0);
+  const last = await labelsAt(history.snapshots.length - 1);
+  const expected = (s) => s.heads.layers.map((layer) => layer.heads.map((m) => m.label));
+  assert.deepEqual(first.labels, expected(history.snapshots[0]));
+  assert.deepEqual(last.labels, expected(history.snapshots[history.snapshots.length - 1]));
+  assert.ok(!first.labels[1].includes('induction') && last.labels[1].filter((x) => x === 'induction').length >= 2, JSON.stringify([first.labels, last.labels]));
+  assert.ok(first.at.includes('0') && last.at.includes('3000'), `${first.at} / ${last.at}`);
+  assert.ok(last.readout.includes('npm run train') && last.readout.includes('800'), last.readout);
+  assert.equal((await page.evaluate(() => document.querySelector('mha-demo').training)).step, 0, 'nothing trained here yet');
+
+  // Train: live from step 0, the record gone.
+  await page.evaluate(() => document.querySelector('mha-demo').train());
+  await page.waitForFunction(() => document.querySelector('mha-demo').training.step > 0, null, { timeout: WAIT });
+  await page.evaluate(() => document.querySelector('mha-demo').pause());
+  const live = await page.evaluate(() => document.querySelector('mha-demo').training);
+  assert.ok(live.snapshots[0] === 0 && live.snapshots.length < history.snapshots.length && live.phaseStep === null, JSON.stringify(live));
+  suite.assertNoProblems();
+});
+
 test('training in the page: induction heads form within 90 s, events carry the numbers, pause, resume and reset', { timeout: 150_000 }, async () => {
   await open(`${server.url}?model=trained`);
   await page.evaluate(() => {

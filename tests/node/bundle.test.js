@@ -24,6 +24,8 @@ const BUDGET = {
   'mha-downloads.js': 8 * 1024,
   'mha-decoding.js': 8 * 1024,
   'mha-circuits.js': 8 * 1024,
+  // how the induction model formed (scripts/history.js), loaded when the training panel shows its recipe
+  'mha-history-induction.js': 40 * 1024,
   // the whole WebAssembly core (the Trainer, headImportance, prune), loaded when a demo first trains
   'mha-gradients.js': 240 * 1024,
   // the text the page's Tang recipe trains on (models/corpus: its vocabulary, a 1 MB slice, the held-out excerpt)
@@ -59,4 +61,22 @@ test('every part of the widget has a budget above, and its strings are in its sc
       assert.ok(!widget.includes(JSON.stringify(key)), `${key} is not in mha-demo.js as well`);
     }
   }
+});
+
+// The text a recipe of real text trains on carries its probe: the corpus's model's opening text as
+// that vocabulary reads it (`mha tokenize`), which the training panel shows while another model is on
+// the page.
+test('mha-text-tang.js: the Trainer\'s text, and the opening poem as `mha tokenize` reads it', async () => {
+  const vm = require('node:vm');
+  const { execFileSync } = require('node:child_process');
+  const { OPENING_TEXTS } = await import('../../web/src/openingTexts.js');
+  const self = {};
+  vm.runInNewContext(fs.readFileSync(path.join(BUILD, 'mha-text-tang.js'), 'utf8'), { self });
+  const { probe, ...text } = self.mhaTexts.tang;
+  assert.deepEqual(Object.keys(text).sort(), ['heldout', 'train', 'vocabulary']);
+  const cli = JSON.parse(execFileSync(path.join(__dirname, '..', '..', 'build', 'native', 'mha'),
+    ['tokenize', '--model', path.join(__dirname, '..', '..', 'models', 'tang.safetensors'), '--text', OPENING_TEXTS.tang, '--json'], { encoding: 'utf8' }));
+  assert.equal(probe.text, OPENING_TEXTS.tang);
+  assert.deepEqual([...probe.ids], cli.ids);
+  assert.equal(probe.ids.length, 64);
 });

@@ -24,6 +24,8 @@ export const PARTS = {
 export const partScript = (name) => `mha-${name}.js`;
 // The text a recipe of real text trains on (scripts/web-parts.js corpusTexts), beside the widget too.
 export const textScript = (corpus) => `mha-text-${corpus}.js`;
+// How a shipped model formed (models/trained-models.json `history`, scripts/history.js), beside it too.
+export const historyScript = (id) => `mha-history-${id}.js`;
 
 // Whether the string `key` travels with a part rather than in the widget.
 export const partOfString = (key) => Object.keys(PARTS).find((name) => PARTS[name].strings.some((prefix) => key.startsWith(prefix)));

@@ -12,6 +12,7 @@ let loadPart = null;
 let loadText = null;
 let makeEngine = null;
 let loadWholeModule = null;
+let loadHistory = null;
 let wholePromise = null;
 
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
@@ -24,7 +25,8 @@ let wholePromise = null;
 // wholeModule: () -> Promise of the whole module (Trainer, headImportance, prune: the part 'gradients').
 // The module of createMha may leave out what takes gradients; workerURL(core) makes a worker of the
 // part's core, which has them.
-export function useModule({ createMha, workerURL = null, trained = null, language = null, part = null, text = null, engine = null, wholeModule = null }) {
+// history: (id) -> Promise of how a shipped model formed (scripts/history.js).
+export function useModule({ createMha, workerURL = null, trained = null, language = null, part = null, text = null, engine = null, wholeModule = null, history = null }) {
   loadModule = createMha;
   makeWorkerURL = workerURL;
   loadTrained = trained;
@@ -33,6 +35,12 @@ export function useModule({ createMha, workerURL = null, trained = null, languag
   loadText = text;
   makeEngine = engine;
   loadWholeModule = wholeModule;
+  loadHistory = history;
+}
+
+// How the shipped model `id` formed; rejects saying why it could not come.
+export function modelHistory(id) {
+  return loadHistory ? loadHistory(id) : Promise.reject(new Error(`this build has no history of '${id}'`));
 }
 
 // Resolves to the exports of the widget's part `name` (parts.js); rejects saying why it could not come.

@@ -6,7 +6,7 @@ import { evaluateCreateMha, workerURL, workerParts } from './core.js';
 import { MhaDemo } from './element.js';
 import { useModule } from './sharedModule.js';
 import { addLanguage, addStrings } from './languages.js';
-import { partScript, textScript } from './parts.js';
+import { partScript, textScript, historyScript } from './parts.js';
 import sharedModules from 'shared-modules:';
 import { base64Bytes } from './base64.js';
 import { models as TRAINED_MODELS } from '../../models/trained-models.json';
@@ -70,11 +70,17 @@ function loadText(corpus) {
   return loadBeside(textScript(corpus), text, `the text of '${corpus}'`).then(text);
 }
 
+// How a shipped model formed ({recipe, text, ids, every, phaseStep, losses, snapshots}: scripts/history.js).
+function loadHistory(id) {
+  const history = () => self.mhaHistories && self.mhaHistories[id];
+  return loadBeside(historyScript(id), history, `the history of '${id}'`).then(history);
+}
+
 const createMha = evaluateCreateMha();
 // The whole module (the Trainer, headImportance, prune), from the part 'gradients'.
 const createWholeMha = (options) => loadPart('gradients').then((part) => evaluateCreateMha(part.core)(options));
 useModule({
-  createMha: () => createMha(), workerURL, trained: loadTrainedModel, language: loadLanguage, part: loadPart, text: loadText,
+  createMha: () => createMha(), workerURL, trained: loadTrainedModel, language: loadLanguage, part: loadPart, text: loadText, history: loadHistory,
   engine: (mha, shipped) => new (workerParts().Engine)(mha, shipped),
   wholeModule: () => createWholeMha(),
 });

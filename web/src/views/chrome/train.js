@@ -17,7 +17,7 @@ import { download } from '../../export/files.js';
 import catalog from '../../catalog.js';
 import { MODEL_KINDS } from '../../attributes.js';
 import { trainerOptions } from '../../trainerOptions.js';
-import { corpusText } from '../../sharedModule.js';
+import { corpusText, modelHistory } from '../../sharedModule.js';
 import { textScript } from '../../parts.js';
 
 // What the panel trains: the core's recipes (catalog.h), by their catalog names.
@@ -105,7 +105,8 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   // The recipe the shown model was trained with (attributes.js MODEL_KINDS), else the induction model's.
   const first = (MODEL_KINDS[store.state.settings.model] || {}).recipe || 'induction';
   const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], recipe: first, seed: TRAIN_RECIPES[first].seed, snapshots: [], latest: null, shown: null };
-  let text = null; // the corpus task's, once come (its recipe's corpus)
+  let text = null; // the corpus task's, once come (its recipe's corpus): a Trainer's {vocabulary, train, heldout}
+  let probeText = null; // and its probe ({text, tokens, ids}: scripts/web-parts.js corpusTexts)
   let textOf = null;
   let textMessage = null; // the readout while the text loads, or says it could not
   const lastHeldout = () => (state.heldout.length ? state.heldout[state.heldout.length - 1].loss : null);
@@ -213,7 +214,8 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const rate = state.stepsPerSecond.toFixed(0);
     const held = lastHeldout() === null ? '—' : lastHeldout().toFixed(3);
     if (!textMessage) {
-      setText(readout, state.step === 0 ? t(lang, 'train.idle')
+      setText(readout, state.recorded ? t(lang, 'train.recorded', { steps: r.steps, phase: state.phaseStep })
+        : state.step === 0 ? t(lang, 'train.idle')
         : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
           : r.task === 'corpus' ? t(lang, 'train.readoutCorpus', { step: state.step, rate, loss, held })
             : t(lang, 'train.readout', { step: state.step, rate, loss, ind: state.induction.toFixed(2) }));
@@ -226,7 +228,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     scrub.disabled = n < 2;
     setText(scrubLabel, t(lang, 'train.scrub'));
     const snap = all[Number(scrub.value)];
-    setText(scrubValue, snap ? t(lang, state.shown === null ? 'train.scrubLive' : 'train.scrubAt', { step: snap.step }) : '');
+    setText(scrubValue, snap ? t(lang, state.shown === null && !state.recorded ? 'train.scrubLive' : 'train.scrubAt', { step: snap.step }) : '');
   }
 
   // A report's maps stay when KEEP_EVERY steps have passed since the last that stayed; the latest is
@@ -296,10 +298,15 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   // The ids whose head maps are shown: the current text's, when it fits the recipe's positions.
   const probeIds = () => {
     const result = store.state.result;
-    const ids = result && result.config.model !== 'single' ? Array.from(result.ids) : [0, 1, 2, 3, 4, 1, 2, 3, 4];
     const r = recipe();
-    // Real text: the same vocabulary's most frequent tokens (vocabSize of them), the others <unk> (0).
-    if (r.task === 'corpus') return ids.slice(0, r.maxPositions).map((id) => (id < r.vocabSize ? id : 0));
+    // Real text: the text shown where the corpus's own model shows it, else the one that model opens
+    // on (the text's probe: another model's ids are not this vocabulary's); the same vocabulary's most
+    // frequent tokens (vocabSize of them), the others <unk> (0).
+    let ids = result && result.config.model !== 'single' ? Array.from(result.ids) : [0, 1, 2, 3, 4, 1, 2, 3, 4];
+    if (r.task === 'corpus') {
+      if (probeText && MODEL_KINDS[store.state.settings.model]?.shipped !== r.corpus) ids = probeText.ids;
+      return ids.slice(0, r.maxPositions).map((id) => (id < r.vocabSize ? id : 0));
+    }
     return ids.length <= r.maxPositions && Math.max(...ids) < r.vocabSize ? ids : ids.slice(0, r.maxPositions).map((id) => id % r.vocabSize);
   };
   const options = () => ({ ...trainerOptions(catalog, recipe()), seed: state.seed });
@@ -316,8 +323,9 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
         // Its text first (a script beside the widget, loaded once), saying so meanwhile.
         textMessage = 'train.loadingText';
         render();
-        corpusText(r.corpus).then((t) => {
-          text = t;
+        corpusText(r.corpus).then(({ probe, ...trainerText }) => {
+          text = trainerText;
+          probeText = probe;
           textOf = r.corpus;
           textMessage = null;
           if (recipe() !== r) return;
@@ -382,6 +390,38 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     render,
     panel,
   };
+
+  // Before anything is trained here, a recipe that made a shipped model shows how that model formed,
+  // as npm run train recorded it (scripts/history.js): its losses, its phase change and its heads at
+  // every snapshot, for the slider. Train starts it again, live, from step 0.
+  function showRecorded() {
+    const kind = Object.values(MODEL_KINDS).find((k) => k.recipe === state.recipe && k.shipped);
+    if (!kind) return;
+    const asked = state.recipe;
+    modelHistory(kind.shipped).then((history) => {
+      if (!history || state.recipe !== asked || state.step !== 0 || state.running) return;
+      const probeOf = (s) => ({ T: history.ids.length, ids: history.ids, readouts: 1, weights: s.weights.map((w) => Float32Array.from(w)), heads: s.heads });
+      Object.assign(state, { recorded: history, losses: history.losses.slice(), phaseStep: history.phaseStep, snapshots: history.snapshots.map((s) => ({ step: s.step, probe: probeOf(s) })) });
+      state.latest = state.snapshots[state.snapshots.length - 1];
+      state.shown = state.snapshots.length - 1;
+      showSnapshot();
+      render();
+    }, () => {}); // without its script the panel is as before: nothing recorded to show
+  }
+  const forget = () => {
+    if (state.recorded) Object.assign(state, { recorded: null, losses: [], phaseStep: null, snapshots: [], latest: null, shown: null });
+  };
+  const { start: startLive, reset: resetLive } = controller;
+  controller.start = function start() {
+    forget();
+    return startLive.call(this);
+  };
+  controller.reset = function reset(seed) {
+    forget();
+    resetLive.call(this, seed);
+    showRecorded();
+  };
   render();
+  showRecorded();
   return controller;
 }
