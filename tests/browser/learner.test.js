@@ -127,7 +127,7 @@ test('the pruning curve at 1280 px: its x axis has a tick for every count of hea
 const ALLOWED = new Set([
   // fields, shapes and symbols of the formulas
   'd_model', 'd_head', 'heads', 'kv_heads', 'T', 'Q', 'K', 'V', 'W', 'E', 'O', 'U', 'PE', 'b', 'h', 'g', 'i', 'j', 'k', 'l', 'x', 'y', 'v', 't', 'q', 'M',
-  'L', 'n', 'pos', 'sin', 'cos', 'softmax', 'argmax', 'concat', 'head_out', 'head_write', 'ids', 'id', 'rot', 'rotate_half', 'theta',
+  'L', 'n', 'pos', 'sin', 'cos', 'QK', 'OV', 'Re', 'softmax', 'argmax', 'concat', 'head_out', 'head_write', 'ids', 'id', 'rot', 'rotate_half', 'theta',
   'ln_f', 'mlp', 'resid', 'resid_mid', 'resid_out', 'logit', 'logits', 'probs', 'scores', 'score', 'weights', 'top-k', 'top-p', 'W_proj', 'b_proj', 'batch', 'float32', 'F16', 'F32', 'token', 'tokens', 'KV', 'GQA', 'MHA', 'MQA', 'RoPE', 'GELU', 'LayerNorm', 'MLP', 'BPE', 'BLEU', 'd_k',
   'PNG', 'SVG', 'CSV', 'KiB', 'MiB', 'GiB', 'TiB', 'B', 'MB', 'KB', 'ms', 's', 'exp', 'log', 'ln',
   // files, formats and their keys

@@ -25,7 +25,7 @@ let wholePromise = null;
 // wholeModule: () -> Promise of the whole module (Trainer, headImportance, prune: the part 'gradients').
 // The module of createMha may leave out what takes gradients; workerURL(core) makes a worker of the
 // part's core, which has them.
-// history: (id) -> Promise of how a shipped model formed (scripts/history.js).
+// history: (id) -> Promise of how a shipped model formed (scripts/history.js), null where none was recorded.
 export function useModule({ createMha, workerURL = null, trained = null, language = null, part = null, text = null, engine = null, wholeModule = null, history = null }) {
   loadModule = createMha;
   makeWorkerURL = workerURL;

@@ -684,7 +684,7 @@ export const STRINGS = {
   'train.done': { en: 'done: {steps} steps', zh: '完成：{steps} 步' },
   'train.axisStep': { en: 'step', zh: '步数' },
   'train.axisLoss': { en: 'loss', zh: '损失' },
-  'train.recorded': { en: 'Recorded as npm run train made the model shown ({steps} steps, the phase change at step {phase}): drag the slider to watch its heads form. Train trains it again here, from the same seed.', zh: '这是 npm run train 训练出所示模型时记录下的（{steps} 步，相变在第 {phase} 步）：拖动滑块，看它的头怎样形成。点“训练”会在这里用同一个种子重新训练。' },
+  'train.recorded': { en: 'Recorded as npm run train made the model shown ({steps} steps, the phase change at step {phase}): drag the slider to watch its heads form. Train trains it again here, from the same seed.', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，相变在第 {phase} 步）：拖动滑块，看它的头怎样形成。点“训练”会在这里用同一个种子重新训练。' },
   'train.idle': { en: 'Not started.', zh: '尚未开始。' },
   'train.readout': { en: 'step {step} · {rate} steps/s · loss {loss} · induction score {ind}', zh: '第 {step} 步 · 每秒 {rate} 步 · 损失 {loss} · 归纳得分 {ind}' },
   'train.phaseAt': { en: 'phase change, step {step}', zh: '相变，第 {step} 步' },

@@ -70,8 +70,10 @@ function loadText(corpus) {
   return loadBeside(textScript(corpus), text, `the text of '${corpus}'`).then(text);
 }
 
-// How a shipped model formed ({recipe, text, ids, every, phaseStep, losses, snapshots}: scripts/history.js).
+// How a shipped model formed ({recipe, text, ids, every, phaseStep, losses, snapshots}: scripts/history.js);
+// null for a model none was recorded for (models/trained-models.json `history`), without asking.
 function loadHistory(id) {
+  if (!TRAINED_MODELS.some((m) => m.id === id && m.history)) return Promise.resolve(null);
   const history = () => self.mhaHistories && self.mhaHistories[id];
   return loadBeside(historyScript(id), history, `the history of '${id}'`).then(history);
 }

@@ -48,7 +48,8 @@ function cell(v, scale, text, top = false) {
 }
 
 function table(caption, cols, rows) {
-  return h('div', { class: 'circ-scroll' }, h('table', { 'aria-label': caption },
+  // A wide table scrolls in its box, which the keyboard reaches too (a region named as its table).
+  return h('div', { class: 'circ-scroll', tabindex: '0', role: 'region', 'aria-label': caption }, h('table', { 'aria-label': caption },
     h('tr', {}, h('td', {}), ...cols.map((c) => h('th', { scope: 'col' }, c))),
     ...rows.map(([label, cells]) => h('tr', {}, h('th', { scope: 'row' }, label), ...cells))));
 }
