@@ -164,6 +164,12 @@ test('a model of real text patches when asked and says, in the learner\'s langua
   let view = await shown();
   assert.match(view.run, /修补：运行模型 \d+ 次/);
   assert.equal(view.tables[0].length, 12, 'layers 0–2 write into later layers: 12 heads');
+  // The head's tables read the whole vocabulary: asked for here, then the strongest writer's.
+  assert.equal(view.qk, null);
+  await page.locator('[data-circ="head-run"]').click();
+  await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="qk"]'), null, { timeout: WAIT });
+  view = await shown();
+  assert.match(view.qk, /^只看位置，头 \d\.\d /);
   await page.locator('[data-circ="run"]').click();
   await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="heads"], .circuits [data-circ="patch-error"]'), null, { timeout: WAIT });
   view = await shown();

@@ -38,8 +38,9 @@ export function initialState() {
     // the circuits view (views/stages/circuits.js): the composition mode shown, and the token changed
     // for activation patching (position, replacement id; null: the view's default) on the ids forIds;
     // ran, scored: the patching and the model whose scores were last asked for where they do not come at once
-    // head: the [layer, head] whose QK and OV are shown (null: the strongest composition's writer)
-    circuits: { mode: 'K', position: null, replacement: null, forIds: null, ran: null, scored: null, head: null },
+    // head: the [layer, head] whose QK and OV are shown (null: the strongest composition's writer);
+    // headShown: the text and head they were last asked for where they do not come at once
+    circuits: { mode: 'K', position: null, replacement: null, forIds: null, ran: null, scored: null, head: null, headShown: null },
   };
 }
 

@@ -809,6 +809,7 @@ export const STRINGS = {
   'circ.copyNone': { en: 'No head copies: every score is below 0.9.', zh: '没有头在复制：每个分数都低于 0.9。' },
   'circ.headTitle': { en: 'Head {head}: what it looks for and what it writes', zh: '头 {head}：它找什么、写什么' },
   'circ.headIntro': { en: 'Its QK circuit by position, W<sub>pos</sub>W<sub>QK</sub>W<sub>pos</sub><sup>T</sup>: which key position each query position prefers, whatever the tokens there (rows: queries; columns: keys it may see). Its OV circuit, W<sub>E</sub>W<sub>OV</sub>W<sub>U</sub>: the tokens of the vocabulary each token of the text raises most when the head attends to it.', zh: '它按位置的 QK 电路 W<sub>pos</sub>W<sub>QK</sub>W<sub>pos</sub><sup>T</sup>：不管那里是什么 token，每个查询位置偏好哪个键位置（行：查询；列：它能看到的键）。它的 OV 电路 W<sub>E</sub>W<sub>OV</sub>W<sub>U</sub>：头关注文本中的某个 token 时，词表里被抬得最高的那些 token。' },
+  'circ.headRun': { en: 'Show head {head}’s QK and OV on this text', zh: '显示头 {head} 在这段文本上的 QK 和 OV' },
   'circ.headPick': { en: 'Head', zh: '头' },
   'circ.qkTitle': { en: 'QK by position', zh: '按位置的 QK' },
   'circ.qkSay': { en: 'By position alone, head {head} prefers the key {k} back (i − {k}) for {n} of its {T} queries after the first.', zh: '只看位置，头 {head} 在第一个之后的 {T} 个查询中有 {n} 个偏好往回 {k} 个的键（i − {k}）。' },

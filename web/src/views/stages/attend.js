@@ -298,7 +298,7 @@ export function attendParts(state, actions) {
     ...(hasBlocks(result.config) && !recalls(result.config)
       ? [
         { key: [result, lang, c.mode, c.scored], make: () => circuitsView.scoresPanel(state, actions), lazy: true },
-        { key: [result, lang, c.mode, c.scored, c.head], make: () => circuitsView.headPanel(state, actions), lazy: true },
+        { key: [result, lang, c.mode, c.scored, c.head, c.headShown], make: () => circuitsView.headPanel(state, actions), lazy: true },
         { key: [result, lang, c.position, c.replacement, c.forIds, c.ran], make: () => circuitsView.patchPanel(state, actions), lazy: true },
       ]
       : [{ key: [null], make: () => null }, { key: [null], make: () => null }, { key: [null], make: () => null }]),

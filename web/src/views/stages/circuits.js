@@ -33,6 +33,8 @@ const PATCH_AT_ONCE = 50e6;
 // layers × heads × d_model² below which the composition and copying scores are computed as the view
 // is drawn: the Tang model's is 262 K, random blocks at d_model 512 4.2 M.
 const SCORES_AT_ONCE = 300e3;
+// distinct tokens × d_model × vocabulary below which a head's QK and OV tables are drawn with the view.
+const HEAD_AT_ONCE = 2e6;
 const fixed = (v, d = 2) => (v >= 0 ? '+' : '−') + Math.abs(v).toFixed(d);
 const headName = (l, hd) => `${l}.${hd}`;
 const percent = (v) => `${Math.round(v * 100)}%`;
@@ -107,6 +109,17 @@ function compositionPart(lang, scores, mode, config, actions) {
 function headPart(lang, state, actions, [l, hd], heads) {
   const { result } = state;
   const ids = Array.from(result.ids);
+  const picker = h('label', {}, `${t(lang, 'circ.headPick')} `, h('select', { 'data-circ-head': '', onchange: (ev) => actions.setCircuits({ head: ev.target.value.split('.').map(Number) }) },
+    ...heads.map(([a, b]) => h('option', { value: `${a}.${b}`, selected: a === l && b === hd }, headName(a, b)))));
+  const intro = [h('h4', {}, t(lang, 'circ.headTitle', { head: headName(l, hd) })), h('p', { class: 'hint', html: t(lang, 'circ.headIntro') }), picker];
+  // Its OV table reads the whole vocabulary for each of the text's tokens: at once on a small model
+  // (the induction model: 7 tokens × 64 × 64), when asked on a model of real text (a poem: 50 tokens ×
+  // 128 × 3,003, 60 ms), so typing is not held up by it.
+  const { dModel: d, vocabSize: V } = result.config;
+  const asked = `${ids.join()}|${l}.${hd}`;
+  if (new Set(ids).size * d * V > HEAD_AT_ONCE && state.circuits.headShown !== asked) {
+    return [...intro, h('button', { type: 'button', class: 'gen-btn', 'data-circ': 'head-run', onclick: () => actions.setCircuits({ headShown: asked }) }, t(lang, 'circ.headRun', { head: headName(l, hd) }))];
+  }
   let c;
   try {
     c = actions.headCircuit(ids, l, hd);
@@ -126,9 +139,7 @@ function headPart(lang, state, actions, [l, hd], heads) {
   const scale = Math.max(...qk.flatMap((row, i) => row.slice(0, i + 1).map(Math.abs)));
   const named = (id) => actions.tokenText(id) || result.tokens[ids.indexOf(id)] || `#${id}`;
   const copies = c.tokens.filter((id, k) => c.ov_top[k][0][0] === id).length;
-  const picker = h('label', {}, `${t(lang, 'circ.headPick')} `, h('select', { 'data-circ-head': '', onchange: (ev) => actions.setCircuits({ head: ev.target.value.split('.').map(Number) }) },
-    ...heads.map(([a, b]) => h('option', { value: `${a}.${b}`, selected: a === l && b === hd }, headName(a, b)))));
-  return [h('h4', {}, t(lang, 'circ.headTitle', { head: headName(l, hd) })), h('p', { class: 'hint', html: t(lang, 'circ.headIntro') }), picker,
+  return [...intro,
     table(t(lang, 'circ.qkTitle'), result.tokens.map((tok, j) => `${j} ${tok}`),
       qk.map((row, i) => [`${i} ${result.tokens[i]}`, row.map((v, j) => (j > i ? h('td', { class: 'none' }) : cell(v, scale, v.toFixed(1))))])),
     h('p', { class: 'caption', 'data-circ': 'qk' }, t(lang, 'circ.qkSay', { head: headName(l, hd), k: offset, n: count, T: T - 1 })),
