@@ -4,7 +4,7 @@
 // into the induction heads as the strongest K-composition, the induction heads copying, their outputs
 // bringing the answer back — in both languages; changing the patched token redraws within a frame;
 // a model of real text patches when asked, and says in the learner's language when a change makes no
-// difference; a model without blocks has no such view.
+// difference; a model of one layer says composition needs two; a model without blocks has no such view.
 'use strict';
 
 const { test, before, after, beforeEach } = require('node:test');
@@ -180,3 +180,22 @@ test('a model of real text patches when asked and says, in the learner\'s langua
   assert.equal(await shown(), null);
   suite.assertNoProblems();
 });
+
+test('a model of one layer of blocks: composition says it needs two layers, in the learner\'s language, and the patching still runs', { timeout: TEST_TIMEOUT }, async () => {
+  const mha = await require('../../web/mha.js')();
+  const model = new mha.Model({ model: 'attn-only', layers: 1, dModel: 16, heads: 2, vocabSize: 32, maxPositions: 16, seed: 3 });
+  const bytes = Array.from(model.modelFile());
+  for (const [lang, words] of [['en', /at least 2 layers/], ['zh', /至少 2 层/]]) {
+    await open(`${server.url}?model=random&lang=${lang}`);
+    await page.evaluate((b) => document.querySelector('mha-demo').openFile(new File([new Uint8Array(b)], 'one-layer.safetensors')), bytes);
+    await page.evaluate(() => window.mhaPage.goTo('attend'));
+    await waitForView();
+    await page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits').scrollIntoView());
+    await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="scores-error"]'), null, { timeout: WAIT });
+    const said = await page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="scores-error"]').textContent);
+    assert.match(said, words);
+    await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="heads"], .circuits [data-circ="patch-error"]'), null, { timeout: WAIT });
+  }
+  suite.assertNoProblems();
+});
+
