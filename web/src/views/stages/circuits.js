@@ -13,6 +13,8 @@
 import { h } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage, storedError } from '../../messages.js';
+import { tokenLabels } from '../../format.js';
+import { namer } from './model.js';
 
 export const css = `
 .circuits table{border-collapse:collapse;font:12px/1.2 ui-monospace,monospace;margin:.3rem 0}
@@ -38,6 +40,12 @@ const HEAD_AT_ONCE = 2e6;
 const fixed = (v, d = 2) => (v >= 0 ? '+' : '−') + Math.abs(v).toFixed(d);
 const headName = (l, hd) => `${l}.${hd}`;
 const percent = (v) => `${Math.round(v * 100)}%`;
+// An id by its text: the model's vocabulary's (any id, the core's tokenText), else as the prediction
+// names it (model.js namer: the text's own token, then #id).
+const idNamer = (result, actions) => {
+  const name = namer(result);
+  return (id) => actions.tokenText(id) || name(id);
+};
 
 // A cell's colour: blue for positive, red for negative, mixed with white by |v| / scale (opaque, so
 // it reads the same on a dark page); its ink black or white, whichever contrasts more (WCAG).
@@ -137,11 +145,12 @@ function headPart(lang, state, actions, [l, hd], heads) {
   }
   const [offset, count] = [...offsets].reduce((a, b) => (b[1] > a[1] ? b : a), [0, 0]);
   const scale = Math.max(...qk.flatMap((row, i) => row.slice(0, i + 1).map(Math.abs)));
-  const named = (id) => actions.tokenText(id) || result.tokens[ids.indexOf(id)] || `#${id}`;
+  const named = idNamer(result, actions);
   const copies = c.tokens.filter((id, k) => c.ov_top[k][0][0] === id).length;
+  const labels = tokenLabels(result.tokens);
   return [...intro,
-    table(t(lang, 'circ.qkTitle'), result.tokens.map((tok, j) => `${j} ${tok}`),
-      qk.map((row, i) => [`${i} ${result.tokens[i]}`, row.map((v, j) => (j > i ? h('td', { class: 'none' }) : cell(v, scale, v.toFixed(1))))])),
+    table(t(lang, 'circ.qkTitle'), labels,
+      qk.map((row, i) => [labels[i], row.map((v, j) => (j > i ? h('td', { class: 'none' }) : cell(v, scale, v.toFixed(1))))])),
     h('p', { class: 'caption', 'data-circ': 'qk' }, t(lang, 'circ.qkSay', { head: headName(l, hd), k: offset, n: count, T: T - 1 })),
     table(t(lang, 'circ.ovTitle'), [t(lang, 'circ.raises')], c.tokens.map((id, k) => [named(id), [h('td', { style: { textAlign: 'left' } },
       c.ov_top[k].map(([to, v]) => `${named(to)} ${fixed(v, 1)}`).join('  '))]])),
@@ -169,9 +178,7 @@ function patchingPart(lang, state, actions) {
   const options = candidates(ids, actions.tokenText, config.vocabSize);
   // (a text that holds every id of the vocabulary: the next id)
   const replacement = chosen.replacement ?? options[0] ?? (ids[position] + 1) % config.vocabSize;
-  // An id by its text: the vocabulary's, else the text's own token (a model that numbers tokens by
-  // first appearance), else #id (a token the text does not hold).
-  const named = (id) => actions.tokenText(id) || (ids.includes(id) ? result.tokens[ids.indexOf(id)] : `#${id}`);
+  const named = idNamer(result, actions);
   const pick = (patch) => actions.setCircuits({ position, replacement, ...patch, forIds: ids.join() });
   const tokens = h('div', { class: 'circ-tokens', role: 'group', 'aria-label': t(lang, 'circ.pick') },
     ...result.tokens.slice(0, -1).map((tok, i) => h('button', { type: 'button', class: 'gen-btn', 'data-circ-position': i, 'aria-pressed': String(i === position), title: `${i}`, onclick: () => pick({ position: i }) }, tok)));
@@ -209,7 +216,7 @@ function patchingPart(lang, state, actions) {
     table(t(lang, 'circ.headsTitle'), Array.from({ length: H }, (_, j) => t(lang, 'circ.head', { h: j })),
       heads.map((row, l) => [t(lang, 'circ.layer', { l }), row.map((x) => cell(x.recovery, 1, percent(x.recovery), x === best))])),
     h('p', { class: 'caption', 'data-circ': 'heads' }, t(lang, 'circ.headsSay', { head: headName(best.layer, best.head), v: percent(best.recovery), l: bestLayer, sum: percent(layerSum[bestLayer]) })),
-    table(t(lang, 'circ.residualTitle'), result.tokens.map((tok, i) => `${i} ${tok}`),
+    table(t(lang, 'circ.residualTitle'), tokenLabels(result.tokens),
       residual.map((row, l) => [t(lang, 'circ.entering', { l }), row.map((x) => cell(x.recovery, 1, percent(x.recovery)))])),
     h('p', { class: 'caption', 'data-circ': 'residual' }, t(lang, carrier.position === T - 1 ? 'circ.residualLast' : 'circ.residualSay', { p: carrier.position, token: result.tokens[carrier.position], l: L - 1, v: percent(carrier.recovery) })));
   return out;
