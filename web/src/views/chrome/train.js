@@ -318,6 +318,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     },
     start() {
       if (state.running || state.step >= recipe().steps) return;
+      forget(); // a recorded history gives way to training here, from step 0
       const r = recipe();
       if (r.task === 'corpus' && textOf !== r.corpus) {
         // Its text first (a script beside the widget, loaded once), saying so meanwhile.
@@ -350,7 +351,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     },
     reset(seed = state.seed + 1) {
       state.seed = seed;
-      Object.assign(state, { step: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], stepsPerSecond: 0, snapshots: [], latest: null, shown: null });
+      Object.assign(state, { step: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], stepsPerSecond: 0, snapshots: [], latest: null, shown: null, recorded: null });
       endReason = 'reset';
       // (a recipe of real text whose text has not come resets when it starts: its start creates the trainer)
       const r = recipe();
@@ -359,6 +360,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       }
       showSnapshot();
       render();
+      showRecorded();
     },
     // Another recipe (the menu, or the model shown): started again from its own seed.
     choose(name) {
@@ -408,19 +410,9 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       render();
     }, () => {}); // without its script the panel is as before: nothing recorded to show
   }
-  const forget = () => {
+  function forget() {
     if (state.recorded) Object.assign(state, { recorded: null, losses: [], phaseStep: null, snapshots: [], latest: null, shown: null });
-  };
-  const { start: startLive, reset: resetLive } = controller;
-  controller.start = function start() {
-    forget();
-    return startLive.call(this);
-  };
-  controller.reset = function reset(seed) {
-    forget();
-    resetLive.call(this, seed);
-    showRecorded();
-  };
+  }
   render();
   showRecorded();
   return controller;
