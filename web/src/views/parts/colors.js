@@ -49,12 +49,29 @@ export function lutOf(scale) {
   return scale.kind === 'sequential' ? SEQUENTIAL : DIVERGING;
 }
 
-// Text colour readable on top of a cell colour.
-export function inkFor(v, scale) {
+// WCAG 2 relative luminance of an sRGB colour.
+const linear = (c) => ((c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+const luminance = (r, g, b) => 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+
+// Text colour readable on a background: white or black, whichever has the greater WCAG contrast
+// ratio against it — never under 4.58:1, the ratio where the two are equal. (A luma cut-off with the
+// page's #1d2330 left some mid reds and teals at 2.9:1; even the better of those two inks reaches
+// only 4.0:1 on some colours.)
+export function inkOn(r, g, b) {
+  const L = luminance(r, g, b);
+  return (1 + 0.05) / (L + 0.05) >= (L + 0.05) / 0.05 ? '#fff' : '#000';
+}
+
+// A value's cell colour on a scale, as [r, g, b].
+export function colorOf(v, scale) {
   const lut = lutOf(scale);
   const i = lutIndex(v, scale) * 3;
-  const lum = 0.299 * lut[i] + 0.587 * lut[i + 1] + 0.114 * lut[i + 2];
-  return lum < 140 ? '#fff' : '#1d2330';
+  return [lut[i], lut[i + 1], lut[i + 2]];
+}
+
+// Text colour readable on top of a cell colour.
+export function inkFor(v, scale) {
+  return inkOn(...colorOf(v, scale));
 }
 
 export function gradientCss(scale) {
