@@ -98,8 +98,10 @@ Vocabulary parse_vocabulary(const std::string& json, const std::string& name) {
   return out;
 }
 
+int special_tokens(const std::string& kind) { return kind == "chars" ? 3 : 2; }
+
 Vocabulary most_frequent(Vocabulary v, int n) {
-  const int size = static_cast<int>(v.tokens.size()), specials = v.kind == "chars" ? 3 : 2;
+  const int size = static_cast<int>(v.tokens.size()), specials = special_tokens(v.kind);
   if (n <= specials || n > size)
     throw Error("the " + v.corpus + " vocabulary keeps " + std::to_string(specials + 1) + " to " + std::to_string(size) + " of its tokens, not " +
                 std::to_string(n));
@@ -119,9 +121,10 @@ VocabTokenizer::VocabTokenizer(Vocabulary vocabulary) : vocabulary_(std::move(vo
   for (size_t id = 0; id < vocabulary_.tokens.size(); ++id)
     if (!ids_.emplace(vocabulary_.tokens[id], static_cast<int32_t>(id)).second)
       throw Error("a vocabulary has the token '" + printable(vocabulary_.tokens[id]) + "' twice");
+  first_word_ = special_tokens(vocabulary_.kind);
   if (vocabulary_.kind == "chars") {
     if (vocabulary_.tokens[2] != "\n") throw Error("a character vocabulary's third token is the line break");
-    newline_ = 2, first_word_ = 3;
+    newline_ = 2;
   }
 }
 

@@ -35,6 +35,9 @@ struct Vocabulary {
   std::string json;  // the file it came from, byte for byte: what a model file stores
 };
 
+// How many special tokens open a vocabulary of this kind: <unk>, <eos>, and for characters "\n".
+int special_tokens(const std::string& kind);
+
 // Parses models/corpus/{corpus}.vocab.json (format "mha-vocab", version 1); `name` names it in errors.
 Vocabulary parse_vocabulary(const std::string& json, const std::string& name);
 // Its `n` most frequent tokens (the first n: the file is frequency-ordered after its specials), the
@@ -70,7 +73,7 @@ class VocabTokenizer : public Tokenizer {
   void add_word_piece(Tokenized& out, const std::string& piece) const;
   Vocabulary vocabulary_;
   std::unordered_map<std::string, int32_t> ids_;
-  int32_t newline_ = -1, first_word_ = 2;
+  int32_t newline_ = -1, first_word_ = 0;  // first_word_: special_tokens(kind), set by the constructor
 };
 
 }  // namespace mha
