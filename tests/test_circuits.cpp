@@ -209,6 +209,28 @@ TEST_CASE("the shipped induction model: previous-token head → induction heads 
   CHECK(p.m_corrupt < 0);
 }
 
+TEST_CASE("patching a change that leaves the first choice as it was compares the answer with the token the change raised most") {
+  const mha::Model model = load_model(induction_path());
+  const int V = model.config().vocab_size;
+  // Changing the first token of a repeat leaves the repeat's next token the model's first choice.
+  const std::vector<int32_t> clean = {0, 5, 9, 23, 41, 7, 12, 5, 9, 23, 41, 7}, corrupt = {0, 6, 9, 23, 41, 7, 12, 5, 9, 23, 41, 7};
+  const mha::Trace a = model.run_ids(clean), b = model.run_ids(corrupt);
+  const float* before = a.get(-1, "logits").ptr() + a.get(-1, "logits").numel() - V;
+  const float* after = b.get(-1, "logits").ptr() + b.get(-1, "logits").numel() - V;
+  const int32_t answer = static_cast<int32_t>(std::max_element(before, before + V) - before);
+  REQUIRE(answer == static_cast<int32_t>(std::max_element(after, after + V) - after));
+  int32_t raised = -1;
+  for (int32_t w = 0; w < V; ++w)
+    if (w != answer && (raised < 0 || double(after[w]) - before[w] > double(after[raised]) - before[raised])) raised = w;
+  const mha::PatchResult p = mha::patch_activations(model, clean, corrupt);
+  CHECK(p.answer == answer);
+  CHECK(p.wrong == raised);
+  CHECK(p.m_clean - p.m_corrupt > 0);
+  // no other token makes the difference larger
+  for (int32_t w = 0; w < V; ++w)
+    if (w != answer) CHECK((double(before[answer]) - before[w]) - (double(after[answer]) - after[w]) <= p.m_clean - p.m_corrupt + 1e-9);
+}
+
 TEST_CASE("circuits and patching refuse what they cannot measure, each with its error") {
   const mha::Model model = load_model(induction_path());
   const auto code_of = [](const auto& fn) {

@@ -198,7 +198,7 @@ void add_patch_command(CLI::App& app) {
   corrupt->excludes(clean_ids)->excludes(corrupt_ids);
   cmd->add_option("--answer", o->answer, "the token id the clean text should give (default: the clean run's first choice)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--wrong", o->wrong, "the token id it is compared with (default: the corrupted run's first choice)")
+  cmd->add_option("--wrong", o->wrong, "the token id it is compared with (default: the corrupted run's first choice; where that is the answer too, the token the change raised most)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", o->json,
                 "print {answer, wrong, m_clean, m_corrupt, heads: [{layer, head, recovery}], residual: [{layer, position, recovery}]}");

@@ -16,10 +16,28 @@ double metric(const Trace& trace, int32_t answer, int32_t wrong, int V) {
   return static_cast<double>(row[answer]) - static_cast<double>(row[wrong]);
 }
 
-int32_t first_choice(const Trace& trace, int V) {
+const float* last_row(const Trace& trace, int V) {
   const Tensor& logits = trace.get(-1, "logits");
-  const float* row = logits.ptr() + logits.numel() - static_cast<size_t>(V);
+  return logits.ptr() + logits.numel() - static_cast<size_t>(V);
+}
+
+int32_t first_choice(const Trace& trace, int V) {
+  const float* row = last_row(trace, V);
   return static_cast<int32_t>(std::max_element(row, row + V) - row);
+}
+
+// The token the patching compares the answer with: the corrupted run's first choice; where that is
+// still the answer (on real text most single changes leave the next token as it was), the token the
+// change raised most against it — the largest rise of logit[w] from the clean run to the corrupted
+// one, w ≠ answer — which makes m_clean − m_corrupt as large as any choice of w can.
+int32_t default_wrong(const Trace& clean, const Trace& corrupt, int32_t answer, int V) {
+  const int32_t first = first_choice(corrupt, V);
+  if (first != answer) return first;
+  const float *before = last_row(clean, V), *after = last_row(corrupt, V);
+  int32_t best = answer == 0 ? 1 : 0;
+  for (int32_t w = 0; w < V; ++w)
+    if (w != answer && static_cast<double>(after[w]) - before[w] > static_cast<double>(after[best]) - before[best]) best = w;
+  return best;
 }
 
 void check_token(int32_t id, const char* field, const Config& c) {
@@ -66,7 +84,7 @@ PatchResult patch_activations(const Model& model, const std::vector<int32_t>& cl
   const Trace clean_run = model.run_ids(clean), corrupt_run = model.run_ids(corrupt);
   PatchResult out;
   out.answer = answer == -1 ? first_choice(clean_run, V) : answer;
-  out.wrong = wrong == -1 ? first_choice(corrupt_run, V) : wrong;
+  out.wrong = wrong == -1 ? default_wrong(clean_run, corrupt_run, out.answer, V) : wrong;
   out.m_clean = metric(clean_run, out.answer, out.wrong, V);
   out.m_corrupt = metric(corrupt_run, out.answer, out.wrong, V);
   const double difference = out.m_clean - out.m_corrupt;

@@ -25,7 +25,8 @@ struct PatchResult {
   std::vector<std::vector<double>> residual;  // [layer][position]: the stream entering block `layer`
 };
 
-// answer −1: the clean run's first choice at the last position; wrong −1: the corrupted run's.
+// answer −1: the clean run's first choice at the last position; wrong −1: the corrupted run's, or
+// where that is the answer too, the token whose logit the change raised most (w ≠ answer).
 // mha::Error: needs_blocks, needs_next_token, patch_lengths_differ, patch_token_outside_vocabulary,
 // patch_no_difference (m_clean = m_corrupt), and the ids' own (check_ids).
 PatchResult patch_activations(const Model& model, const std::vector<int32_t>& clean, const std::vector<int32_t>& corrupt,
