@@ -1,9 +1,11 @@
-// The trained model's gradient passes, off the main thread: its pruning curve (Model.prune, once: a
-// backward pass and nine runs for each of catalog.importance.samples sequences) and the importance
-// of its heads on each text shown (Model.headImportance, a backward pass: a few ms the text change
-// need not wait for). One Web Worker of their own (worker.js, messages {analysis: {id, bytes?, prune
-// | importance: ids}}) holds the model; where none can start, each runs on the main thread after the
-// next frame. ask(...) -> Promise of the core's object, or a rejection with the reason.
+// Passes over one model's weights, off the main thread: the trained model's pruning curve
+// (Model.prune, once: a backward pass and nine runs for each of catalog.importance.samples sequences)
+// and the importance of its heads on each text shown (Model.headImportance, a backward pass: a few ms
+// the text change need not wait for); a real-text model's activation patching (Model.patch: hundreds
+// of runs, seconds). One Web Worker of their own (worker.js, messages {analysis: {id, bytes?, prune |
+// importance: ids | patch: {clean, corrupt}}}) holds the model; where none can start, each runs on the
+// main thread after the next frame. ask(...) -> Promise of the core's object, or a rejection with the
+// reason (a core error's code, field and params on it, as messages.js storedError reads them).
 export function createAnalyses(makeWorker, bytes, onMainThread) {
   let worker = null;
   let broken = !makeWorker;
@@ -36,11 +38,11 @@ export function createAnalyses(makeWorker, bytes, onMainThread) {
       return;
     }
     worker.onmessage = (ev) => {
-      const { id, out, error } = ev.data;
+      const { id, out, error, detail } = ev.data;
       const job = waiting.get(id);
       waiting.delete(id);
       if (job && out) job.resolve(out);
-      else if (job) job.reject(new Error(error));
+      else if (job) job.reject(Object.assign(new Error(error), detail));
     };
     worker.onerror = (ev) => {
       ev.preventDefault();
@@ -49,7 +51,7 @@ export function createAnalyses(makeWorker, bytes, onMainThread) {
   }
 
   return {
-    // message: {prune: true} or {importance: ids}
+    // message: {prune: true}, {importance: ids} or {patch: {clean, corrupt}}
     ask(message) {
       if (!broken && !worker) start();
       if (broken) return later(message);

@@ -40,7 +40,8 @@ export function initialState() {
     // ran, scored: the patching and the model whose scores were last asked for where they do not come at once
     // head: the [layer, head] whose QK and OV are shown (null: the strongest composition's writer);
     // headShown: the text and head they were last asked for where they do not come at once
-    circuits: { mode: 'K', position: null, replacement: null, forIds: null, ran: null, scored: null, head: null, headShown: null },
+    // patched: {asked, result | error} of the last patching run in the background (element.js)
+    circuits: { mode: 'K', position: null, replacement: null, forIds: null, ran: null, scored: null, head: null, headShown: null, patched: null },
   };
 }
 

@@ -24,7 +24,7 @@ import { createGeneration } from './generation.js';
 import { createWorkerClient } from './workerClient.js';
 import { lazyWorker } from './lazyWorker.js';
 import { partScript } from './parts.js';
-import { messageOf } from './messages.js';
+import { messageOf, storedError } from './messages.js';
 import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
 import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine, partReady, gradientsWorkerURL, wholeModule } from './sharedModule.js';
 import { partMissing } from './views/parts/fromPart.js';
@@ -230,6 +230,7 @@ export class MhaDemo extends HTMLElement {
     this._generation.stop();
     if (this._worker) this._worker.stop();
     if (this._analyses) this._analyses.stop();
+    if (this._patcher) this._patcher.analyses.stop();
     this.pause();
     this.cancelHeadSweep();
   }
@@ -444,6 +445,7 @@ export class MhaDemo extends HTMLElement {
       setCircuits: (patch) => this._store.set({ circuits: { ...this._store.state.circuits, ...patch } }),
       circuits: (compute) => this._engine.circuits(this._store.state.settings, compute),
       patch: (clean, corrupt) => this._engine.patch(this._store.state.settings, clean, corrupt),
+      patchInBackground: (asked, clean, corrupt) => this._patchInBackground(asked, clean, corrupt),
       headCircuit: (ids, layer, head) => this._engine.headCircuit(this._store.state.settings, ids, layer, head),
       tokenText: (id) => this._engine.tokenText(this._store.state.settings, id),
     };
@@ -541,6 +543,34 @@ export class MhaDemo extends HTMLElement {
     this._analyses.ask({ importance: ids }).then((importance) => afterNextFrame(() => {
       if (this._importanceFor === wanted) this._store.set({ importance: { ids, ...importance } });
     }), () => {}); // the panel keeps showing — for it
+  }
+
+  // A patching of seconds (a real-text model's: hundreds of runs) off the main thread: a shipped
+  // model's in a page worker of its own that loads its file (analyses.js), any other model's on the
+  // main thread after the frame that says it is running. `asked` names the model, text and change;
+  // the result (or error) lands in state.circuits.patched, for the view to draw.
+  _patchInBackground(asked, clean, corrupt) {
+    if (this._patching === asked) return;
+    this._patching = asked;
+    const { settings } = this._store.state;
+    const bytes = this._engine.shownShippedBytes(settings);
+    const key = bytes ? settings.model : null;
+    if (!this._patcher || this._patcher.key !== key) {
+      if (this._patcher) this._patcher.analyses.stop();
+      const makeWorker = bytes && this._workerURL ? () => new Worker(this._workerURL()) : null;
+      // On the main thread: only for the settings it was asked on (else superseded: null).
+      const here = ({ patch, settings: s }) => (s === this._store.state.settings ? this._engine.patch(s, patch.clean, patch.corrupt) : null);
+      this._patcher = { key, analyses: createAnalyses(makeWorker, bytes, here) };
+    }
+    // (the settings ride along for the main thread's run; a worker has its model and ignores them)
+    this._patcher.analyses.ask({ patch: { clean, corrupt }, settings }).then((result) => (result ? { result } : null), (e) => ({ error: storedError(e) })).then((done) => {
+      if (this._patching !== asked) return;
+      if (!done) {
+        this._patching = null; // superseded: asked again when drawn
+        return;
+      }
+      this._store.set({ circuits: { ...this._store.state.circuits, patched: { asked, ...done } } });
+    });
   }
 
   // One `error` event per new message.

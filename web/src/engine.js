@@ -365,6 +365,13 @@ export class Engine {
     return this._circuits.value.scores;
   }
 
+  // The file of the shipped model settings show (a worker loads it to patch it), else null.
+  shownShippedBytes(settings) {
+    const kind = MODEL_KINDS[settings.model];
+    const bytes = kind && kind.shipped ? this.shipped[kind.shipped] : null;
+    return bytes instanceof Uint8Array ? bytes : null;
+  }
+
   // Activation patching on the model shown (Model.patch): clean and corrupted ids of one length.
   patch(settings, clean, corrupt) {
     return this._modelShown(settings).patch({ clean, corrupt });

@@ -32,6 +32,9 @@ export function tokenLabels(tokens) {
 
 // A token as it is read aloud (a heatmap's cell, its description): the token, then its position.
 export const tokenName = (tokens, i) => `${tokens[i]} (${i})`;
+// A token named on its own (a prediction, an answer): a line break — the poems' token between lines —
+// as ↵ and a space as ␣, never an empty cell.
+export const visibleToken = (s) => (s === '\n' ? '↵' : s === ' ' ? '␣' : s);
 
 // Text to put inside HTML (or an attribute value) as it is.
 export const escapeHtml = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);

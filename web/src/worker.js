@@ -4,8 +4,9 @@
 //   in   {id, settings, weights: null | {key, layout, layer, bytes?}}   (bytes only when new to it)
 //   out  {id, result, ms} | {id, error: {message, phase, field, code, params, page}} (MhaError) | {id, fatal: message}
 // A message with a `train` field goes to the training loop instead (training.js), one with a `sweep`
-// field to the head-count sweep (sweep.js); one with {analysis: {id, bytes?, prune | importance: ids}}
-// runs a gradient pass of the model whose bytes came (analyses.js): out {id, out} | {id, error}.
+// field to the head-count sweep (sweep.js); one with {analysis: {id, bytes?, prune | importance: ids
+// | patch: {clean, corrupt}}} runs a gradient pass or an activation patching of the model whose bytes
+// came (analyses.js): out {id, out} | {id, error, detail?: {code, field, params}} (a core error's).
 import { Engine } from './engine.js';
 import { trainingMessage } from './training.js';
 import { sweepMessage } from './sweep.js';
@@ -37,12 +38,13 @@ function serve() {
       return;
     }
     if (ev.data.analysis) {
-      const { id: job, bytes, prune, importance } = ev.data.analysis;
+      const { id: job, bytes, prune, importance, patch } = ev.data.analysis;
       try {
         if (bytes) (analysed || (analysed = new mha.Model())).loadModel(bytes);
-        self.postMessage({ id: job, out: prune ? analysed.prune() : analysed.headImportance(importance) });
+        self.postMessage({ id: job, out: prune ? analysed.prune() : patch ? analysed.patch(patch) : analysed.headImportance(importance) });
       } catch (e) {
-        self.postMessage({ id: job, error: String((e && e.message) || e) });
+        const detail = e && e.code ? { code: e.code, field: e.field, params: e.params } : undefined;
+        self.postMessage({ id: job, error: String((e && e.message) || e), detail });
       }
       return;
     }

@@ -299,7 +299,7 @@ export function attendParts(state, actions) {
       ? [
         { key: [result, lang, c.mode, c.scored], make: () => circuitsView.scoresPanel(state, actions), lazy: true },
         { key: [result, lang, c.mode, c.scored, c.head, c.headShown], make: () => circuitsView.headPanel(state, actions), lazy: true },
-        { key: [result, lang, c.position, c.replacement, c.forIds, c.ran], make: () => circuitsView.patchPanel(state, actions), lazy: true },
+        { key: [result, lang, c.position, c.replacement, c.forIds, c.ran, c.patched], make: () => circuitsView.patchPanel(state, actions), lazy: true },
       ]
       : [{ key: [null], make: () => null }, { key: [null], make: () => null }, { key: [null], make: () => null }]),
     { key: [result, lang, attendMode, state.head], make: () => headDetail(state), lazy: true },

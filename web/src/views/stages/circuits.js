@@ -13,8 +13,9 @@
 import { h } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage, storedError } from '../../messages.js';
-import { tokenLabels } from '../../format.js';
+import { tokenLabels, visibleToken } from '../../format.js';
 import { namer } from './model.js';
+import { colorOf, inkOn } from '../parts/colors.js';
 
 export const css = `
 .circuits table{border-collapse:collapse;font:12px/1.2 ui-monospace,monospace;margin:.3rem 0}
@@ -44,17 +45,14 @@ const percent = (v) => `${Math.round(v * 100)}%`;
 // names it (model.js namer: the text's own token, then #id).
 const idNamer = (result, actions) => {
   const name = namer(result);
-  return (id) => actions.tokenText(id) || name(id);
+  return (id) => visibleToken(actions.tokenText(id)) || name(id);
 };
 
-// A cell's colour: blue for positive, red for negative, mixed with white by |v| / scale (opaque, so
-// it reads the same on a dark page); its ink black or white, whichever contrasts more (WCAG).
-const linear = (c) => ((c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+// A cell coloured on the page's diverging scale (red for positive, as every signed table here), its
+// ink whichever contrasts more (colors.js).
 function cell(v, scale, text, top = false) {
-  const a = 0.85 * Math.min(1, Math.abs(v) / (scale || 1));
-  const rgb = (v >= 0 ? [3, 56, 252] : [181, 0, 11]).map((c) => Math.round(255 - a * (255 - c)));
-  const luminance = 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]);
-  return h('td', { class: top ? 'circ-top' : '', style: { background: `rgb(${rgb})`, color: luminance < 0.18 ? '#fff' : '#000' } }, text);
+  const rgb = colorOf(v, { kind: 'diverging', max: scale || 1 });
+  return h('td', { class: top ? 'circ-top' : '', style: { background: `rgb(${rgb})`, color: inkOn(...rgb) } }, text);
 }
 
 function table(caption, cols, rows) {
@@ -189,19 +187,30 @@ function patchingPart(lang, state, actions) {
   const corrupt = ids.slice();
   corrupt[position] = replacement;
   // 2 + L·H + L·T runs of the model: at once while they take a few milliseconds (the induction model:
-  // 34 runs of 12 tokens), else when asked (a model of real text on a poem: 274 runs of 64 tokens,
-  // about a second and a half, on the main thread).
+  // 34 runs of 12 tokens), else when asked and off the main thread (a model of real text on a poem:
+  // 274 runs of 64 tokens, about a second and a half), saying that it runs until it is done.
   const { layers: L, heads: H, dModel: d } = config;
   const runs = 2 + L * H + L * ids.length;
-  const asked = `${ids.join()}|${position}|${replacement}`;
-  if (runs * ids.length * L * d * d > PATCH_AT_ONCE && state.circuits.ran !== asked) {
-    return [...out, h('button', { type: 'button', class: 'gen-btn', 'data-circ': 'run', onclick: () => actions.setCircuits({ ran: asked }) }, t(lang, 'circ.run', { n: runs }))];
-  }
+  const asked = `${state.settings.model}|${ids.join()}|${position}|${replacement}`;
+  const failed = (e) => [...out, h('p', { class: 'banner', role: 'alert', 'data-circ': 'patch-error' }, localMessage(e, lang))];
   let r;
-  try {
-    r = actions.patch(ids, corrupt);
-  } catch (e) {
-    return [...out, h('p', { class: 'banner', role: 'alert', 'data-circ': 'patch-error' }, localMessage(storedError(e), lang))];
+  if (runs * ids.length * L * d * d > PATCH_AT_ONCE) {
+    if (state.circuits.ran !== asked) {
+      return [...out, h('button', { type: 'button', class: 'gen-btn', 'data-circ': 'run', onclick: () => actions.setCircuits({ ran: asked }) }, t(lang, 'circ.run', { n: runs }))];
+    }
+    const done = state.circuits.patched;
+    if (!done || done.asked !== asked) {
+      actions.patchInBackground(asked, ids, corrupt);
+      return [...out, h('p', { class: 'hint', role: 'status', 'data-circ': 'patching' }, t(lang, 'circ.patching', { n: runs }))];
+    }
+    if (done.error) return failed(done.error);
+    r = done.result;
+  } else {
+    try {
+      r = actions.patch(ids, corrupt);
+    } catch (e) {
+      return failed(storedError(e));
+    }
   }
   const heads = Array.from({ length: L }, (_, l) => r.heads.filter((x) => x.layer === l));
   const best = r.heads.reduce((a, b) => (b.recovery > a.recovery ? b : a));

@@ -7,6 +7,7 @@ import { matrixTensor } from '../parts/matrix.js';
 import { liveView, frameOf } from '../parts/structure.js';
 import { STRINGS } from '../../strings.js';
 import { readsIds, ownVocabulary } from '../../modelFacts.js';
+import { visibleToken } from '../../format.js';
 
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
 const tensorsOf = (result, stageId) => Object.keys(result.tensors).filter((n) => !n.startsWith('layers.') && result.tensors[n].stage === stageId);
@@ -39,8 +40,8 @@ export function namer(result) {
   const text = new Map();
   result.ids.forEach((id, i) => text.has(id) || text.set(id, result.tokens[i]));
   const known = result.vocabText || {};
-  if (ownVocabulary(result.config)) return (id) => known[id] || text.get(id) || `#${id}`;
-  return (id) => (text.has(id) ? text.get(id) : known[id] || `#${id}`);
+  if (ownVocabulary(result.config)) return (id) => visibleToken(known[id] || text.get(id) || `#${id}`);
+  return (id) => visibleToken(text.has(id) ? text.get(id) : known[id] || `#${id}`);
 }
 
 // A recall model's K readouts at every position (probs (1, T, K, V)): each one's first choice and its
