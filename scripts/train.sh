@@ -32,7 +32,7 @@ build/native/mha train --task corpus --corpus brown --out models/brown.safetenso
 wait "$tang"
 # Vaswani et al.'s Table 3 (A) on the poems: every head count at one d_model, two seeds, one core each
 # (README.md, "Real text"). Rows in the sweep's own order: heads, then seed.
-sweep=(build/native/mha sweep --task corpus --corpus tang --layers 2 --d-model 128 --window 64 --steps 1500 --heads 1,2,4,8,16,32)
+sweep=(build/native/mha sweep --task corpus --corpus tang --layers 2 --d-model 128 --window 64 --batch 16 --steps 1500 --heads 1,2,4,8,16,32)
 "${sweep[@]}" --seeds 1 --csv build/tang-sweep.1.csv &
 first=$!
 "${sweep[@]}" --seeds 2 --csv build/tang-sweep.2.csv

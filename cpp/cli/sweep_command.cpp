@@ -29,7 +29,7 @@ struct SweepOptions {
   // The corpus task: which corpus and where npm run corpus put it; the recipe's sizes (--layers, --d-model,
   // --steps, --window) replace the shipped corpus recipe's only where given.
   std::string corpus = "tang", corpus_dir = "build/corpus";
-  int layers = 0, window = 0;
+  int layers = 0, window = 0, batch = 0;
   CLI::Option *steps_option = nullptr, *d_model_option = nullptr;
   std::vector<uint64_t> seeds;
 };
@@ -68,6 +68,7 @@ void sweep_corpus(const SweepOptions& o) {
   mha::Recipe recipe = mha::corpus_recipe(o.corpus, mha::load_corpus(o.corpus, o.corpus_dir));
   if (o.layers > 0) recipe.config.layers = o.layers;
   if (o.window > 0) recipe.corpus.length = o.window;
+  if (o.batch > 0) recipe.batch = o.batch;
   if (o.steps_option->count() > 0) recipe.steps = o.recipe.steps, recipe.warmup = std::min(recipe.warmup, recipe.steps);
   if (o.d_model_option->count() > 0) recipe.config.d_model = o.recipe.config.d_model;
   recipe = mha::checked_recipe(recipe);
@@ -199,6 +200,7 @@ CLI::App* add_sweep_command(CLI::App& app) {
   cmd->add_option("--seeds", o->seeds, "corpus: seeds, comma-separated; each head count trains once per seed")->delimiter(',');
   cmd->add_option("--layers", o->layers, "corpus: blocks (default: the corpus recipe's)")->check(CLI::Range(1, mha::kMaxLayers));
   cmd->add_option("--window", o->window, "corpus: tokens per window")->check(CLI::Range(2, mha::kMaxTextTokens));
+  cmd->add_option("--batch", o->batch, "corpus: windows per step (default: the corpus recipe's)")->check(CLI::Range(1, mha::kMaxBatch));
   cmd->add_option("--heads", o->heads, "head counts, comma-separated; each must divide d_model")->delimiter(',');
   cmd->add_option("--seed", o->recipe.config.seed, "seed of the initial weights and the data, the same for every head count");
   o->steps_option = cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(CLI::Range(1, 10000000));
