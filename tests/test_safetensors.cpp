@@ -560,6 +560,29 @@ TEST_CASE("a pytorch file without biases loads with zero biases") {
   CHECK(l.attention.b_o.data == std::vector<float>(4, 0.0f));
 }
 
+TEST_CASE("each layout looks for a layer where its checkpoints keep it, in order") {
+  const Bytes bytes = reference("gpt2_layer1.weights.safetensors");
+  const mha::SafetensorsFile f = open(bytes);
+  struct Looked {
+    mha::WeightLayout layout;
+    std::string key;
+    std::vector<std::string> prefixes;
+  };
+  const std::vector<std::string> ours = {"h.7.", "transformer.h.7.", ""};
+  const std::vector<std::string> pytorch = {"", "self_attn.", "layers.7.self_attn.", "encoder.layers.7.self_attn."};
+  const std::vector<std::string> llama = {"", "self_attn.", "model.layers.7.self_attn.", "layers.7.self_attn."};
+  for (const Looked& l : {Looked{mha::WeightLayout::pytorch, "in_proj_weight", pytorch},
+                          Looked{mha::WeightLayout::llama, "q_proj.weight", llama},
+                          Looked{mha::WeightLayout::gpt2, "attn.c_attn.weight", ours},
+                          Looked{mha::WeightLayout::attn_only, "attn.c_attn.weight", ours}}) {
+    std::string says = std::string("no ") + mha::layout_name(l.layout) + " attention weights for layer 7: looked for ";
+    for (size_t i = 0; i < l.prefixes.size(); ++i) says += (i == 0 ? "'" : ", '") + l.prefixes[i] + l.key + "'";
+    const std::string m = error_of([&] { mha::load_weights_layer(f, l.layout, 7, 4, 0); });
+    CHECK(m.size() >= says.size());
+    CHECK(m.substr(m.size() - std::min(m.size(), says.size())) == says);
+  }
+}
+
 TEST_CASE("a gpt2 file asked for a layer it does not have lists the names it looked for") {
   const Bytes bytes = reference("gpt2_layer1.weights.safetensors");
   const mha::SafetensorsFile f = open(bytes);

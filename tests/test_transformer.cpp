@@ -194,6 +194,53 @@ TEST_CASE("a model file round-trips through write_model and read_model") {
   }
 }
 
+TEST_CASE("every preset with blocks saves and loads in the layout named after it") {
+  for (const mha::PresetSpec& p : mha::kPresets) {
+    CAPTURE(p.name);
+    if (!p.blocks) continue;
+    const mha::WeightLayout layout = mha::whole_model_layout(p.preset);
+    CHECK(std::string(mha::layout_name(layout)) == p.name);
+    const mha::Config c = blocks_config(p.preset);
+    const std::vector<uint8_t> bytes = mha::write_model(mha::Model(c).model_weights(), c);
+    const mha::SafetensorsFile file(bytes.data(), bytes.size());
+    CHECK(file.metadata().at("layout") == p.name);
+    CHECK(mha::whole_model_preset(file, file.metadata().at("layout")) == p.preset);
+    const mha::Model loaded = mha::Model::from_model_file(bytes.data(), bytes.size(), layout, 0);
+    CHECK(loaded.config().preset == p.preset);
+    CHECK(loaded.facts().layout == p.name);
+  }
+  CHECK_THROWS_WITH_AS(mha::whole_model_layout(mha::Preset::single), "a single model has no file layout of its own",
+                       mha::Error);
+}
+
+TEST_CASE("a whole model is read in a layout of a preset with blocks only") {
+  const mha::Config c = blocks_config(mha::Preset::gpt2);
+  const std::vector<uint8_t> bytes = mha::write_model(mha::Model(c).model_weights(), c);
+  const mha::SafetensorsFile file(bytes.data(), bytes.size(), "m.safetensors");
+  for (const char* one : {"pytorch", "llama"}) {
+    CAPTURE(one);
+    CHECK_THROWS_WITH_AS(mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(one), 0),
+                         ("a whole model is read in the gpt2 or attn-only layout, not " + std::string(one)).c_str(),
+                         mha::Error);
+    CHECK_THROWS_WITH_AS(mha::whole_model_preset(file, one),
+                         ("m.safetensors holds one " + std::string(one) +
+                          " attention layer, not a whole model: load it as weights").c_str(),
+                         mha::Error);
+  }
+  CHECK_THROWS_WITH_AS(mha::whole_model_preset(file, "bert"),
+                       "unknown weight layout 'bert'; expected pytorch, llama, gpt2 or attn-only", mha::Error);
+  CHECK(mha::whole_model_layout_names() == "gpt2 or attn-only");
+  mha::Config rope;
+  rope.heads = 2, rope.rope_base = 10000;
+  for (const char* plain : {"pytorch", "gpt2", "attn-only"}) {
+    CAPTURE(plain);
+    CHECK_THROWS_WITH_AS(mha::Model::from_safetensors(rope, bytes.data(), bytes.size(), mha::parse_layout(plain), 0),
+                         ("a RoPE base goes with llama-layout weights; " + std::string(plain) +
+                          " attention has no rotary position embeddings").c_str(),
+                         mha::Error);
+  }
+}
+
 TEST_CASE("a recall model's file says task recall and its K, and reads back with its K readouts") {
   mha::Config c = blocks_config(mha::Preset::attn_only, 1);
   c.readouts = 4;
@@ -408,7 +455,7 @@ TEST_CASE("a broken model file is an error naming the tensor or block, never a s
     CAPTURE(mha::preset_name(preset));
     const mha::Config c = blocks_config(preset, 3);
     const std::vector<uint8_t> good = mha::write_model(mha::Model(c).model_weights(), c);
-    const mha::WeightLayout layout = preset == mha::Preset::gpt2 ? mha::WeightLayout::gpt2 : mha::WeightLayout::attn_only;
+    const mha::WeightLayout layout = mha::whole_model_layout(preset);
     const auto load_error = [&](const std::vector<uint8_t>& bytes) {
       try {
         mha::Model::from_model_file(bytes.data(), bytes.size(), layout, 0);

@@ -110,7 +110,7 @@ std::optional<mha::ModelConfigFile> config_file_for(const RunOptions& o) {
 }  // namespace
 
 mha::Model load_model(const RunOptions& o) {
-  if (o.rope_base > 0 && (o.weights_path.empty() || o.layout != "llama"))
+  if (o.rope_base > 0 && (o.weights_path.empty() || o.layout.empty() || !mha::layout_spec(mha::parse_layout(o.layout)).rope))
     throw mha::Error("--rope-base goes with --weights and --layout llama: only Llama's layers turn q and k by position");
   mha::Config config = o.config;
   config.rope_base = o.rope_base;
@@ -123,11 +123,12 @@ mha::Model load_model(const RunOptions& o) {
     const std::vector<uint8_t> bytes = mha::read_file(o.model_path);
     const std::string layout =
         o.layout.empty() ? mha::guess_layout(mha::SafetensorsFile(bytes.data(), bytes.size(), o.model_path)) : o.layout;
-    if (layout == "pytorch" || layout == "llama")
+    const mha::WeightLayout parsed = mha::parse_layout(layout);
+    if (!mha::layout_spec(parsed).whole_model)
       throw mha::Error(o.model_path + " holds one " + layout +
                        " attention layer, not a whole model: open it with --weights");
     const std::optional<mha::ModelConfigFile> hf = config_file_for(o);
-    mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(layout),
+    mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), parsed,
                                                    o.heads_given ? config.heads : 0, o.model_path, hf ? &*hf : nullptr);
     if (model.facts().heads_from == mha::heads_source_name(mha::HeadsSource::gpt2_d_head))
       std::cerr << "mha: note: " << o.model_path << " does not say its heads: " << model.config().heads << " = d_model "

@@ -59,8 +59,9 @@ void safetensors_header(const uint8_t* data, size_t size) {
 }
 
 void model_file(const uint8_t* data, size_t size) {
-  for (mha::WeightLayout layout : {mha::WeightLayout::gpt2, mha::WeightLayout::attn_only})
-    refused([&] { run_briefly(mha::Model::from_model_file(data, size, layout, 0, "fuzz.safetensors")); });
+  for (const mha::LayoutSpec& l : mha::kLayouts)
+    if (l.whole_model)
+      refused([&] { run_briefly(mha::Model::from_model_file(data, size, l.layout, 0, "fuzz.safetensors")); });
   mha::Config base;
   base.heads = 1;
   for (mha::WeightLayout layout : {mha::WeightLayout::pytorch, mha::WeightLayout::llama, mha::WeightLayout::gpt2})

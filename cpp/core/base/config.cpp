@@ -53,16 +53,6 @@ Error no_such_head(long long layer, long long head, const Config& c, const char*
                 {"last_head", to_string(c.heads - 1)}});
 }
 
-namespace {
-constexpr bool presets_in_enum_order() {
-  int i = 0;
-  for (const PresetSpec& p : kPresets)
-    if (static_cast<int>(p.preset) != i++) return false;
-  return true;
-}
-static_assert(presets_in_enum_order(), "kPresets must have one row per Preset, in the enum's order");
-}  // namespace
-
 Preset parse_preset(const char* name) {
   std::string names;
   for (const PresetSpec& p : kPresets) {

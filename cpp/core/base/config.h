@@ -1,6 +1,7 @@
 // What a learner sets: the kind of model and its sizes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,15 @@ constexpr double kDefaultRopeBase = 10000.0;  // Llama's rope_theta when a file 
 constexpr float kLayerNormEps = 1e-5f;         // GPT-2's
 constexpr int kGpt2DHead = 64;  // every GPT-2 size: d_model / heads (a checkpoint that does not say its heads)
 
+// Whether a table indexed by an enum (kPresets, kLayouts) lists its rows in the enum's order, `key`
+// naming each row's value: the lookups index it, so a row out of place would answer for another.
+template <typename Row, typename Enum, size_t N>
+constexpr bool in_enum_order(const Row (&rows)[N], Enum Row::*key) {
+  for (size_t i = 0; i < N; ++i)
+    if (static_cast<size_t>(rows[i].*key) != i) return false;
+  return true;
+}
+
 // One description, three kinds of model, each a row of kPresets below (in the enum's order).
 enum class Preset { single, attn_only, gpt2 };
 
@@ -46,6 +56,7 @@ inline constexpr PresetSpec kPresets[] = {
     // unembedding tied to the token table
     {Preset::gpt2, "gpt2", true, true, true, true},
 };
+static_assert(in_enum_order(kPresets, &PresetSpec::preset), "kPresets must have one row per Preset, in the enum's order");
 constexpr const PresetSpec& preset_spec(Preset p) { return kPresets[static_cast<int>(p)]; }
 Preset parse_preset(const char* name);  // a row's name, else mha::Error
 const char* preset_name(Preset preset);

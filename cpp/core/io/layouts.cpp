@@ -1,7 +1,6 @@
 #include "io/layouts.h"
 
 #include <cmath>
-#include <iterator>
 #include <vector>
 
 #include "base/error.h"
@@ -13,27 +12,16 @@ namespace {
 
 using std::to_string;
 
-FileLayout file_layout(WeightLayout layout) {
-  switch (layout) {
-    case WeightLayout::pytorch: return FileLayout::pytorch;
-    case WeightLayout::llama: return FileLayout::llama;
-    case WeightLayout::gpt2:
-    case WeightLayout::attn_only: break;
+// The row's prefixes with {N} read as `layer`.
+std::vector<std::string> prefixes(const LayoutSpec& layout, int layer) {
+  std::vector<std::string> out;
+  for (const char* pattern : layout.prefixes) {
+    if (!pattern) break;
+    std::string p = pattern;
+    if (const size_t at = p.find("{N}"); at != std::string::npos) p.replace(at, 3, to_string(layer));
+    out.push_back(std::move(p));
   }
-  return FileLayout::model;
-}
-
-// Where real checkpoints keep layer `layer`'s attention: the same module nests at different depths
-// (a bare module, a layer of a model), so each layout lists the usual places.
-std::vector<std::string> prefixes(WeightLayout layout, int layer) {
-  const std::string l = to_string(layer);
-  switch (layout) {
-    case WeightLayout::pytorch: return {"", "self_attn.", "layers." + l + ".self_attn.", "encoder.layers." + l + ".self_attn."};
-    case WeightLayout::llama: return {"", "self_attn.", "model.layers." + l + ".self_attn.", "layers." + l + ".self_attn."};
-    case WeightLayout::gpt2:
-    case WeightLayout::attn_only: break;
-  }
-  return {"h." + l + ".", "transformer.h." + l + ".", ""};
+  return out;
 }
 
 const ParameterSpec& spec_named(const char* name) {
@@ -43,15 +31,15 @@ const ParameterSpec& spec_named(const char* name) {
 }
 
 // The first prefix under which the layer's W_Q tensor exists.
-std::string find_prefix(const SafetensorsFile& file, WeightLayout layout, int layer) {
-  const std::string key = file_tensor(spec_named("attn.w_q"), file_layout(layout)).name;
+std::string find_prefix(const SafetensorsFile& file, const LayoutSpec& layout, int layer) {
+  const std::string key = file_tensor(spec_named("attn.w_q"), layout.columns).name;
   std::string looked;
   for (const std::string& p : prefixes(layout, layer)) {
     if (file.has(p + key)) return p;
     looked += (looked.empty() ? "'" : ", '") + p + key + "'";
   }
   throw file_error(ErrorCode::layer_not_found, file.name(),
-                   {{"layout", layout_name(layout)}, {"layer", to_string(layer)}, {"looked", looked}});
+                   {{"layout", layout.name}, {"layer", to_string(layer)}, {"looked", looked}});
 }
 
 // The size of W's output (transposed: the file's columns) or input dimension of a 2-d file tensor.
@@ -108,27 +96,58 @@ void read_tables(const SafetensorsFile& f, const std::string& prefix, LoadedWeig
 }  // namespace
 
 namespace {
-// The names of WeightLayout's values, in its order.
-constexpr const char* kLayoutNames[] = {"pytorch", "llama", "gpt2", "attn-only"};
+// A model with blocks is saved in its preset's layout and read back by it, so each has exactly one.
+constexpr bool one_layout_per_preset_with_blocks() {
+  for (const PresetSpec& p : kPresets) {
+    int rows = 0;
+    for (const LayoutSpec& l : kLayouts) rows += l.whole_model == p.preset;
+    if (rows != (p.blocks ? 1 : 0)) return false;
+  }
+  return true;
+}
+static_assert(one_layout_per_preset_with_blocks(), "kLayouts must have one whole-model row per preset with blocks");
+
+// "a, b or c": the rows' names for which `keep` holds, in order.
+template <typename Keep>
+std::string listed(Keep keep) {
+  std::vector<const char*> names;
+  for (const LayoutSpec& l : kLayouts)
+    if (keep(l)) names.push_back(l.name);
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+  return out;
+}
 }  // namespace
 
 WeightLayout parse_layout(const std::string& name) {
-  for (int i = 0; i < static_cast<int>(std::size(kLayoutNames)); ++i)
-    if (name == kLayoutNames[i]) return static_cast<WeightLayout>(i);
-  std::string names;  // "pytorch, llama, gpt2 or attn-only", from the table
-  for (size_t i = 0; i < std::size(kLayoutNames); ++i)
-    names += (i == 0 ? "" : i + 1 == std::size(kLayoutNames) ? " or " : ", ") + std::string(kLayoutNames[i]);
-  throw Error("unknown weight layout '" + name + "'; expected " + names);
+  for (const LayoutSpec& l : kLayouts)
+    if (name == l.name) return l.layout;
+  throw Error("unknown weight layout '" + name + "'; expected " + listed([](const LayoutSpec&) { return true; }));
 }
 
-const char* layout_name(WeightLayout layout) { return kLayoutNames[static_cast<int>(layout)]; }
+const char* layout_name(WeightLayout layout) { return layout_spec(layout).name; }
 
-std::vector<std::string> layout_names() { return {std::begin(kLayoutNames), std::end(kLayoutNames)}; }
+std::vector<std::string> layout_names() {
+  std::vector<std::string> names;
+  for (const LayoutSpec& l : kLayouts) names.emplace_back(l.name);
+  return names;
+}
+
+WeightLayout whole_model_layout(Preset preset) {
+  for (const LayoutSpec& l : kLayouts)
+    if (l.whole_model == preset) return l.layout;
+  throw Error(std::string("a ") + preset_name(preset) + " model has no file layout of its own");
+}
+
+std::string whole_model_layout_names() {
+  return listed([](const LayoutSpec& l) { return l.whole_model.has_value(); });
+}
 
 LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layout, int layer, int heads, int kv_heads) {
   if (layer < 0) throw Error("layer must be 0 or more, got " + to_string(layer));
-  const FileLayout where = file_layout(layout);
-  const std::string prefix = find_prefix(file, layout, layer);
+  const LayoutSpec& spec = layout_spec(layout);
+  const FileLayout where = spec.columns;
+  const std::string prefix = find_prefix(file, spec, layer);
   const auto [d, kv] = sizes_of(file, where, prefix);
   if (d > kMaxDModel)
     throw file_error(ErrorCode::model_over_limit, file.name(),
@@ -178,7 +197,7 @@ LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layou
   LoadedWeights out;
   out.d_model = c.d_model;
   out.kv_heads = file_kv_heads;
-  out.rope_base = layout == WeightLayout::llama ? rope_base_of(file) : 0;
+  out.rope_base = spec.rope ? rope_base_of(file) : 0;
   out.biases = biases;
   out.attention = std::move(w.blocks[0].attention);
   if (where == FileLayout::model) read_tables(file, prefix, out);

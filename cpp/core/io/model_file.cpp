@@ -1,5 +1,7 @@
 #include "io/model_file.h"
 
+#include <optional>
+
 #include "base/error.h"
 #include "io/layouts.h"
 
@@ -16,12 +18,9 @@ LoadedModel read_model(const SafetensorsFile& f, Preset preset, int heads, const
 
 Preset whole_model_preset(const SafetensorsHeader& f, const std::string& layout) {
   const std::string chosen = layout.empty() ? guess_layout(f) : layout;
-  if (chosen == "pytorch" || chosen == "llama")
-    throw file_error(ErrorCode::file_is_one_layer, f.name(), {{"layout", chosen}});
-  parse_layout(chosen);  // an unknown name gets the layouts' error, which lists them
-  // A whole model's layout is its preset's name (gpt2, attn-only): one axis, so a new kind of model
-  // with blocks reads and writes by its kPresets row alone.
-  return parse_preset(chosen.c_str());
+  const std::optional<Preset> preset = layout_spec(parse_layout(chosen)).whole_model;  // an unknown name: the layouts' error
+  if (!preset) throw file_error(ErrorCode::file_is_one_layer, f.name(), {{"layout", chosen}});
+  return *preset;
 }
 
 std::string guess_layout(const SafetensorsHeader& f) {

@@ -27,8 +27,9 @@ namespace mha {
 // A ModelBuilder (model_builder.h) fed from the bytes in hand.
 LoadedModel read_model(const SafetensorsFile& file, Preset preset, int heads, const ModelConfigFile* config = nullptr);
 
-// The preset a whole model is read as: `layout` "gpt2" | "attn-only", or "" to guess it from the names.
-// A single pytorch / llama layer is an mha::Error saying to load it as weights.
+// The preset a whole model is read as: `layout` the name of a whole-model layout (kLayouts), or "" to
+// guess it from the names. A layout of one attention layer (pytorch, llama) is an mha::Error saying to
+// load it as weights.
 Preset whole_model_preset(const SafetensorsHeader& file, const std::string& layout);
 
 // The layout a file's names imply: gpt2 (has ln_f / ln_1), attn-only (has lm_head.weight and no LayerNorm),

@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "model/embedding.h"
@@ -83,7 +84,7 @@ void Model::configure(const Config& asked) {
 Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t size, WeightLayout layout, int layer,
                               const std::string& name) {
   const SafetensorsFile file(bytes, size, name);
-  if (base.rope_base > 0 && layout != WeightLayout::llama)
+  if (base.rope_base > 0 && !layout_spec(layout).rope)
     throw Error(std::string("a RoPE base goes with llama-layout weights; ") + layout_name(layout) +
                 " attention has no rotary position embeddings");
   LoadedWeights loaded = load_weights_layer(file, layout, layer, base.heads, base.kv_heads);
@@ -111,10 +112,10 @@ Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t s
 
 Model Model::from_model_file(const uint8_t* bytes, size_t size, WeightLayout layout, int heads, const std::string& name,
                              const ModelConfigFile* config) {
-  if (layout != WeightLayout::gpt2 && layout != WeightLayout::attn_only)
-    throw Error(std::string("a whole model is read in the gpt2 or attn-only layout, not ") + layout_name(layout));
+  const std::optional<Preset> preset = layout_spec(layout).whole_model;
+  if (!preset) throw Error("a whole model is read in the " + whole_model_layout_names() + " layout, not " + layout_name(layout));
   const SafetensorsFile file(bytes, size, name);
-  LoadedModel loaded = read_model(file, parse_preset(layout_name(layout)), heads, config);
+  LoadedModel loaded = read_model(file, *preset, heads, config);
   return from_loaded(std::move(loaded));
 }
 

@@ -32,7 +32,7 @@ struct FileTensor {
   bool top_level = false;      // outside the model's root, as Hugging Face keeps lm_head
 };
 
-enum class FileLayout { model, pytorch, llama };  // model: gpt2 and attn-only files (and a GPT-2 layer)
+enum class FileLayout { model, pytorch, llama };  // model: the files of presets with blocks (and a GPT-2 layer)
 
 struct ParameterSpec {
   const char* name;  // "attn.w_q"; per layer: h.{i}.attn.w_q (the names of gradient and optimiser files)
