@@ -300,8 +300,8 @@ expect_error "attribute of a token outside the vocabulary" none.txt attribute --
 expect_error "attribute of one attention layer" none.txt attribute --text "hi there"
 expect_error "heads --samples without --importance" none.txt heads --model "$G_TINY" --ids 1,2,3 --samples 4
 expect_error "prune of a file holding one attention layer" none.txt prune --model "$DATA/pytorch_mha.weights.safetensors"
-expect_usage_error "prune without --model" none.txt prune
-expect_usage_error "prune --samples 0" none.txt prune --model "$SHIPPED" --samples 0
+expect_error "prune without --model" none.txt prune
+expect_error "prune --samples 0" none.txt prune --model "$SHIPPED" --samples 0
 
 run circuits --model "$SHIPPED" --json
 if [ "$rc" -eq 0 ] && python3 -c '
