@@ -21,7 +21,8 @@ bool within(const mha::OptionSpec<Target>& row, double v) {
     case mha::OptionKind::fraction: return v >= 0 && v < 1;
     case mha::OptionKind::flag: return v == 0 || v == 1;
     case mha::OptionKind::choice: return v >= 0 && v < static_cast<double>(mha::option_choices(row).size());
-    case mha::OptionKind::heads: return true;
+    case mha::OptionKind::heads:
+    case mha::OptionKind::input: return true;  // no field: their callers read them
   }
   return false;
 }
