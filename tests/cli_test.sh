@@ -24,6 +24,13 @@ TOK=$(cd "$3" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mha_cli_test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 2
+# A misspelt helper or a missing tool is a failure, not a skipped check: bash runs this handler in a
+# subshell, so it leaves a mark that the last lines count.
+command_not_found_handle() {
+  printf 'FAIL command not found: %s\n' "$1"
+  printf '%s\n' "$1" >> "$WORK/commands-not-found"
+  return 127
+}
 
 passed=0
 failed=0
@@ -810,5 +817,6 @@ else
 fi
 clean_up interrupted.safetensors
 
+if [ -s "$WORK/commands-not-found" ]; then failed=$((failed + $(wc -l < "$WORK/commands-not-found"))); fi
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -90,11 +90,17 @@ std::string loss_csv_path(const std::string& out) {
   return stem + ".loss.csv";
 }
 
-void progress(int step, int steps, float loss, double seconds) {
-  const double rate = step / std::max(seconds, 1e-9);
+// On a terminal, a bar redrawn in place; into a log (an hour-long corpus run under nohup), one line a
+// minute, so that a maintainer can tell a slow run from a stuck one.
+void progress(int step, int steps, float loss, double seconds, bool terminal) {
+  const double rate = step / std::max(seconds, 1e-9), eta = (steps - step) / std::max(rate, 1e-9);
+  if (!terminal) {
+    std::fprintf(stderr, "step %d/%d  loss %.3f  %.2f steps/s  ETA %.0f s\n", step, steps, loss, rate, eta);
+    return;
+  }
   const int width = 30, filled = static_cast<int>(static_cast<double>(width) * step / steps);
   std::fprintf(stderr, "\r[%s%s] step %d/%d  loss %.3f  %.0f steps/s  ETA %.0f s  ", std::string(filled, '#').c_str(),
-               std::string(width - filled, '.').c_str(), step, steps, loss, rate, (steps - step) / std::max(rate, 1e-9));
+               std::string(width - filled, '.').c_str(), step, steps, loss, rate, eta);
 }
 
 // What the trained model does, on fresh sequences: one line for the file's __metadata__ and the terminal.
@@ -181,6 +187,7 @@ void train(const TrainOptions& o) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   float loss = 0;
+  double logged = 0;  // when the last line went into a log
   int phase_step = 0;  // the first checked step where the induction score reached kPhaseChangeScore
   double phase_seconds = 0, checking = 0;
   for (int s = 1; s <= recipe.steps && !interrupted; ++s) {
@@ -192,7 +199,11 @@ void train(const TrainOptions& o) {
       checking += seconds_since_start() - before;
       if (score >= mha::kPhaseChangeScore) phase_step = s, phase_seconds = seconds_since_start() - checking;
     }
-    if (terminal && (s % 10 == 0 || s == recipe.steps)) progress(s, recipe.steps, loss, seconds_since_start());
+    if (terminal && (s % 10 == 0 || s == recipe.steps)) progress(s, recipe.steps, loss, seconds_since_start(), true);
+    if (!terminal && seconds_since_start() - logged >= 60) {
+      logged = seconds_since_start();
+      progress(s, recipe.steps, loss, logged, false);
+    }
   }
   const double seconds = seconds_since_start() - checking;
   if (terminal) std::fputc('\n', stderr);
