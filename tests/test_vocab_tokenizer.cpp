@@ -225,3 +225,20 @@ TEST_CASE("the corpus recipe's learning rate: linear warm-up to lr, then linear 
   const mha::Recipe induction = mha::induction_recipe();
   for (int s : {1, 2, 1500, 3000}) CHECK(mha::scheduled_lr(induction, s) == induction.adam.lr);
 }
+
+TEST_CASE("the corpora are one table: each corpus's recipe, the CLI's choices and the error read its row") {
+  CHECK(mha::corpus_names() == std::vector<std::string>{"tang", "brown"});
+  for (const mha::CorpusSpec& c : mha::kCorpora) {
+    const mha::Recipe r = mha::corpus_recipe(c.name);  // no corpus loaded: the vocabulary's size from the row
+    CHECK(r.config.vocab_size == c.vocab_size);
+    CHECK(r.steps == c.steps);
+    CHECK(r.corpus.corpus == c.name);
+    CHECK(mha::corpus_choices().find(std::string(c.name) + " (" + c.what + ")") != std::string::npos);
+  }
+  try {
+    mha::corpus_spec("tangg");
+    FAIL("a misspelt corpus was accepted");
+  } catch (const mha::Error& e) {
+    CHECK(std::string(e.what()) == "unknown corpus 'tangg'; expected tang or brown");
+  }
+}

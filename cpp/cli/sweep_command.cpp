@@ -195,7 +195,7 @@ CLI::App* add_sweep_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("sweep", "train the recall task at several head counts of one d_model and compare them");
   cmd->add_option("--task", o->task, "the task: recall (predict the K ids before each position) or corpus (real text)")
       ->check(CLI::IsMember({"recall", "corpus"}));
-  cmd->add_option("--corpus", o->corpus, "the corpus task's text: tang or brown")->check(CLI::IsMember(mha::corpus_names()));
+  cmd->add_option("--corpus", o->corpus, "the corpus task's text: " + mha::corpus_choices())->check(CLI::IsMember(mha::corpus_names()));
   cmd->add_option("--corpus-dir", o->corpus_dir, "where npm run corpus wrote the corpus");
   cmd->add_option("--seeds", o->seeds, "corpus: seeds, comma-separated; each head count trains once per seed")->delimiter(',');
   cmd->add_option("--layers", o->layers, "corpus: blocks (default: the corpus recipe's)")->check(CLI::Range(1, mha::kMaxLayers));

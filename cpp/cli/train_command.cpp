@@ -255,7 +255,7 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
                   "2000 steps, seed 3 — see mha catalog — which the options below change)")
       ->check(CLI::IsMember(mha::task_names()));
   o->preset_option = cmd->add_option("--preset", o->preset, "attn-only or gpt2 (the corpus task: gpt2)")->check(CLI::IsMember(mha::preset_names(true)));
-  cmd->add_option("--corpus", o->corpus, "the corpus task's text: tang (the Tang poems, by character) or brown (the Brown corpus, by word)")
+  cmd->add_option("--corpus", o->corpus, "the corpus task's text: " + mha::corpus_choices())
       ->check(CLI::IsMember(mha::corpus_names()));
   cmd->add_option("--corpus-dir", o->corpus_dir, "where npm run corpus wrote the corpus's vocabulary and splits");
   cmd->add_option("--excerpt", o->excerpt, "the held-out excerpt the file's figures are measured on (default "

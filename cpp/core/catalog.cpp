@@ -4,6 +4,7 @@
 #include "analysis/importance.h"
 #include "base/config.h"
 #include "base/error_codes.h"
+#include "io/layouts.h"
 #include "model/generate.h"
 #include "model/kv_cache.h"
 #include "model/stages.h"
@@ -136,6 +137,13 @@ json catalog() {
   for (const ErrorCodeSpec& e : error_code_table()) errors.push_back({{"code", e.id}, {"english", e.english}});
   json presets = json::array();
   for (const PresetSpec& p : kPresets) presets.push_back(p.name);
+  // The weight layouts a file may be read in (layouts.h kLayouts): the page's layout= choices and
+  // whether a file is one attention layer or a whole model come from here.
+  json layouts = json::array();
+  for (const LayoutSpec& l : kLayouts)
+    layouts.push_back({{"name", l.name},
+                       {"wholeModel", l.whole_model ? json(preset_spec(*l.whole_model).name) : json(nullptr)},
+                       {"rope", l.rope}});
   return {
       {"limits",
        {{"dModel", kMaxDModel},
@@ -153,6 +161,7 @@ json catalog() {
       {"ropeBase", kDefaultRopeBase},
       {"gpt2DHead", kGpt2DHead},
       {"presets", presets},
+      {"layouts", layouts},
       {"recipes",
        {{"induction", recipe_json(induction_recipe())},
         {"inductionSmall", recipe_json(induction_recipe_small())},

@@ -94,6 +94,10 @@ export interface Catalog {
   /** d_head of every GPT-2 size: a gpt2 checkpoint that does not say its heads gets d_model / gpt2DHead. */
   gpt2DHead: number;
   presets: ModelKind[];
+  /** The weight layouts a file may be read in (`layout` of loadWeights and of the page's weights):
+   *  wholeModel, the preset a whole-model file in it reads as (null: one attention layer only); rope:
+   *  its attention has rotary position embeddings. */
+  layouts: Array<{ name: string; wholeModel: ModelKind | null; rope: boolean }>;
   /** induction: the shipped model's recipe (`mha train`'s defaults); inductionSmall: a phone's; recall: the
    *  recall model's (`mha train --task recall`); tang: the page's recipe on the Tang poems. */
   recipes: { induction: InductionRecipe; inductionSmall: InductionRecipe; recall: RecallRecipe; tang: CorpusRecipe };

@@ -46,7 +46,8 @@ export { OPENING_TEXTS };
 // The text a model opens on: its own, the trained models', or the sized ones'.
 export const defaultText = (model) => OPENING_TEXTS[model] || (isSized(model) ? DEFAULTS.text : TRAINED_DEFAULTS.text);
 export const CONTROLS = ['full', 'minimal', 'none'];
-export const LAYOUTS = ['pytorch', 'llama', 'gpt2'];
+// The layouts weights= may be in: the core's (layouts.h kLayouts, through the catalog).
+export const LAYOUTS = catalog.layouts.map((l) => l.name);
 export const SHOWS = ['weights', 'scores', 'raw'];
 
 // attribute name -> settings key (the numbers and text the core runs on). ids: what a model without

@@ -237,8 +237,9 @@ export class Engine {
   async openFile(name, blob, settings, { signal = null, onProgress, tokenizerFiles = null, configFile = null } = {}) {
     const header = await readHeader(blob);
     const layout = this.mha.guessLayout(header, blob.size, { name });
-    if (tokenizerFiles && (layout === 'pytorch' || layout === 'llama')) throw this._pageError('tokenizerWithLayer', { name, layout });
-    if (layout === 'pytorch' || layout === 'llama') {
+    const oneLayer = !catalog.layouts.find((l) => l.name === layout).wholeModel;
+    if (tokenizerFiles && oneLayer) throw this._pageError('tokenizerWithLayer', { name, layout });
+    if (oneLayer) {
       const bytes = new Uint8Array(await blob.arrayBuffer());
       if (signal && signal.aborted) throw Object.assign(new Error('opening the file was cancelled'), { name: 'AbortError' });
       const probe = new this.mha.Model({ ...singleOptions(settings), dModel: settings.heads, kvHeads: 0 }); // the file sets both

@@ -143,6 +143,10 @@ std::string whole_model_layout_names() {
   return listed([](const LayoutSpec& l) { return l.whole_model.has_value(); });
 }
 
+std::string rope_layout_names() {
+  return listed([](const LayoutSpec& l) { return l.rope; });
+}
+
 LoadedWeights load_weights_layer(const SafetensorsFile& file, WeightLayout layout, int layer, int heads, int kv_heads) {
   if (layer < 0) throw Error("layer must be 0 or more, got " + to_string(layer));
   const LayoutSpec& spec = layout_spec(layout);

@@ -56,6 +56,7 @@ const char* layout_name(WeightLayout layout);
 std::vector<std::string> layout_names();  // every row's name, in order (the CLI's choices)
 WeightLayout whole_model_layout(Preset preset);  // the layout a preset with blocks is saved in
 std::string whole_model_layout_names();          // "gpt2 or attn-only": the layouts a whole model is read in
+std::string rope_layout_names();                 // "llama": the layouts whose attention rotates q and k
 
 struct LoadedWeights {
   int d_model = 0;         // read off the projection shapes

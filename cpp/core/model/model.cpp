@@ -85,7 +85,7 @@ Model Model::from_safetensors(const Config& base, const uint8_t* bytes, size_t s
                               const std::string& name) {
   const SafetensorsFile file(bytes, size, name);
   if (base.rope_base > 0 && !layout_spec(layout).rope)
-    throw Error(std::string("a RoPE base goes with llama-layout weights; ") + layout_name(layout) +
+    throw Error("a RoPE base goes with " + rope_layout_names() + "-layout weights; " + layout_name(layout) +
                 " attention has no rotary position embeddings");
   LoadedWeights loaded = load_weights_layer(file, layout, layer, base.heads, base.kv_heads);
   Model m;

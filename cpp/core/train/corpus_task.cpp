@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <unordered_map>
 
 #include "base/error.h"
@@ -25,15 +26,37 @@ std::string read_text(const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& corpus_names() {
-  static const std::vector<std::string> names = {"tang", "brown"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const CorpusSpec& c : kCorpora) all.emplace_back(c.name);
+    return all;
+  }();
   return names;
 }
 
 namespace {
-void check_corpus_name(const std::string& name) {
-  if (std::find(corpus_names().begin(), corpus_names().end(), name) == corpus_names().end())
-    throw Error("unknown corpus '" + printable(name) + "'; expected tang or brown");
+// "a, b or c" of each corpus's `say`.
+template <typename Say>
+std::string listed(Say say) {
+  std::string out;
+  const size_t n = std::size(kCorpora);
+  for (size_t i = 0; i < n; ++i) out += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + say(kCorpora[i]);
+  return out;
 }
+}  // namespace
+
+const CorpusSpec& corpus_spec(const std::string& name) {
+  for (const CorpusSpec& c : kCorpora)
+    if (name == c.name) return c;
+  throw Error("unknown corpus '" + printable(name) + "'; expected " + listed([](const CorpusSpec& c) { return std::string(c.name); }));
+}
+
+std::string corpus_choices() {
+  return listed([](const CorpusSpec& c) { return std::string(c.name) + " (" + c.what + ")"; });
+}
+
+namespace {
+void check_corpus_name(const std::string& name) { corpus_spec(name); }
 }  // namespace
 
 std::shared_ptr<const Corpus> corpus_from_texts(const std::string& name, const std::string& vocabulary_json, const std::string& train,

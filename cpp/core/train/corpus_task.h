@@ -24,7 +24,20 @@ struct Corpus {
   std::vector<int32_t> train, heldout;
 };
 
-// The corpora `npm run corpus` prepares, in the order the menus list them.
+// The corpora `npm run corpus` prepares (scripts/corpus/prepare.js), in the order the menus list
+// them, and what each one's recipe (recipe.h corpus_recipe) needs to know of it.
+struct CorpusSpec {
+  const char* name;  // as the CLI, the catalog, the page and a model file's metadata say it
+  const char* what;  // what its text is and what a token is, for the CLI's help
+  int vocab_size;    // its prepared vocabulary: prepare.js's `size` most frequent tokens and its specials
+  int steps;         // the shipped model's training (recipe.cpp corpus_recipe)
+};
+inline constexpr CorpusSpec kCorpora[] = {
+    {"tang", "the Tang poems, by character", 3003, 4000},
+    {"brown", "the Brown corpus, by word", 4002, 4000},
+};
+const CorpusSpec& corpus_spec(const std::string& name);  // mha::Error naming the corpora for any other name
+std::string corpus_choices();  // "tang (the Tang poems, by character) or brown (…)": the CLI's help
 const std::vector<std::string>& corpus_names();
 // {dir}/{name}.vocab.json, {name}.train.txt and {name}.heldout.txt, each tokenized whole.
 // mha::Error naming the file that is missing or malformed (and `npm run corpus`, which makes them).

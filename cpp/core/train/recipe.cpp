@@ -67,9 +67,9 @@ Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> da
   Config& c = r.config;
   c.preset = Preset::gpt2;
   c.layers = 4, c.heads = 4, c.d_model = 128, c.causal = true, c.seed = 5;
-  c.vocab_size = r.corpus.data ? r.corpus.data->tokenizer->vocab_size() : (corpus == "brown" ? 4002 : 3003);
+  c.vocab_size = r.corpus.data ? r.corpus.data->tokenizer->vocab_size() : corpus_spec(corpus).vocab_size;
   r.batch = 16;
-  r.steps = 4000;  // ~50 min on one core of a 2-core machine
+  r.steps = corpus_spec(corpus).steps;  // ~50 min on one core of a 2-core machine
   r.adam.lr = 2e-3f;
   r.warmup = 100;
   r.final_lr = 0.1f;
