@@ -55,6 +55,7 @@ const shown = () => page.evaluate(() => {
     residual: text('[data-circ="residual"]'),
     metric: text('[data-circ="metric"]'),
     qk: text('[data-circ="qk"]'),
+    qkToken: text('[data-circ="qk-token"]'),
     ov: text('[data-circ="ov"]'),
     error: text('[data-circ="patch-error"]'),
     run: text('[data-circ="run"]'),
@@ -83,7 +84,7 @@ for (const lang of ['en', 'zh']) {
     assert.deepEqual(top.from, [0, 2], JSON.stringify(top));
     assert.equal(top.to[0], 1);
     assert.ok(top.score > others, `${top.score} > ${others}`);
-    const [composition, copying, qkTable, , headsTable, residualTable] = view.tables;
+    const [composition, copying, qkTable, qkTokenTable, , headsTable, residualTable] = view.tables;
     for (const c of K) assert.equal(composition[c.from[1]][c.to[1]], c.score.toFixed(2), JSON.stringify(c));
     assert.ok(view.composition.includes(`0.2`) && view.composition.includes(`1.${top.to[1]}`) && view.composition.includes(top.score.toFixed(2)), view.composition);
     assert.ok(view.composition.includes(others.toFixed(2)), `says the other modes' largest: ${view.composition}`);
@@ -101,6 +102,11 @@ for (const lang of ['en', 'zh']) {
     head.qk_positional.forEach((row, i) => row.forEach((v, j) => j <= i && assert.equal(qkTable[i][j], v.toFixed(1), `qk[${i}][${j}]`)));
     const T = view.ids.length;
     assert.ok(view.qk.includes('0.2') && view.qk.includes('i − 1') && view.qk.includes(`${T - 1}`), view.qk);
+    // By token: the CLI's table over the text's distinct tokens, and the caption counts the rows whose
+    // largest key is their own token.
+    head.qk_token.forEach((row, q) => row.forEach((v, k) => assert.equal(qkTokenTable[q][k], v.toFixed(1), `qk_token[${q}][${k}]`)));
+    const same = head.qk_token.filter((row, q) => row.indexOf(Math.max(...row)) === q).length;
+    assert.ok(view.qkToken.includes('0.2') && view.qkToken.includes(`${same}`) && view.qkToken.includes(`${head.tokens.length}`), view.qkToken);
     assert.ok(view.ov.includes('0.2'), view.ov);
 
     // Patching the view's default change (the token after the earlier copy of the last one): the
@@ -172,6 +178,7 @@ test('a model of real text patches when asked, off the main thread, to the CLI\'
   await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="qk"]'), null, { timeout: WAIT });
   view = await shown();
   assert.match(view.qk, /^只看位置，头 \d\.\d /);
+  assert.match(view.qkToken, /^只看 token（词嵌入经过 W_QK，不看位置；行：查询，列：键），文本的 \d+ 个 token 中有 \d+ 个让头 \d\.\d 最偏好/);
   // Each change patched in the page's worker, asked for: it says so while it runs, the main thread
   // never stops for long (a second and a half when it ran there), and the numbers are the CLI's on
   // the page's copy of the model. The default change first (on a poem that ends a line, the next
@@ -194,7 +201,7 @@ test('a model of real text patches when asked, off the main thread, to the CLI\'
     const corrupt = view.ids.slice();
     corrupt[view.position] = view.replacement;
     const patched = cli(['patch', '--model', tang, '--clean-ids', view.ids.join(','), '--corrupt-ids', corrupt.join(',')]);
-    const [, , , , headsTable, residualTable] = view.tables;
+    const [, , , , , headsTable, residualTable] = view.tables;
     for (const x of patched.heads) assert.equal(headsTable[x.layer][x.head], percent(x.recovery), JSON.stringify(x));
     for (const x of patched.residual) assert.equal(residualTable[x.layer][x.position], percent(x.recovery), JSON.stringify(x));
     assert.ok(view.heads.includes('头'), view.heads);

@@ -110,7 +110,8 @@ function compositionPart(lang, scores, mode, config, actions) {
 }
 
 // One head's circuits over the text (Model.headCircuit): its positional QK (W_pos W_QK W_posᵀ: which
-// key position each query position prefers, whatever the tokens) and its OV table (the tokens of
+// key position each query position prefers, whatever the tokens), its QK by token (the same through
+// the token table: which of the text's tokens each token prefers, wherever they are) and its OV table (the tokens of
 // the vocabulary each of the text's tokens raises most when the head attends to it).
 function headPart(lang, state, actions, [l, hd], heads) {
   const { result } = state;
@@ -146,10 +147,23 @@ function headPart(lang, state, actions, [l, hd], heads) {
   const named = idNamer(result, actions);
   const copies = c.tokens.filter((id, k) => c.ov_top[k][0][0] === id).length;
   const labels = tokenLabels(result.tokens);
+  // By token (W_E W_QK W_Eᵀ over the text's distinct tokens, positions aside): how many prefer a key
+  // of their own token (what a duplicate-token head does), and the strongest pair.
+  const byToken = c.qk_token;
+  const tokenScale = Math.max(...byToken.flat().map(Math.abs));
+  const preferred = byToken.map((row) => row.indexOf(Math.max(...row)));
+  const same = preferred.filter((k, q) => k === q).length;
+  const strongest = byToken.flatMap((row, q) => row.map((v, k) => [v, q, k])).reduce((a, b) => (b[0] > a[0] ? b : a));
+  const tokenNames = c.tokens.map(named);
   return [...intro,
     table(t(lang, 'circ.qkTitle'), labels,
       qk.map((row, i) => [labels[i], row.map((v, j) => (j > i ? h('td', { class: 'none' }) : cell(v, scale, v.toFixed(1))))])),
     h('p', { class: 'caption', 'data-circ': 'qk' }, t(lang, 'circ.qkSay', { head: headName(l, hd), k: offset, n: count, T: T - 1 })),
+    table(t(lang, 'circ.qkTokenTitle'), tokenNames,
+      byToken.map((row, q) => [tokenNames[q], row.map((v, k) => cell(v, tokenScale, v.toFixed(1), k === preferred[q]))])),
+    h('p', { class: 'caption', 'data-circ': 'qk-token' }, t(lang, 'circ.qkTokenSay', {
+      head: headName(l, hd), n: same, of: c.tokens.length, q: tokenNames[strongest[1]], k: tokenNames[strongest[2]], v: strongest[0].toFixed(1),
+    })),
     table(t(lang, 'circ.ovTitle'), [t(lang, 'circ.raises')], c.tokens.map((id, k) => [named(id), [h('td', { style: { textAlign: 'left' } },
       c.ov_top[k].map(([to, v]) => `${named(to)} ${fixed(v, 1)}`).join('  '))]])),
     h('p', { class: 'caption', 'data-circ': 'ov' }, t(lang, 'circ.ovSay', { head: headName(l, hd), n: copies, of: c.tokens.length }))];
