@@ -56,6 +56,7 @@ const shown = () => page.evaluate(() => {
     metric: text('[data-circ="metric"]'),
     qk: text('[data-circ="qk"]'),
     qkToken: text('[data-circ="qk-token"]'),
+    scale: text('[data-circ="composition-scale"]'),
     ov: text('[data-circ="ov"]'),
     error: text('[data-circ="patch-error"]'),
     run: text('[data-circ="run"]'),
@@ -89,6 +90,10 @@ for (const lang of ['en', 'zh']) {
     assert.ok(view.composition.includes(`0.2`) && view.composition.includes(`1.${top.to[1]}`) && view.composition.includes(top.score.toFixed(2)), view.composition);
     assert.ok(view.composition.includes(others.toFixed(2)), `says the other modes' largest: ${view.composition}`);
     assert.ok(view.composition.includes(scores.baseline.K.toFixed(2)), view.composition);
+    // The table is coloured against the baseline, which it says, and each cell's title is its multiple.
+    const topTitle = await page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .circuits td.circ-top').title);
+    assert.ok(topTitle.includes(`${(top.score / scores.baseline.K).toFixed(1)}`), topTitle);
+    assert.ok(view.scale.includes(scores.baseline.K.toFixed(2)), view.scale);
 
     // Copying: every induction head's score ≥ 0.9, and the caption names exactly those.
     for (const c of scores.copying) assert.equal(copying[c.layer][c.head].replace('−', '-'), `${c.score >= 0 ? '+' : '-'}${Math.abs(c.score).toFixed(2)}`);

@@ -38,6 +38,8 @@ const PATCH_AT_ONCE = 50e6;
 const SCORES_AT_ONCE = 300e3;
 // distinct tokens × d_model × vocabulary below which a head's QK and OV tables are drawn with the view.
 const HEAD_AT_ONCE = 2e6;
+// A composition stands out at this multiple of what two random heads give.
+const STANDS_OUT = 1.5;
 const fixed = (v, d = 2) => (v >= 0 ? '+' : '−') + Math.abs(v).toFixed(d);
 const headName = (l, hd) => `${l}.${hd}`;
 const percent = (v) => `${Math.round(v * 100)}%`;
@@ -50,9 +52,9 @@ const idNamer = (result, actions) => {
 
 // A cell coloured on the page's diverging scale (red for positive, as every signed table here), its
 // ink whichever contrasts more (colors.js).
-function cell(v, scale, text, top = false) {
+function cell(v, scale, text, top = false, title = null) {
   const rgb = colorOf(v, { kind: 'diverging', max: scale || 1 });
-  return h('td', { class: top ? 'circ-top' : '', style: { background: `rgb(${rgb})`, color: inkOn(...rgb) } }, text);
+  return h('td', { class: top ? 'circ-top' : '', title, style: { background: `rgb(${rgb})`, color: inkOn(...rgb) } }, text);
 }
 
 function table(caption, cols, rows) {
@@ -87,7 +89,8 @@ function compositionPart(lang, scores, mode, config, actions) {
   const top = of.reduce((a, b) => (b.score > a.score ? b : a), of[0]);
   const others = scores.composition.filter((c) => c.mode !== mode).reduce((m, c) => Math.max(m, c.score), 0);
   const baseline = scores.baseline[mode];
-  const scale = top.score;
+  // Coloured against the baseline: white where two random heads would be, red above, blue below.
+  const scale = Math.max(...of.map((c) => Math.abs(c.score - baseline)));
   const writers = [];
   for (let a = 0; a < L - 1; ++a) for (let i = 0; i < H; ++i) writers.push([a, i]);
   const readers = [];
@@ -95,17 +98,18 @@ function compositionPart(lang, scores, mode, config, actions) {
   const rows = writers.map(([a, i]) => [headName(a, i), readers.map(([b, j]) => {
     if (b <= a) return h('td', { class: 'none' });
     const v = at.get(`${a},${i}|${b},${j}`);
-    return cell(v, scale, v.toFixed(2), v === top.score);
+    return cell(v - baseline, scale, v.toFixed(2), v === top.score, t(lang, 'circ.compTimes', { r: (v / baseline).toFixed(1) }));
   })]);
   const ratio = top.score / baseline;
-  const says = ratio >= 1.5
+  const says = ratio >= STANDS_OUT
     ? t(lang, 'circ.compTop', { mode, a: headName(...top.from), b: headName(...top.to), v: top.score.toFixed(2), r: ratio.toFixed(1), base: baseline.toFixed(2) }) +
       (top.score > others ? ` ${t(lang, 'circ.compAbove', { mode, o: others.toFixed(2) })}` : '')
-    : t(lang, 'circ.compFlat', { mode, v: top.score.toFixed(2), base: baseline.toFixed(2) });
+    : t(lang, 'circ.compFlat', { mode, v: top.score.toFixed(2), base: baseline.toFixed(2), times: STANDS_OUT });
   const modes = h('div', { class: 'segmented circ-modes', role: 'group', 'aria-label': t(lang, 'circ.modes') },
     ...['Q', 'K', 'V'].map((m) => h('button', { type: 'button', class: 'seg', 'data-circ-mode': m, 'aria-pressed': String(m === mode), onclick: () => actions.setCircuits({ mode: m }) }, t(lang, `circ.mode${m}`))));
   return [h('h4', {}, t(lang, 'circ.compTitle')), h('p', { class: 'hint', html: t(lang, 'circ.compIntro', { base: baseline.toFixed(2) }) }), modes,
     table(t(lang, 'circ.compTitle'), readers.map(([b, j]) => headName(b, j)), rows),
+    h('p', { class: 'hint', 'data-circ': 'composition-scale' }, t(lang, 'circ.compScale', { base: baseline.toFixed(2) })),
     h('p', { class: 'caption', 'data-circ': 'composition' }, says)];
 }
 
