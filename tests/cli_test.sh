@@ -235,6 +235,27 @@ if [ "$rc" -eq 0 ] && [ -s small.safetensors ] && [ "$(head -n 1 small.loss.csv)
 else
   fail "train writes the model and its loss curve" "exit code $rc"
 fi
+# The same run stopped at step 12 and resumed: the same losses and the same weights, the checkpoint
+# gone once the model is written, and the snapshots of --snapshot-every beside it.
+SMALL=(--layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3)
+run train "${SMALL[@]}" --stop-at 12 --snapshot-every 10 --out split.safetensors
+stopped=$rc
+[ -s split.checkpoint.safetensors ] && [ ! -e split.safetensors ] && grep -q "stopped at step 12 of 30" stdout.txt; at_stop=$?
+run train "${SMALL[@]}" --resume --snapshot-every 10 --out split.safetensors
+if [ "$stopped" -eq 0 ] && [ "$at_stop" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s small.loss.csv split.loss.csv && [ ! -e split.checkpoint.safetensors ] &&
+  [ "$(ls split.history)" = "$(printf 'step-%05d.safetensors\n' 0 10 20 30)" ] &&
+  "$MHA" compare split.safetensors small.safetensors --tolerance 0 >/dev/null &&
+  "$MHA" compare split.history/step-00030.safetensors small.safetensors --tolerance 0 >/dev/null; then
+  pass "train --stop-at 12, then --resume: the unbroken run's losses and weights, bit for bit; snapshots every 10 steps"
+else
+  fail "train --stop-at then --resume" "exit codes $stopped, $rc; stopped with a checkpoint: $at_stop"
+fi
+run train "${SMALL[@]}" --stop-at 5 --out other.safetensors
+expect_error "train --resume from another run's checkpoint" other.safetensors train "${SMALL[@]}" --lr 0.01 --resume --out other.safetensors
+expect_error "train --resume with no checkpoint" none.safetensors train "${SMALL[@]}" --resume --out none.safetensors
+expect_error "train --stop-at past the last step" out.safetensors train "${SMALL[@]}" --stop-at 31 --out out.safetensors
+rm -rf split.* split.history other.*
+
 run predict --model small.safetensors --text "a b c a b c" --top 3
 if [ "$rc" -eq 0 ] && grep -q "first choice right at" stdout.txt && grep -q "<s>" stdout.txt; then
   pass "predict on a trained model: top 3 at each position, first-appearance ids from the start token"

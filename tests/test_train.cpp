@@ -11,8 +11,10 @@
 #include <string>
 
 #include "base/error.h"
+#include "train/checkpoint.h"
 #include "train/recipe.h"
 #include "model/model.h"
+#include "model/parameters.h"
 #include "io/model_file.h"
 #include "io/files.h"
 #include "io/safetensors.h"
@@ -171,6 +173,51 @@ TEST_CASE("training is deterministic: the same seed gives the same bits, and the
   CHECK(a.first == b.first);
   CHECK(a.second == b.second);
   CHECK(a.first.back() < 0.5f * a.first.front());
+}
+
+TEST_CASE("a run stopped at a checkpoint and resumed takes the unbroken run's steps, bit for bit; another run's checkpoint is refused") {
+  mha::Recipe r = mha::induction_recipe();
+  r.config.preset = mha::Preset::gpt2;  // LayerNorm and MLP parameters too, each with its moments
+  r.config.layers = 2, r.config.heads = 2, r.config.d_model = 16, r.config.vocab_size = 12;
+  r.induction.min_length = 3, r.induction.max_length = 5;
+  r.batch = 4, r.steps = 8, r.warmup = 2, r.final_lr = 0.5f;
+  const auto bits = [](const mha::Training& t) {
+    std::vector<float> out;
+    for (const mha::ModelWeights* w : {&t.trainer().weights(), &t.trainer().adam_m(), &t.trainer().adam_v()})
+      mha::for_each_parameter(*w, t.recipe().config, [&](const std::string&, const mha::ParameterSpec&, const mha::Tensor& p) {
+        out.insert(out.end(), p.data.begin(), p.data.end());
+      });
+    return out;
+  };
+  mha::Training straight(r);
+  std::vector<float> losses;
+  for (int s = 0; s < r.steps; ++s) losses.push_back(straight.step());
+
+  mha::Training first(r);
+  for (int s = 0; s < 3; ++s) first.step();
+  const std::vector<uint8_t> checkpoint = mha::write_checkpoint(first, {{"losses", "kept"}});
+  mha::Training resumed(r);
+  const auto kept = mha::restore_checkpoint(resumed, checkpoint, "run.checkpoint.safetensors");
+  CHECK(kept.at("losses") == "kept");
+  CHECK(resumed.trainer().steps_done() == 3);
+  std::vector<float> resumed_losses;
+  for (int s = 3; s < r.steps; ++s) resumed_losses.push_back(resumed.step());
+  CHECK(resumed_losses == std::vector<float>(losses.begin() + 3, losses.end()));  // the schedule and the batches went on too
+  CHECK(bits(resumed) == bits(straight));
+  CHECK(resumed.data().state() == straight.data().state());
+
+  mha::Recipe other = r;
+  other.adam.lr *= 2;
+  mha::Training elsewhere(other);
+  const std::vector<float> before = bits(elsewhere);
+  CHECK_THROWS_WITH_AS(mha::restore_checkpoint(elsewhere, checkpoint, "run.checkpoint.safetensors"),
+                       doctest::Contains("run.checkpoint.safetensors was written by another run"), mha::Error);
+  CHECK(bits(elsewhere) == before);  // nothing half-restored
+  CHECK(elsewhere.trainer().steps_done() == 0);
+  const std::vector<uint8_t> model = mha::write_model(first.trainer().weights(), first.recipe().config);
+  CHECK_THROWS_WITH_AS(mha::restore_checkpoint(elsewhere, model, "model.safetensors"), doctest::Contains("not a training checkpoint"),
+                       mha::Error);
+  CHECK_THROWS_AS(mha::write_checkpoint(first, {{"step", "9"}}), mha::Error);
 }
 
 TEST_CASE("bad training input is refused") {

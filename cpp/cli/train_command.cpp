@@ -1,5 +1,6 @@
 #include "train_command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "train/recipe.h"
 #include "io/model_file.h"
 #include "io/files.h"
+#include "train/checkpoint.h"
 #include "train/corpus_task.h"
 
 namespace mha_cli {
@@ -57,6 +59,13 @@ struct TrainOptions {
   std::string corpus = "tang", corpus_dir = "build/corpus", excerpt;
   int eval_sequences = 20;
   int phase_every = 0;  // 0: do not look for the phase change
+  // A run longer than a sitting: its whole state written beside --out every so often and at --stop-at,
+  // and --resume going on from there (train/checkpoint.h).
+  double checkpoint_minutes = 10;  // 0: never
+  int stop_at = 0;                 // 0: train to the recipe's last step
+  bool resume = false;
+  // The model every N steps (and at step 0) into OUT.history/, for the history of how its heads formed.
+  int snapshot_every = 0;
   CLI::Option* vocab_option = nullptr;
   std::vector<std::pair<CLI::Option*, std::function<void(mha::Recipe& to, const mha::Recipe& from)>>> fields;
 };
@@ -82,18 +91,37 @@ mha::Recipe recipe_of(const TrainOptions& o) {
   return mha::checked_recipe(r);
 }
 
-std::string loss_csv_path(const std::string& out) {
+std::string beside(const std::string& out, const std::string& suffix) {
   const std::string ext = ".safetensors";
   const std::string stem = out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0
                                ? out.substr(0, out.size() - ext.size())
                                : out;
-  return stem + ".loss.csv";
+  return stem + suffix;
+}
+std::string loss_csv_path(const std::string& out) { return beside(out, ".loss.csv"); }
+std::string checkpoint_path(const std::string& out) { return beside(out, ".checkpoint.safetensors"); }
+
+// What a run carries across a stop besides the trainer's state: its loss curve so far, the seconds it
+// spent, the command that started it and the steps it was resumed at (which the model file records).
+struct RunSoFar {
+  std::string csv = "step,loss\n", command, resumed_at;
+  double seconds = 0;
+};
+
+// The run's state and what the command keeps of it, written whole or not at all.
+void write_checkpoint_file(const mha::Training& training, const std::string& path, const RunSoFar& run) {
+  char spent[32];
+  std::snprintf(spent, sizeof spent, "%.3f", run.seconds);
+  const std::vector<uint8_t> bytes = mha::write_checkpoint(
+      training, {{"losses", run.csv}, {"seconds", spent}, {"command", run.command}, {"resumed_at", run.resumed_at}});
+  mha::move_all_into_place({{mha::write_partial_file(path, bytes), path}});
 }
 
 // On a terminal, a bar redrawn in place; into a log (an hour-long corpus run under nohup), one line a
 // minute, so that a maintainer can tell a slow run from a stuck one.
-void progress(int step, int steps, float loss, double seconds, bool terminal) {
-  const double rate = step / std::max(seconds, 1e-9), eta = (steps - step) / std::max(rate, 1e-9);
+// `before`: the steps a resumed run found done, which this sitting's rate does not count.
+void progress(int step, int before, int steps, float loss, double seconds, bool terminal) {
+  const double rate = (step - before) / std::max(seconds, 1e-9), eta = (steps - step) / std::max(rate, 1e-9);
   if (!terminal) {
     std::fprintf(stderr, "step %d/%d  loss %.3f  %.2f steps/s  ETA %.0f s\n", step, steps, loss, rate, eta);
     return;
@@ -174,12 +202,52 @@ void train(const TrainOptions& o) {
   const mha::Recipe recipe = recipe_of(o);  // every setting and the memory they imply checked here
   const bool induction = recipe.task == mha::TaskKind::induction;
   if (o.phase_every > 0 && !induction) throw mha::Error("--phase-every looks for induction heads: the induction task's");
+  if (o.phase_every > 0 && (o.resume || o.stop_at > 0)) throw mha::Error("--phase-every times one unbroken run: not with --resume or --stop-at");
+  if (o.stop_at > recipe.steps)
+    throw mha::Error("--stop-at " + std::to_string(o.stop_at) + " is past the run's last step, " + std::to_string(recipe.steps));
   mha::Training training(recipe);
-  const std::string csv_path = loss_csv_path(o.out);
+  const std::string csv_path = loss_csv_path(o.out), checkpoint = checkpoint_path(o.out);
   mha::check_output_path(o.out);  // before the work, not after it
   mha::check_output_path(csv_path);
+  mha::check_output_path(checkpoint);
 
-  std::string csv = "step,loss\n";
+  RunSoFar before;  // what the runs this one resumes did
+  before.command = o.command;
+  if (o.resume) {
+    if (access(checkpoint.c_str(), F_OK) != 0)
+      throw mha::Error("--resume: there is no " + checkpoint + " to go on from (a run with --out " + o.out +
+                       " writes it every --checkpoint-minutes and at --stop-at)");
+    const std::map<std::string, std::string> kept = mha::restore_checkpoint(training, mha::read_file(checkpoint), checkpoint);
+    const auto kept_or = [&](const char* key, const std::string& otherwise) { return kept.count(key) ? kept.at(key) : otherwise; };
+    before.csv = kept_or("losses", before.csv);
+    before.seconds = std::atof(kept_or("seconds", "0").c_str());
+    before.command = kept_or("command", before.command);
+    before.resumed_at = kept_or("resumed_at", "");
+    before.resumed_at += (before.resumed_at.empty() ? "" : ", ") + std::to_string(training.trainer().steps_done());
+    std::fprintf(stderr, "resuming from %s at step %d of %d\n", checkpoint.c_str(), training.trainer().steps_done(), recipe.steps);
+  }
+  std::string csv = before.csv;
+  const double seconds_before = before.seconds;
+  const auto so_far = [&](double seconds) {
+    RunSoFar run = before;
+    run.csv = csv, run.seconds = seconds;
+    return run;
+  };
+  const int first_step = training.trainer().steps_done() + 1;
+  const std::string snapshots = beside(o.out, ".history");
+  const auto snapshot = [&](int step) {
+    if (o.snapshot_every <= 0 || step % o.snapshot_every != 0) return;
+    mkdir(snapshots.c_str(), 0755);
+    char name[32];
+    std::snprintf(name, sizeof name, "/step-%05d.safetensors", step);
+    const std::string path = snapshots + name;
+    const std::vector<uint8_t> bytes = mha::write_model(training.trainer().weights(), recipe.config, mha::training_metadata(recipe, step));
+    mha::move_all_into_place({{mha::write_partial_file(path, bytes), path}});
+  };
+  if (first_step == 1) snapshot(0);
+  const int last_step = o.stop_at > 0 ? o.stop_at : recipe.steps;
+  if (first_step > last_step)
+    throw mha::Error("--stop-at " + std::to_string(last_step) + ": the checkpoint is already at step " + std::to_string(first_step - 1));
   const bool terminal = isatty(fileno(stderr));
   const CatchInterrupt catching;
   const auto start = std::chrono::steady_clock::now();
@@ -187,28 +255,39 @@ void train(const TrainOptions& o) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   float loss = 0;
-  double logged = 0;  // when the last line went into a log
+  double logged = 0, checkpointed = 0;  // when the last line went into a log, and the last checkpoint
   int phase_step = 0;  // the first checked step where the induction score reached kPhaseChangeScore
   double phase_seconds = 0, checking = 0;
-  for (int s = 1; s <= recipe.steps && !interrupted; ++s) {
+  for (int s = first_step; s <= last_step && !interrupted; ++s) {
     loss = training.step();
     csv += std::to_string(s) + "," + std::to_string(loss) + "\n";
+    snapshot(s);
     if (o.phase_every > 0 && phase_step == 0 && s % o.phase_every == 0) {
       const double before = seconds_since_start();
       const double score = training.induction_score();
       checking += seconds_since_start() - before;
       if (score >= mha::kPhaseChangeScore) phase_step = s, phase_seconds = seconds_since_start() - checking;
     }
-    if (terminal && (s % 10 == 0 || s == recipe.steps)) progress(s, recipe.steps, loss, seconds_since_start(), true);
+    if (terminal && (s % 10 == 0 || s == recipe.steps)) progress(s, first_step - 1, recipe.steps, loss, seconds_since_start(), true);
     if (!terminal && seconds_since_start() - logged >= 60) {
       logged = seconds_since_start();
-      progress(s, recipe.steps, loss, logged, false);
+      progress(s, first_step - 1, recipe.steps, loss, logged, false);
+    }
+    if (o.checkpoint_minutes > 0 && s < last_step && seconds_since_start() - checkpointed >= 60 * o.checkpoint_minutes) {
+      write_checkpoint_file(training, checkpoint, so_far(seconds_before + seconds_since_start() - checking));
+      checkpointed = seconds_since_start();
     }
   }
-  const double seconds = seconds_since_start() - checking;
+  const double seconds = seconds_before + seconds_since_start() - checking;
   if (terminal) std::fputc('\n', stderr);
   const int steps_done = training.trainer().steps_done();
   stop_if_interrupted(steps_done);
+  if (steps_done < recipe.steps) {  // --stop-at
+    write_checkpoint_file(training, checkpoint, so_far(seconds));
+    std::printf("stopped at step %d of %d after %.1f s; %s holds the run: the same command with --resume goes on from it\n", steps_done,
+                recipe.steps, seconds, checkpoint.c_str());
+    return;
+  }
 
   std::map<std::string, std::string> figures;
   const std::string excerpt =
@@ -226,7 +305,8 @@ void train(const TrainOptions& o) {
   }
 
   std::map<std::string, std::string> metadata = mha::training_metadata(training.recipe(), steps_done);
-  metadata["command"] = o.command;
+  metadata["command"] = before.command;  // the run's first command: --resume goes on with the same options
+  if (!before.resumed_at.empty()) metadata["resumed_at"] = before.resumed_at;
   metadata["evaluation"] = summary;
   metadata.insert(figures.begin(), figures.end());
   const std::vector<uint8_t> bytes = mha::write_model(training.trainer().weights(), training.recipe().config, metadata);
@@ -242,6 +322,7 @@ void train(const TrainOptions& o) {
   }
   stop_if_interrupted(steps_done, partials);
   mha::move_all_into_place({{partials[0], o.out}, {partials[1], csv_path}});
+  std::remove(checkpoint.c_str());  // the run is whole: a later --resume must not go on from it
   std::printf("wrote %s and %s\n", o.out.c_str(), loss_csv_path(o.out).c_str());
 }
 
@@ -292,6 +373,14 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--eval-sequences", o->eval_sequences, "fresh sequences per L for the final check")
       ->check(CLI::Range(1, mha::kMaxEvalSequences));
+  cmd->add_option("--checkpoint-minutes", o->checkpoint_minutes,
+                  "write the run's whole state (weights, Adam's moments, step, data generator) to OUT.checkpoint.safetensors this "
+                  "often (0: never); removed when the run ends")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--stop-at", o->stop_at, "stop after this step, writing the checkpoint (0: train to the end)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--snapshot-every", o->snapshot_every, "write the model at step 0 and every N steps into OUT.history/ (0: no)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--resume", o->resume, "go on from OUT.checkpoint.safetensors, bit for bit as if never stopped (the same options)");
   cmd->add_option("--out", o->out, "the model file (.safetensors); the loss curve goes beside it as .loss.csv")->required();
   cmd->callback([o, command_line] {
     o->command = command_line;

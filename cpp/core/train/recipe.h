@@ -102,6 +102,10 @@ class Training {
   const Trainer& trainer() const { return trainer_; }
   const Recipe& recipe() const { return recipe_; }
   Model model() const { return Model::from_weights(recipe_.config, trainer_.weights()); }
+  // The whole state of a run, for train/checkpoint.h: the trainer and the batches' generator.
+  Trainer& trainer() { return trainer_; }
+  Rng& data() { return data_; }
+  const Rng& data() const { return data_; }
 
  private:
   Recipe recipe_;

@@ -24,6 +24,14 @@ Trainer::Trainer(const Config& config, ModelWeights weights, const AdamSettings&
   adam_v_ = zeros_like(config_);
 }
 
+void Trainer::restore(ModelWeights weights, ModelWeights adam_m, ModelWeights adam_v, int step) {
+  if (step < 0) throw Error("a training step cannot be negative, got " + std::to_string(step));
+  check_model_weights(weights, config_);
+  check_model_weights(adam_m, config_);
+  check_model_weights(adam_v, config_);
+  weights_ = std::move(weights), adam_m_ = std::move(adam_m), adam_v_ = std::move(adam_v), step_ = step;
+}
+
 float Trainer::loss_and_gradients(const std::vector<int32_t>& ids, const std::vector<int32_t>& targets, int B, int T) {
   if (targets.size() != ids.size() * static_cast<size_t>(config_.readouts))
     throw Error("a batch of " + std::to_string(B) + " × " + std::to_string(T) + " needs " + std::to_string(config_.readouts) +

@@ -45,6 +45,11 @@ class Trainer {
   // The last batch's forward: what training_bytes() counts twice (the activations and their gradients).
   const Trace& activations() const { return acts_; }
   int steps_done() const { return step_; }
+  // Adam's running moments, and setting them with the weights and the step: what a checkpoint holds
+  // beside the weights, so that a resumed run takes the same steps (train/checkpoint.h).
+  const ModelWeights& adam_m() const { return adam_m_; }
+  const ModelWeights& adam_v() const { return adam_v_; }
+  void restore(ModelWeights weights, ModelWeights adam_m, ModelWeights adam_v, int step);
   AdamSettings& adam() { return adam_; }
 
  private:
