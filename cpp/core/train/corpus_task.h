@@ -30,11 +30,11 @@ struct CorpusSpec {
   const char* name;  // as the CLI, the catalog, the page and a model file's metadata say it
   const char* what;  // what its text is and what a token is, for the CLI's help
   int vocab_size;    // its prepared vocabulary: prepare.js's `size` most frequent tokens and its specials
-  int steps;         // the shipped model's training (recipe.cpp corpus_recipe)
+  int batch, steps;  // the shipped model's training (recipe.cpp corpus_recipe; README, Real text: what was tried)
 };
 inline constexpr CorpusSpec kCorpora[] = {
-    {"tang", "the Tang poems, by character", 3003, 4000},
-    {"brown", "the Brown corpus, by word", 4002, 4000},
+    {"tang", "the Tang poems, by character", 3003, 32, 4000},
+    {"brown", "the Brown corpus, by word", 4002, 32, 3000},
 };
 const CorpusSpec& corpus_spec(const std::string& name);  // mha::Error naming the corpora for any other name
 std::string corpus_choices();  // "tang (the Tang poems, by character) or brown (…)": the CLI's help
