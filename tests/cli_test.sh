@@ -490,12 +490,29 @@ expect_interrupted() {
     fail "$name" "exit code $rc"
   fi
   clean_up interrupted.safetensors
-  rm -f interrupted.loss.csv
+  rm -f interrupted.loss.csv interrupted.checkpoint.safetensors
 }
 expect_interrupted "Ctrl-C during train leaves nothing half-written" 1 --steps 1000000 --d-model 16 --heads 2 --vocab 16
 # One step, then about 3 s of evaluation: the Ctrl-C lands after the last step, before the writes.
+# The run's state is kept whole (hours of a corpus run are not lost to a Ctrl-C): --resume writes the
+# model without training again.
 expect_interrupted "Ctrl-C during train's final evaluation leaves nothing" 0.5 \
-  --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1500
+  --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1500 --checkpoint-minutes 0
+"$MHA" train --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1500 --out interrupted.safetensors >stdout.txt 2>stderr.txt &
+pid=$!
+sleep 0.5
+while kill -INT "$pid" 2>/dev/null; do sleep 0.1; done
+wait "$pid"
+stopped=$?
+kept=$(grep -c "interrupted.checkpoint.safetensors holds the run" stderr.txt)
+run train --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1500 --resume --out interrupted.safetensors
+if [ "$stopped" -eq 130 ] && [ "$kept" -eq 1 ] && [ "$rc" -eq 0 ] && grep -q "at step 1 of 1" stderr.txt && [ -s interrupted.safetensors ] &&
+  [ "$(wc -l <interrupted.loss.csv)" -eq 2 ] && [ ! -e interrupted.checkpoint.safetensors ] && no_partial_files; then
+  pass "Ctrl-C after the last step keeps the run's checkpoint; --resume writes the model, no step taken again"
+else
+  fail "Ctrl-C keeps the checkpoint, --resume finishes" "exit codes $stopped, $rc; checkpoint named: $kept"
+fi
+rm -f interrupted.* stdout.txt
 
 G="$DATA/tiny_gpt2.model.safetensors"
 W="$DATA/pytorch_mha.weights.safetensors"

@@ -39,11 +39,13 @@ struct CatchInterrupt {
   void (*previous)(int);
 };
 
-// Throws Interrupted when Ctrl-C came; `partials` are removed first.
-void stop_if_interrupted(int step, const std::vector<std::string>& partials = {}) {
+// Throws Interrupted when Ctrl-C came; `partials` are removed first. `kept`: what the run left that
+// is whole (its checkpoint), named in the message.
+void stop_if_interrupted(int step, const std::vector<std::string>& partials = {}, const std::string& kept = "") {
   if (!interrupted) return;
   for (const std::string& p : partials) std::remove(p.c_str());
-  throw Interrupted("interrupted at step " + std::to_string(step) + ": nothing written");
+  throw Interrupted("interrupted at step " + std::to_string(step) + ": " +
+                    (kept.empty() ? "nothing written" : "no model written; " + kept + " holds the run, and --resume goes on from it"));
 }
 
 // Each option writes into `given`, whose defaults (the induction recipe's, core/train/recipe.h) are
@@ -246,7 +248,7 @@ void train(const TrainOptions& o) {
   };
   if (first_step == 1) snapshot(0);
   const int last_step = o.stop_at > 0 ? o.stop_at : recipe.steps;
-  if (first_step > last_step)
+  if (o.stop_at > 0 && first_step > last_step)
     throw mha::Error("--stop-at " + std::to_string(last_step) + ": the checkpoint is already at step " + std::to_string(first_step - 1));
   const bool terminal = isatty(fileno(stderr));
   const CatchInterrupt catching;
@@ -281,7 +283,17 @@ void train(const TrainOptions& o) {
   const double seconds = seconds_before + seconds_since_start() - checking;
   if (terminal) std::fputc('\n', stderr);
   const int steps_done = training.trainer().steps_done();
-  stop_if_interrupted(steps_done);
+  // A Ctrl-C from here until the model is written keeps the run's state (whole, or not at all), so
+  // that hours of training are not lost to it.
+  std::string kept;
+  const auto keep_if_interrupted = [&](const std::vector<std::string>& partials = {}) {
+    if (interrupted && kept.empty() && o.checkpoint_minutes > 0 && steps_done >= first_step) {
+      write_checkpoint_file(training, checkpoint, so_far(seconds));
+      kept = checkpoint;
+    }
+    stop_if_interrupted(steps_done, partials, kept);
+  };
+  keep_if_interrupted();
   if (steps_done < recipe.steps) {  // --stop-at
     write_checkpoint_file(training, checkpoint, so_far(seconds));
     std::printf("stopped at step %d of %d after %.1f s; %s holds the run: the same command with --resume goes on from it\n", steps_done,
@@ -295,7 +307,7 @@ void train(const TrainOptions& o) {
   const std::string summary = recipe.task == mha::TaskKind::corpus ? corpus_summary(training, excerpt, figures)
                               : induction                          ? induction_summary(training, o.eval_sequences)
                                                                    : recall_summary(training);
-  stop_if_interrupted(steps_done);
+  keep_if_interrupted();
   std::printf("trained %d steps in %.1f s (%.0f steps/s), final loss %.3f\n%s\n", steps_done, seconds, steps_done / seconds,
               loss, summary.c_str());
   if (o.phase_every > 0) {
@@ -310,7 +322,7 @@ void train(const TrainOptions& o) {
   metadata["evaluation"] = summary;
   metadata.insert(figures.begin(), figures.end());
   const std::vector<uint8_t> bytes = mha::write_model(training.trainer().weights(), training.recipe().config, metadata);
-  stop_if_interrupted(steps_done);
+  keep_if_interrupted();
   // Both files written beside their targets first, then both moved into place, all or none: a Ctrl-C
   // up to the last check leaves nothing; after it the two renames finish together.
   std::vector<std::string> partials = {mha::write_partial_file(o.out, bytes)};
@@ -320,7 +332,7 @@ void train(const TrainOptions& o) {
     std::remove(partials[0].c_str());
     throw;
   }
-  stop_if_interrupted(steps_done, partials);
+  keep_if_interrupted(partials);
   mha::move_all_into_place({{partials[0], o.out}, {partials[1], csv_path}});
   std::remove(checkpoint.c_str());  // the run is whole: a later --resume must not go on from it
   std::printf("wrote %s and %s\n", o.out.c_str(), loss_csv_path(o.out).c_str());
