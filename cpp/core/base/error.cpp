@@ -28,6 +28,12 @@ std::string fill_sentence(const std::string& sentence, const ErrorParams& params
   return out;
 }
 
+std::string or_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+  return out;
+}
+
 std::string printable(const std::string& text, size_t max_bytes) {
   static const char kHex[] = "0123456789ABCDEF";
   std::string out;

@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "base/error_codes.h"
 
@@ -39,5 +40,7 @@ std::string fill_sentence(const std::string& sentence, const ErrorParams& params
 // bytes that are not UTF-8 written \xNN, so the message stays one line, and cut after about
 // `max_bytes` at a whole character, marked "…".
 std::string printable(const std::string& text, size_t max_bytes = 80);
+// "a, b or c": the choices an error or a help text names.
+std::string or_list(const std::vector<std::string>& items);
 
 }  // namespace mha

@@ -110,12 +110,10 @@ static_assert(one_layout_per_preset_with_blocks(), "kLayouts must have one whole
 // "a, b or c": the rows' names for which `keep` holds, in order.
 template <typename Keep>
 std::string listed(Keep keep) {
-  std::vector<const char*> names;
+  std::vector<std::string> names;
   for (const LayoutSpec& l : kLayouts)
-    if (keep(l)) names.push_back(l.name);
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
-  return out;
+    if (keep(l)) names.emplace_back(l.name);
+  return or_list(names);
 }
 }  // namespace
 

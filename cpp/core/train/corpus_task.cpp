@@ -35,13 +35,11 @@ const std::vector<std::string>& corpus_names() {
 }
 
 namespace {
-// "a, b or c" of each corpus's `say`.
 template <typename Say>
 std::string listed(Say say) {
-  std::string out;
-  const size_t n = std::size(kCorpora);
-  for (size_t i = 0; i < n; ++i) out += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + say(kCorpora[i]);
-  return out;
+  std::vector<std::string> items;
+  for (const CorpusSpec& c : kCorpora) items.push_back(say(c));
+  return or_list(items);
 }
 }  // namespace
 
@@ -55,13 +53,9 @@ std::string corpus_choices() {
   return listed([](const CorpusSpec& c) { return std::string(c.name) + " (" + c.what + ")"; });
 }
 
-namespace {
-void check_corpus_name(const std::string& name) { corpus_spec(name); }
-}  // namespace
-
 std::shared_ptr<const Corpus> corpus_from_texts(const std::string& name, const std::string& vocabulary_json, const std::string& train,
                                                 const std::string& heldout, const std::string& where, int vocab_size) {
-  check_corpus_name(name);
+  corpus_spec(name);  // an unknown name refused before any text is read
   auto corpus = std::make_shared<Corpus>();
   corpus->name = name;
   Vocabulary vocabulary = parse_vocabulary(vocabulary_json, where + ".vocab.json");
@@ -74,7 +68,7 @@ std::shared_ptr<const Corpus> corpus_from_texts(const std::string& name, const s
 }
 
 std::shared_ptr<const Corpus> load_corpus(const std::string& name, const std::string& dir, int vocab_size) {
-  check_corpus_name(name);
+  corpus_spec(name);
   const std::string stem = dir + "/" + name;
   return corpus_from_texts(name, read_text(stem + ".vocab.json"), read_text(stem + ".train.txt"), read_text(stem + ".heldout.txt"), stem, vocab_size);
 }
