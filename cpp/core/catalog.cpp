@@ -144,6 +144,8 @@ json catalog() {
     layouts.push_back({{"name", l.name},
                        {"wholeModel", l.whole_model ? json(preset_spec(*l.whole_model).name) : json(nullptr)},
                        {"rope", l.rope}});
+  json recipes = json::object();
+  for (const PageRecipe& r : kPageRecipes) recipes[r.name] = recipe_json(r.make());
   return {
       {"limits",
        {{"dModel", kMaxDModel},
@@ -162,11 +164,7 @@ json catalog() {
       {"gpt2DHead", kGpt2DHead},
       {"presets", presets},
       {"layouts", layouts},
-      {"recipes",
-       {{"induction", recipe_json(induction_recipe())},
-        {"inductionSmall", recipe_json(induction_recipe_small())},
-        {"recall", recipe_json(recall_recipe())},
-        {"tang", recipe_json(corpus_recipe_page("tang"))}}},
+      {"recipes", recipes},
       {"sweepHeads", sweep_heads()},
       {"phaseChangeScore", kPhaseChangeScore},
       {"phaseChangeEvery", kPhaseChangeEvery},

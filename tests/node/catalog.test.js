@@ -72,6 +72,17 @@ test('the CLI prints the catalog the module hands out', () => {
   assert.deepEqual(printed, JSON.parse(JSON.stringify(mha.catalog)));
 });
 
+test("mha.d.ts types catalog.recipes key for key (the core's kPageRecipes), each by the type of its task", () => {
+  const fs = require('node:fs');
+  const types = fs.readFileSync(path.join(root, 'web', 'package', 'mha.d.ts'), 'utf8');
+  const declared = types.match(/^\s*recipes: \{([^}]*)\};/m);
+  assert.ok(declared, 'mha.d.ts has a `recipes: { … };` line in Catalog');
+  const typed = Object.fromEntries(declared[1].split(';').map((p) => p.trim()).filter(Boolean).map((p) => p.split(/:\s*/)));
+  assert.deepEqual(Object.keys(typed), Object.keys(mha.catalog.recipes));
+  const typeOf = { induction: 'InductionRecipe', recall: 'RecallRecipe', corpus: 'CorpusRecipe' };
+  for (const [name, recipe] of Object.entries(mha.catalog.recipes)) assert.equal(typed[name], typeOf[recipe.task], name);
+});
+
 test('the recipes are what `mha train` does by default: the shipped model says so in its metadata', () => {
   const { induction } = mha.catalog.recipes;
   const fs = require('node:fs');

@@ -54,8 +54,8 @@ Recipe induction_recipe_small();
 // 2,000 steps of Adam at lr 3e-3.
 Recipe recall_recipe();
 // The real-text models' recipe (models/{corpus}.safetensors): GPT-2 blocks (LayerNorm, GELU MLP, tied
-// unembedding), 4 blocks of 4 heads, d_model 128, windows of 128 tokens, batch 16, AdamW at 2e-3 with
-// 100 steps of warm-up and linear decay to a tenth; 4,000 steps; seed 5.
+// unembedding), 4 blocks of 4 heads, d_model 128, windows of 128 tokens, AdamW at 2e-3 with 100 steps
+// of warm-up and linear decay to a tenth; seed 5; the batch and the steps are the corpus's (kCorpora).
 // `data`, when given, sets the vocabulary; without it the recipe only describes.
 Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> data = nullptr);
 // The page's recipe of the same corpus, small enough to train in a browser within a minute and a half
@@ -63,6 +63,21 @@ Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> da
 // batch 8, AdamW at a constant 3e-3 after 30 warm-up steps, 1,800 steps. On the Tang poems a
 // previous-character head forms at 7.6× its chance on held-out text (README, Real text).
 Recipe corpus_recipe_page(const std::string& corpus);
+
+// The recipes the page's "Train it yourself" offers, by the names the catalog gives them
+// (catalog.recipes; el.train({task})): the catalog, the page's menu and the API read this table, and
+// tests/node/catalog.test.js holds mha.d.ts's `recipes` to it.
+struct PageRecipe {
+  const char* name;
+  Recipe (*make)();
+};
+inline const PageRecipe kPageRecipes[] = {
+    {"induction", induction_recipe},
+    {"inductionSmall", induction_recipe_small},
+    {"recall", recall_recipe},
+    {"tang", [] { return corpus_recipe_page("tang"); }},
+};
+
 Recipe recipe_of(TaskKind task);  // the task's shipped recipe (the corpus task's: Tang's)
 // The learning rate at step s (from 1) of a recipe's schedule.
 float scheduled_lr(const Recipe& recipe, int step);
