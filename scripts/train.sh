@@ -16,11 +16,12 @@ bash scripts/setup.sh start
 cmake --preset native >/dev/null
 cmake --build --preset native -j "$(nproc)" --target mha
 mkdir -p models
+# The histories (how each model formed, for the training panel) read the models with the WebAssembly module.
+NODE_PATH=/usr/share/nodejs cmake --preset wasm >/dev/null
+NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)" --target mha_wasm
 if [ "${1:-}" != "corpus" ]; then
   build/native/mha train --out models/induction.safetensors
-  # How it formed, for the training panel: the same recipe again in the WebAssembly module (~30 s).
-  NODE_PATH=/usr/share/nodejs cmake --preset wasm >/dev/null
-  NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)" --target mha_wasm
+  # The same recipe again in the WebAssembly module (~30 s), its heads kept every 150 steps.
   node scripts/history.js
   build/native/mha train --task recall --out models/recall.safetensors
   build/native/mha sweep --task recall --csv models/recall-sweep.csv
@@ -36,6 +37,7 @@ corpus_model() {
   build/native/mha train --task corpus --corpus "$1" --snapshot-every 200 "${resume[@]}" --out "build/train/$1.safetensors"
   cp "build/train/$1.safetensors" "models/$1.safetensors"
   cp "build/train/$1.loss.csv" "models/$1.loss.csv"
+  node scripts/history.js "$1"  # models/NAME.history.json, from the snapshots (~20 s each)
 }
 mkdir -p build/train
 # The two are independent: one core each.

@@ -51,18 +51,22 @@ function heldoutHeadTypes() {
     if (models.every((m) => kept[m.id])) return kept;
   }
   const out = {};
-  for (const m of models) {
-    const json = execFileSync(MHA, ['heads', '--model', m.source, '--heldout', m.heldout, '--json'], { cwd: ROOT, maxBuffer: 256 << 20 });
-    const { layers } = JSON.parse(json);
-    out[m.id] = layers.map((layer) => layer.heads.map((x) => {
-      const { type, value, chance } = x.measure || {};
-      // (what a head has not, left out: the widget carries this)
-      const figure = (v) => (v === undefined || v === null ? undefined : heldoutFigure(v));
-      return { type: x.label, strongest: x.strongest || undefined, value: figure(value), chance: figure(chance), offset: type === 'positional' ? x.offset : undefined };
-    }));
-  }
+  for (const m of models) out[m.id] = heldoutTypesOf(m.source, m.heldout);
   fs.writeFileSync(cache, JSON.stringify(out));
   return out;
+}
+
+// One model file's heads on a held-out text (paths from the repository's root), as the widget carries
+// them: [layer][head] {type, strongest, value, chance, offset}. scripts/history.js records them too.
+function heldoutTypesOf(model, heldout) {
+  const json = execFileSync(MHA, ['heads', '--model', model, '--heldout', heldout, '--json'], { cwd: ROOT, maxBuffer: 256 << 20 });
+  const { layers } = JSON.parse(json);
+  return layers.map((layer) => layer.heads.map((x) => {
+    const { type, value, chance } = x.measure || {};
+    // (what a head has not, left out: the widget carries this)
+    const figure = (v) => (v === undefined || v === null ? undefined : heldoutFigure(v));
+    return { type: x.label, strongest: x.strongest || undefined, value: figure(value), chance: figure(chance), offset: type === 'positional' ? x.offset : undefined };
+  }));
 }
 
 // The classic script that carries a model beside mha-demo.js (web/src/widget.js loads it by a tag).
@@ -137,4 +141,4 @@ async function partScripts() {
   return Object.keys(PARTS).map(partScript);
 }
 
-module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutFigure, modelScript, languageParts, partScripts, corpusTexts, historyScripts };
+module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutTypesOf, heldoutFigure, modelScript, languageParts, partScripts, corpusTexts, historyScripts };

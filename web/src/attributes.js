@@ -1,7 +1,7 @@
 import { escapeHtml } from './format.js';
 import { pageMessage } from './messages.js';
 import catalog from './catalog.js';
-import { OPENING_TEXTS, TRAINED_TEXT } from './openingTexts.js';
+import { OPENING_TEXTS, OPENING_LAYERS, TRAINED_TEXT } from './openingTexts.js';
 
 // The settings of one demo as attributes: <mha-demo text="…" d-model="512" heads="8" …>.
 // The same names are the page's permalink and the iframe form's query parameters, so one
@@ -15,12 +15,12 @@ import { OPENING_TEXTS, TRAINED_TEXT } from './openingTexts.js';
 //   recipe: the recipe "Train it yourself" trains for it (catalog.recipes); none: no such panel
 //   opensFor: a demo without a model attribute opens on this model when its language is this one
 //   layer: the layer it opens on (without a view-layer attribute), that of its clearest typed heads on
-//   its own text (OPENING_TEXTS)
+//   its own text (openingTexts.js)
 export const MODEL_KINDS = {
   // 4 layers, 4 heads, one token per Chinese character (models/tang.safetensors)
-  tang: { sized: false, shipped: 'tang', layer: 0, opensFor: 'zh', recipe: 'tang' },
+  tang: { sized: false, shipped: 'tang', layer: OPENING_LAYERS.tang, opensFor: 'zh', recipe: 'tang' },
   // 4 layers, 4 heads, the Brown corpus's lower-cased words (models/brown.safetensors)
-  brown: { sized: false, shipped: 'brown', layer: 2, opensFor: 'en' },
+  brown: { sized: false, shipped: 'brown', layer: OPENING_LAYERS.brown, opensFor: 'en' },
   trained: { sized: false, shipped: 'induction', recipe: 'induction' }, // the 2-layer model of induction heads (models/induction.safetensors)
   recall: { sized: false, shipped: 'recall', recipe: 'recall' }, // one layer, 4 heads, the recall task (models/recall.safetensors)
   random: { sized: true, causalChoice: true }, // one attention layer of seeded weights: the shapes lesson

@@ -14,3 +14,6 @@ export const OPENING_TEXTS = {
   tang: '风急天高猿啸哀，渚清沙白鸟飞回。无边落木萧萧下，不尽长江滚滚来。万里悲秋常作客，百年多病独登台。艰难苦恨繁霜鬓，潦倒新停浊酒杯。',
   brown: 'The farmer sold the land to a young man who wanted a house near the river, and the man built a barn for the horses.',
 };
+// The layer each opens on (attributes.js MODEL_KINDS; without a view-layer attribute), where the heads
+// named above are; scripts/history.js records that layer's maps as the model formed.
+export const OPENING_LAYERS = { tang: 0, brown: 2 };
