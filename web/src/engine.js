@@ -378,9 +378,16 @@ export class Engine {
     return this._modelShown(settings).patch({ clean, corrupt });
   }
 
-  // One head's QK and OV tables over ids (Model.headCircuit).
+  // One head's QK and OV tables over ids (Model.headCircuit), kept for the last model, text and head
+  // asked: the view redraws on every patch clicked, and a poem's OV table reads the whole vocabulary.
   headCircuit(settings, ids, layer, head) {
-    return this._modelShown(settings).headCircuit(ids, layer, head);
+    const model = this._modelShown(settings);
+    const key = settings.model === 'file' ? this.file : this.modelKey;
+    const asked = `${model.config.heads}|${ids.join()}|${layer}.${head}`;
+    if (!this._headCircuit || this._headCircuit.key !== key || this._headCircuit.asked !== asked) {
+      this._headCircuit = { key, asked, value: model.headCircuit(ids, layer, head) };
+    }
+    return this._headCircuit.value;
   }
 
   // The text of id in the model shown's vocabulary ('' where it has none).
