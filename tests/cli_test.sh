@@ -254,7 +254,9 @@ run train "${SMALL[@]}" --stop-at 5 --out other.safetensors
 expect_error "train --resume from another run's checkpoint" other.safetensors train "${SMALL[@]}" --lr 0.01 --resume --out other.safetensors
 expect_error "train --resume with no checkpoint" none.safetensors train "${SMALL[@]}" --resume --out none.safetensors
 expect_error "train --stop-at past the last step" out.safetensors train "${SMALL[@]}" --stop-at 31 --out out.safetensors
-rm -rf split.* split.history other.*
+touch blocked.history  # a file where --snapshot-every's folder would go
+expect_error "train --snapshot-every where a file has the folder's name" blocked.safetensors train "${SMALL[@]}" --snapshot-every 10 --out blocked.safetensors
+rm -rf split.* split.history other.* blocked.*
 
 run predict --model small.safetensors --text "a b c a b c" --top 3
 if [ "$rc" -eq 0 ] && grep -q "first choice right at" stdout.txt && grep -q "<s>" stdout.txt; then

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <functional>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -229,7 +231,6 @@ void train(const TrainOptions& o) {
     std::fprintf(stderr, "resuming from %s at step %d of %d\n", checkpoint.c_str(), training.trainer().steps_done(), recipe.steps);
   }
   std::string csv = before.csv;
-  const double seconds_before = before.seconds;
   const auto so_far = [&](double seconds) {
     RunSoFar run = before;
     run.csv = csv, run.seconds = seconds;
@@ -239,7 +240,8 @@ void train(const TrainOptions& o) {
   const std::string snapshots = beside(o.out, ".history");
   const auto snapshot = [&](int step) {
     if (o.snapshot_every <= 0 || step % o.snapshot_every != 0) return;
-    mkdir(snapshots.c_str(), 0755);
+    if (mkdir(snapshots.c_str(), 0755) != 0 && errno != EEXIST)
+      throw mha::Error("--snapshot-every: cannot make the folder " + snapshots + ": " + std::strerror(errno));
     char name[32];
     std::snprintf(name, sizeof name, "/step-%05d.safetensors", step);
     const std::string path = snapshots + name;
@@ -276,11 +278,11 @@ void train(const TrainOptions& o) {
       progress(s, first_step - 1, recipe.steps, loss, logged, false);
     }
     if (o.checkpoint_minutes > 0 && s < last_step && seconds_since_start() - checkpointed >= 60 * o.checkpoint_minutes) {
-      write_checkpoint_file(training, checkpoint, so_far(seconds_before + seconds_since_start() - checking));
+      write_checkpoint_file(training, checkpoint, so_far(before.seconds + seconds_since_start() - checking));
       checkpointed = seconds_since_start();
     }
   }
-  const double seconds = seconds_before + seconds_since_start() - checking;
+  const double seconds = before.seconds + seconds_since_start() - checking;
   if (terminal) std::fputc('\n', stderr);
   const int steps_done = training.trainer().steps_done();
   // A Ctrl-C from here until the model is written keeps the run's state (whole, or not at all), so
