@@ -277,6 +277,8 @@ test('training in the page: induction heads form within 90 s, events carry the n
     if (x.type !== 'mixed') assert.equal(x.nearest, null);
   });
   assert.ok(last.phaseStep > 0 && last.phaseStep % require('../../web/build/catalog.json').phaseChangeEvery === 0, `the phase change is marked, at a checked step: ${last.phaseStep}`);
+  // the seed's step, not the timing's: where the recipe trained in Node found it (scripts/history.js)
+  assert.equal(last.phaseStep, require('../../models/induction.history.json').phaseStep);
   const gaps = await page.evaluate(() => window.__progress.slice(1).map((p, i) => p.step - window.__progress[i].step));
   assert.ok(gaps.length >= 3, 'reports keep coming while it trains');
   console.log(`# training in Chromium: the phase change (step ${last.phaseStep}) seen after ${seconds.toFixed(1)} s (step ${last.step}, ${last.stepsPerSecond.toFixed(0)} steps/s)`);
