@@ -97,9 +97,9 @@ TEST_CASE("Tang: held-out loss 0.4 nats a character under the bigram; a head on 
   const Best previous = strongest(heads, &mha::HeadMetrics::previous_token, &mha::HeadMetrics::previous_token_chance);
   CAPTURE(previous.layer);
   CAPTURE(previous.head);
-  // Layer 0's head 3 keeps to i − 1 at 0.52, 15× its chance: named previous_token, short of the 0.6 a
-  // PyTorch reference reached with 2.5 times the tokens (batch 32, 5,000 steps).
-  CHECK(previous.value >= 0.5);
+  // Layer 0's head 2 keeps to i − 1 at 0.58, 17× its chance: named previous_token, short of the 0.6 a
+  // PyTorch reference reached with 5,000 steps of batch 32 (this recipe: 4,000; batch 16 gave 0.52).
+  CHECK(previous.value >= 0.55);
   CHECK(previous.value >= 5 * previous.chance);
   CHECK(previous.label == "previous_token");
   const Best parallel = strongest(heads, &mha::HeadMetrics::parallel_line, &mha::HeadMetrics::parallel_line_chance);
@@ -135,4 +135,23 @@ TEST_CASE("Brown: held-out loss 0.1 nats a word under the bigram; a rare-word he
   }
   CHECK(std::max(article.value, subject.value) >= 0.3);
   CHECK(article.label == "noun_article");
+}
+
+// Generation in the poems' form: greedy from the first half-line of 李白's 静夜思, the Tang model writes
+// a half-line as long (five characters, none a mark or <unk>) and closes it with a mark.
+TEST_CASE("Tang: greedy generation after 床前明月光， writes a five-character half-line and its mark") {
+  const Shipped s = shipped("tang");
+  const auto* vocabulary = dynamic_cast<const mha::VocabTokenizer*>(s.model.tokenizer());
+  mha::GenerateOptions options;
+  options.tokens = 6;
+  const mha::Generated g = mha::generate(s.model, vocabulary->tokenize_all("床前明月光，").ids, options);
+  std::string written;
+  for (size_t i = static_cast<size_t>(g.prompt_length); i < g.ids.size(); ++i) written += vocabulary->token_text(g.ids[i]);
+  CAPTURE(written);
+  for (int i = 0; i < 5; ++i) {
+    const int32_t id = g.ids[static_cast<size_t>(g.prompt_length + i)];
+    CHECK_FALSE(vocabulary->is_special(id));
+    CHECK_FALSE(vocabulary->ends_half_line(id));
+  }
+  CHECK(vocabulary->ends_half_line(g.ids.back()));
 }

@@ -4,14 +4,15 @@ export const TRAINED_TEXT = '我是秦始皇，我是秦始皇';
 
 // The texts the models of real text open on (without a text attribute; attributes.js), chosen so
 // that their typed heads show (`mha heads --model models/<id>.safetensors --text …`) at their layer (MODEL_KINDS). For
-// Tang 杜甫's 登高, whose every couplet is parallel (对仗), 64 characters: layer 0 has a head on the
-// previous character (0.3, 0.58, 9.7× its chance), one on the same place in the previous half-line
-// (0.0, parallel line, 6.4×) and one three characters back (0.1, 8.2×); on 王之涣's and 杜甫's
-// quatrains the parallel-line head stays under 5×. For Brown a sentence of nouns with articles and
+// Tang 杜甫's 春望, five-character regulated verse whose couplets are parallel (对仗), 48 characters:
+// layer 0 has a head on the previous character (0.2, 0.63, 8.6× its chance) and head 0.3, which
+// looks five characters back, named parallel line (0.35, 6.5×): in five-character verse that is the
+// same place in the previous half-line. On seven-character verse (登高) head 0.3 is a plain i − 5 and
+// head 0.1, at i − 7, the parallel one (5.1× on 客至 and 无题, under 5× on 登高). For Brown a sentence of nouns with articles and
 // verbs after their subjects: at layer 2, head 2.0 reads a noun's article (7.8× its chance) and
 // heads 2.2 and 2.3 a verb's subject (6.0×, 7.8×); layer 0's head 0.0 the rarest word in view (5.2×).
 export const OPENING_TEXTS = {
-  tang: '风急天高猿啸哀，渚清沙白鸟飞回。无边落木萧萧下，不尽长江滚滚来。万里悲秋常作客，百年多病独登台。艰难苦恨繁霜鬓，潦倒新停浊酒杯。',
+  tang: '国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。烽火连三月，家书抵万金。白头搔更短，浑欲不胜簪。',
   brown: 'The farmer sold the land to a young man who wanted a house near the river, and the man built a barn for the horses.',
 };
 // The layer each opens on (attributes.js MODEL_KINDS; without a view-layer attribute), where the heads

@@ -371,8 +371,8 @@ export const STRINGS = {
     zh: '本项目训练的一个模型的第 {l} 层（共 {layers} 层），它在真实文本上预测下一个 token：{corpus}。每个头用 softmax 把分数（Q·Kᵀ 除以 √d_head = {sqrt}，遮住后面的 token）变成权重。没有人告诉这些头该看什么，下面的面板却发现有的头在做可以命名的事：看前一步，或固定地往回看几步，{kinds}只有当一个头放在那里的权重至少是“平均分散权重”时的 5 倍，才给它这样的名字。关掉一个头，看看预测怎么变。',
   },
   'attend.kinds.chars': {
-    en: 'or, about to write a character, the same place in the half-line before, where its parallel stands (风急天高猿啸哀，渚清沙白鸟飞回: writing 渚, it looks at 风).',
-    zh: '或者在要写下一个字时，看上半句同一位置的字，对仗的字就在那里（“风急天高猿啸哀，渚清沙白鸟飞回”：要写“渚”时看“风”）。',
+    en: 'or, about to write a character, the same place in the half-line before, where its parallel stands (国破山河在，城春草木深: writing 城, it looks at 国).',
+    zh: '或者在要写下一个字时，看上半句同一位置的字，对仗的字就在那里（“国破山河在，城春草木深”：要写“城”时看“国”）。',
   },
   'attend.kinds.words': {
     en: 'or from a noun to its article, from a verb to its subject (<em>the man built</em>), from a noun to its adjective, or to the rarest word in view.',

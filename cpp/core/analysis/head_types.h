@@ -16,9 +16,9 @@
 //                   needed at either end, so a couplet typed alone counts): for each character c of such a half-line, the weight that
 //                   the row predicting c (the position before it) puts on the same place one half-line
 //                   back (秦川雄帝宅，函谷壮皇居: predicting 函, the row of ， on 秦). A model of the next token
-//                   reads the parallel of what it is about to write: the shipped Tang model's head 3.2
-//                   puts 0.40 there on held-out text (the model shipped before it: 0.42 there, and
-//                   chance on the weight c itself puts on its parallel).
+//                   reads the parallel of what it is about to write: the shipped Tang model's head 2.1
+//                   puts 0.35 there on held-out text (the models shipped before it: 0.40 and 0.42
+//                   there, and chance on the weight c itself puts on its parallel).
 //   offset_profile  mean over i ≥ k of a[i][i − k], k = 0 … 16 that are < T: where a head looks, as a curve
 // The chance of previous_token, first_token and offset_weight (head_metrics.h) is mean 1 / n_i over their rows.
 #pragma once
