@@ -26,9 +26,6 @@ const SNAPSHOT_EVERY = 150; // 21 snapshots over the recipe's 3,000 steps: the p
 const DIGITS = 3; // attention weights and losses as the file keeps them
 
 const round = (v) => Number(v.toFixed(DIGITS));
-// A corpus model's maps are 4 heads of 64 × 64 on the poem, 21 times: two places (what a map's colour
-// shows) keep its history under a megabyte.
-const roundMap = (v) => Number(v.toFixed(2));
 // Of the head analysis, what the panel names and measures a head by (train.js, heads.js headText),
 // its numbers to DIGITS places.
 const KEPT = ['label', 'strongest', 'measure', 'offset', 'offset_weight', 'previous_token', 'induction'];
@@ -49,6 +46,7 @@ function checkShipped(bytes, model) {
 async function corpusHistory(id) {
   const { heldoutTypesOf } = require('./web-parts.js');
   const { OPENING_TEXTS, OPENING_LAYERS } = await import(path.join(ROOT, 'web', 'src', 'openingTexts.js'));
+  const { packMaps, PACKING } = await import(path.join(ROOT, 'web', 'src', 'historyMaps.js'));
   const text = OPENING_TEXTS[id];
   const layer = OPENING_LAYERS[id];
   if (!text) throw new Error(`no shipped model of real text is called '${id}' (openingTexts.js OPENING_TEXTS)`);
@@ -68,7 +66,7 @@ async function corpusHistory(id) {
     const trace = model.runText(text);
     try {
       ids = ids || Array.from(trace.ids());
-      const weights = [Array.from(trace.data(`layers.${layer}.weights`), roundMap)];
+      const weights = [packMaps(trace.data(`layers.${layer}.weights`), ids.length)];
       snapshots.push({ step: Number(file.match(/\d+/)[0]), weights, heads: headsOf(trace.headAnalysis()), heldout: heldoutTypesOf(path.join(dir, file), heldout) });
       console.log(`${id}: step ${snapshots[snapshots.length - 1].step}`);
     } finally {
@@ -80,7 +78,7 @@ async function corpusHistory(id) {
   const losses = fs.readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((line) => round(Number(line.split(',')[1])));
   const every = snapshots.length > 1 ? snapshots[1].step - snapshots[0].step : 0;
   // layers: whose maps `weights` holds (the opening layer's); heads and heldout cover every layer.
-  return { recipe: id, text, ids, every, layers: [layer], phaseStep: null, losses, snapshots };
+  return { recipe: id, text, ids, every, layers: [layer], packing: PACKING, phaseStep: null, losses, snapshots };
 }
 
 async function main() {

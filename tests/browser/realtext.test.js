@@ -337,6 +337,57 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
 // looking a fixed distance back (previous character, or i − k), at 5× its chance or more on the text
 // shown, within 90 s of pressing Start, the page drawing 30 frames a second or more meanwhile; and the
 // held-out loss drawn beside the training loss, falling.
+// How each model of real text formed, as npm run train recorded it (models/ID.history.json): the
+// training panel scrubs through it before anything trains, each head of the opening layer named under
+// its map as the record names it, with its type on the held-out excerpt; at the last snapshot that is
+// the heads table's held-out line for the shipped model.
+for (const [id, lang] of [['tang', 'zh'], ['brown', 'en']]) {
+  test(`how the ${id} model formed: the recorded snapshots scrubbed in the training panel, each head named as the record names it`, { timeout: TEST_TIMEOUT }, async () => {
+    const model = trainedModels().find((m) => m.id === id);
+    assert.ok(model.history, `models/trained-models.json gives ${id} no history`);
+    const history = JSON.parse(fs.readFileSync(path.join(ROOT, model.history), 'utf8'));
+    const layer = history.layers[0];
+    assert.equal(layer, OPENS_AT[id], 'the record keeps the maps of the layer the page opens on');
+    await open(`${server.url}?model=${id}&lang=${lang}`);
+    await page.waitForFunction((n) => document.querySelector('mha-demo').training?.snapshots.length === n, history.snapshots.length, { timeout: WAIT });
+    const at = (index) => page.evaluate(({ i, l }) => {
+      const root = document.querySelector('mha-demo').shadowRoot;
+      const scrub = root.querySelector('[data-train="scrub"]');
+      scrub.value = String(i);
+      scrub.dispatchEvent(new Event('input'));
+      const heads = [...root.querySelectorAll(`[data-train-head^="${l}."]`)];
+      return {
+        labels: heads.map((x) => x.querySelector('.head-label').className.replace(/.*label-/, '')),
+        metrics: heads.map((x) => x.querySelector('.train-head-metrics').textContent),
+        layersShown: root.querySelectorAll('.train-layer').length,
+        readout: root.querySelector('.train-readout').textContent,
+      };
+    }, { i: index, l: layer });
+    const last = history.snapshots.length - 1;
+    const first = await at(0);
+    const end = await at(last);
+    const labels = (s) => s.heads.layers[layer].heads.map((m) => m.label);
+    assert.deepEqual(first.labels, labels(history.snapshots[0]));
+    assert.deepEqual(end.labels, labels(history.snapshots[last]));
+    assert.equal(end.layersShown, 1, 'one layer recorded, one shown');
+    assert.ok(TYPED.some((type) => end.labels.includes(type)) || end.labels.includes('previous_token'), `a typed head at the end: ${end.labels}`);
+    assert.ok(!first.labels.some((x) => TYPED.includes(x)), `no typed head at step 0: ${first.labels}`);
+    assert.ok(end.readout.includes(String(history.losses.length)) && end.readout.includes(String(history.every)), end.readout);
+    // the held-out line under each map is the record's, which for the last snapshot is the shipped
+    // model's (scripts/history.js checked the file) as `mha heads --heldout` gives it
+    const held = strings['train.heldoutType'][lang].split('{held}')[0].replace('{shown}', '').trim();
+    const cli = await cliHeldout(id);
+    end.metrics.forEach((text, hd) => {
+      assert.ok(text.includes(held), text);
+      const x = history.snapshots[last].heldout[layer][hd];
+      assert.equal(x.type, cli.layers[layer].heads[hd].label, `head ${layer}.${hd}`);
+      if (x.value !== null && x.value !== undefined) assert.ok(text.includes(x.value.toFixed(2)), `${text} lacks ${x.value.toFixed(2)}`);
+    });
+    await page.locator('.train-panel').screenshot({ path: path.join(SHOTS, `history-${id}.png`) });
+    suite.assertNoProblems();
+  });
+}
+
 test('Train it yourself on the Tang poems: a head looks a fixed number of characters back at 5× its chance within 90 s, and the held-out loss falls', { timeout: 180_000 }, async () => {
   await open(`${server.url}?model=tang&lang=zh`);
   await page.evaluate(() => {

@@ -26,6 +26,8 @@ const BUDGET = {
   'mha-circuits.js': 8 * 1024,
   // how the induction model formed (scripts/history.js), loaded when the training panel shows its recipe
   'mha-history-induction.js': 40 * 1024,
+  // how the Tang model formed: 21 snapshots of layer 0's maps on its poem, packed (web/src/historyMaps.js)
+  'mha-history-tang.js': 120 * 1024,
   // the whole WebAssembly core (the Trainer, headImportance, prune), loaded when a demo first trains
   'mha-gradients.js': 240 * 1024,
   // the text the page's Tang recipe trains on (models/corpus: its vocabulary, a 1 MB slice, the held-out excerpt)

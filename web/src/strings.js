@@ -685,6 +685,8 @@ export const STRINGS = {
   'train.axisStep': { en: 'step', zh: '步数' },
   'train.axisLoss': { en: 'loss', zh: '损失' },
   'train.recorded': { en: 'Recorded as npm run train made the model shown ({steps} steps, the phase change at step {phase}): drag the slider to watch its heads form. Train trains it again here, from the same seed.', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，相变在第 {phase} 步）：拖动滑块，看它的头怎样形成。点“训练”会在这里用同一个种子重新训练。' },
+  'train.recordedCorpus': { en: 'Recorded as npm run train made the model shown ({steps} steps, its heads every {every}): drag the slider to watch them form, each head under its map as it reads the text shown and, after “held-out”, the poems or prose it never trained on. Train trains a smaller model here from step 0 ({recipe}).', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，每 {every} 步记一次头）：拖动滑块，看它们怎样形成；每张图下面是这个头在所示文本上的样子，“留出”后面是它在从没训练过的诗文上的样子。点“训练”会在这里从第 0 步训练一个小一些的模型（{recipe}）。' },
+  'train.heldoutType': { en: '{shown} · held-out: {held}', zh: '{shown} · 留出：{held}' },
   'train.idle': { en: 'Not started.', zh: '尚未开始。' },
   'train.readout': { en: 'step {step} · {rate} steps/s · loss {loss} · induction score {ind}', zh: '第 {step} 步 · 每秒 {rate} 步 · 损失 {loss} · 归纳得分 {ind}' },
   'train.phaseAt': { en: 'phase change, step {step}', zh: '相变，第 {step} 步' },

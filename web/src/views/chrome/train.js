@@ -12,12 +12,13 @@ import { h, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import { drawMiniMap } from '../parts/miniMap.js';
-import { headText } from '../stages/heads.js';
+import { headText, heldoutText } from '../stages/heads.js';
 import { download } from '../../export/files.js';
 import catalog from '../../catalog.js';
 import { MODEL_KINDS } from '../../attributes.js';
 import { trainerOptions } from '../../trainerOptions.js';
 import { corpusText, modelHistory } from '../../sharedModule.js';
+import { unpackMaps } from '../../historyMaps.js';
 import { textScript } from '../../parts.js';
 
 // What the panel trains: the core's recipes (catalog.h), by their catalog names.
@@ -145,8 +146,11 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   root.append(panel);
 
   let mapCells = null; // per layer: [{canvas, label, metrics}] per head
+  // probe.layerIds: which of the model's layers probe.weights holds (a corpus model's recorded history
+  // keeps its opening layer's maps only); probe.heldout: [layer][head] types on held-out text.
   function drawMaps(probe) {
     const layers = probe.weights.length;
+    const layerId = (l) => (probe.layerIds ? probe.layerIds[l] : l);
     const heads = probe.heads.layers[0].heads.length;
     const lang = L();
     if (!mapCells || mapCells.length !== layers || mapCells[0].length !== heads) {
@@ -154,12 +158,12 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       maps.replaceChildren();
       for (let l = 0; l < layers; l++) {
         const row = [];
-        const group = h('div', { class: 'train-layer' }, h('h4', { class: 'train-layer-title' }, t(lang, 'layerOption', { l })));
+        const group = h('div', { class: 'train-layer' }, h('h4', { class: 'train-layer-title' }, t(lang, 'layerOption', { l: layerId(l) })));
         for (let hd = 0; hd < heads; hd++) {
           const canvas = h('canvas', { class: 'train-map', width: 1, height: 1, role: 'img' });
           const label = h('span', { class: 'head-label' });
           const metrics = h('span', { class: 'train-head-metrics' });
-          group.append(h('figure', { class: 'train-head', style: { '--head': headColor(hd) }, 'data-train-head': `${l}.${hd}` },
+          group.append(h('figure', { class: 'train-head', style: { '--head': headColor(hd) }, 'data-train-head': `${layerId(l)}.${hd}` },
             h('figcaption', {}, h('span', { class: 'train-head-name' }, t(lang, 'head', { h: hd })), label), canvas, metrics));
           row.push({ canvas, label, metrics });
         }
@@ -172,15 +176,17 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     for (let l = 0; l < layers; l++)
       for (let hd = 0; hd < heads; hd++) {
         const { canvas, label, metrics } = mapCells[l][hd];
-        const m = probe.heads.layers[l].heads[hd];
+        const m = probe.heads.layers[layerId(l)].heads[hd];
         // A recall head is named by how far back it looks; the others as the heads table names them
         // (headText), a head of real text with the measure its name rests on beside its chance.
         const named = recall ? null : headText(lang, m);
         const name = recall ? t(lang, 'label.offset', { d: m.offset, w: two(m.offset_weight) }) : named.name;
+        const held = probe.heldout && probe.heldout[layerId(l)][hd];
         setText(metrics, recall ? t(lang, 'train.offsetMetrics', { d: m.offset, w: two(m.offset_weight) })
-          : recipe().task === 'corpus' ? named.measure : t(lang, 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
+          : held ? t(lang, 'train.heldoutType', { shown: named.measure, held: heldoutText(lang, held) })
+            : recipe().task === 'corpus' ? named.measure : t(lang, 'train.headMetrics', { p: two(m.previous_token), i: two(m.induction) }));
         drawMiniMap(canvas, probe.weights[l], hd * probe.T * probe.T, probe.T);
-        canvas.setAttribute('aria-label', t(lang, 'train.mapLabel', { l, h: hd, label: name }));
+        canvas.setAttribute('aria-label', t(lang, 'train.mapLabel', { l: layerId(l), h: hd, label: name }));
         label.className = recall ? 'head-label label-offset' : `head-label label-${m.label}`;
         setText(label, recall ? '' : name);
       }
@@ -214,13 +220,15 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const rate = state.stepsPerSecond.toFixed(0);
     const held = lastHeldout() === null ? '—' : lastHeldout().toFixed(3);
     if (!textMessage) {
-      setText(readout, state.recorded ? t(lang, 'train.recorded', { steps: r.steps, phase: state.phaseStep })
+      const recorded = state.recorded;
+      setText(readout, recorded ? (recorded.layers ? t(lang, 'train.recordedCorpus', { steps: recorded.losses.length, every: recorded.every, recipe: t(lang, `train.recipe.${state.recipe}`) })
+        : t(lang, 'train.recorded', { steps: r.steps, phase: state.phaseStep }))
         : state.step === 0 ? t(lang, 'train.idle')
         : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
           : r.task === 'corpus' ? t(lang, 'train.readoutCorpus', { step: state.step, rate, loss, held })
             : t(lang, 'train.readout', { step: state.step, rate, loss, ind: state.induction.toFixed(2) }));
     } else setText(readout, t(lang, textMessage, { file: textScript(r.corpus) }));
-    curve.draw({ losses: state.losses, heldout: state.heldout, steps: r.steps, floorValue: r.task === 'corpus' ? null : r.lossFloor, phaseStep: state.phaseStep, finished: state.step >= r.steps, lang, label: t(lang, 'train.curveLabel', { step: state.step }) });
+    curve.draw({ losses: state.losses, heldout: state.heldout, steps: state.recorded ? state.recorded.losses.length : r.steps, floorValue: r.task === 'corpus' ? null : r.lossFloor, phaseStep: state.phaseStep, finished: state.step >= r.steps, lang, label: t(lang, 'train.curveLabel', { step: state.step }) });
     const all = frames();
     const n = all.length;
     scrub.max = String(Math.max(0, n - 1));
@@ -402,7 +410,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const asked = state.recipe;
     modelHistory(kind.shipped).then((history) => {
       if (!history || state.recipe !== asked || state.step !== 0 || state.running) return;
-      const probeOf = (s) => ({ T: history.ids.length, ids: history.ids, readouts: 1, weights: s.weights.map((w) => Float32Array.from(w)), heads: s.heads });
+      const probeOf = (s) => ({ T: history.ids.length, ids: history.ids, readouts: 1, weights: s.weights.map((w) => unpackMaps(w, history.ids.length, history.packing)), heads: s.heads, layerIds: history.layers, heldout: s.heldout });
       Object.assign(state, { recorded: history, losses: history.losses.slice(), phaseStep: history.phaseStep, snapshots: history.snapshots.map((s) => ({ step: s.step, probe: probeOf(s) })) });
       state.latest = state.snapshots[state.snapshots.length - 1];
       state.shown = state.snapshots.length - 1;

@@ -75,6 +75,13 @@ export function headText(lang, m) {
   return typeText(lang, m.label, m.strongest, measure && measure.type === 'positional' ? m.offset : null, measure ? measure.value : null, measure ? measure.chance : null);
 }
 
+// A head's type on held-out text as scripts/web-parts.js heldoutTypesOf records it, in a few words
+// (the training panel's recorded history of a model of real text shows it under each map).
+export function heldoutText(lang, x) {
+  const { name, measure } = typeText(lang, x.type, x.strongest, x.offset ?? null, x.value ?? null, x.chance ?? null);
+  return x.type === 'mixed' ? measure : `${name} ${measure}`.trim();
+}
+
 // The shown layer's heads on the held-out excerpt of the shipped model of real text shown (the core's
 // numbers, measured when the page was built: scripts/web-parts.js heldoutHeadTypes), else null.
 function heldoutOf(state) {
