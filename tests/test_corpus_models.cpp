@@ -39,22 +39,27 @@ constexpr int kWindows = 200, kLossWindows = 0;  // 0: every window
 #endif
 
 struct Shipped {
+  std::string corpus;
   mha::Model model;
   std::map<std::string, std::string> metadata;
-  std::vector<int32_t> heldout;  // the shipped excerpt's ids
+  const mha::VocabTokenizer& vocabulary() const {
+    const auto* v = dynamic_cast<const mha::VocabTokenizer*>(model.tokenizer());
+    REQUIRE(v != nullptr);
+    return *v;
+  }
+  // The shipped excerpt's ids (read when a test measures on it: generation does not).
+  std::vector<int32_t> heldout() const {
+    const std::vector<uint8_t> text =
+        mha_test::read_or_fail(std::string(MHA_MODELS_DIR) + "/corpus/" + corpus + ".heldout.txt", "npm run corpus makes it");
+    return vocabulary().tokenize_all(std::string(text.begin(), text.end())).ids;
+  }
 };
 
 Shipped shipped(const std::string& corpus) {
   const std::string path = std::string(MHA_MODELS_DIR) + "/" + corpus + ".safetensors";
   const std::vector<uint8_t> bytes = mha_test::read_or_fail(path, "npm run train makes it");
   const mha::SafetensorsFile file(bytes.data(), bytes.size(), path);
-  Shipped s{mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 0, path), file.metadata(), {}};
-  const auto* vocabulary = dynamic_cast<const mha::VocabTokenizer*>(s.model.tokenizer());
-  REQUIRE(vocabulary != nullptr);
-  const std::vector<uint8_t> text =
-      mha_test::read_or_fail(std::string(MHA_MODELS_DIR) + "/corpus/" + corpus + ".heldout.txt", "npm run corpus makes it");
-  s.heldout = vocabulary->tokenize_all(std::string(text.begin(), text.end())).ids;
-  return s;
+  return {corpus, mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 0, path), file.metadata()};
 }
 
 // The strongest head of a metric over every layer, with the head's label and the metric's chance.
@@ -78,9 +83,10 @@ Best strongest(const std::vector<mha::LayerAnalysis>& layers, std::optional<doub
 // The excerpt's held-out loss: the file's own figure, `margin` nats under the file's bigram; then the
 // heads on the excerpt's first windows (under the sanitizer, the code alone, on a few windows).
 std::vector<mha::LayerAnalysis> heldout_heads(const Shipped& s, double margin) {
-  const mha::HeldoutScores scores = mha::evaluate_heldout(s.model, s.heldout, s.model.config().max_positions, kLossWindows);
+  const std::vector<int32_t> ids = s.heldout();
+  const mha::HeldoutScores scores = mha::evaluate_heldout(s.model, ids, s.model.config().max_positions, kLossWindows);
   CAPTURE(scores.loss);
-  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(s.model, s.heldout, kWindows);
+  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(s.model, ids, kWindows);
   CHECK(heads.size() == 4);
   if (!kFigures) return heads;
   CHECK(scores.loss == doctest::Approx(std::stod(s.metadata.at("excerpt_heldout_loss"))).epsilon(1e-4));
@@ -141,7 +147,7 @@ TEST_CASE("Brown: held-out loss 0.1 nats a word under the bigram; a rare-word he
 // a half-line as long (five characters, none a mark or <unk>) and closes it with a mark.
 TEST_CASE("Tang: greedy generation after 床前明月光， writes a five-character half-line and its mark") {
   const Shipped s = shipped("tang");
-  const auto* vocabulary = dynamic_cast<const mha::VocabTokenizer*>(s.model.tokenizer());
+  const mha::VocabTokenizer* vocabulary = &s.vocabulary();
   mha::GenerateOptions options;
   options.tokens = 6;
   const mha::Generated g = mha::generate(s.model, vocabulary->tokenize_all("床前明月光，").ids, options);

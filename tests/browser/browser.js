@@ -186,4 +186,18 @@ async function stageTable() {
   return table;
 }
 
-module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, openPage, stageTable, CHROMIUM, ARGS };
+// Waits until the demo's training panel holds n snapshots (a recorded history's, or a run's).
+function trainingSnapshots(page, n, timeout) {
+  return page.waitForFunction((k) => document.querySelector('mha-demo').training?.snapshots.length === k, n, { timeout });
+}
+
+// Moves the training panel's slider to snapshot `index`, as dragging it does.
+function scrubTraining(page, index) {
+  return page.evaluate((i) => {
+    const scrub = document.querySelector('mha-demo').shadowRoot.querySelector('[data-train="scrub"]');
+    scrub.value = String(i);
+    scrub.dispatchEvent(new Event('input'));
+  }, index);
+}
+
+module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, openPage, stageTable, trainingSnapshots, scrubTraining, CHROMIUM, ARGS };

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite, stageTable, importanceShown, openPage } = require('./browser.js');
+const { usePageSuite, stageTable, importanceShown, openPage, trainingSnapshots, scrubTraining } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -219,15 +219,12 @@ test('the training panels load from file:// too (mha-training.js beside mha-demo
 test('how the induction model formed: npm run train\'s record, scrubbed before anything trains; Train starts again from step 0', { timeout: TEST_TIMEOUT }, async () => {
   const history = JSON.parse(fs.readFileSync(path.join(ROOT, 'models', 'induction.history.json'), 'utf8'));
   await open(`${server.url}?model=trained`);
-  await page.waitForFunction((n) => document.querySelector('mha-demo').training?.snapshots.length === n, history.snapshots.length, { timeout: WAIT });
-  const labelsAt = (index) => page.evaluate((i) => {
+  await trainingSnapshots(page, history.snapshots.length, WAIT);
+  const labelsAt = (index) => scrubTraining(page, index).then(() => page.evaluate(() => {
     const root = document.querySelector('mha-demo').shadowRoot;
-    const scrub = root.querySelector('[data-train="scrub"]');
-    scrub.value = String(i);
-    scrub.dispatchEvent(new Event('input'));
     const labels = [0, 1].map((l) => [0, 1, 2, 3].map((hd) => root.querySelector(`[data-train-head="${l}.${hd}"] .head-label`).className.replace(/.*label-/, '')));
     return { labels, at: root.querySelector('.train-scrub-field').textContent, readout: root.querySelector('.train-readout').textContent };
-  }, index);
+  }));
   const first = await labelsAt(0);
   const last = await labelsAt(history.snapshots.length - 1);
   const expected = (s) => s.heads.layers.map((layer) => layer.heads.map((m) => m.label));

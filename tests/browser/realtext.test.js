@@ -16,7 +16,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { usePageSuite, openPage } = require('./browser.js');
+const { usePageSuite, openPage, trainingSnapshots, scrubTraining } = require('./browser.js');
 const { trainedModels, shippedModelBytes, heldoutFigure } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -278,6 +278,16 @@ test('the model menu switches between the models of real text and the induction 
   assert.notEqual(s.text, start.text, 'the learner had not typed: the model\'s own text');
   assert.equal(s.layer, OPENS_AT.brown);
   await assertLabelsAsCli('brown', s);
+  // The training panel follows: the English model's record (the page has no recipe for it, and says
+  // so), then the induction model's again.
+  const recordOf = (id) => JSON.parse(fs.readFileSync(path.join(ROOT, trainedModels().find((m) => m.id === id).history), 'utf8'));
+  const panel = (n) => trainingSnapshots(page, n, WAIT);
+  const readout = () => page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('.train-readout').textContent);
+  await panel(recordOf('brown').snapshots.length);
+  // (the longest words of the sentence between its placeholders: what only it says)
+  const noRecipe = strings['train.recordedNoRecipe'].en.split(/\{\w+\}/).sort((a, b) => b.length - a.length)[0];
+  assert.ok((await readout()).includes(noRecipe), await readout());
+  assert.ok((await readout()).includes(strings['train.recipe.induction'].en), 'it names the recipe Train trains');
   // The link opens the same.
   await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'brown', null, { timeout: WAIT });
   // Back to the induction model: its text again.
@@ -287,6 +297,8 @@ test('the model menu switches between the models of real text and the induction 
     return st.result && st.settings.model === 'trained' && st.status === 'idle';
   }, null, { timeout: WAIT });
   assert.equal((await shown()).text, start.text);
+  await panel(recordOf('induction').snapshots.length);
+  assert.ok(!(await readout()).includes(noRecipe), await readout());
   suite.assertNoProblems();
 });
 
@@ -331,12 +343,6 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
   suite.assertNoProblems();
 });
 
-// Train it yourself on real text: the page's Tang recipe (catalog.recipes.tang: 2 blocks, d_model 64,
-// the 1,000 most frequent characters), from random weights, in the demo's worker, on the slice of the
-// poems the page ships beside the widget (mha-text-tang.js). The test's clock: a head named for
-// looking a fixed distance back (previous character, or i − k), at 5× its chance or more on the text
-// shown, within 90 s of pressing Start, the page drawing 30 frames a second or more meanwhile; and the
-// held-out loss drawn beside the training loss, falling.
 // How each model of real text formed, as npm run train recorded it (models/ID.history.json): the
 // training panel scrubs through it before anything trains, each head of the opening layer named under
 // its map as the record names it, with its type on the held-out excerpt; at the last snapshot that is
@@ -352,12 +358,9 @@ for (const model of trainedModels().filter((m) => m.heldout && m.history)) {
     const layer = history.layers[0];
     assert.equal(layer, OPENS_AT[id], 'the record keeps the maps of the layer the page opens on');
     await open(`${server.url}?model=${id}&lang=${lang}`);
-    await page.waitForFunction((n) => document.querySelector('mha-demo').training?.snapshots.length === n, history.snapshots.length, { timeout: WAIT });
-    const at = (index) => page.evaluate(({ i, l }) => {
+    await trainingSnapshots(page, history.snapshots.length, WAIT);
+    const at = (index) => scrubTraining(page, index).then(() => page.evaluate((l) => {
       const root = document.querySelector('mha-demo').shadowRoot;
-      const scrub = root.querySelector('[data-train="scrub"]');
-      scrub.value = String(i);
-      scrub.dispatchEvent(new Event('input'));
       const heads = [...root.querySelectorAll(`[data-train-head^="${l}."]`)];
       return {
         labels: heads.map((x) => x.querySelector('.head-label').className.replace(/.*label-/, '')),
@@ -365,7 +368,7 @@ for (const model of trainedModels().filter((m) => m.heldout && m.history)) {
         layersShown: root.querySelectorAll('.train-layer').length,
         readout: root.querySelector('.train-readout').textContent,
       };
-    }, { i: index, l: layer });
+    }, layer));
     const last = history.snapshots.length - 1;
     const first = await at(0);
     const end = await at(last);
@@ -391,6 +394,12 @@ for (const model of trainedModels().filter((m) => m.heldout && m.history)) {
   });
 }
 
+// Train it yourself on real text: the page's Tang recipe (catalog.recipes.tang: 2 blocks, d_model 64,
+// the 1,000 most frequent characters), from random weights, in the demo's worker, on the slice of the
+// poems the page ships beside the widget (mha-text-tang.js). The test's clock: a head named for
+// looking a fixed distance back (previous character, or i − k), at 5× its chance or more on the text
+// shown, within 90 s of pressing Start, the page drawing 30 frames a second or more meanwhile; and the
+// held-out loss drawn beside the training loss, falling.
 test('Train it yourself on the Tang poems: a head looks a fixed number of characters back at 5× its chance within 90 s, and the held-out loss falls', { timeout: 180_000 }, async () => {
   await open(`${server.url}?model=tang&lang=zh`);
   await page.evaluate(() => {

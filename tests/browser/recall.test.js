@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { usePageSuite } = require('./browser.js');
+const { usePageSuite, scrubTraining } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -236,11 +236,7 @@ test('Train it yourself on the recall task: step 0 kept for the slider, the loss
   // The slider at step 0 draws the heads as they were: other pixels than the latest maps.
   const pixels = () => inDemo(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('.train-panel .train-map')].map((c) => c.toDataURL()).join('|'));
   const latest = await pixels();
-  await inDemo(() => {
-    const scrub = document.querySelector('mha-demo').shadowRoot.querySelector('[data-train="scrub"]');
-    scrub.value = '0';
-    scrub.dispatchEvent(new Event('input'));
-  });
+  await scrubTraining(page, 0);
   assert.notEqual(await pixels(), latest);
   assert.equal(await inDemo(() => document.querySelector('mha-demo').shadowRoot.querySelector('.train-scrub-value').textContent), 'step 0');
   // Use this model: what was trained becomes the model shown, its four readouts included.

@@ -28,6 +28,8 @@ const BUDGET = {
   'mha-history-induction.js': 40 * 1024,
   // how the Tang model formed: 21 snapshots of layer 0's maps on its poem, packed (web/src/historyMaps.js)
   'mha-history-tang.js': 120 * 1024,
+  // and the English one: 21 snapshots of layer 2's maps on its sentence
+  'mha-history-brown.js': 40 * 1024,
   // the whole WebAssembly core (the Trainer, headImportance, prune), loaded when a demo first trains
   'mha-gradients.js': 240 * 1024,
   // the text the page's Tang recipe trains on (models/corpus: its vocabulary, a 1 MB slice, the held-out excerpt)

@@ -2,6 +2,7 @@ import { escapeHtml } from './format.js';
 import { pageMessage } from './messages.js';
 import catalog from './catalog.js';
 import { OPENING_TEXTS, OPENING_LAYERS, TRAINED_TEXT } from './openingTexts.js';
+import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 
 // The settings of one demo as attributes: <mha-demo text="…" d-model="512" heads="8" …>.
 // The same names are the page's permalink and the iframe form's query parameters, so one
@@ -12,7 +13,8 @@ import { OPENING_TEXTS, OPENING_LAYERS, TRAINED_TEXT } from './openingTexts.js';
 // reads a missing model as 'trained': the element writes the opening model into its attribute first.
 //   sized: the learner sets d_model, heads, kv_heads and the seed; causalChoice: and the mask
 //   shipped: the id of a model this project trained (models/trained-models.json)
-//   recipe: the recipe "Train it yourself" trains for it (catalog.recipes); none: no such panel
+//   recipe: the recipe "Train it yourself" trains for it (catalog.recipes); none: the panel only shows
+//     how the model formed, where npm run train recorded it (recorded())
 //   opensFor: a demo without a model attribute opens on this model when its language is this one
 //   layer: the layer it opens on (without a view-layer attribute), that of its clearest typed heads on
 //   its own text (openingTexts.js)
@@ -27,6 +29,9 @@ export const MODEL_KINDS = {
   blocks: { sized: true, layers: 2 }, // GPT-2-style blocks of seeded weights: LayerNorm, MLP, residuals
   file: { sized: false }, // a whole model the learner opened, or model="….safetensors"
 };
+// Whether npm run train recorded how the model of kind `model` formed (models/trained-models.json
+// `history`): the training panel shows it, even for a model the page has no recipe for.
+export const recorded = (model) => Boolean(MODEL_KINDS[model] && MODEL_KINDS[model].shipped && TRAINED_MODELS.some((m) => m.id === MODEL_KINDS[model].shipped && m.history));
 export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
 export const isSized = (model) => MODEL_KINDS[model].sized;
 // The model a demo opens on when its attributes name none and set no sizes (null: parse's own default).

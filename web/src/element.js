@@ -25,7 +25,7 @@ import { createWorkerClient } from './workerClient.js';
 import { lazyWorker } from './lazyWorker.js';
 import { partScript } from './parts.js';
 import { messageOf, storedError } from './messages.js';
-import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS } from './attributes.js';
+import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS, recorded } from './attributes.js';
 import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine, partReady, gradientsWorkerURL, wholeModule } from './sharedModule.js';
 import { partMissing } from './views/parts/fromPart.js';
 import { hasLanguage } from './languages.js';
@@ -407,7 +407,8 @@ export class MhaDemo extends HTMLElement {
     }), (s, training) => {
       const recipe = MODEL_KINDS[s.settings.model] && MODEL_KINDS[s.settings.model].recipe;
       if (recipe && training) training.follow(recipe);
-      return Boolean(recipe) || Boolean(training && training.state.step > 0);
+      else if (training) training.followRecord();
+      return Boolean(recipe) || recorded(s.settings.model) || Boolean(training && training.state.step > 0);
     }, (s, changed, training) => changed.has('result') && training.probe());
   }
 

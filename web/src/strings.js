@@ -647,8 +647,8 @@ export const STRINGS = {
 
   'train.title': { en: 'Train it yourself', zh: '自己训练一遍' },
   'train.intro': {
-    en: 'The same recipe, from random weights, in this page (a Web Worker runs the C++ trainer). Watch the loss, and layer 1’s heads turn from noise into induction heads at the phase change — usually within a few hundred steps of each other, all at once.',
-    zh: '同样的配方，从随机权重开始，就在本页中训练（Web Worker 里运行 C++ 训练器）。看损失曲线，看第 1 层的头在“相变”时从噪声突然变成归纳头。',
+    en: 'The induction model’s recipe, from random weights, in this page (a Web Worker runs the C++ trainer). Watch the loss, and layer 1’s heads turn from noise into induction heads at the phase change — usually within a few hundred steps of each other, all at once.',
+    zh: '归纳模型的配方，从随机权重开始，就在本页中训练（Web Worker 里运行 C++ 训练器）。看损失曲线，看第 1 层的头在“相变”时从噪声突然变成归纳头。',
   },
   'train.start': { en: 'Start', zh: '开始' },
   'train.resume': { en: 'Resume', zh: '继续' },
@@ -686,6 +686,7 @@ export const STRINGS = {
   'train.axisLoss': { en: 'loss', zh: '损失' },
   'train.recorded': { en: 'Recorded as npm run train made the model shown ({steps} steps, the phase change at step {phase}): drag the slider to watch its heads form. Train trains it again here, from the same seed.', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，相变在第 {phase} 步）：拖动滑块，看它的头怎样形成。点“训练”会在这里用同一个种子重新训练。' },
   'train.recordedCorpus': { en: 'Recorded as npm run train made the model shown ({steps} steps, its heads every {every}): drag the slider to watch them form, each head under its map as it reads the text shown and, after “held-out”, the poems or prose it never trained on. Train trains a smaller model here from step 0 ({recipe}).', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，每 {every} 步记一次头）：拖动滑块，看它们怎样形成；每张图下面是这个头在所示文本上的样子，“留出”后面是它在从没训练过的诗文上的样子。点“训练”会在这里从第 0 步训练一个小一些的模型（{recipe}）。' },
+  'train.recordedNoRecipe': { en: 'Recorded as npm run train made the model shown ({steps} steps, its heads every {every}): drag the slider to watch them form, each head under its map as it reads the text shown and, after “held-out”, the prose it never trained on. The page has no recipe for this model: the small ones we measured named no head in the minute and a half a page trains. Train trains the recipe chosen here ({recipe}).', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，每 {every} 步记一次头）：拖动滑块，看它们怎样形成；每张图下面是这个头在所示文本上的样子，“留出”后面是它在从没训练过的文本上的样子。网页里没有训练这个模型的配方：我们测过的小配方在网页训练的一分半钟里练不出有名字的头。点“训练”会训练这里选中的配方（{recipe}）。' },
   'train.heldoutType': { en: '{shown} · held-out: {held}', zh: '{shown} · 留出：{held}' },
   'train.idle': { en: 'Not started.', zh: '尚未开始。' },
   'train.readout': { en: 'step {step} · {rate} steps/s · loss {loss} · induction score {ind}', zh: '第 {step} 步 · 每秒 {rate} 步 · 损失 {loss} · 归纳得分 {ind}' },

@@ -221,7 +221,8 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const held = lastHeldout() === null ? '—' : lastHeldout().toFixed(3);
     if (!textMessage) {
       const recorded = state.recorded;
-      setText(readout, recorded ? (recorded.layers ? t(lang, 'train.recordedCorpus', { steps: recorded.losses.length, every: recorded.every, recipe: t(lang, `train.recipe.${state.recipe}`) })
+      const noRecipe = recorded && !Object.values(MODEL_KINDS).some((k) => k.shipped === asked && k.recipe);
+      setText(readout, recorded ? (recorded.layers ? t(lang, noRecipe ? 'train.recordedNoRecipe' : 'train.recordedCorpus', { steps: recorded.losses.length, every: recorded.every, recipe: t(lang, `train.recipe.${state.recipe}`) })
         : t(lang, 'train.recorded', { steps: r.steps, phase: state.phaseStep }))
         : state.step === 0 ? t(lang, 'train.idle')
         : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
@@ -389,8 +390,20 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       if (worker) worker.postMessage({ train: 'probe', probe: probeIds() });
     },
     // The model shown changed: train its recipe (catalog.recipes' key), unless training has begun.
-    follow(task) {
-      if (state.step === 0 && !state.running && task !== recipe().task) this.choose(task);
+    follow(name) {
+      if (state.step !== 0 || state.running) return;
+      if (name !== state.recipe) this.choose(name);
+      else this.followRecord();
+    },
+    // The model shown changed (to one without a recipe, or back to the recipe's): show its record, if it
+    // has one, before anything trains.
+    followRecord() {
+      if (state.step === 0 && !state.running && recordOf() !== asked) {
+        forget();
+        showSnapshot();
+        render();
+        showRecorded();
+      }
     },
     stop() {
       if (worker) worker.terminate();
@@ -404,12 +417,21 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   // Before anything is trained here, a recipe that made a shipped model shows how that model formed,
   // as npm run train recorded it (scripts/history.js): its losses, its phase change and its heads at
   // every snapshot, for the slider. Train starts it again, live, from step 0.
-  function showRecorded() {
+  // The record is the model shown's where the page has no recipe for it (the English model's), else
+  // that of the model the chosen recipe made.
+  function recordOf() {
+    const shown = MODEL_KINDS[store.state.settings.model];
+    if (shown && shown.shipped && !shown.recipe) return shown.shipped;
     const kind = Object.values(MODEL_KINDS).find((k) => k.recipe === state.recipe && k.shipped);
-    if (!kind) return;
-    const asked = state.recipe;
-    modelHistory(kind.shipped).then((history) => {
-      if (!history || state.recipe !== asked || state.step !== 0 || state.running) return;
+    return kind ? kind.shipped : null;
+  }
+  let asked = null; // the shipped model whose record is shown, or coming
+  function showRecorded() {
+    asked = recordOf();
+    if (!asked) return;
+    const id = asked;
+    modelHistory(id).then((history) => {
+      if (!history || asked !== id || state.step !== 0 || state.running) return;
       const probeOf = (s) => ({ T: history.ids.length, ids: history.ids, readouts: 1, weights: s.weights.map((w) => unpackMaps(w, history.ids.length, history.packing)), heads: s.heads, layerIds: history.layers, heldout: s.heldout });
       Object.assign(state, { recorded: history, losses: history.losses.slice(), phaseStep: history.phaseStep, snapshots: history.snapshots.map((s) => ({ step: s.step, probe: probeOf(s) })) });
       state.latest = state.snapshots[state.snapshots.length - 1];
@@ -419,6 +441,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     }, () => {}); // without its script the panel is as before: nothing recorded to show
   }
   function forget() {
+    asked = null;
     if (state.recorded) Object.assign(state, { recorded: null, losses: [], phaseStep: null, snapshots: [], latest: null, shown: null });
   }
   render();
