@@ -25,6 +25,7 @@ packages=(
   "zopfli:the widget's embedded wasm, gzipped 5 % smaller than zlib can"
   "doctest-dev:native test suite"
   "libbenchmark-dev:native benchmarks (npm run bench:native)"
+  "ccache:a compiler cache: a fresh clone builds what an earlier one compiled from it (scripts/build.sh)"
 )
 if [ "$profile" = "reference" ]; then
   packages=()

@@ -7,10 +7,17 @@ cd "$(dirname "$0")/.."
 timings=()
 mark=$SECONDS
 took() { timings+=("$(printf '%4d s  %s' $((SECONDS - mark)) "$1")"); mark=$SECONDS; }
-trap 'echo "== where the time went"; printf "  %s\n" "${timings[@]}"; echo "  $(printf "%4d" $SECONDS) s  in all"' EXIT
+# The compiler cache's share of the compiles (CMakeLists.txt: a fresh clone takes what an earlier one compiled).
+cached() {
+  command -v ccache >/dev/null || return 0
+  ccache --print-stats 2>/dev/null | awk '/^(direct|preprocessed)_cache_hit\t/ {hit += $2} /^cache_miss\t/ {miss += $2}
+    END {if (hit + miss) printf "  compiles taken from ccache: %d of %d\n", hit, hit + miss}'
+}
+trap 'echo "== where the time went"; printf "  %s\n" "${timings[@]}"; echo "  $(printf "%4d" $SECONDS) s  in all"; cached' EXIT
 
 bash scripts/setup.sh test
 took "installs (setup.sh test)"
+if command -v ccache >/dev/null; then ccache --zero-stats >/dev/null; fi
 bash scripts/build.sh
 took "builds: native, WebAssembly, page, package"
 

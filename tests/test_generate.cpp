@@ -27,7 +27,7 @@ using mha::GenerateOptions;
 using mha::Model;
 
 std::vector<uint8_t> reference_bytes(const std::string& name, const char* remake) {
-  const std::string path = std::string(MHA_REFERENCE_DIR) + "/" + name;
+  const std::string path = mha_test::reference_dir() + "/" + name;
   try {
     return mha::read_file(path);
   } catch (const mha::Error&) {
@@ -45,7 +45,7 @@ Model reference_model(const char* name) {
 }
 
 Model shipped_model() {
-  const std::string path = std::string(MHA_REFERENCE_DIR) + "/../../../models/induction.safetensors";  // the repo root
+  const std::string path = mha_test::reference_dir() + "/../../../models/induction.safetensors";  // the repo root
   const auto bytes = mha::read_file(path);
   return Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0);
 }

@@ -12,6 +12,7 @@
 #include "io/files.h"
 #include "io/safetensors.h"
 #include "model/stages.h"
+#include "test_helpers.h"
 
 namespace {
 
@@ -359,7 +360,7 @@ TEST_CASE("the analysis JSON carries the label table, so the page reads the thre
 }
 
 TEST_CASE("every metric matches the numpy reference on the reference traces, to 1e-5") {
-  const std::string path = std::string(MHA_REFERENCE_DIR) + "/head_metrics.expected.json";
+  const std::string path = mha_test::reference_dir() + "/head_metrics.expected.json";
   std::vector<uint8_t> bytes;
   try {
     bytes = mha::read_file(path);
@@ -403,7 +404,7 @@ TEST_CASE("every metric matches the numpy reference on the reference traces, to 
           for (const auto& row : head) weights.insert(weights.end(), row.begin(), row.end());
         REQUIRE(weights.size() == static_cast<size_t>(H) * T * T);
       } else {
-        const std::vector<uint8_t> trace_bytes = mha::read_file(std::string(MHA_REFERENCE_DIR) + "/" + name + ".expected.safetensors");
+        const std::vector<uint8_t> trace_bytes = mha::read_file(mha_test::reference_dir() + "/" + name + ".expected.safetensors");
         const mha::SafetensorsFile trace(trace_bytes.data(), trace_bytes.size());
         const mha::Tensor w = trace.read_float(layers > 1 || trace.has("layers.0.weights") ? mha::layer_name(static_cast<int>(l), "weights") : "weights");
         H = static_cast<int>(w.shape[1]), T = static_cast<int>(w.shape[2]);

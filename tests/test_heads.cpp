@@ -35,8 +35,8 @@ struct Reference {
   mha::Model model;
   mha::SafetensorsFile heads;
   explicit Reference(const std::string& name)
-      : model_bytes(read_or_fail(std::string(MHA_REFERENCE_DIR) + "/" + name + ".model.safetensors", kRegenerate)),
-        heads_bytes(read_or_fail(std::string(MHA_REFERENCE_DIR) + "/" + name + ".heads.safetensors", kRegenerate)),
+      : model_bytes(read_or_fail(mha_test::reference_dir() + "/" + name + ".model.safetensors", kRegenerate)),
+        heads_bytes(read_or_fail(mha_test::reference_dir() + "/" + name + ".heads.safetensors", kRegenerate)),
         model(load(model_bytes)),
         heads(heads_bytes.data(), heads_bytes.size()) {}
   static mha::Model load(const std::vector<uint8_t>& bytes) {
@@ -46,7 +46,7 @@ struct Reference {
 };
 
 std::vector<int32_t> reference_ids(const std::string& name) {
-  const auto bytes = read_or_fail(std::string(MHA_REFERENCE_DIR) + "/" + name + ".expected.safetensors", kRegenerate);
+  const auto bytes = read_or_fail(mha_test::reference_dir() + "/" + name + ".expected.safetensors", kRegenerate);
   return to_ids(mha::SafetensorsFile(bytes.data(), bytes.size()).read_int("ids"));
 }
 
@@ -307,7 +307,7 @@ TEST_CASE("the task's sequences: the induction task, scored where induction pred
 }
 
 TEST_CASE("the shipped model's pruning curve: several heads go at no cost, all of them break the repeat") {
-  const std::string path = std::string(MHA_REFERENCE_DIR) + "/../../../models/induction.safetensors";  // the repo root
+  const std::string path = mha_test::reference_dir() + "/../../../models/induction.safetensors";  // the repo root
   const auto bytes = read_or_fail(path, "train it with: npm run train");
   const mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0);
   const std::vector<mha::PruneStep> steps =
@@ -336,7 +336,7 @@ TEST_CASE("the shipped model's pruning curve: several heads go at no cost, all o
 }
 
 TEST_CASE("the shipped recall model's pruning curve: no head is redundant, each one removed costs its offset") {
-  const std::string path = std::string(MHA_REFERENCE_DIR) + "/../../../models/recall.safetensors";  // the repo root
+  const std::string path = mha_test::reference_dir() + "/../../../models/recall.safetensors";  // the repo root
   const auto bytes = read_or_fail(path, "train it with: npm run train");
   const mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0);
   REQUIRE(model.config().readouts == 4);

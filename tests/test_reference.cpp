@@ -22,7 +22,7 @@ const char* const kStageTensors[] = {"q",      "k",       "v",        "q_heads",
                                      "scores", "weights", "head_out", "concat",  "y"};
 
 std::vector<uint8_t> read_case_file(const std::string& name) {
-  const std::string path = std::string(MHA_REFERENCE_DIR) + "/" + name;
+  const std::string path = mha_test::reference_dir() + "/" + name;
   try {
     return mha::read_file(path);
   } catch (const mha::Error&) {

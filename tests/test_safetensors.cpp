@@ -23,10 +23,7 @@
 #include "io/safetensors.h"
 #include "base/tensor.h"
 #include "model/trace.h"
-
-#ifndef MHA_REFERENCE_DIR
-#error "MHA_REFERENCE_DIR must name tests/reference/data (CMakeLists.txt defines it)"
-#endif
+#include "test_helpers.h"
 
 namespace {
 
@@ -81,7 +78,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-std::string reference_path(const std::string& file) { return std::string(MHA_REFERENCE_DIR) + "/" + file; }
+std::string reference_path(const std::string& file) { return mha_test::reference_dir() + "/" + file; }
 Bytes reference(const std::string& file) { return mha::read_file(reference_path(file)); }
 
 mha::Config config_with_heads(int heads, int kv_heads = 0) {
@@ -901,7 +898,7 @@ TEST_CASE("the reference weight files load") {
 
 namespace {
 
-std::string repro(const std::string& file) { return std::string(MHA_REPRO_DIR) + "/" + file; }
+std::string repro(const std::string& file) { return mha_test::repro_dir() + "/" + file; }
 
 // The mha::Error reading `path` as a whole model gives: its code and message.
 std::pair<std::string, std::string> model_error(const std::string& path, int heads = 0) {

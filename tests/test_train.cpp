@@ -232,7 +232,7 @@ TEST_CASE("bad training input is refused") {
 }
 
 TEST_CASE("the shipped model's heads specialise, on sequences it never saw, also as the page's F16 copy") {
-  const std::string path = std::string(MHA_REFERENCE_DIR) + "/../../../models/induction.safetensors";  // the repo root
+  const std::string path = mha_test::reference_dir() + "/../../../models/induction.safetensors";  // the repo root
   const auto bytes = read_or_fail(path, "remake it with: npm run train");
   const mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0);
   CHECK(model.config().heads == 4);  // read from the file: no --heads needed
@@ -373,7 +373,7 @@ TEST_CASE("recall training is deterministic and its loss falls") {
 }
 
 TEST_CASE("the shipped recall model recalls all four, one head per offset, also as the page's F16 copy; the sweep's CSV is its") {
-  const std::string root = std::string(MHA_REFERENCE_DIR) + "/../../../";
+  const std::string root = mha_test::reference_dir() + "/../../../";
   const auto bytes = read_or_fail(root + "models/recall.safetensors", "remake it with: npm run train");
   const mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0);
   const mha::Recipe recipe = mha::recall_recipe();

@@ -670,7 +670,7 @@ TEST_CASE("a model's facts say what it is, whichever way it was made") {
            f.positions + "|" + (f.biases ? "biases" : "none") + "|" + f.heads_from;
   };
   CHECK(facts(mha::Model(mha::Config{})) == "seeded ||hashed|scaled|sinusoidal|biases|given");
-  const std::string llama = std::string(MHA_REFERENCE_DIR) + "/llama_gqa.weights.safetensors";
+  const std::string llama = mha_test::reference_dir() + "/llama_gqa.weights.safetensors";
   const std::vector<uint8_t> layer = mha::read_file(llama);
   mha::Config eight;
   eight.heads = 8;

@@ -25,7 +25,7 @@ std::string text_of(const std::string& path) {
 }
 
 mha::VocabTokenizer tokenizer_of(const std::string& corpus) {
-  const std::string path = std::string(MHA_MODELS_DIR) + "/corpus/" + corpus + ".vocab.json";
+  const std::string path = mha_test::models_dir() + "/corpus/" + corpus + ".vocab.json";
   return mha::VocabTokenizer(mha::parse_vocabulary(text_of(path), path));
 }
 
@@ -40,7 +40,7 @@ std::vector<std::string> split_words(const std::string& text) {
 
 TEST_CASE("Brown: text made of Brown's words reads back one token per word, <unk> where the vocabulary lacks it") {
   const mha::VocabTokenizer tok = tokenizer_of("brown");
-  const std::string text = text_of(std::string(MHA_MODELS_DIR) + "/corpus/brown.heldout.txt");
+  const std::string text = text_of(mha_test::models_dir() + "/corpus/brown.heldout.txt");
   const mha::Tokenized out = tok.tokenize_all(text);
   std::vector<std::string> expected;  // each word, and <eos> where a sample ends (an empty line)
   std::istringstream lines(text);
@@ -87,7 +87,7 @@ TEST_CASE("Brown: typed English is cut as Brown cuts it") {
 
 TEST_CASE("Tang: one token per character, a line break \\n, an empty line <eos>; traditional folds to simplified") {
   const mha::VocabTokenizer tok = tokenizer_of("tang");
-  const std::string text = text_of(std::string(MHA_MODELS_DIR) + "/corpus/tang.heldout.txt");
+  const std::string text = text_of(mha_test::models_dir() + "/corpus/tang.heldout.txt");
   const mha::Tokenized out = tok.tokenize_all(text);
   // Reading the tokens back gives the text: each character, "\n" per line, an empty line per <eos>; a
   // traditional form OpenCC kept in a name (於) comes back folded.
@@ -133,7 +133,7 @@ TEST_CASE("Tang: one token per character, a line break \\n, an empty line <eos>;
 TEST_CASE("a vocabulary's most frequent tokens: the first n kept, the rest <unk>, its file rewritten to say so") {
   for (const char* corpus : {"tang", "brown"}) {
     CAPTURE(corpus);
-    const std::string path = std::string(MHA_MODELS_DIR) + "/corpus/" + corpus + ".vocab.json";
+    const std::string path = mha_test::models_dir() + "/corpus/" + corpus + ".vocab.json";
     const mha::Vocabulary whole = mha::parse_vocabulary(text_of(path), path);
     const mha::Vocabulary kept = mha::most_frequent(whole, 100);
     CHECK(kept.tokens == std::vector<std::string>(whole.tokens.begin(), whole.tokens.begin() + 100));
@@ -178,7 +178,7 @@ TEST_CASE("a vocabulary that is not one is refused, naming its file") {
 }
 
 TEST_CASE("a corpus model's file carries its vocabulary: read back, it reads text with no other file") {
-  const std::string path = std::string(MHA_MODELS_DIR) + "/corpus/tang.vocab.json";
+  const std::string path = mha_test::models_dir() + "/corpus/tang.vocab.json";
   auto corpus = std::make_shared<mha::Corpus>();
   corpus->name = "tang";
   corpus->tokenizer = std::make_shared<mha::VocabTokenizer>(mha::parse_vocabulary(text_of(path), path));
