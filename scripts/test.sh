@@ -37,9 +37,18 @@ bash scripts/fuzz.sh
 took "fuzz build and runs"
 
 echo "== WebAssembly module against the native core (node:test)"
-node --test tests/node/
+node --test --test-concurrency=2 tests/node/  # none of them times anything
 took "node tests"
 
 echo "== the page in headless Chromium (node:test + playwright-core)"
-node --test --test-concurrency=1 tests/browser/
-took "browser tests"
+# Two files at a time (a Chromium and a core each); then, one at a time, the files that measure time
+# on the page (frames a second, a frame's 16 ms, the 90 s training clock), each marked "// Timed:".
+# Both halves run even when the first fails, so one run reports every failure.
+mapfile -t timed < <(grep -l '^// Timed:' tests/browser/*.test.js)
+mapfile -t untimed < <(grep -L '^// Timed:' tests/browser/*.test.js)
+failed=0
+node --test --test-concurrency=2 "${untimed[@]}" || failed=1
+took "browser tests, two files at a time (${#untimed[@]} files)"
+node --test --test-concurrency=1 "${timed[@]}" || failed=1
+took "browser tests that measure time, alone (${#timed[@]} files)"
+exit "$failed"

@@ -5,6 +5,7 @@
 // bringing the answer back — in both languages; changing the patched token redraws within a frame;
 // a model of real text patches when asked, in a worker, to the CLI's numbers, in the learner's
 // language; a model of one layer says composition needs two; a model without blocks has no such view.
+// Timed: a patched token drawn within a frame's 16 ms, so scripts/test.sh runs this file alone, after the others.
 'use strict';
 
 const { test, before, after, beforeEach } = require('node:test');

@@ -7,6 +7,7 @@
 //   - a prompt plus N past the model's positions is refused before anything is drawn, in either language;
 //   - the calculator gives the published models' cache sizes, MHA beside GQA beside MQA.
 //   node --test tests/browser/generate.test.js
+// Timed: frames keep coming at 30 a second while it generates, so scripts/test.sh runs this file alone, after the others.
 'use strict';
 
 const { test, beforeEach } = require('node:test');

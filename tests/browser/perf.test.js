@@ -11,6 +11,7 @@
 //     settings have overtaken and reports the core's errors next to the control; also from file://;
 //   - the split stage's head tiles fit a narrow article column.
 //   node --test tests/browser/
+// Timed: frames keep coming while a Worker computes; its longest task, so scripts/test.sh runs this file alone, after the others.
 'use strict';
 
 const { test, beforeEach } = require('node:test');

@@ -7,6 +7,7 @@
 // model's vocabulary (<unk> as such), as the module's Model.tokenText does. Beside each head's name
 // on the text shown, its name and measure on the corpus's held-out excerpt, as `mha heads --heldout`
 // gives them.
+// Timed: a named head within 90 s of Train at 30 frames a second; the Worker's longest task while patching, so scripts/test.sh runs this file alone, after the others.
 'use strict';
 
 const { test, before, after, beforeEach } = require('node:test');

@@ -3,6 +3,7 @@
 // demo; each shows one message in the learner's language, keeps (or, on a fresh page, falls back to)
 // a picture, never "null" or a stale "Loading…", and settles el.ready. A link copied after switching
 // models opens with the same numbers, and one that cannot carry a file says so.
+// Timed: a model URL that fails after a set delay, so scripts/test.sh runs this file alone, after the others.
 'use strict';
 
 const { test, beforeEach } = require('node:test');

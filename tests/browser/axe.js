@@ -1,0 +1,60 @@
+// axe-core (WCAG 2.1 A and AA rules, and its best practices) over a page of the suite's browser: the
+// shared steps of a11y.test.js and a11y-real-text.test.js (two files, so npm test runs them side by
+// side: scripts/test.sh).
+'use strict';
+
+const fs = require('node:fs');
+
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const WAIT = 10_000;
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+// The page's models, each as index.html's query opens it.
+const MODELS = { tang: 'model=tang', brown: 'model=brown', trained: 'model=trained', recall: 'model=recall', random: 'model=random&d-model=64&heads=4&kv-heads=2&causal', blocks: 'model=blocks&d-model=32&heads=4' };
+// The models a11y-real-text.test.js sweeps; a11y.test.js sweeps the others.
+const REAL_TEXT = ['tang', 'brown'];
+// The stages with the most colour (head tiles, bands, the heads panel, the prediction): the dark scheme's.
+const DARK_STAGES = ['tokenize', 'split', 'attend', 'concat', 'mlp', 'predict'];
+
+// {violations, stageViolations} on the suite's current page (usePageSuite).
+function useAxe(suite) {
+  // Waits for every demo on the page and in its iframes (scrolled into view: they load lazily), then
+  // runs axe over the document, shadow roots and frames included (landmarks must be unique across them).
+  async function violations() {
+    const page = suite.page;
+    await page.evaluate(() => {
+      for (const frame of document.querySelectorAll('iframe')) frame.scrollIntoView();
+    });
+    const ready = () => Promise.all([...document.querySelectorAll('mha-demo')].map((d) => d.ready.catch(() => {})));
+    await page.evaluate(ready);
+    for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
+      await frame.waitForFunction(() => document.readyState === 'complete' && document.querySelector('mha-demo') && customElements.get('mha-demo'), null, { timeout: WAIT });
+      await frame.evaluate(ready);
+      if (!(await frame.evaluate(() => typeof window.axe === 'object'))) await frame.addScriptTag({ content: AXE });
+    }
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ content: AXE });
+    return page.evaluate(async (tags) => {
+      const result = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+      return result.violations.map((v) => `${v.id} (${v.nodes.length}): ${v.help}\n${v.nodes.slice(0, 3).map((n) => `    ${n.target.join(' ')}: ${(n.failureSummary || '').replace(/\s+/g, ' ').slice(0, 220)}`).join('\n')}`);
+    }, TAGS);
+  }
+
+  // index.html?query, each stage `keep` accepts in turn: "[stage] violation" for each found.
+  async function stageViolations(query, keep = () => true) {
+    const page = suite.page;
+    const server = suite.server;
+    await page.goto(`${server.url}?${query}`);
+    await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
+    const stages = (await page.evaluate(async () => (await window.mhaPage.ready).stages)).filter(keep);
+    const found = [];
+    for (const stage of stages) {
+      await page.evaluate((s) => window.mhaPage.goTo(s), stage);
+      for (const v of await violations()) found.push(`[${stage}] ${v}`);
+    }
+    return found;
+  }
+  return { violations, stageViolations };
+}
+
+module.exports = { useAxe, MODELS, REAL_TEXT, DARK_STAGES, WAIT };
