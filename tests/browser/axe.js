@@ -3,6 +3,8 @@
 // side: scripts/test.sh).
 'use strict';
 
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
 const fs = require('node:fs');
 
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -57,4 +59,25 @@ function useAxe(suite) {
   return { violations, stageViolations };
 }
 
-module.exports = { useAxe, MODELS, REAL_TEXT, DARK_STAGES, WAIT };
+// The tests of each model of `models`: every stage in English and in Chinese, and the dark scheme's
+// stages.
+function sweepModels(suite, models) {
+  const { stageViolations } = useAxe(suite);
+  const none = (found) => {
+    assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
+    suite.assertNoProblems();
+  };
+  for (const model of models) {
+    for (const lang of ['en', 'zh']) {
+      test(`index.html, ${model} model, ${lang}: no axe violations on any stage`, { timeout: 120_000 }, async () => {
+        none(await stageViolations(`${MODELS[model]}&lang=${lang}`));
+      });
+    }
+    test(`dark: index.html, ${model} model: no axe violations`, { timeout: 120_000 }, async () => {
+      await suite.page.emulateMedia({ colorScheme: 'dark' });
+      none(await stageViolations(MODELS[model], (stage) => DARK_STAGES.includes(stage)));
+    });
+  }
+}
+
+module.exports = { useAxe, sweepModels, MODELS, REAL_TEXT, WAIT };
