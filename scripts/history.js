@@ -2,9 +2,10 @@
 // there). `node scripts/history.js` (npm run train runs it) writes models/induction.history.json: the
 // induction recipe (catalog.recipes.induction, which `mha train` trains for models/induction.safetensors)
 // trained again by the WebAssembly module — the same bits as the CLI (tests/node/wasm.test.js) —
-// recording every step's loss and, every SNAPSHOT_EVERY steps from 0 to the end, its heads on the
+// recording every step's loss and, every twentieth of the run from 0 to the end, its heads on the
 // page's text (openingTexts.js TRAINED_TEXT): each layer's attention weights and the core's head
-// analysis, as the training panel's live reports carry them.
+// analysis, as the training panel's live reports carry them. `node scripts/history.js recall` does the
+// same for the recall model (catalog.recipes.recall, models/recall.safetensors).
 // `node scripts/history.js tang` (or brown) writes models/tang.history.json from what `mha train
 // --snapshot-every` kept while npm run train made the model (hours: too long to train again here):
 // build/train/tang.history/step-*.safetensors and build/train/tang.loss.csv. For each snapshot: the
@@ -20,9 +21,10 @@ const createMha = require('../web/mha.js');
 const { parseSafetensors } = require('../tests/node/safetensors.js');
 
 const ROOT = path.join(__dirname, '..');
-const MODEL = path.join(ROOT, 'models', 'induction.safetensors');
-const OUT = path.join(ROOT, 'models', 'induction.history.json');
-const SNAPSHOT_EVERY = 150; // 21 snapshots over the recipe's 3,000 steps: the phase change at 800 between two
+// The models trained again here, each by its catalog recipe: 21 snapshots over the run (the induction
+// model's every 150 of its 3,000 steps: the phase change at 800 between two).
+const TASK_MODELS = ['induction', 'recall'];
+const SNAPSHOTS = 20;
 const DIGITS = 3; // attention weights and losses as the file keeps them
 
 const round = (v) => Number(v.toFixed(DIGITS));
@@ -83,7 +85,7 @@ async function corpusHistory(id) {
 
 async function main() {
   const id = process.argv[2] || 'induction';
-  if (id !== 'induction') {
+  if (!TASK_MODELS.includes(id)) {
     const history = await corpusHistory(id);
     const out = path.join(ROOT, 'models', `${id}.history.json`);
     fs.writeFileSync(out, `${JSON.stringify(history)}\n`);
@@ -93,7 +95,10 @@ async function main() {
   const mha = await createMha();
   const { trainerOptions } = await import(path.join(ROOT, 'web', 'src', 'trainerOptions.js'));
   const { TRAINED_TEXT } = await import(path.join(ROOT, 'web', 'src', 'openingTexts.js'));
-  const recipe = mha.catalog.recipes.induction;
+  const recipe = mha.catalog.recipes[id];
+  const MODEL = path.join(ROOT, 'models', `${id}.safetensors`);
+  const OUT = path.join(ROOT, 'models', `${id}.history.json`);
+  const SNAPSHOT_EVERY = recipe.steps / SNAPSHOTS;
   const shipped = new mha.Model();
   shipped.loadModel(fs.readFileSync(MODEL));
   const ids = Array.from(shipped.runText(TRAINED_TEXT).ids());
@@ -110,21 +115,22 @@ async function main() {
       trace.delete();
     }
   };
-  // The phase change as the page's training finds it (training.js): the first step, of those checked
-  // every catalog.phaseChangeEvery, where the induction score reaches catalog.phaseChangeScore.
+  // The induction task's phase change as the page's training finds it (training.js): the first step,
+  // of those checked every catalog.phaseChangeEvery, where the induction score reaches
+  // catalog.phaseChangeScore. The step loop goes as far at a time either way.
   const { phaseChangeEvery: every, phaseChangeScore } = mha.catalog;
   let phaseStep = null;
   snapshot();
   while (trainer.stepsDone < recipe.steps) {
     losses.push(...Array.from(trainer.step(Math.min(every, recipe.steps - trainer.stepsDone)), round));
     const at = trainer.stepsDone;
-    if (phaseStep === null && at % every === 0 && trainer.inductionScore(1) >= phaseChangeScore) phaseStep = at;
+    if (recipe.task === 'induction' && phaseStep === null && at % every === 0 && trainer.inductionScore(1) >= phaseChangeScore) phaseStep = at;
     if (at % SNAPSHOT_EVERY === 0 || at === recipe.steps) snapshot();
   }
   checkShipped(trainer.modelFile(), MODEL);
-  const history = { recipe: 'induction', text: TRAINED_TEXT, ids, every: SNAPSHOT_EVERY, phaseStep, losses, snapshots };
+  const history = { recipe: id, text: TRAINED_TEXT, ids, every: SNAPSHOT_EVERY, phaseStep, losses, snapshots };
   fs.writeFileSync(OUT, `${JSON.stringify(history)}\n`);
-  console.log(`${path.relative(ROOT, OUT)}: ${snapshots.length} snapshots, ${losses.length} losses, the phase change at step ${phaseStep}, ${(fs.statSync(OUT).size / 1024).toFixed(0)} KB`);
+  console.log(`${path.relative(ROOT, OUT)}: ${snapshots.length} snapshots, ${losses.length} losses, ${phaseStep === null ? '' : `the phase change at step ${phaseStep}, `}${(fs.statSync(OUT).size / 1024).toFixed(0)} KB`);
 }
 
 main().catch((e) => {

@@ -2,7 +2,7 @@
 # npm run train: remakes the models the page ships, with the project's own C++ trainer and the recipes
 # of cpp/core/train/recipe.cpp, which are `mha train`'s defaults (each recorded in its file's
 # __metadata__): models/induction.safetensors, the induction model, and models/induction.history.json,
-# how it formed (scripts/history.js); models/recall.safetensors,
+# how it formed (scripts/history.js); models/recall.safetensors and models/recall.history.json,
 # the recall task's model of 4 heads; models/recall-sweep.csv, the recall recipe at every head
 # count of the sweep (the "Why several heads?" panel shows it); and the real-text models
 # models/tang.safetensors and models/brown.safetensors, from the corpora npm run corpus prepares
@@ -24,6 +24,7 @@ if [ "${1:-}" != "corpus" ]; then
   # The same recipe again in the WebAssembly module (~30 s), its heads kept every 150 steps.
   node scripts/history.js
   build/native/mha train --task recall --out models/recall.safetensors
+  node scripts/history.js recall  # and the recall recipe's, every 100 steps
   build/native/mha sweep --task recall --csv models/recall-sweep.csv
 fi
 bash scripts/corpus/prepare.sh

@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { usePageSuite, scrubTraining } = require('./browser.js');
+const { usePageSuite, scrubTraining, trainingSnapshots } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -198,6 +198,35 @@ test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in th
   // A misspelt option is refused, not swept past with the default head counts.
   const misspelt = await inDemo(() => document.querySelector('mha-demo').runHeadSweep({ head: [1] }).then(() => null, (e) => e.message));
   assert.match(misspelt, /^head is not an option of runHeadSweep; its options are heads, steps, seed$/);
+  suite.assertNoProblems();
+});
+
+// How the recall model formed (models/recall.history.json, scripts/history.js): before anything trains,
+// the panel scrubs through npm run train's record, each head named as the record names it, to the
+// shipped model's one head per offset.
+test('how the recall model formed: npm run train\'s record, scrubbed before anything trains, each head as the record names it', { timeout: 60_000 }, async () => {
+  const history = JSON.parse(fs.readFileSync(path.join(ROOT, 'models', 'recall.history.json'), 'utf8'));
+  await open(`${server.url}?model=recall`);
+  await trainingSnapshots(page, history.snapshots.length, WAIT);
+  const at = (index) => scrubTraining(page, index).then(() => inDemo(() => {
+    const root = document.querySelector('mha-demo').shadowRoot;
+    return {
+      labels: [...root.querySelectorAll('[data-train-head^="0."] .head-label')].map((x) => x.className.replace(/.*label-/, '')),
+      at: root.querySelector('.train-scrub-field').textContent,
+      readout: root.querySelector('.train-readout').textContent,
+    };
+  }));
+  const last = history.snapshots.length - 1;
+  const first = await at(0);
+  const end = await at(last);
+  const labels = (snapshot) => snapshot.heads.layers[0].heads.map((m) => m.label);
+  assert.deepEqual(first.labels, labels(history.snapshots[0]));
+  assert.deepEqual(end.labels, labels(history.snapshots[last]));
+  assert.notDeepEqual(first.labels, end.labels, 'the heads change over the record');
+  assert.deepEqual(history.snapshots[last].heads.layers[0].heads.map((m) => m.offset).sort(), [1, 2, 3, 4], 'it ends on one head per offset');
+  assert.ok(end.at.includes(String(history.snapshots[last].step)), end.at);
+  assert.ok(end.readout.includes('npm run train') && !end.readout.includes('null'), end.readout);
+  assert.equal((await inDemo(() => document.querySelector('mha-demo').training)).step, 0, 'nothing trained here yet');
   suite.assertNoProblems();
 });
 

@@ -26,6 +26,8 @@ const BUDGET = {
   'mha-circuits.js': 8 * 1024,
   // how the induction model formed (scripts/history.js), loaded when the training panel shows its recipe
   'mha-history-induction.js': 40 * 1024,
+  // and the recall model: 21 snapshots of its one layer
+  'mha-history-recall.js': 20 * 1024,
   // how the Tang model formed: 21 snapshots of layer 0's maps on its poem, packed (web/src/historyMaps.js)
   'mha-history-tang.js': 120 * 1024,
   // and the English one: 21 snapshots of layer 2's maps on its sentence

@@ -223,7 +223,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       const recorded = state.recorded;
       const noRecipe = recorded && !Object.values(MODEL_KINDS).some((k) => k.shipped === asked && k.recipe);
       setText(readout, recorded ? (recorded.layers ? t(lang, noRecipe ? 'train.recordedNoRecipe' : 'train.recordedCorpus', { steps: recorded.losses.length, every: recorded.every, recipe: t(lang, `train.recipe.${state.recipe}`) })
-        : t(lang, 'train.recorded', { steps: r.steps, phase: state.phaseStep }))
+        : t(lang, state.phaseStep === null ? 'train.recordedPlain' : 'train.recorded', { steps: r.steps, phase: state.phaseStep }))
         : state.step === 0 ? t(lang, 'train.idle')
         : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
           : r.task === 'corpus' ? t(lang, 'train.readoutCorpus', { step: state.step, rate, loss, held })
