@@ -43,7 +43,7 @@
 //   idle      -> requestIdleCallback: the page also finished drawing the hidden stages
 //
 //   node scripts/bench-page.js [--only trained,frames,random,settings,opening] [--stages attend,…|all]
-//                              [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]
+//                              [--model trained|tang|brown: the text-change part's model] [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]
 'use strict';
 
 const fs = require('node:fs');
@@ -70,6 +70,20 @@ const TRAINED_CASES = [
   { T: 17, text: '天地玄黄宇宙洪荒天地玄黄宇宙洪荒', label: '8 distinct, twice' },
   { T: 32, text: '天地玄黄宇宙洪荒日月盈昃辰宿列张天地玄黄宇宙洪荒日月盈昃辰宿列', label: '16 distinct, then 15' },
 ];
+// The models of real text (--model tang|brown, the same part): the page's own text, as it opens, and
+// T = 64, the most the page's budget speaks of (its own text, then the next poem's first couplet, or
+// then its words again).
+const REAL_TEXT_CASES = {
+  tang: [
+    { T: 48, text: null, label: '春望, as the page opens' },
+    { T: 64, text: '国破山河在，城春草木深。感时花溅泪，恨别鸟惊心。烽火连三月，家书抵万金。白头搔更短，浑欲不胜簪。风急天高猿啸哀，渚清沙白鸟飞回。', label: '春望 and a couplet of 登高' },
+  ],
+  brown: [
+    { T: 27, text: null, label: 'the page\'s sentence' },
+    { T: 64, text: 'The farmer sold the land to a young man who wanted a house near the river, and the man built a barn for the horses. The man sold the barn to the farmer, and the farmer built a house near the river for the young man and the horses. The young man sold the land to the good old farmer.', label: 'the sentence and two more' },
+  ],
+};
+const CASES_OF = (model) => (model === 'trained' ? TRAINED_CASES : REAL_TEXT_CASES[model]);
 // The stage the page opens on (attend) and the heaviest others to redraw for this model, as
 // --stages all found them (attend itself is the heaviest; split and embed next; predict was a table
 // built anew on every result).
@@ -86,7 +100,7 @@ const CASES = [
 const CHANGES = ['seed', 'causal', 'text'];
 
 function parseArgs(argv) {
-  const o = { changes: 20, warmup: 5, seconds: 8, cpu: true, only: PARTS, stages: TRAINED_STAGES, url: `${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=trained`, show: false };
+  const o = { changes: 20, warmup: 5, seconds: 8, cpu: true, only: PARTS, stages: TRAINED_STAGES, model: 'trained', url: `${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=trained`, show: false };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     if (a === '--changes') o.changes = Number(argv[++i]);
@@ -96,9 +110,14 @@ function parseArgs(argv) {
     else if (a === '--stages') o.stages = argv[++i] === 'all' ? 'all' : String(argv[i]).split(',');
     else if (a === '--warmup') o.warmup = Number(argv[++i]);
     else if (a === '--url') o.url = argv[++i];
+    else if (a === '--model') {
+      o.model = argv[++i];
+      if (!CASES_OF(o.model)) throw new Error(`--model ${o.model}: trained, tang or brown`);
+      o.url = o.url.replace(/\?model=\w+/, `?model=${o.model}&lang=${o.model === 'tang' ? 'zh' : 'en'}`);
+    }
     else if (a === '--show') o.show = true; // print every change's times
     else {
-      console.log('usage: node scripts/bench-page.js [--only trained,frames,random,settings,opening] [--stages attend,…|all] [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]');
+      console.log('usage: node scripts/bench-page.js [--only trained,frames,random,settings,opening] [--stages attend,…|all] [--model trained|tang|brown] [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]');
       process.exit(a === '--help' || a === '-h' ? 0 : 2);
     }
   }
@@ -190,7 +209,7 @@ async function configure(page, c) {
 
 // The page as it opens, the trained model: the text at each T (set only where it is not the page's
 // own), checked against the page's result.
-async function useTrainedText(page, c) {
+async function useTrainedText(page, c, model) {
   const result = await page.evaluate(async (text) => {
     const P = window.mhaPage;
     if (text !== null) {
@@ -207,9 +226,9 @@ async function useTrainedText(page, c) {
   const problems = [];
   if (result.fatal) problems.push(`fatal: ${result.fatal}`);
   if (result.errors && Object.keys(result.errors).length) problems.push(`errors: ${JSON.stringify(result.errors)}`);
-  if (result.model !== 'trained') problems.push(`the page shows model '${result.model}', not the trained model`);
+  if (result.model !== model) problems.push(`the page shows model '${result.model}', not '${model}'`);
   if (result.T !== c.T) problems.push(`'${result.text}' has ${result.T} tokens, not ${c.T}`);
-  if (problems.length) throw new Error(`trained model, T ${c.T}: ${problems.join('; ')}`);
+  if (problems.length) throw new Error(`model '${model}', T ${c.T}: ${problems.join('; ')}`);
   return result;
 }
 
@@ -248,8 +267,8 @@ async function benchTrained(open, opts) {
   const opening = await page.evaluate(() => window.mhaPage.state.stage);
   const rows = [];
   let frameMs = NaN;
-  for (const c of TRAINED_CASES) {
-    await useTrainedText(page, c);
+  for (const c of CASES_OF(opts.model)) {
+    await useTrainedText(page, c, opts.model);
     for (const stage of stages) {
       await goTo(page, stage);
       const r = await page.evaluate(measureChanges, { kind: 'text', warmup: opts.warmup, n: opts.changes });
@@ -259,7 +278,7 @@ async function benchTrained(open, opts) {
       rows.push(changeRow({ group: c.T, stage: stage === opening ? `${stage} (opens)` : stage, opens: stage === opening, text: c.label }, r, cpu));
     }
   }
-  console.log(`trained   the page as it opens: the trained model at stage '${opening}'; text changes (the last character deleted and typed again: T − 1 ↔ T), ${opts.warmup} warm-up + ${opts.changes} measured each; load avg ${loadAverage()}`);
+  console.log(`trained   the page as it opens: the ${opts.model === 'trained' ? 'trained' : `'${opts.model}'`} model at stage '${opening}'; text changes (the last character deleted and typed again: T − 1 ↔ T), ${opts.warmup} warm-up + ${opts.changes} measured each; load avg ${loadAverage()}`);
   console.log(table(rows, [{ key: 'T', title: 'T' }, { key: 'text', title: 'text', left: true }, { key: 'stage', title: 'stage', left: true }, { key: 'n', title: 'n' }, ...CHANGE_COLUMNS]));
   console.log(`frames come every ${frameMs.toFixed(1)} ms here (idle median), so the rAF columns wait for vsync too.`);
   console.log('');
