@@ -29,9 +29,11 @@ export const MODEL_KINDS = {
   blocks: { sized: true, layers: 2 }, // GPT-2-style blocks of seeded weights: LayerNorm, MLP, residuals
   file: { sized: false }, // a whole model the learner opened, or model="….safetensors"
 };
-// Whether npm run train recorded how the model of kind `model` formed (models/trained-models.json
-// `history`): the training panel shows it, even for a model the page has no recipe for.
-export const recorded = (model) => Boolean(MODEL_KINDS[model] && MODEL_KINDS[model].shipped && TRAINED_MODELS.some((m) => m.id === MODEL_KINDS[model].shipped && m.history));
+// Whether npm run train recorded how the shipped model `id` formed (models/trained-models.json `history`).
+export const hasHistory = (id) => TRAINED_MODELS.some((m) => m.id === id && m.history);
+// The same of the model of kind `model`: the training panel shows it, even for a model the page has
+// no recipe for.
+export const recorded = (model) => Boolean(MODEL_KINDS[model] && MODEL_KINDS[model].shipped && hasHistory(MODEL_KINDS[model].shipped));
 export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
 export const isSized = (model) => MODEL_KINDS[model].sized;
 // The model a demo opens on when its attributes name none and set no sizes (null: parse's own default).

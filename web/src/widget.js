@@ -9,6 +9,7 @@ import { addLanguage, addStrings } from './languages.js';
 import { partScript, textScript, historyScript } from './parts.js';
 import sharedModules from 'shared-modules:';
 import { base64Bytes } from './base64.js';
+import { hasHistory } from './attributes.js';
 import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 
 // What lives beside this script, each in its own classic script that scripts/build-web.sh writes,
@@ -73,7 +74,7 @@ function loadText(corpus) {
 // How a shipped model formed ({recipe, text, ids, every, phaseStep, losses, snapshots}: scripts/history.js);
 // null for a model none was recorded for (models/trained-models.json `history`), without asking.
 function loadHistory(id) {
-  if (!TRAINED_MODELS.some((m) => m.id === id && m.history)) return Promise.resolve(null);
+  if (!hasHistory(id)) return Promise.resolve(null);
   const history = () => self.mhaHistories && self.mhaHistories[id];
   return loadBeside(historyScript(id), history, `the history of '${id}'`).then(history);
 }
