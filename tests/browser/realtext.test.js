@@ -235,6 +235,59 @@ for (const c of CASES) {
   });
 }
 
+// A model of real text takes 15–47 ms a forward (npm run bench:page -- --model tang|brown), more than
+// a frame: after the first picture, which the main thread draws at once, its runs are the demo's
+// worker's and the main thread only draws (runner.js). A page that allows no worker (its CSP, say)
+// still shows every change, run on the main thread.
+test('a text change on a model of real text is run by the demo\'s worker; where no worker may start, on the main thread', { timeout: TEST_TIMEOUT }, async () => {
+  const text = 'The old man saw a dog near the river, and the dog ran to a farm.';
+  const changeText = async (t) => {
+    await page.evaluate((v) => document.querySelector('mha-demo').setAttribute('text', v), t);
+    await page.waitForFunction((v) => {
+      const s = document.querySelector('mha-demo').state;
+      return s.result && s.result.text === v && s.status === 'idle';
+    }, t, { timeout: WAIT });
+    // the heads panel, out of view under the maps, follows once the page is idle (views/parts/lazy.js)
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestIdleCallback(() => setTimeout(r, 350), { timeout: 1000 }))));
+  };
+  // Each run a worker answers, by its text (a listener added before the page's own onmessage).
+  await page.addInitScript(() => {
+    window.workerRuns = [];
+    const PageWorker = window.Worker;
+    window.Worker = class extends PageWorker {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (ev) => ev.data && ev.data.result && window.workerRuns.push(ev.data.result.text));
+      }
+    };
+  });
+  await open(`${server.url}?model=brown&lang=en`);
+  const opening = await page.evaluate(() => document.querySelector('mha-demo').state.result.text);
+  await page.waitForFunction((t) => window.workerRuns.includes(t), opening, { timeout: WAIT }); // the worker readied on it
+  await changeText(text);
+  assert.deepEqual(await page.evaluate((t) => window.workerRuns.filter((x) => x === t).length, text), 1, 'the worker ran the new text, once');
+  const s = await shown();
+  assert.deepEqual(s.ids, cliIds('brown', text), 'its ids are the CLI\'s');
+  await assertLabelsAsCli('brown', s);
+  suite.assertNoProblems();
+
+  // No worker may start: the same change, on the main thread.
+  await page.addInitScript(() => {
+    window.Worker = class {
+      constructor() {
+        throw new DOMException('this page allows no worker', 'SecurityError');
+      }
+    };
+  });
+  await open(`${server.url}?model=brown&lang=en`);
+  await changeText(text);
+  const t = await shown();
+  assert.deepEqual(t.ids, cliIds('brown', text));
+  assert.deepEqual(t.panelLabels, s.panelLabels, 'the same heads, named the same');
+  assert.deepEqual(await page.evaluate(() => window.workerRuns), [], 'no worker ran');
+  suite.assertNoProblems();
+});
+
 test('a page without a model attribute opens on the model of its language, writes it into the link, and keeps it when the language changes', { timeout: TEST_TIMEOUT }, async () => {
   for (const [lang, model, layer] of [['zh', 'tang', OPENS_AT.tang], ['en', 'brown', OPENS_AT.brown]]) {
     await open(`${server.url}?lang=${lang}`);

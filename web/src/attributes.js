@@ -18,11 +18,14 @@ import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 //   opensFor: a demo without a model attribute opens on this model when its language is this one
 //   layer: the layer it opens on (without a view-layer attribute), that of its clearest typed heads on
 //   its own text (openingTexts.js)
+//   inWorker: its forward takes longer than a frame, so its runs go to the demo's worker (runner.js):
+//     4 blocks at d_model 128 and a vocabulary of 3,003 or 4,001 took 15–47 ms on the main thread
+//     for T ≤ 64 (npm run bench:page -- --model tang|brown), over the page's 16 ms a change
 export const MODEL_KINDS = {
   // 4 layers, 4 heads, one token per Chinese character (models/tang.safetensors)
-  tang: { sized: false, shipped: 'tang', layer: OPENING_LAYERS.tang, opensFor: 'zh', recipe: 'tang' },
+  tang: { sized: false, shipped: 'tang', layer: OPENING_LAYERS.tang, opensFor: 'zh', recipe: 'tang', inWorker: true },
   // 4 layers, 4 heads, the Brown corpus's lower-cased words (models/brown.safetensors)
-  brown: { sized: false, shipped: 'brown', layer: OPENING_LAYERS.brown, opensFor: 'en' },
+  brown: { sized: false, shipped: 'brown', layer: OPENING_LAYERS.brown, opensFor: 'en', inWorker: true },
   trained: { sized: false, shipped: 'induction', recipe: 'induction' }, // the 2-layer model of induction heads (models/induction.safetensors)
   recall: { sized: false, shipped: 'recall', recipe: 'recall' }, // one layer, 4 heads, the recall task (models/recall.safetensors)
   random: { sized: true, causalChoice: true }, // one attention layer of seeded weights: the shapes lesson

@@ -2,7 +2,7 @@
 // each held once, as text, in mha-demo.js (see scripts/build-web.sh). The same strings give
 //   createMha()   on the main thread: the texts evaluated as classic scripts would be, for small runs
 //   workerURL()   a blob: URL of a classic worker script (core + mha.js + the gzipped wasm +
-//                 web/src/worker.js), for large runs; blob: workers also start on file:// pages,
+//                 web/src/worker.js), for large runs and the models of real text; blob: workers also start on file:// pages,
 //                 where file workers do not.
 //   workerParts() the worker script's exports ({Engine}), evaluated on the page: one copy of the engine.
 // The whole core (mha-core.js: the Trainer, headImportance, prune) comes in the part 'gradients'

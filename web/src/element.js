@@ -96,14 +96,14 @@ export class MhaDemo extends HTMLElement {
     };
     this._sources = new ModelSources(this._store, deps);
     this._attributes = new AttributeSync(this, this._store, { ...deps, sources: this._sources });
-    this._workerURL = workerURLMaker(); // null: no large-run worker, no training panel
+    this._workerURL = workerURLMaker(); // null: no run worker (every run on the main thread), no training panel
     this._worker = this._workerURL ? createWorkerClient(this._workerURL) : null;
     const engine = {
       run: (settings) => this._engine.run(settings, this._sources.weightsFor()),
       runWorked: (causal) => this._engine.runWorked(causal),
       isMhaError: (e) => this._engine.isMhaError(e),
     };
-    if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._sources.weightsFor());
+    if (this._worker) engine.runAsync = (settings) => this._worker.run(settings, this._sources.workerSource(settings));
     this._runner = createRunner(this._store, engine, () => this._engine !== null && !this._sources.pending, (e) => this._sources.runFailed(e));
     this._generation = createGeneration(this._store, deps);
     this._scope = null;
@@ -218,14 +218,14 @@ export class MhaDemo extends HTMLElement {
   connectedCallback() {
     this._attributes.apply(); // at once, so the first controls already show them
     if (this._started) {
-      if (this._store.state.status === 'computing') this._runner.request(null); // its worker was stopped
+      if (this._runner.unanswered) this._runner.request(null); // its worker was stopped
       return;
     }
     this._started = true;
     this._start();
   }
 
-  // A demo taken off the page lets its worker go; a new one starts with the next large run.
+  // A demo taken off the page lets its worker go; a new one starts with the next run that needs one.
   disconnectedCallback() {
     this._generation.stop();
     if (this._worker) this._worker.stop();

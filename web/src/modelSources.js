@@ -65,6 +65,15 @@ export class ModelSources {
     return w && w.bytes ? { key: w.url, bytes: w.bytes, layout: w.layout, layer: w.layer } : null;
   }
 
+  // What a worker run needs besides the settings: the shipped model's file (an MhaError's message
+  // in place of it is the main thread's to say: null), or random mode's weights.
+  workerSource(settings) {
+    const kind = MODEL_KINDS[settings.model];
+    if (!kind || !kind.shipped) return this.weightsFor();
+    const bytes = this._engine().shownShippedBytes(settings);
+    return bytes ? { key: `shipped:${kind.shipped}`, shipped: kind.shipped, bytes } : null;
+  }
+
   // A result is shown: what it was made from is what a later failure keeps.
   resultShown(state) {
     this._shown = { settings: state.settings, weights: state.weights };

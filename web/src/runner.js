@@ -1,9 +1,14 @@
 // Runs the core whenever a setting changes and puts the result (or the error, next to the control
-// that caused it) into the store. Teaching sizes run at once on the main thread (a few ms); large
-// ones run in the demo's Web Worker while the page stays live: status 'computing' (with the time
-// it started, for the progress display), the last result stays on screen, and a result that
-// arrives after the settings changed again is dropped (job ids). Without a worker (blocked by the
-// page's CSP, say) a large run falls back to the main thread after painting "computing…".
+// that caused it) into the store. Teaching sizes run at once on the main thread (a few ms). Two kinds
+// of run go to the demo's Web Worker, so the page stays live: large ones (isLarge), said at once to be
+// computing (status 'computing', with the time it started, for the progress display), and the runs of
+// a model whose forward is longer than a frame but short (MODEL_KINDS' inWorker: the models of real
+// text), said to be computing only if one is still running after SAY_COMPUTING_AFTER_MS, so that
+// typing does not flash a progress badge at every key; the first picture of a demo is drawn at once
+// on the main thread. Either way the last result stays on screen,
+// and a result that arrives after the settings changed again is dropped (job ids). Without a worker
+// (blocked by the page's CSP, say) a large run falls back to the main thread after painting
+// "computing…", a short one runs there at once.
 import { fieldFor, storedError } from './messages.js';
 import { isSized, MODEL_KINDS } from './attributes.js';
 
@@ -21,6 +26,11 @@ export function isLarge(s) {
   return isSized(s.model) && (s.dModel > 512 || seededWeights(s) > MAIN_THREAD_WEIGHTS || [...(s.text || '')].length > 64);
 }
 
+// A worker run of a model that is quick there shows nothing new for this long: the first run of a
+// model of real text (its file copied to the worker and read) takes longer, and is said.
+const SAY_COMPUTING_AFTER_MS = 250;
+const runsInWorker = (s) => Boolean(MODEL_KINDS[s.model] && MODEL_KINDS[s.model].inWorker);
+
 // engine: {run(settings), runWorked(causal), isMhaError(e), runAsync?(settings) -> Promise (see
 // workerClient.js)}; ready() says whether it can run yet. sourceFailed(e): a run refused the model
 // or the weights themselves (phase 'model' or 'weights'): modelSources.js says so and falls back.
@@ -28,6 +38,8 @@ export function createRunner(store, engine, ready = () => true, sourceFailed = n
   let job = 0; // the latest request; older async results are dropped
   let lastChanged = null;
   let useWorker = typeof engine.runAsync === 'function';
+  let sent = 0; // the latest job given to the worker
+  let settled = 0; // the latest job whose worker run has answered
 
   function fail(e) {
     if (!engine.isMhaError(e)) {
@@ -72,12 +84,17 @@ export function createRunner(store, engine, ready = () => true, sourceFailed = n
 
   function offMainThread(id) {
     const { settings } = store.state;
+    sent = id;
     engine.runAsync(settings).then(
       (done) => {
-        if (done && id === job) apply(done.result, done.ms, settings);
+        if (done && id === job) {
+          settled = id;
+          apply(done.result, done.ms, settings);
+        }
       },
       (e) => {
         if (id !== job) return;
+        settled = id;
         if (e && e.mhaError) report(e.mhaError);
         else if (e && e.unavailable !== undefined) {
           useWorker = false;
@@ -85,6 +102,13 @@ export function createRunner(store, engine, ready = () => true, sourceFailed = n
         } else store.set({ status: 'idle', computingSince: null, fatal: String((e && (e.fatal || e.message)) || e) });
       },
     );
+  }
+
+  function sayComputingLater(id) {
+    const started = performance.now();
+    setTimeout(() => {
+      if (id === job && settled !== id && store.state.status !== 'computing') store.set({ status: 'computing', computingSince: started });
+    }, SAY_COMPUTING_AFTER_MS);
   }
 
   // The old way: paint "computing…" first, then run in a task of its own.
@@ -97,6 +121,10 @@ export function createRunner(store, engine, ready = () => true, sourceFailed = n
   }
 
   return {
+    // The latest run went to the worker and has not answered (a worker stopped with it never will).
+    get unanswered() {
+      return sent === job && settled !== job;
+    },
     // changed: the settings key the learner just edited (for placing the error message).
     request(changed) {
       if (changed) lastChanged = changed;
@@ -106,7 +134,22 @@ export function createRunner(store, engine, ready = () => true, sourceFailed = n
       if (changed && gone && (gone.attribute !== 'weights' || changed === 'model')) store.set({ unavailable: null });
       if (!ready()) return;
       const id = ++job;
-      if (!isLarge(store.state.settings)) {
+      const { settings } = store.state;
+      if (useWorker && runsInWorker(settings)) {
+        if (store.state.result) {
+          offMainThread(id);
+          sayComputingLater(id);
+          return;
+        }
+        // The first picture at once, here (the worker would first have to make its own core); the
+        // same run in the worker meanwhile readies it, and the model, for the learner's next change.
+        execute();
+        engine.runAsync(settings).catch((e) => {
+          if (e && e.unavailable !== undefined) useWorker = false;
+        });
+        return;
+      }
+      if (!isLarge(settings)) {
         execute();
         return;
       }

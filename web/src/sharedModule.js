@@ -1,4 +1,4 @@
-// What every <mha-demo> on a page shares: one WebAssembly module, the large-run worker script, the
+// What every <mha-demo> on a page shares: one WebAssembly module, the run worker script, the
 // trained models' bytes and the widget's parts. widget.js says where each comes from (useModule)
 // before any demo starts.
 import { hasLanguage } from './languages.js';
@@ -16,7 +16,7 @@ let loadHistory = null;
 let wholePromise = null;
 
 // createMha: the factory from web/mha.js; the first demo to connect instantiates the module.
-// workerURL: () -> the URL of the large-run worker script (web/src/worker.js after the core).
+// workerURL: () -> the URL of the run worker script (web/src/worker.js after the core).
 // trained: (id) -> Promise of a trained model's bytes (models/trained-models.json's ids; none: the first).
 // language: (lang) -> Promise, settled once a language's strings are here (languages.js).
 // part: (name) -> Promise of a part's exports, once its script and strings are here (parts.js).

@@ -1,7 +1,7 @@
 // Entry of web/build/mha-demo.js: the page's WebAssembly core, web/mha.js and <mha-demo>, in one
 // classic script. Also offers createMha() to the page, as including build/mha-core.js + mha.js would
 // (the whole module: it loads the part 'gradients' first). The core is held once, as text (core.js):
-// evaluated here for the main thread, and the same text starts each demo's large-run Web Worker.
+// evaluated here for the main thread, and the same text starts each demo's run Web Worker.
 import { evaluateCreateMha, workerURL, workerParts } from './core.js';
 import { MhaDemo } from './element.js';
 import { useModule } from './sharedModule.js';

@@ -1,7 +1,7 @@
-// The body of the large-run Web Worker (after the core and web/mha.js, which define self.createMha).
+// The body of the run Web Worker (after the core and web/mha.js, which define self.createMha).
 // It owns its own model: the same settings and seed give bit-identical weights, and loaded weights
-// arrive as bytes once per file. Messages:
-//   in   {id, settings, weights: null | {key, layout, layer, bytes?}}   (bytes only when new to it)
+// and shipped models arrive as bytes once per file. Messages:
+//   in   {id, settings, weights: null | {key, layout, layer, bytes?} | {key, shipped, bytes?}}   (bytes only when new to it)
 //   out  {id, result, ms} | {id, error: {message, phase, field, code, params, page}} (MhaError) | {id, fatal: message}
 // A message with a `train` field goes to the training loop instead (training.js), one with a `sweep`
 // field to the head-count sweep (sweep.js); one with {analysis: {id, bytes?, prune | importance: ids
@@ -49,14 +49,16 @@ function serve() {
       return;
     }
     if (!engine) engine = new Engine(mha);
-    if (w && w.bytes) weights = { key: w.key, bytes: w.bytes };
-    if (w && w.key !== weights.key) {
+    const shipped = w && w.shipped;
+    if (shipped && w.bytes) engine.addShipped(shipped, w.bytes);
+    else if (w && w.bytes) weights = { key: w.key, bytes: w.bytes };
+    if (shipped ? !engine.hasShipped(shipped) : w && w.key !== weights.key) {
       self.postMessage({ id, fatal: 'the worker has not got the weights it was asked to use' });
       return;
     }
     const started = performance.now();
     try {
-      const result = engine.run(settings, w ? { key: w.key, layout: w.layout, layer: w.layer, bytes: weights.bytes } : null);
+      const result = engine.run(settings, w && !shipped ? { key: w.key, layout: w.layout, layer: w.layer, bytes: weights.bytes } : null);
       const ms = performance.now() - started;
       const buffers = new Set();
       for (const t of Object.values(result.tensors)) buffers.add(t.data.buffer);

@@ -1,17 +1,21 @@
-// One demo's large-run worker (web/src/worker.js in a blob: URL, made by core.js), started on the
-// first large run. At most one job runs in it; a newer request replaces a waiting one (whose promise
+// One demo's run worker (web/src/worker.js in a blob: URL, made by core.js), started on the first
+// run it is given. At most one job runs in it; a newer request replaces a waiting one (whose promise
 // resolves to null: superseded), so a learner who keeps typing never queues a backlog of stale runs.
-//   run(settings, weights) -> Promise<{result, ms} | null>, rejects with
+//   run(settings, source) -> Promise<{result, ms} | null>, rejects with
 //     {mhaError: {message, phase}}   the core refused the settings, text or weights
 //     {unavailable: message}         no worker here (blocked by a CSP, failed to start): run it yourself
 //     {fatal: message}               anything else
+// source: null, random mode's weights {key, bytes, layout, layer}, or a shipped model's file
+// {key, shipped: id, bytes}. Bytes are copied to the worker once: the worker keeps one weights file
+// and every shipped model it was given.
 export function createWorkerClient(makeURL) {
   let worker = null;
   let broken = null; // why the worker cannot be used
   let nextId = 1;
   let running = null; // {id, resolve, reject}
-  let waiting = null; // {settings, weights, resolve, reject}
+  let waiting = null; // {settings, source, resolve, reject}
   let sentWeightsKey = null;
+  let sentShipped = new Set();
 
   function fail(reason) {
     broken = reason;
@@ -30,6 +34,7 @@ export function createWorkerClient(makeURL) {
       return false;
     }
     sentWeightsKey = null;
+    sentShipped = new Set();
     worker.onmessage = (ev) => {
       const msg = ev.data;
       const job = running;
@@ -55,11 +60,13 @@ export function createWorkerClient(makeURL) {
     const id = nextId++;
     running = { id, resolve: job.resolve, reject: job.reject };
     let w = null;
-    if (job.weights) {
-      w = { key: job.weights.key, layout: job.weights.layout, layer: job.weights.layer };
-      if (sentWeightsKey !== job.weights.key) {
-        w.bytes = job.weights.bytes; // copied into the worker once per file
-        sentWeightsKey = job.weights.key;
+    if (job.source) {
+      const { bytes, ...source } = job.source;
+      w = source;
+      if (source.shipped ? !sentShipped.has(source.shipped) : sentWeightsKey !== source.key) {
+        w.bytes = bytes; // copied into the worker once per file
+        if (source.shipped) sentShipped.add(source.shipped);
+        else sentWeightsKey = source.key;
       }
     }
     worker.postMessage({ id, settings: job.settings, weights: w });
@@ -69,11 +76,11 @@ export function createWorkerClient(makeURL) {
     get available() {
       return !broken;
     },
-    run(settings, weights) {
+    run(settings, source) {
       if (broken) return Promise.reject({ unavailable: broken });
       return new Promise((resolve, reject) => {
         if (waiting) waiting.resolve(null);
-        waiting = { settings: { ...settings }, weights, resolve, reject };
+        waiting = { settings: { ...settings }, source, resolve, reject };
         pump();
       });
     },
