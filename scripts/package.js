@@ -8,7 +8,7 @@
 //   models/<id>.safetensors     the same model's bytes for Node (models/trained-models.json names them)
 //   index.cjs, index.mjs        Node's createMha(): web/mha.js and the core's script (web/package/index.cjs)
 //   mha-core.wasm               the core's wasm, read by index.cjs
-//   *.d.ts, *.d.mts             the types (web/package/)
+//   *.d.ts, *.d.mts             the types (web/package/; mha.d.ts's recipes written from the catalog)
 // Written to dist.partial/ and renamed, so dist/ is never half-written.
 'use strict';
 
@@ -54,11 +54,25 @@ async function main() {
     banner: { js: '// mha-demo: createMha() for Node. Built from web/package/index.cjs, web/mha.js and the WebAssembly core.' },
   });
   for (const file of fs.readdirSync(SOURCES)) {
-    if (file !== 'index.cjs') fs.copyFileSync(path.join(SOURCES, file), path.join(PARTIAL, file));
+    if (file === 'mha.d.ts') fs.writeFileSync(path.join(PARTIAL, file), withRecipes(fs.readFileSync(path.join(SOURCES, file), 'utf8'), catalog));
+    else if (file !== 'index.cjs') fs.copyFileSync(path.join(SOURCES, file), path.join(PARTIAL, file));
   }
 
   fs.rmSync(DIST, { recursive: true, force: true });
   fs.renameSync(PARTIAL, DIST);
+}
+
+// The types with Catalog's recipes name by name, each by its task's type, from the catalog (the core's
+// kPageRecipes): so `el.train({ task: 'brwn' })` does not compile, and a new recipe edits no types.
+const RECIPE_TYPES = { induction: 'InductionRecipe', recall: 'RecallRecipe', corpus: 'CorpusRecipe' };
+function withRecipes(types, catalog) {
+  const line = '  recipes: { [name: string]: Recipe };';
+  if (!types.includes(line)) throw new Error(`web/package/mha.d.ts has no line '${line.trim()}' to write the recipes into`);
+  const keyed = Object.entries(catalog.recipes).map(([name, r]) => {
+    if (!RECIPE_TYPES[r.task]) throw new Error(`recipe ${name}: no type for its task '${r.task}' (mha.d.ts, RECIPE_TYPES)`);
+    return `${name}: ${RECIPE_TYPES[r.task]}`;
+  });
+  return types.replace(line, `  recipes: { ${keyed.join('; ')} };`);
 }
 
 main().catch((e) => {

@@ -341,7 +341,9 @@ test('the model menu switches between the models of real text and the induction 
   const readoutIs = (text) => page.waitForFunction((x) => document.querySelector('mha-demo').shadowRoot.querySelector('.train-readout').textContent === x, text, { timeout: WAIT })
     .catch(async () => assert.equal(await readout(), text));
   const brown = recordOf('brown');
-  await readoutIs(filled('train.recordedNoRecipe', { steps: brown.losses.length, every: brown.every, recipe: strings['train.recipe.induction'].en }));
+  const inductionLabel = await page.locator('#train-recipe option[value="induction"]').textContent(); // the menu's label of the recipe Train trains
+  assert.match(inductionLabel, /^induction: 2 layers, d_model 64, 4 heads$/);
+  await readoutIs(filled('train.recordedNoRecipe', { steps: brown.losses.length, every: brown.every, recipe: inductionLabel }));
   await trainingSnapshots(page, brown.snapshots.length, WAIT);
   // The link opens the same.
   await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'brown', null, { timeout: WAIT });
@@ -469,6 +471,9 @@ test('Train it yourself on the Tang poems: a head looks a fixed number of charac
     document.querySelector('mha-demo').addEventListener('trainprogress', (e) => window.__progress.push(e.detail));
   });
   assert.match(await page.locator('#train-recipe').inputValue(), /^tang$/, "the Tang model's own recipe is offered");
+  // each recipe labelled from its own numbers (catalog.recipes), in the page's language
+  assert.deepEqual(await page.locator('#train-recipe option').allTextContents(),
+    ['归纳：2 层，d_model 64，4 个头', '归纳：2 层，d_model 32，2 个头', '回忆：1 层，d_model 64，4 个头', '唐诗：2 个块，d_model 64，4 个头，1,000 个字']);
   // el.train({task}) starts it; a misspelt key or a recipe the page has not is refused, naming it.
   const refused = await page.evaluate(() => [{ tsak: 'tang' }, { task: 'brwn' }].map((options) => {
     try {

@@ -72,9 +72,9 @@ test('the CLI prints the catalog the module hands out', () => {
   assert.deepEqual(printed, JSON.parse(JSON.stringify(mha.catalog)));
 });
 
-test("mha.d.ts types catalog.recipes key for key (the core's kPageRecipes), each by the type of its task", () => {
+test("the package's mha.d.ts types catalog.recipes key for key (the core's kPageRecipes), each by the type of its task", () => {
   const fs = require('node:fs');
-  const types = fs.readFileSync(path.join(root, 'web', 'package', 'mha.d.ts'), 'utf8');
+  const types = fs.readFileSync(path.join(root, 'dist', 'mha.d.ts'), 'utf8'); // written by scripts/package.js
   const declared = types.match(/^\s*recipes: \{([^}]*)\};/m);
   assert.ok(declared, 'mha.d.ts has a `recipes: { … };` line in Catalog');
   const typed = Object.fromEntries(declared[1].split(';').map((p) => p.trim()).filter(Boolean).map((p) => p.split(/:\s*/)));

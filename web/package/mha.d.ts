@@ -98,9 +98,11 @@ export interface Catalog {
    *  wholeModel, the preset a whole-model file in it reads as (null: one attention layer only); rope:
    *  its attention has rotary position embeddings. */
   layouts: Array<{ name: string; wholeModel: ModelKind | null; rope: boolean }>;
-  /** induction: the shipped model's recipe (`mha train`'s defaults); inductionSmall: a phone's; recall: the
-   *  recall model's (`mha train --task recall`); tang: the page's recipe on the Tang poems. */
-  recipes: { induction: InductionRecipe; inductionSmall: InductionRecipe; recall: RecallRecipe; tang: CorpusRecipe };
+  /** The recipes of the page's "Train it yourself", by name (the core's kPageRecipes: induction, the shipped
+   *  model's, `mha train`'s defaults; recall, `mha train --task recall`'s; smaller ones the page trains), each
+   *  typed by its task. The npm package's copy lists them name by name: scripts/package.js writes this line
+   *  from the catalog, so a new recipe needs no edit here. */
+  recipes: { [name: string]: Recipe };
   /** The head counts `mha sweep` trains the recall recipe at. */
   sweepHeads: number[];
   /** The induction score that marks the phase change. */

@@ -65,8 +65,9 @@ Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> da
 Recipe corpus_recipe_page(const std::string& corpus);
 
 // The recipes the page's "Train it yourself" offers, by the names the catalog gives them
-// (catalog.recipes; el.train({task})): the catalog, the page's menu and the API read this table, and
-// tests/node/catalog.test.js holds mha.d.ts's `recipes` to it.
+// (catalog.recipes; el.train({task})): the catalog, the page's menu (labelled from the numbers) and the
+// API read this table, and scripts/package.js writes the package's types of them from the catalog. A
+// new recipe is a line here, its function, and its test.
 struct PageRecipe {
   const char* name;
   Recipe (*make)();

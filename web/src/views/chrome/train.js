@@ -1,5 +1,5 @@
-// "Train it yourself": a shipped model's recipe (the induction task's, a smaller one for phones, or
-// the recall task's), trained from scratch in the demo's own Web Worker (training.js), with Start /
+// "Train it yourself": a recipe of the core's (catalog.recipes: the induction task's, a smaller one for
+// phones, the recall task's, a small one of the Tang poems), trained from scratch in the demo's own Web Worker (training.js), with Start /
 // Pause / Reset, steps per second, a loss curve with axes, the task's floor and the phase change
 // marked, and every layer's head maps and measures on the current text. Each report's maps are kept
 // every few dozen steps, so a slider scrubs back through the heads forming — step 0, the phase
@@ -23,6 +23,20 @@ import { textScript } from '../../parts.js';
 
 // What the panel trains: the core's recipes (catalog.h), by their catalog names.
 export const TRAIN_RECIPES = catalog.recipes;
+
+// A recipe as its menu names it, from its own numbers (a new recipe of a known task or corpus needs
+// no string): "induction: 2 layers, d_model 64, 4 heads"; "Tang poems: 2 blocks, …, 1,000 characters".
+export function recipeLabel(lang, name) {
+  const r = TRAIN_RECIPES[name];
+  const corpus = r.task === 'corpus';
+  return t(lang, corpus ? 'train.recipeLabelCorpus' : 'train.recipeLabel', {
+    what: t(lang, corpus ? `train.corpus.${r.corpus}` : `train.task.${r.task}`),
+    layers: t(lang, `train.layers.${r.model}`, { n: r.layers }),
+    d: r.dModel,
+    heads: t(lang, 'train.heads', { h: r.heads }),
+    vocab: corpus ? t(lang, `train.vocab.${r.corpus}`, { v: r.vocabSize.toLocaleString('en-US'), n: r.vocabSize }) : '',
+  });
+}
 const KEEP_EVERY = 50; // steps between the head maps kept for the slider
 const NS = 'http://www.w3.org/2000/svg';
 const W = 600;
@@ -212,7 +226,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     setText(save, t(lang, 'train.download'));
     setText(use, t(lang, 'train.use'));
     setText(whichLabel, t(lang, 'train.recipe'));
-    for (const o of which.options) setText(o, t(lang, `train.recipe.${o.value}`));
+    for (const o of which.options) setText(o, recipeLabel(lang, o.value));
     start.disabled = state.running || state.step >= r.steps;
     pause.disabled = !state.running;
     save.disabled = use.disabled = state.step === 0;
@@ -222,7 +236,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     if (!textMessage) {
       const recorded = state.recorded;
       const noRecipe = recorded && !Object.values(MODEL_KINDS).some((k) => k.shipped === asked && k.recipe);
-      setText(readout, recorded ? (recorded.layers ? t(lang, noRecipe ? 'train.recordedNoRecipe' : 'train.recordedCorpus', { steps: recorded.losses.length, every: recorded.every, recipe: t(lang, `train.recipe.${state.recipe}`) })
+      setText(readout, recorded ? (recorded.layers ? t(lang, noRecipe ? 'train.recordedNoRecipe' : 'train.recordedCorpus', { steps: recorded.losses.length, every: recorded.every, recipe: recipeLabel(lang, state.recipe) })
         : t(lang, state.phaseStep === null ? 'train.recordedPlain' : 'train.recorded', { steps: r.steps, phase: state.phaseStep }))
         : state.step === 0 ? t(lang, 'train.idle')
         : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
