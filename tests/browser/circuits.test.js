@@ -175,9 +175,14 @@ test('a model of real text patches when asked, off the main thread, to the CLI\'
   await waitForView();
   await page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits').scrollIntoView());
   await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="run"]'), null, { timeout: WAIT });
+  // The scores come from the analyses worker (0.5 s the first picture does not wait for): the CLI's.
+  await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="composition"]'), null, { timeout: WAIT });
   let view = await shown();
   assert.match(view.run, /修补：运行模型 \d+ 次/);
   assert.equal(view.tables[0].length, 12, 'layers 0–2 write into later layers: 12 heads');
+  const scores = cli(['circuits', '--model', tang]);
+  const firstLater = (c) => c.to[0] * 4 + c.to[1] - 4; // columns: the heads of layers 1–3
+  for (const c of scores.composition.filter((x) => x.mode === 'K')) assert.equal(view.tables[0][c.from[0] * 4 + c.from[1]][firstLater(c)], c.score.toFixed(2), JSON.stringify(c));
   // The head's tables read the whole vocabulary: asked for here, then the strongest writer's.
   assert.equal(view.qk, null);
   await page.locator('[data-circ="head-run"]').click();

@@ -41,7 +41,7 @@ export function initialState() {
     // head: the [layer, head] whose QK and OV are shown (null: the strongest composition's writer);
     // headShown: the text and head they were last asked for where they do not come at once
     // patched: {asked, result | error} of the last patching run in the background (element.js)
-    circuits: { mode: 'K', position: null, replacement: null, forIds: null, ran: null, scored: null, head: null, headShown: null, patched: null },
+    circuits: { mode: 'K', position: null, replacement: null, forIds: null, ran: null, scored: null, head: null, headShown: null, patched: null, scoresCame: 0 },
   };
 }
 

@@ -231,6 +231,7 @@ export class MhaDemo extends HTMLElement {
     if (this._worker) this._worker.stop();
     if (this._analyses) this._analyses.stop();
     if (this._patcher) this._patcher.analyses.stop();
+    this._patching = this._scoring = null; // their answers will not come: asked again when drawn
     this.pause();
     this.cancelHeadSweep();
   }
@@ -445,6 +446,7 @@ export class MhaDemo extends HTMLElement {
       // The circuits view's: the model shown's scores (once for each model) and a patching of its text.
       setCircuits: (patch) => this._store.set({ circuits: { ...this._store.state.circuits, ...patch } }),
       circuits: (compute) => this._engine.circuits(this._store.state.settings, compute),
+      circuitsInWorker: (start) => this._circuitsInWorker(start),
       patch: (clean, corrupt) => this._engine.patch(this._store.state.settings, clean, corrupt),
       patchInBackground: (asked, clean, corrupt) => this._patchInBackground(asked, clean, corrupt),
       headCircuit: (ids, layer, head) => this._engine.headCircuit(this._store.state.settings, ids, layer, head),
@@ -554,17 +556,8 @@ export class MhaDemo extends HTMLElement {
     if (this._patching === asked) return;
     this._patching = asked;
     const { settings } = this._store.state;
-    const bytes = this._engine.shownShippedBytes(settings);
-    const key = bytes ? settings.model : null;
-    if (!this._patcher || this._patcher.key !== key) {
-      if (this._patcher) this._patcher.analyses.stop();
-      const makeWorker = bytes && this._workerURL ? () => new Worker(this._workerURL()) : null;
-      // On the main thread: only for the settings it was asked on (else superseded: null).
-      const here = ({ patch, settings: s }) => (s === this._store.state.settings ? this._engine.patch(s, patch.clean, patch.corrupt) : null);
-      this._patcher = { key, analyses: createAnalyses(makeWorker, bytes, here) };
-    }
     // (the settings ride along for the main thread's run; a worker has its model and ignores them)
-    this._patcher.analyses.ask({ patch: { clean, corrupt }, settings }).then((result) => (result ? { result } : null), (e) => ({ error: storedError(e) })).then((done) => {
+    this._analysesOf(settings).ask({ patch: { clean, corrupt }, settings }).then((result) => (result ? { result } : null), (e) => ({ error: storedError(e) })).then((done) => {
       if (this._patching !== asked) return;
       if (!done) {
         this._patching = null; // superseded: asked again when drawn
@@ -572,6 +565,43 @@ export class MhaDemo extends HTMLElement {
       }
       this._store.set({ circuits: { ...this._store.state.circuits, patched: { asked, ...done } } });
     });
+  }
+
+  // The analyses of the model settings show: a shipped model's in a page worker of its own that loads
+  // its file (analyses.js), any other model's on the main thread after the next frame.
+  _analysesOf(settings) {
+    const bytes = this._engine.shownShippedBytes(settings);
+    const key = bytes ? settings.model : null;
+    if (!this._patcher || this._patcher.key !== key) {
+      if (this._patcher) this._patcher.analyses.stop();
+      const makeWorker = bytes && this._workerURL ? () => new Worker(this._workerURL()) : null;
+      // On the main thread: the scores of the model shown; a patching only for the settings it was
+      // asked on (else superseded: null).
+      const here = ({ patch, circuits, settings: s }) => (circuits ? this._engine.circuits(s, true)
+        : s === this._store.state.settings ? this._engine.patch(s, patch.clean, patch.corrupt) : null);
+      this._patcher = { key, analyses: createAnalyses(makeWorker, bytes, here) };
+    }
+    return this._patcher.analyses;
+  }
+
+  // A shipped model's circuits' scores (0.5 s in Chromium for a model of real text, which the first
+  // picture need not wait for), from its analyses worker: the scores once they are here, null while
+  // they come (the view says so, and is drawn again when state.circuits.scoresCame changes), undefined
+  // for a model that is not shipped. start false: only what is here. A core error is kept as the
+  // main thread's would be, and thrown each time the scores are asked for.
+  _circuitsInWorker(start) {
+    const { settings } = this._store.state;
+    if (!this._engine.shownShippedBytes(settings)) return undefined;
+    const known = this._engine.circuits(settings, false);
+    if (known || !start || this._scoring === settings.model) return known;
+    const scoring = (this._scoring = settings.model);
+    this._analysesOf(settings).ask({ circuits: true, settings }).then((scores) => ({ scores }), (e) => ({ error: e })).then((value) => {
+      if (this._scoring !== scoring) return;
+      this._scoring = null;
+      if (this._store.state.settings.model === scoring) this._engine.keepCircuits(this._store.state.settings, value);
+      this._store.set({ circuits: { ...this._store.state.circuits, scoresCame: (this._store.state.circuits.scoresCame || 0) + 1 } });
+    });
+    return null;
   }
 
   // One `error` event per new message.

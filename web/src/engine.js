@@ -346,16 +346,16 @@ export class Engine {
 
   // Circuits from the weights of the model shown (the core's Model.circuits), once for each model;
   // an MhaError (a model of one layer) is thrown each time it is asked. compute false: null unless
-  // they are already here.
+  // they are already here (a shipped model's are known without loading it here: its runs may be the
+  // worker's, and its scores the analyses worker's, kept with keepCircuits).
   circuits(settings, compute = true) {
-    const model = this._modelShown(settings);
-    const key = settings.model === 'file' ? this.file : this.modelKey; // a file's heads may change
-    const { heads } = model.config;
+    const key = this._circuitsKey(settings);
+    const heads = this._fileHeads(settings);
     if (!this._circuits || this._circuits.key !== key || this._circuits.heads !== heads) {
       if (!compute) return null;
       let value;
       try {
-        value = { scores: model.circuits() };
+        value = { scores: this._modelShown(settings).circuits() };
       } catch (e) {
         if (!this.isMhaError(e)) throw e;
         value = { error: e };
@@ -364,6 +364,25 @@ export class Engine {
     }
     if (this._circuits.value.error) throw this._circuits.value.error;
     return this._circuits.value.scores;
+  }
+
+  // Scores computed elsewhere for the model settings show: {scores} or {error}.
+  keepCircuits(settings, value) {
+    this._circuits = { key: this._circuitsKey(settings), heads: this._fileHeads(settings), value };
+  }
+
+  // Which model's scores: a shipped model's by its id, an opened file's by the file (and its heads,
+  // which may change: _fileHeads), any other by the settings that made it.
+  _circuitsKey(settings) {
+    const kind = MODEL_KINDS[settings.model];
+    if (kind && kind.shipped) return `shipped:${kind.shipped}`;
+    if (settings.model === 'file') return this.file;
+    this._modelShown(settings);
+    return this.modelKey;
+  }
+
+  _fileHeads(settings) {
+    return settings.model === 'file' && this.file ? this.file.model.config.heads : null;
   }
 
   // The file of the shipped model settings show (a worker loads it to patch it), else null.

@@ -837,6 +837,7 @@ export const STRINGS = {
   'circ.patchIntro': { en: 'The text with the token you pick changed is run again, each time with one head’s output (or one row of the residual stream) taken from the run of the text as it is. How much of the answer comes back: (m<sub>patched</sub> − m<sub>changed</sub>) / (m<sub>text</sub> − m<sub>changed</sub>), m = logit[answer] − logit[wrong] at the last position: the answer is what the text predicts, the wrong token what the changed text predicts instead — or, where it still predicts the answer, the token the change raised most.', zh: '把你选中的 token 改掉后再运行，每次把一个头的输出（或残差流的一行）换成原文运行时的值。答案回来了多少：(m<sub>修补</sub> − m<sub>改后</sub>) / (m<sub>原文</sub> − m<sub>改后</sub>)，m = 最后一个位置上 logit[答案] − logit[错的]：答案是原文预测的 token，错的是改后预测的 token——若改后仍预测答案，则是这次修改抬得最高的 token。' },
   'circ.pick': { en: 'The token to change', zh: '要改的 token' },
   'circ.into': { en: 'Change “{token}” into', zh: '把“{token}”改成' },
+  'circ.scoring': { en: 'Computing the composition and copying scores from the weights, off the page’s main thread…', zh: '正在根据权重计算组合与复制分数（不占页面主线程）……' },
   'circ.score': { en: 'Compute the composition and copying scores (a large model: seconds)', zh: '计算组合与复制分数（模型较大：要几秒）' },
   'circ.run': { en: 'Patch: {n} runs of the model', zh: '修补：运行模型 {n} 次' },
   'circ.patching': { en: 'Patching: {n} runs of the model, in the background…', zh: '正在修补：在后台运行模型 {n} 次……' },

@@ -5,8 +5,8 @@
 //   out  {id, result, ms} | {id, error: {message, phase, field, code, params, page}} (MhaError) | {id, fatal: message}
 // A message with a `train` field goes to the training loop instead (training.js), one with a `sweep`
 // field to the head-count sweep (sweep.js); one with {analysis: {id, bytes?, prune | importance: ids
-// | patch: {clean, corrupt}}} runs a gradient pass or an activation patching of the model whose bytes
-// came (analyses.js): out {id, out} | {id, error, detail?: {code, field, params}} (a core error's).
+// | patch: {clean, corrupt} | circuits: true}} runs a gradient pass, an activation patching or the
+// circuits' scores of the model whose bytes came (analyses.js): out {id, out} | {id, error, detail?: {code, field, params}} (a core error's).
 import { Engine } from './engine.js';
 import { trainingMessage } from './training.js';
 import { sweepMessage } from './sweep.js';
@@ -38,10 +38,10 @@ function serve() {
       return;
     }
     if (ev.data.analysis) {
-      const { id: job, bytes, prune, importance, patch } = ev.data.analysis;
+      const { id: job, bytes, prune, importance, patch, circuits } = ev.data.analysis;
       try {
         if (bytes) (analysed || (analysed = new mha.Model())).loadModel(bytes);
-        self.postMessage({ id: job, out: prune ? analysed.prune() : patch ? analysed.patch(patch) : analysed.headImportance(importance) });
+        self.postMessage({ id: job, out: prune ? analysed.prune() : patch ? analysed.patch(patch) : circuits ? analysed.circuits() : analysed.headImportance(importance) });
       } catch (e) {
         const detail = e && e.code ? { code: e.code, field: e.field, params: e.params } : undefined;
         self.postMessage({ id: job, error: String((e && e.message) || e), detail });

@@ -297,8 +297,8 @@ export function attendParts(state, actions) {
     // in three sections, each drawn again for what it shows (another token patched redraws only that)
     ...(hasBlocks(result.config) && !recalls(result.config)
       ? [
-        { key: [result, lang, c.mode, c.scored], make: () => circuitsView.scoresPanel(state, actions), lazy: true },
-        { key: [result, lang, c.mode, c.scored, c.head, c.headShown], make: () => circuitsView.headPanel(state, actions), lazy: true },
+        { key: [result, lang, c.mode, c.scored, c.scoresCame], make: () => circuitsView.scoresPanel(state, actions), lazy: true },
+        { key: [result, lang, c.mode, c.scored, c.scoresCame, c.head, c.headShown], make: () => circuitsView.headPanel(state, actions), lazy: true },
         { key: [result, lang, c.position, c.replacement, c.forIds, c.ran, c.patched], make: () => circuitsView.patchPanel(state, actions), lazy: true },
       ]
       : [{ key: [null], make: () => null }, { key: [null], make: () => null }, { key: [null], make: () => null }]),

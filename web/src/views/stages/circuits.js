@@ -34,7 +34,10 @@ export const css = `
 // drawn: the induction model's 34 runs are 3.3 M, a Tang poem's 274 are 1,150 M.
 const PATCH_AT_ONCE = 50e6;
 // layers × heads × d_model² below which the composition and copying scores are computed as the view
-// is drawn: the Tang model's is 262 K, random blocks at d_model 512 4.2 M.
+// is drawn: the induction model's is 33 K (25 ms). Above it a shipped model's come from its analyses
+// worker (the models of real text: 262 K, 0.5 s in Chromium), another model's as the view is drawn up
+// to SCORES_AT_ONCE and when asked past it (random blocks at d_model 512: 4.2 M).
+const SCORES_HERE = 100e3;
 const SCORES_AT_ONCE = 300e3;
 // distinct tokens × d_model × vocabulary below which a head's QK and OV tables are drawn with the view.
 const HEAD_AT_ONCE = 2e6;
@@ -253,12 +256,18 @@ function patchingPart(lang, state, actions) {
 // them): the scores (composition and copying), one head's circuits, and the patching.
 const section = (name, ...children) => h('section', { class: 'circuits', 'data-circuits': name }, h('style', {}, css), ...children);
 
-// The scores at once for a small model (the induction model 25 ms, a model of real text 0.2 s in
-// Node), when asked for a large one (random blocks at d_model 512: 3.8 s); null until asked.
+// The scores at once for a small model (the induction model 25 ms), from the analyses worker for a
+// shipped one (a model of real text: coming: true until they are here), when asked for another large
+// one (random blocks at d_model 512: 3.8 s); null until asked.
 function scoresOf(state, actions, compute) {
   const { layers: L, heads: H, dModel: d } = state.result.config;
   const model = [state.settings.model, state.settings.file, state.settings.seed, L, H, d].join();
-  const now = L * H * d * d <= SCORES_AT_ONCE || state.circuits.scored === model;
+  const cost = L * H * d * d;
+  if (cost > SCORES_HERE) {
+    const scores = actions.circuitsInWorker(compute);
+    if (scores !== undefined) return { scores, model, coming: scores === null };
+  }
+  const now = cost <= SCORES_AT_ONCE || state.circuits.scored === model;
   return { scores: actions.circuits(compute && now), model };
 }
 
@@ -266,8 +275,9 @@ export function scoresPanel(state, actions) {
   const { lang, result } = state;
   const panel = section('scores', h('h3', {}, t(lang, 'circ.title')));
   try {
-    const { scores, model } = scoresOf(state, actions, true);
+    const { scores, model, coming } = scoresOf(state, actions, true);
     if (scores) panel.append(...compositionPart(lang, scores, state.circuits.mode, result.config, actions), ...copyingPart(lang, scores, result.config));
+    else if (coming) panel.append(h('p', { class: 'hint', 'data-circ': 'scoring' }, t(lang, 'circ.scoring')));
     else panel.append(h('button', { type: 'button', class: 'gen-btn', 'data-circ': 'score', onclick: () => actions.setCircuits({ scored: model }) }, t(lang, 'circ.score')));
   } catch (e) {
     panel.append(h('p', { class: 'banner', role: 'note', 'data-circ': 'scores-error' }, localMessage(storedError(e), lang)));
