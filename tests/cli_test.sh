@@ -510,11 +510,14 @@ kept=$(grep -c "interrupted.checkpoint.safetensors holds the run" stderr.txt)
 # (the final evaluation is not part of the run's state, so the resumed run may score fewer sequences:
 # 1,500 took 40 s under the sanitizers)
 run train --steps 1 --d-model 16 --heads 2 --vocab 16 --eval-sequences 1 --resume --out interrupted.safetensors
+# (its final loss is the kept step's, as the loss curve has it)
+last=$(python3 -c "import sys; print(f'{float(open(sys.argv[1]).read().split()[-1].split(\",\")[1]):.3f}')" interrupted.loss.csv 2>/dev/null)
 if [ "$stopped" -eq 130 ] && [ "$kept" -eq 1 ] && [ "$rc" -eq 0 ] && grep -q "at step 1 of 1" stderr.txt && [ -s interrupted.safetensors ] &&
-  [ "$(wc -l <interrupted.loss.csv)" -eq 2 ] && [ ! -e interrupted.checkpoint.safetensors ] && no_partial_files; then
-  pass "Ctrl-C after the last step keeps the run's checkpoint; --resume writes the model, no step taken again"
+  [ "$(wc -l <interrupted.loss.csv)" -eq 2 ] && [ ! -e interrupted.checkpoint.safetensors ] && no_partial_files &&
+  grep -q "final loss $last\$" stdout.txt && [ "$last" != "0.000" ]; then
+  pass "Ctrl-C after the last step keeps the run's checkpoint; --resume writes the model, no step taken again, and says the kept step's loss"
 else
-  fail "Ctrl-C keeps the checkpoint, --resume finishes" "exit codes $stopped, $rc; checkpoint named: $kept"
+  fail "Ctrl-C keeps the checkpoint, --resume finishes" "exit codes $stopped, $rc; checkpoint named: $kept; final loss: $(grep -o 'final loss [0-9.]*' stdout.txt) against $last"
 fi
 rm -f interrupted.* stdout.txt
 

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <functional>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -103,6 +104,15 @@ std::string beside(const std::string& out, const std::string& suffix) {
   return stem + suffix;
 }
 std::string loss_csv_path(const std::string& out) { return beside(out, ".loss.csv"); }
+
+// The loss on the last line of a loss curve ("step,loss\n" and a line a step), 0 before any step.
+float last_loss(const std::string& csv) {
+  const size_t end = csv.find_last_not_of('\n');
+  const size_t comma = csv.rfind(',', end);
+  const size_t line = csv.rfind('\n', end);
+  if (comma == std::string::npos || (line != std::string::npos && line > comma) || csv.compare(0, comma, "step") == 0) return 0;
+  return std::strtof(csv.c_str() + comma + 1, nullptr);
+}
 std::string checkpoint_path(const std::string& out) { return beside(out, ".checkpoint.safetensors"); }
 
 // What a run carries across a stop besides the trainer's state: its loss curve so far, the seconds it
@@ -258,7 +268,8 @@ void train(const TrainOptions& o) {
   const auto seconds_since_start = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  float loss = 0;
+  // The last step's loss: a run resumed after its last step takes none, and reports the kept one.
+  float loss = last_loss(csv);
   double logged = 0, checkpointed = 0;  // when the last line went into a log, and the last checkpoint
   int phase_step = 0;  // the first checked step where the induction score reached kPhaseChangeScore
   double phase_seconds = 0, checking = 0;
