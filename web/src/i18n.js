@@ -9,10 +9,18 @@ export function defaultLang() {
 // An entry may count: {plural: 'T', en: {one: '{T} token', other: '{T} tokens'}, zh: '…'} picks the
 // form for vars.T by the language's plural rules. A key with no entry gives `fallback` (a name the
 // core declares, which a language may translate), else the key.
+// One Intl.PluralRules a language: making one costs about a millisecond, and the panels ask for plural
+// forms at every render.
+const pluralRules = new Map();
+const pluralOf = (lang, n) => {
+  if (!pluralRules.has(lang)) pluralRules.set(lang, new Intl.PluralRules(lang));
+  return pluralRules.get(lang).select(n);
+};
+
 export function t(lang, key, vars = {}, fallback = key) {
   const entry = STRINGS[key];
   if (!entry) return fallback;
   let template = entry[lang] ?? entry.en;
-  if (typeof template === 'object') template = template[new Intl.PluralRules(lang).select(vars[entry.plural])] ?? template.other;
+  if (typeof template === 'object') template = template[pluralOf(lang, vars[entry.plural])] ?? template.other;
   return template.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }

@@ -9,6 +9,7 @@
 //   onProgress(detail), onEnd(detail): the element turns them into trainprogress / trainend events;
 //   onUse(bytes, name): the element opens the bytes as a model file.
 import { h, setText } from '../../dom.js';
+import { grouped } from '../../format.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import { drawMiniMap } from '../parts/miniMap.js';
@@ -34,7 +35,7 @@ export function recipeLabel(lang, name) {
     layers: t(lang, `train.layers.${r.model}`, { n: r.layers }),
     d: r.dModel,
     heads: t(lang, 'train.heads', { h: r.heads }),
-    vocab: corpus ? t(lang, `train.vocab.${r.corpus}`, { v: r.vocabSize.toLocaleString('en-US'), n: r.vocabSize }) : '',
+    vocab: corpus ? t(lang, `train.vocab.${r.corpus}`, { v: grouped(r.vocabSize, lang), n: r.vocabSize }) : '',
   });
 }
 const KEEP_EVERY = 50; // steps between the head maps kept for the slider
@@ -447,7 +448,13 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     modelHistory(id).then((history) => {
       if (!history || asked !== id || state.step !== 0 || state.running) return;
       const probeOf = (s) => ({ T: history.ids.length, ids: history.ids, readouts: 1, weights: s.weights.map((w) => unpackMaps(w, history.ids.length, history.packing)), heads: s.heads, layerIds: history.layers, heldout: s.heldout });
-      Object.assign(state, { recorded: history, losses: history.losses.slice(), phaseStep: history.phaseStep, snapshots: history.snapshots.map((s) => ({ step: s.step, probe: probeOf(s) })) });
+      // Each snapshot's maps unpacked when it is first shown (all 21 of the Tang record at once took
+      // 40–70 ms of the page's opening).
+      const snapshotOf = (s) => {
+        let probe = null;
+        return { step: s.step, get probe() { return probe || (probe = probeOf(s)); } };
+      };
+      Object.assign(state, { recorded: history, losses: history.losses.slice(), phaseStep: history.phaseStep, snapshots: history.snapshots.map(snapshotOf) });
       state.latest = state.snapshots[state.snapshots.length - 1];
       state.shown = state.snapshots.length - 1;
       showSnapshot();
