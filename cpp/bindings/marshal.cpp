@@ -224,13 +224,6 @@ val model_config_object(const mha::Config& c, const mha::ModelFacts& f) {
   return o;
 }
 
-std::vector<uint8_t> bytes_from_js(const val& array) {
-  val view = array;
-  if (array.instanceof(val::global("ArrayBuffer"))) view = val::global("Uint8Array").new_(array);
-  if (!view.instanceof(val::global("Uint8Array"))) throw mha::Error("weights must be a Uint8Array or ArrayBuffer");
-  return emscripten::convertJSArrayToNumberVector<uint8_t>(view);
-}
-
 // The constructor, looked up once: every run copies its result out through it.
 const val& float32_array_class() {
   static const val constructor = val::global("Float32Array");
