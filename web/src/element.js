@@ -599,7 +599,7 @@ export class MhaDemo extends HTMLElement {
       if (this._scoring !== scoring) return;
       this._scoring = null;
       if (this._store.state.settings.model === scoring) this._engine.keepCircuits(this._store.state.settings, value);
-      this._store.set({ circuits: { ...this._store.state.circuits, scoresCame: (this._store.state.circuits.scoresCame || 0) + 1 } });
+      this._store.set({ circuits: { ...this._store.state.circuits, scoresCame: this._store.state.circuits.scoresCame + 1 } });
     });
     return null;
   }

@@ -16,6 +16,9 @@ const GENERATE_CANDIDATES = 8;
 // (the start token aside), so the text's own limit is always reached first.
 const RANDOM_BLOCKS_VOCAB = catalog.limits.textTokens + 1;
 
+// The model key (Engine.modelKey) of the shipped model `id`: its scores are known by it before it is loaded here.
+const shippedKey = (id) => `shipped:${id}`;
+
 // A run as plain data. In a model of blocks the shown layer's tensors also appear under their
 // single-layer names (layers.1.weights as weights), so one attention view serves every layer.
 //   stages: [{id, family, tensors: [{name, shape, formula}]}] this model walks (config.stages, from
@@ -148,7 +151,7 @@ export class Engine {
   }
 
   _useShipped(id) {
-    const key = `shipped:${id}`;
+    const key = shippedKey(id);
     if (this.modelKey === key) return;
     const bytes = this._shippedBytes(id);
     if (!this.model) this.model = new this.mha.Model({ dModel: 8, heads: 1 });
@@ -375,7 +378,7 @@ export class Engine {
   // which may change: _fileHeads), any other by the settings that made it.
   _circuitsKey(settings) {
     const kind = MODEL_KINDS[settings.model];
-    if (kind && kind.shipped) return `shipped:${kind.shipped}`;
+    if (kind && kind.shipped) return shippedKey(kind.shipped);
     if (settings.model === 'file') return this.file;
     this._modelShown(settings);
     return this.modelKey;

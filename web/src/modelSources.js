@@ -71,7 +71,7 @@ export class ModelSources {
     const kind = MODEL_KINDS[settings.model];
     if (!kind || !kind.shipped) return this.weightsFor();
     const bytes = this._engine().shownShippedBytes(settings);
-    return bytes ? { key: `shipped:${kind.shipped}`, shipped: kind.shipped, bytes } : null;
+    return bytes ? { shipped: kind.shipped, bytes } : null;
   }
 
   // A result is shown: what it was made from is what a later failure keeps.

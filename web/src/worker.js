@@ -1,7 +1,7 @@
 // The body of the run Web Worker (after the core and web/mha.js, which define self.createMha).
 // It owns its own model: the same settings and seed give bit-identical weights, and loaded weights
 // and shipped models arrive as bytes once per file. Messages:
-//   in   {id, settings, weights: null | {key, layout, layer, bytes?} | {key, shipped, bytes?}}   (bytes only when new to it)
+//   in   {id, settings, weights: null | {key, layout, layer, bytes?} | {shipped, bytes?}}   (bytes only when new to it)
 //   out  {id, result, ms} | {id, error: {message, phase, field, code, params, page}} (MhaError) | {id, fatal: message}
 // A message with a `train` field goes to the training loop instead (training.js), one with a `sweep`
 // field to the head-count sweep (sweep.js); one with {analysis: {id, bytes?, prune | importance: ids

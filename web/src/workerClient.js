@@ -6,7 +6,7 @@
 //     {unavailable: message}         no worker here (blocked by a CSP, failed to start): run it yourself
 //     {fatal: message}               anything else
 // source: null, random mode's weights {key, bytes, layout, layer}, or a shipped model's file
-// {key, shipped: id, bytes}. Bytes are copied to the worker once: the worker keeps one weights file
+// {shipped: id, bytes}. Bytes are copied to the worker once: the worker keeps one weights file
 // and every shipped model it was given.
 export function createWorkerClient(makeURL) {
   let worker = null;

@@ -1,6 +1,6 @@
 // "Train it yourself": a recipe of the core's (catalog.recipes: the induction task's, a smaller one for
-// phones, the recall task's, a small one of the Tang poems), trained from scratch in the demo's own Web Worker (training.js), with Start /
-// Pause / Reset, steps per second, a loss curve with axes, the task's floor and the phase change
+// phones, the recall task's, a small one of the Tang poems), trained from scratch in the demo's own
+// Web Worker (training.js), with Start / Pause / Reset, steps per second, a loss curve with axes, the task's floor and the phase change
 // marked, and every layer's head maps and measures on the current text. Each report's maps are kept
 // every few dozen steps, so a slider scrubs back through the heads forming — step 0, the phase
 // change, the end. "Use this model" shows what was just trained in the demo itself. It lives outside
@@ -448,13 +448,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     modelHistory(id).then((history) => {
       if (!history || asked !== id || state.step !== 0 || state.running) return;
       const probeOf = (s) => ({ T: history.ids.length, ids: history.ids, readouts: 1, weights: s.weights.map((w) => unpackMaps(w, history.ids.length, history.packing)), heads: s.heads, layerIds: history.layers, heldout: s.heldout });
-      // Each snapshot's maps unpacked when it is first shown (all 21 of the Tang record at once took
-      // 40–70 ms of the page's opening).
-      const snapshotOf = (s) => {
-        let probe = null;
-        return { step: s.step, get probe() { return probe || (probe = probeOf(s)); } };
-      };
-      Object.assign(state, { recorded: history, losses: history.losses.slice(), phaseStep: history.phaseStep, snapshots: history.snapshots.map(snapshotOf) });
+      Object.assign(state, { recorded: history, losses: history.losses.slice(), phaseStep: history.phaseStep, snapshots: history.snapshots.map((s) => ({ step: s.step, probe: probeOf(s) })) });
       state.latest = state.snapshots[state.snapshots.length - 1];
       state.shown = state.snapshots.length - 1;
       showSnapshot();
