@@ -312,7 +312,7 @@ test('the trained model: another text is drawn into the canvases and rows alread
         const section = root.querySelector(`section[data-stage="${stage}"]`);
         // The enlarged head is built anew where it starts or stops printing numbers (the attend
         // stage's own test covers it); the worked example does not follow the text.
-        const kept = () => [...section.querySelectorAll('canvas, .predict-table tbody tr:first-child')].filter((el) => !el.closest('.head-detail, .worked'));
+        const kept = () => [...section.querySelectorAll('canvas, .predict-table tbody tr:first-child, .chips li:first-child')].filter((el) => !el.closest('.head-detail, .worked'));
         const before = kept();
         const was = demo.state.result;
         const input = root.querySelector('#text');
@@ -323,7 +323,7 @@ test('the trained model: another text is drawn into the canvases and rows alread
         const after = kept();
         return { T: demo.state.result.tokens.length, n: before.length, same: after.length === before.length && after.every((el, i) => el === before[i]) };
       }, [stage, text]);
-      assert.ok(out.same, `${stage}, T → ${out.T}: the ${out.n} canvases (and the prediction's rows) are the ones already there`);
+      assert.ok(out.same, `${stage}, T → ${out.T}: the ${out.n} canvases (and the prediction's rows, the tokens' chips) are the ones already there`);
     }
   }
   const pictures = async () => {

@@ -35,14 +35,28 @@ const SEQUENTIAL = buildLut([
 export const MASKED_LIGHT = [230, 230, 234]; // #e6e6ea, the legend swatch's stripes (widget.css)
 export const MASKED_DARK = [195, 195, 204]; // #c3c3cc
 
-// scale: {kind: 'diverging', max} or {kind: 'sequential', max}
+// scale: {kind: 'diverging', max} or {kind: 'sequential', max}. A NaN has no index (NaN): no colour.
+const sequentialIndex = (t) => Math.max(0, Math.min(255, Math.round(t * 255)));
+const divergingIndex = (t) => Math.max(0, Math.min(255, Math.round((t + 1) * 127.5)));
 export function lutIndex(v, scale) {
-  if (scale.kind === 'sequential') {
-    const t = scale.max > 0 ? v / scale.max : 0;
-    return Math.max(0, Math.min(255, Math.round(t * 255)));
-  }
   const t = scale.max > 0 ? v / scale.max : 0;
-  return Math.max(0, Math.min(255, Math.round((t + 1) * 127.5)));
+  return scale.kind === 'sequential' ? sequentialIndex(t) : divergingIndex(t);
+}
+
+// lutIndex's colours of n values, data[base + c·stride] for c < n, written as lut's words into
+// px[at + c]: a map's row in one call with the scale's kind decided once (a call of lutIndex for
+// each cell cost 3.5 ms of the Tang model's logits map, 48 × 3,003 cells, at every change).
+export function fillRow(px, at, data, base, stride, n, scale, lut) {
+  const max = scale.max;
+  if (!(max > 0)) {
+    px.fill(lut[lutIndex(0, scale)], at, at + n); // no scale: every value at t = 0, as lutIndex
+    return;
+  }
+  if (scale.kind === 'sequential') {
+    for (let c = 0; c < n; c++) px[at + c] = lut[sequentialIndex(data[base + c * stride] / max)];
+  } else {
+    for (let c = 0; c < n; c++) px[at + c] = lut[divergingIndex(data[base + c * stride] / max)];
+  }
 }
 
 export function lutOf(scale) {
