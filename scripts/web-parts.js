@@ -52,6 +52,7 @@ function heldoutHeadTypes() {
   }
   const out = {};
   for (const m of models) out[m.id] = heldoutTypesOf(m.source, m.heldout);
+  fs.mkdirSync(path.dirname(cache), { recursive: true }); // a fresh clone's, before the WebAssembly build makes it
   fs.writeFileSync(cache, JSON.stringify(out));
   return out;
 }
