@@ -166,7 +166,7 @@ test('a GPT-2 checkpoint: ids without its tokenizer, BPE with it, learned tables
 
   await openFiles([path.join(dir, 'gpt2.safetensors'), path.join(gpt2Dir, 'encoder.json'), path.join(gpt2Dir, 'vocab.bpe')]);
   s = await stages();
-  assert.match(s.tokenize.text, /byte-level BPE.*vocabulary of 50257/);
+  assert.match(s.tokenize.text, /byte-level BPE.*vocabulary of 50,257/);
   assert.doesNotMatch(s.tokenize.text, /<s>|first appearance/);
   assert.match(await figureFooter(), /gpt2\.safetensors \(gpt2\) · layer 1 of 2/);
   suite.assertNoProblems();
