@@ -3,6 +3,7 @@
 // Writes settings into the store, asks the runner to run, and shows each error next to its control.
 import { h, setText, setAttr } from '../../dom.js';
 import { t } from '../../i18n.js';
+import { grouped } from '../../format.js';
 import { localMessage } from '../../messages.js';
 import { MODELS, MODEL_KINDS, isSized, DEFAULTS, SAMPLE_IDS, OPENING_TEXTS, defaultText } from '../../attributes.js';
 import { mountOpening } from './opening.js';
@@ -155,9 +156,9 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
   // Says when kv_heads no longer follows heads: grouped-query (or multi-query) attention.
   function renderKvNote(state) {
     const { heads, kvHeads } = state.settings;
-    const grouped = Number.isInteger(heads) && Number.isInteger(kvHeads) && kvHeads > 0 && kvHeads < heads && heads % kvHeads === 0;
-    if (kvNote.hidden !== !grouped) kvNote.hidden = !grouped;
-    if (grouped) setText(kvNote, t(state.lang, kvHeads === 1 ? 'kvNoteMqa' : 'kvNoteGqa', { g: heads / kvHeads }));
+    const isGrouped = Number.isInteger(heads) && Number.isInteger(kvHeads) && kvHeads > 0 && kvHeads < heads && heads % kvHeads === 0;
+    if (kvNote.hidden !== !isGrouped) kvNote.hidden = !isGrouped;
+    if (isGrouped) setText(kvNote, t(state.lang, kvHeads === 1 ? 'kvNoteMqa' : 'kvNoteGqa', { g: heads / kvHeads }));
   }
 
   const causal = h('input', { id: 'causal', type: 'checkbox', checked: store.state.settings.causal, 'aria-describedby': 'causal-error' });
@@ -239,7 +240,7 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
     const noNote = !(config && config.model !== 'single');
     if (trainedNote.hidden !== noNote) trainedNote.hidden = noNote;
     const noteKey = { file: 'fileNote', blocks: 'blocksNote', recall: 'recallNote' }[state.settings.model] || 'trainedNote';
-    const vars = { layers: config && config.layers, h: config && config.heads, d: config && config.dModel, v: config && config.vocabSize, dh: config && config.dHead, k: config && config.readouts };
+    const vars = { layers: config && config.layers, h: config && config.heads, d: config && config.dModel, v: config && grouped(config.vocabSize, state.lang), dh: config && config.dHead, k: config && config.readouts };
     // A file's note starts with where its heads came from (said, or d_model / 64 for GPT-2).
     const heads = noteKey === 'fileNote' && config && config.headsFrom ? `${t(state.lang, `headsFrom.${config.headsFrom}`, vars)} ` : '';
     if (!trainedNote.hidden) setText(trainedNote, heads + t(state.lang, noteKey, vars));
