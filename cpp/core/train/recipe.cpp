@@ -66,7 +66,7 @@ Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> da
   r.corpus.data = std::move(data);
   Config& c = r.config;
   c.preset = Preset::gpt2;
-  c.layers = 4, c.heads = 4, c.d_model = 128, c.causal = true, c.seed = 5;
+  c.layers = 4, c.heads = 4, c.d_model = 128, c.causal = true, c.seed = corpus_spec(corpus).seed;
   c.vocab_size = r.corpus.data ? r.corpus.data->tokenizer->vocab_size() : corpus_spec(corpus).vocab_size;
   // Batch 16 × 4,000 steps: ~55 min on one core of this 2-core machine; batch 32 twice as long a step.
   r.batch = corpus_spec(corpus).batch;
