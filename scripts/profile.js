@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run profile -- [S|M|L|train] [--seconds N]: where a workload's time goes in WebAssembly.
+// npm run profile -- [S|M|L|train|tang|decode] [--seconds N]: where a workload's time goes in WebAssembly.
 // Builds the module with function names (CMake preset wasm-profile, written to
 // build/wasm-profile/web/build so the page's web/build is left alone), runs the workload in this
 // Node process under V8's sampling profiler (node:inspector) and prints the functions with the most
@@ -8,6 +8,7 @@
 //   S, M, L  one single-layer forward at npm run bench's sizes, as it times them (a refilled trace,
 //            y copied into one array)
 //   train    steps of the shipped model's recipe (mha.Trainer)
+//   tang     steps of the page's Tang recipe (catalog.recipes.tang) on the corpus slice the page trains on
 //   decode   decoding steps of npm run bench:generate's GPT-2-small-shaped model (build/onnx/gpt2-small.safetensors,
 //            run npm run bench:generate once to export it), one new token with the KV cache a call; each
 //            generation's prompt runs with the profiler stopped, so only steps at past 32 … 95 are counted
@@ -28,9 +29,9 @@ function parseArgs(argv) {
   const o = { workload: 'S', seconds: 3 };
   for (let i = 0; i < argv.length; ++i) {
     if (argv[i] === '--seconds') o.seconds = Number(argv[++i]);
-    else if (SIZES[argv[i].toUpperCase()] || ['train', 'decode'].includes(argv[i])) o.workload = SIZES[argv[i].toUpperCase()] ? argv[i].toUpperCase() : argv[i];
+    else if (SIZES[argv[i].toUpperCase()] || ['train', 'tang', 'decode'].includes(argv[i])) o.workload = SIZES[argv[i].toUpperCase()] ? argv[i].toUpperCase() : argv[i];
     else {
-      console.log('usage: node scripts/profile.js [S|M|L|train|decode] [--seconds N]');
+      console.log('usage: node scripts/profile.js [S|M|L|train|tang|decode] [--seconds N]');
       process.exit(argv[i] === '--help' || argv[i] === '-h' ? 0 : 2);
     }
   }
@@ -47,10 +48,16 @@ function build() {
 
 // The workload: run() once per call; a workload with a prepare() needs it (unprofiled) whenever
 // ready() is false.
-function workload(mha, name) {
+function workload(mha, name, trainerOptions) {
   if (name === 'train') {
     const trainer = new mha.Trainer({ seed: 1 });
     return { run: () => trainer.step(10) };
+  }
+  if (name === 'tang') {
+    const corpus = (file) => fs.readFileSync(path.join(ROOT, 'models', 'corpus', file), 'utf8');
+    const text = { vocabulary: corpus('tang.vocab.json'), train: corpus('tang.slice.txt'), heldout: corpus('tang.heldout.txt') };
+    const trainer = new mha.Trainer(trainerOptions(mha.catalog, mha.catalog.recipes.tang), text);
+    return { run: () => trainer.step(5) };
   }
   if (name === 'decode') {
     const model = new mha.Model({ model: 'gpt2', layers: 1, dModel: 64, heads: 4, vocabSize: 64, maxPositions: 16 });
@@ -99,7 +106,8 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   build();
   const mha = await require(path.join(OUT, 'web', 'mha.js'))();
-  const w = workload(mha, opts.workload);
+  const { trainerOptions } = await import(path.join(ROOT, 'web', 'src', 'trainerOptions.js'));
+  const w = workload(mha, opts.workload, trainerOptions);
   const ready = () => !w.ready || w.ready();
   const warmUntil = Date.now() + 500; // past V8's Liftoff baseline code: TurboFan's is profiled
   while (Date.now() < warmUntil) {
