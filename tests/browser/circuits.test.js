@@ -147,11 +147,13 @@ test('the induction model: Q and V one click away; another token patched is draw
   }
 
   // Each click on a token: the patches run and the view is drawn again within the click (the page's
-  // 16 ms budget for a frame, the median of nine after one to warm up).
+  // 16 ms budget for a frame, the median of ten). Timed after a round of every token: V8 compiles a
+  // WebAssembly function to optimised code only once it is hot, in the background, and the first
+  // clicks ran 15–40 ms in CI while it did (the steady ones 7–12).
   const times = await page.evaluate(async () => {
     const root = document.querySelector('mha-demo').shadowRoot;
     const out = [];
-    for (const position of [6, 1, 2, 3, 4, 6, 1, 2, 3, 4]) {
+    for (const position of [6, 1, 2, 3, 4, 6, 1, 2, 3, 4, 6, 1, 2, 3, 4]) {
       const started = performance.now();
       root.querySelector(`.circuits [data-circ-position="${position}"]`).click();
       const pressed = root.querySelector('.circuits [data-circ-position][aria-pressed="true"]');
@@ -162,8 +164,9 @@ test('the induction model: Q and V one click away; another token patched is draw
     return out;
   });
   for (const x of times) assert.ok(x.drawn && x.position === x.wanted, JSON.stringify(x));
-  const median = times.slice(1).map((x) => x.ms).sort((a, b) => a - b)[4];
-  console.log(`# a token patched and drawn: ${times.map((x) => x.ms.toFixed(1)).join(', ')} ms (median ${median.toFixed(1)})`);
+  const timed = times.slice(5).map((x) => x.ms).sort((a, b) => a - b);
+  const median = (timed[4] + timed[5]) / 2;
+  console.log(`# a token patched and drawn: ${times.map((x) => x.ms.toFixed(1)).join(', ')} ms (the last ten's median ${median.toFixed(1)})`);
   assert.ok(median <= 16, `median ${median} ms`);
   suite.assertNoProblems();
 });
