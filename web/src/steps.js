@@ -53,7 +53,7 @@ const STEPS = [
     text: ({ lang, config, T }) => {
       const key = { hashed: 'tokenize.text', bpe: 'tokenize.textBpe', chars: 'tokenize.textChars', words: 'tokenize.textWords', '': 'tokenize.textIds' }[config.tokenizer]
         || (isLoaded(config) ? 'tokenize.textTrained' : 'tokenize.textBlocks');
-      return t(lang, key, { vocab: grouped(config.vocabSize, lang), v: grouped(config.vocabSize, lang), last: config.vocabSize - 1, T }); // an id stays ungrouped, as ids are shown
+      return t(lang, key, { v: grouped(config.vocabSize, lang), last: config.vocabSize - 1, T }); // an id stays ungrouped, as ids are shown
     },
     formula: ({ lang, config, T }) => t(lang, readsIds(config) ? 'tokenize.formulaIds' : 'tokenize.formula', { T }),
     view: tokenizeView,

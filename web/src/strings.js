@@ -205,8 +205,8 @@ export const STRINGS = {
 
   // explanations
   'tokenize.text': {
-    en: 'The sentence is cut into <em>tokens</em>. This demo’s tokenizer makes every Chinese character its own token and splits English into words and punctuation. Each token becomes an integer <em>id</em> below {vocab}: a real model looks it up in a vocabulary it learned; this demo, which has none, derives the id from the token’s bytes, so the same token always gets the same id. The number of tokens, <strong>T = {T}</strong>, is the sequence length that every later tensor carries.',
-    zh: '先把句子切成 <em>token</em>。本演示的分词器把每个汉字当作一个 token，英文按单词和标点切开。每个 token 变成一个小于 {vocab} 的整数 <em>id</em>：真实模型在训练好的词表里查 id；本演示没有词表，由 token 的字节算出 id，所以同一个 token 总是得到同一个 id。token 的个数 <strong>T = {T}</strong> 就是序列长度，之后的每个张量都带着这一维。',
+    en: 'The sentence is cut into <em>tokens</em>. This demo’s tokenizer makes every Chinese character its own token and splits English into words and punctuation. Each token becomes an integer <em>id</em> below {v}: a real model looks it up in a vocabulary it learned; this demo, which has none, derives the id from the token’s bytes, so the same token always gets the same id. The number of tokens, <strong>T = {T}</strong>, is the sequence length that every later tensor carries.',
+    zh: '先把句子切成 <em>token</em>。本演示的分词器把每个汉字当作一个 token，英文按单词和标点切开。每个 token 变成一个小于 {v} 的整数 <em>id</em>：真实模型在训练好的词表里查 id；本演示没有词表，由 token 的字节算出 id，所以同一个 token 总是得到同一个 id。token 的个数 <strong>T = {T}</strong> 就是序列长度，之后的每个张量都带着这一维。',
   },
   'tokenize.textTrained': {
     en: 'This model was trained on sequences of random token ids, so the only thing it can know about a token is <em>whether it came before</em>. So the text is cut into tokens as usual, the start token <code>&lt;s&gt;</code> (id 0) goes first, and each new token gets the next id — 1, 2, 3 … in order of first appearance; a repeated token gets its old id. T = {T}; at most {v} − 1 different tokens.',

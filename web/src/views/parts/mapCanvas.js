@@ -190,7 +190,7 @@ function paint(canvas, o, W, H) {
     }
     let first = -1;
     for (let c = 0; c <= cols; c++) {
-      const masked = c < cols && o.masked && o.masked(r, c);
+      const masked = c < cols && o.masked(r, c);
       if (masked && first < 0) first = c;
       if (!masked && first >= 0) {
         runs.push(r, first, c);
