@@ -250,13 +250,13 @@ function showRuns(label, measured) {
   }
 }
 
-// The same changes again under a trace: the main thread's CPU ms for each.
+// The same changes again under a trace: the main thread's CPU ms for each, and its layout and paint.
 async function cpuPass(page, kind, opts) {
   const cdp = await page.context().newCDPSession(page);
   try {
     const stop = await startTrace(cdp);
     await page.evaluate(measureChanges, { kind, warmup: 0, n: opts.changes });
-    const cpu = cpuPerChange(await stop()).filter(Number.isFinite);
+    const cpu = cpuPerChange(await stop()).filter((c) => Number.isFinite(c.cpu));
     if (cpu.length < opts.changes) throw new Error(`the trace found ${cpu.length} of ${opts.changes} changes`);
     return cpu;
   } finally {

@@ -21,7 +21,8 @@ async function startTrace(cdp) {
   };
 }
 
-// -> [ms of main-thread CPU per marked change], in order.
+// -> [{cpu, layout, paint} per marked change], in order: ms of main-thread CPU, and of it the wall
+// time of Chromium's Layout and Paint (recording) events; NaN where a change's marks are not found.
 function cpuPerChange(events) {
   const thread = events.find((e) => e.name === 'thread_name' && e.args && e.args.name === 'CrRendererMain');
   if (!thread) throw new Error('the trace has no CrRendererMain thread');
@@ -40,11 +41,15 @@ function cpuPerChange(events) {
       end = t.ts + t.dur;
     }
   }
+  const rendering = (name) => events.filter((e) => onMain(e) && e.ph === 'X' && e.name === name);
+  const layouts = rendering('Layout');
+  const paints = rendering('Paint');
   return starts.map((s, i) => {
     const e = ends.find((x) => x > s);
-    if (e === undefined || (starts[i + 1] !== undefined && e > starts[i + 1])) return NaN;
+    if (e === undefined || (starts[i + 1] !== undefined && e > starts[i + 1])) return { cpu: NaN, layout: NaN, paint: NaN };
     // The change's own task began just before its mark: count tasks that end after the mark.
-    return top.filter((t) => t.ts + t.dur > s && t.ts < e).reduce((sum, t) => sum + t.tdur, 0) / 1000;
+    const within = (list, key) => list.filter((t) => t.ts + t.dur > s && t.ts < e).reduce((sum, t) => sum + t[key], 0) / 1000;
+    return { cpu: within(top, 'tdur'), layout: within(layouts, 'dur'), paint: within(paints, 'dur') };
   });
 }
 

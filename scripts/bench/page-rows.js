@@ -6,11 +6,13 @@ const { median } = require('./stats.js');
 
 const f1 = (v) => (Number.isFinite(v) ? v.toFixed(1) : '—');
 
-// One row of a change table: the medians (and worst) of the measured changes; cpu: the main
-// thread's CPU ms of each change of a traced second pass (page-cpu.js), or null.
-function changeRow(fields, measured, cpu = null) {
+// One row of a change table: the medians (and worst) of the measured changes; traced: each change
+// of a traced second pass (page-cpu.js: {cpu, layout, paint}), or null.
+function changeRow(fields, measured, traced = null) {
   const runs = measured.runs.filter((x) => !x.warm);
   const col = (k) => runs.map((x) => x[k]);
+  const cpu = traced && traced.map((x) => x.cpu);
+  const of = (k) => (traced ? f1(median(traced.map((x) => x[k]))) : '');
   return {
     ...fields,
     T: measured.tShort === measured.tLong ? String(measured.tLong) : `${measured.tShort}↔${measured.tLong}`,
@@ -33,6 +35,8 @@ function changeRow(fields, measured, cpu = null) {
     cpuCount: cpu ? cpu.length : 0,
     cpu: cpu ? f1(median(cpu)) : '',
     cpuMax: cpu ? f1(Math.max(...cpu)) : '',
+    layout: of('layout'),
+    paintRecord: of('paint'),
     idle: f1(median(col('idle'))),
     total: f1(median(col('total'))),
     totalMax: f1(Math.max(...col('total'))),
@@ -51,6 +55,8 @@ const CHANGE_COLUMNS = [
   { key: 'over', title: '> 16' },
   { key: 'cpu', title: 'CPU med' },
   { key: 'cpuMax', title: 'max' },
+  { key: 'layout', title: 'layout med' },
+  { key: 'paintRecord', title: 'paint med' },
   { key: 'total', title: '→2nd rAF med' },
   { key: 'totalMax', title: 'max' },
   { key: 'idle', title: '→idle med' },
@@ -68,6 +74,7 @@ const CHANGE_LEGEND = [
   '                > 16: how many changes took longer)',
   '  CPU           the main thread\'s CPU time for the change (busy\'s span), from a Chromium trace of a second',
   '                pass of the same changes: the work itself, less moved by other processes (max: worst change)',
+  '  layout, paint of CPU\'s span in that trace, Chromium\'s Layout and Paint (recording the display list) on the main thread',
   '  →2nd rAF      the end of the second rAF callback after the state update: the new frame is out (max: worst change)',
   '  →idle         requestIdleCallback fires: the hidden stages, drawn one task each after a change, are done too',
 ];
