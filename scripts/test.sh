@@ -36,8 +36,12 @@ echo "== fuzz targets, briefly over their corpus (libFuzzer with AddressSanitize
 bash scripts/fuzz.sh
 took "fuzz build and runs"
 
+# node:test's own output (spec in a terminal, TAP in a log), then where the time went file by file.
+reporters=(--test-reporter="$([ -t 1 ] && echo spec || echo tap)" --test-reporter-destination=stdout
+  --test-reporter=./tests/time-by-file.mjs --test-reporter-destination=stdout)
+
 echo "== WebAssembly module against the native core (node:test)"
-node --test --test-concurrency=2 tests/node/  # none of them times anything
+node --test --test-concurrency=2 "${reporters[@]}" tests/node/  # none of them times anything
 took "node tests"
 
 echo "== the page in headless Chromium (node:test + playwright-core)"
@@ -47,8 +51,8 @@ echo "== the page in headless Chromium (node:test + playwright-core)"
 mapfile -t timed < <(grep -l '^// Timed:' tests/browser/*.test.js)
 mapfile -t untimed < <(grep -L '^// Timed:' tests/browser/*.test.js)
 failed=0
-node --test --test-concurrency=2 "${untimed[@]}" || failed=1
+node --test --test-concurrency=2 "${reporters[@]}" "${untimed[@]}" || failed=1
 took "browser tests, two files at a time (${#untimed[@]} files)"
-node --test --test-concurrency=1 "${timed[@]}" || failed=1
+node --test --test-concurrency=1 "${reporters[@]}" "${timed[@]}" || failed=1
 took "browser tests that measure time, alone (${#timed[@]} files)"
 exit "$failed"
