@@ -545,7 +545,9 @@ TraceHandle* TrainerHandle::run_ids(const val& ids) const {
   return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
     if (!training_) throw mha::Error("start the training first");
     const mha::Model model = training_->model();
-    return new TraceHandle(model.run_ids(ids_from_js(ids)), model.config(), {});
+    // A corpus's vocabulary says what its tokens are (rare, a noun, an article): the typed head measures.
+    const auto& corpus = training_->recipe().corpus.data;
+    return new TraceHandle(model.run_ids(ids_from_js(ids)), model.config(), {}, corpus ? corpus->tokenizer : nullptr);
   });
 }
 

@@ -32,6 +32,22 @@ function unitsPrefix(units, joiner, maxBytes) {
   return units.slice(0, n);
 }
 
+// Whole units taken at even steps through all of them, as many as fit in maxBytes (UTF-8): a slice
+// that samples every part of a split kept in order of its kinds (Brown's files: press first).
+function unitsSpread(units, joiner, maxBytes) {
+  const size = (u) => Buffer.byteLength(unitText(u, joiner)) + 2;
+  const step = Math.max(1, units.reduce((a, u) => a + size(u), 0) / maxBytes);
+  const picked = [];
+  let bytes = -1; // the first unit has no empty line before it
+  for (let i = 0; Math.floor(i * step) < units.length; i++) {
+    const unit = units[Math.floor(i * step)];
+    if (bytes + size(unit) > maxBytes) break;
+    bytes += size(unit);
+    picked.push(unit);
+  }
+  return picked;
+}
+
 // Calls emit(token) for every token of the stream, in order.
 function unitsStream(units, newlineToken, emit) {
   for (const unit of units) {
@@ -43,4 +59,4 @@ function unitsStream(units, newlineToken, emit) {
   }
 }
 
-module.exports = { unitsText, unitsPrefix, unitsStream, EOS, NEWLINE };
+module.exports = { unitsText, unitsPrefix, unitsSpread, unitsStream, EOS, NEWLINE };

@@ -2,8 +2,8 @@
 //   node scripts/corpus/prepare.js [--out DIR]     DIR: default build/corpus, relative to the repo
 // Writes to DIR the full splits (<c>.train.txt, <c>.heldout.txt, Brown's .tags beside them) and
 // <c>.vocab.json, for c = tang (characters) and brown (words); and to models/corpus, committed,
-// the vocabularies, a ~200 KB excerpt of each held-out split and, for Tang, a 1 MB slice of its
-// train split that the page trains on. Byte for byte the same on every
+// the vocabularies, a ~200 KB excerpt of each held-out split and a 1 MB slice of each train split
+// that the page trains on (catalog.recipes: the page's recipe of each corpus). Byte for byte the same on every
 // run: inputs are read in sorted order, every sort breaks ties explicitly, nothing reads a clock.
 // The layout is in layout.js and scripts/corpus/README.md.
 'use strict';
@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { tangRead, tangFold, HELDOUT_EVERY } = require('./tang.js');
 const { brownRead, brownVocabTags } = require('./brown.js');
-const { unitsText, unitsPrefix } = require('./layout.js');
+const { unitsText, unitsPrefix, unitsSpread } = require('./layout.js');
 const { vocabBuild, vocabIds, vocabJson, byCodePoint, byString } = require('./vocab.js');
 const { bigramBaseline } = require('./bigram.js');
 
@@ -50,7 +50,7 @@ function writeOutput(file, text) {
 const CORPORA = {
   tang: {
     kind: 'chars', joiner: '', newlineToken: true, size: 3000, tieBreak: byCodePoint, tagFiles: false,
-    slice: true, // the page trains on it (catalog.recipes.tang)
+    slice: unitsPrefix, // the page's training text (SLICE_BYTES): the first poems, in the files' order
     read: tangRead,
     unitName: 'poems',
     // fold goes after tokens in the file; tang.js says how it is chosen.
@@ -68,6 +68,9 @@ const CORPORA = {
   },
   brown: {
     kind: 'words', joiner: ' ', newlineToken: false, size: 4000, tieBreak: byString, tagFiles: true,
+    // The files come in order of their kinds, press first: the page's recipe named no syntactic head on
+    // the first megabyte (press only) and one noun → article head on files taken across every kind.
+    slice: unitsSpread,
     read: brownRead,
     unitName: 'files',
     extra: (data, vocab) => ({ tags: brownVocabTags(data.train, vocab.tokens) }),
@@ -118,7 +121,7 @@ function prepareCorpus(name, spec, outDir) {
   }
   write(outDir, `${name}.vocab.json`, vocabText);
   write(MODELS, `${name}.heldout.txt`, unitsText(excerpt, spec.joiner));
-  if (spec.slice) write(MODELS, `${name}.slice.txt`, unitsText(unitsPrefix(data.train, spec.joiner, SLICE_BYTES), spec.joiner));
+  write(MODELS, `${name}.slice.txt`, unitsText(spec.slice(data.train, spec.joiner, SLICE_BYTES), spec.joiner));
   if (spec.tagFiles) write(MODELS, `${name}.heldout.tags`, unitsText(excerpt, ' ', 'tags'));
   write(MODELS, `${name}.vocab.json`, vocabText);
 

@@ -332,18 +332,19 @@ test('the model menu switches between the models of real text and the induction 
   assert.notEqual(s.text, start.text, 'the learner had not typed: the model\'s own text');
   assert.equal(s.layer, OPENS_AT.brown);
   await assertLabelsAsCli('brown', s);
-  // The training panel follows: the English model's record (the page has no recipe for it, and says
-  // so, naming the recipe Train trains), then the induction model's again. Both records have 21
-  // snapshots, so it waits for the readout each record's sentence makes.
+  // The training panel follows: the English model's record, its small English recipe chosen for
+  // Train, then the induction model's again. Both records have 21 snapshots, so it waits for the
+  // readout each record's sentence makes.
   const recordOf = (id) => JSON.parse(fs.readFileSync(path.join(ROOT, trainedModels().find((m) => m.id === id).history), 'utf8'));
   const filled = (key, params) => Object.entries(params).reduce((text, [k, v]) => text.replace(`{${k}}`, String(v)), strings[key].en);
   const readout = () => page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('.train-readout').textContent);
   const readoutIs = (text) => page.waitForFunction((x) => document.querySelector('mha-demo').shadowRoot.querySelector('.train-readout').textContent === x, text, { timeout: WAIT })
     .catch(async () => assert.equal(await readout(), text));
   const brown = recordOf('brown');
-  const inductionLabel = await page.locator('#train-recipe option[value="induction"]').textContent(); // the menu's label of the recipe Train trains
-  assert.match(inductionLabel, /^induction: 2 layers, d_model 64, 4 heads$/);
-  await readoutIs(filled('train.recordedNoRecipe', { steps: brown.losses.length, every: brown.every, recipe: inductionLabel }));
+  assert.equal(await page.locator('#train-recipe').inputValue(), 'brown');
+  const englishLabel = await page.locator('#train-recipe option[value="brown"]').textContent(); // the menu's label of the recipe Train trains
+  assert.equal(englishLabel, 'English (Brown corpus): 2 blocks, d_model 64, 4 heads, 1,000 words');
+  await readoutIs(filled('train.recordedCorpus', { steps: brown.losses.length, every: brown.every, recipe: englishLabel }));
   await trainingSnapshots(page, brown.snapshots.length, WAIT);
   // The link opens the same.
   await page.waitForFunction(() => new URLSearchParams(location.search).get('model') === 'brown', null, { timeout: WAIT });
@@ -473,7 +474,7 @@ test('Train it yourself on the Tang poems: a head looks a fixed number of charac
   assert.match(await page.locator('#train-recipe').inputValue(), /^tang$/, "the Tang model's own recipe is offered");
   // each recipe labelled from its own numbers (catalog.recipes), in the page's language
   assert.deepEqual(await page.locator('#train-recipe option').allTextContents(),
-    ['归纳：2 层，d_model 64，4 个头', '归纳：2 层，d_model 32，2 个头', '回忆：1 层，d_model 64，4 个头', '唐诗：2 个块，d_model 64，4 个头，1,000 个字']);
+    ['唐诗：2 个块，d_model 64，4 个头，1,000 个字', '英语（Brown 语料库）：2 个块，d_model 64，4 个头，1,000 个词', '归纳：2 层，d_model 64，4 个头', '回忆：1 层，d_model 64，4 个头', '归纳：2 层，d_model 32，2 个头']);
   // el.train({task}) starts it; a misspelt key or a recipe the page has not is refused, naming it.
   const refused = await page.evaluate(() => [{ tsak: 'tang' }, { task: 'brwn' }].map((options) => {
     try {

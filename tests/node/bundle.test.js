@@ -34,8 +34,9 @@ const BUDGET = {
   'mha-history-brown.js': 40 * 1024,
   // the whole WebAssembly core (the Trainer, headImportance, prune), loaded when a demo first trains
   'mha-gradients.js': 240 * 1024,
-  // the text the page's Tang recipe trains on (models/corpus: its vocabulary, a 1 MB slice, the held-out excerpt)
+  // the texts the page's recipes of real text train on (models/corpus: a vocabulary, a 1 MB slice, the held-out excerpt)
   'mha-text-tang.js': 800 * 1024,
+  'mha-text-brown.js': 600 * 1024,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {
@@ -72,19 +73,22 @@ test('every part of the widget has a budget above, and its strings are in its sc
 // The text a recipe of real text trains on carries its probe: the corpus's model's opening text as
 // that vocabulary reads it (`mha tokenize`), which the training panel shows while another model is on
 // the page.
-test('mha-text-tang.js: the Trainer\'s text, and the opening poem as `mha tokenize` reads it', async () => {
-  const vm = require('node:vm');
-  const { execFileSync } = require('node:child_process');
-  const { OPENING_TEXTS } = await import('../../web/src/openingTexts.js');
-  const self = {};
-  vm.runInNewContext(fs.readFileSync(path.join(BUILD, 'mha-text-tang.js'), 'utf8'), { self });
-  const { probe, ...text } = self.mhaTexts.tang;
-  assert.deepEqual(Object.keys(text).sort(), ['heldout', 'train', 'vocabulary']);
-  const cli = JSON.parse(execFileSync(path.join(__dirname, '..', '..', 'build', 'native', 'mha'),
-    ['tokenize', '--model', path.join(__dirname, '..', '..', 'models', 'tang.safetensors'), '--text', OPENING_TEXTS.tang, '--json'], { encoding: 'utf8' }));
-  assert.equal(probe.text, OPENING_TEXTS.tang);
-  assert.deepEqual([...probe.ids], cli.ids);
-  // the panel runs it through the page's small model, whose positions are its recipe's window
-  const { window } = JSON.parse(fs.readFileSync(path.join(BUILD, 'catalog.json'), 'utf8')).recipes.tang;
-  assert.ok(probe.ids.length > 0 && probe.ids.length <= window, `${probe.ids.length} tokens, the recipe's window ${window}`);
-});
+for (const corpus of ['tang', 'brown']) {
+  test(`mha-text-${corpus}.js: the Trainer's text, and the opening text as \`mha tokenize\` reads it`, async () => {
+    const vm = require('node:vm');
+    const { execFileSync } = require('node:child_process');
+    const { OPENING_TEXTS } = await import('../../web/src/openingTexts.js');
+    const self = {};
+    vm.runInNewContext(fs.readFileSync(path.join(BUILD, `mha-text-${corpus}.js`), 'utf8'), { self });
+    const { probe, ...text } = self.mhaTexts[corpus];
+    assert.deepEqual(Object.keys(text).sort(), ['heldout', 'train', 'vocabulary']);
+    assert.equal(text.train, fs.readFileSync(path.join(__dirname, '..', '..', 'models', 'corpus', `${corpus}.slice.txt`), 'utf8'));
+    const cli = JSON.parse(execFileSync(path.join(__dirname, '..', '..', 'build', 'native', 'mha'),
+      ['tokenize', '--model', path.join(__dirname, '..', '..', 'models', `${corpus}.safetensors`), '--text', OPENING_TEXTS[corpus], '--json'], { encoding: 'utf8' }));
+    assert.equal(probe.text, OPENING_TEXTS[corpus]);
+    assert.deepEqual([...probe.ids], cli.ids);
+    // the panel runs it through the page's small model, whose positions are its recipe's window
+    const { window } = JSON.parse(fs.readFileSync(path.join(BUILD, 'catalog.json'), 'utf8')).recipes[corpus];
+    assert.ok(probe.ids.length > 0 && probe.ids.length <= window, `${probe.ids.length} tokens, the recipe's window ${window}`);
+  });
+}

@@ -458,30 +458,38 @@ test('the corpus task in WASM: the same bits as `mha train --task corpus` on the
   }
 });
 
-test("the page's Tang recipe (catalog.recipes.tang, on the text the page ships) trains the same bits as `mha train` with its flags", async () => {
-  const { trainerOptions } = await import('../../web/src/trainerOptions.js');
-  const recipe = mha.catalog.recipes.tang;
-  const corpus = path.join(root, 'models', 'corpus');
-  const text = { vocabulary: fs.readFileSync(path.join(corpus, 'tang.vocab.json'), 'utf8'), train: fs.readFileSync(path.join(corpus, 'tang.slice.txt'), 'utf8'), heldout: fs.readFileSync(path.join(corpus, 'tang.heldout.txt'), 'utf8') };
-  const dir = fs.mkdtempSync(path.join(tmp, 'page-'));
-  writeCorpus(dir, 'tang', text);
-  // 40 steps: past the warm-up, into the constant rate (the schedule's length does not change it)
-  const out = path.join(dir, 'page.safetensors');
-  execFileSync(cli, ['train', '--task', 'corpus', '--corpus', 'tang', '--corpus-dir', dir, '--vocab', String(recipe.vocabSize), '--layers', String(recipe.layers),
-    '--heads', String(recipe.heads), '--d-model', String(recipe.dModel), '--window', String(recipe.window), '--batch', String(recipe.batch), '--lr', String(recipe.lr),
-    '--warmup', String(recipe.warmup), '--final-lr', String(recipe.finalLr), '--seed', String(recipe.seed), '--init-std', String(recipe.initStd), '--steps', '40', '--excerpt', 'none', '--out', out]);
-  const native = readSafetensors(out);
-  const trainer = new mha.Trainer(trainerOptions(mha.catalog, recipe), text);
-  try {
-    assert.deepEqual([trainer.config.vocabSize, trainer.config.maxPositions, trainer.config.layers], [1000, 64, 2]);
-    trainer.step(40);
-    const ours = parseSafetensors(Buffer.from(trainer.modelFile()));
-    for (const name of Object.keys(native.tensors)) assertBitIdentical(ours.tensors[name].data, native.tensors[name].data, name);
-    assert.equal(ours.metadata.vocabulary, native.metadata.vocabulary);
-  } finally {
-    trainer.delete();
-  }
-});
+// Every corpus recipe of the page (catalog.recipes: the Tang poems', the English one), on the text the page ships.
+// (The module loads in before(): the build's catalog.json, the same catalog, names them.)
+const PAGE_CATALOG = JSON.parse(fs.readFileSync(path.join(root, 'web', 'build', 'catalog.json'), 'utf8'));
+for (const name of Object.keys(PAGE_CATALOG.recipes).filter((k) => PAGE_CATALOG.recipes[k].task === 'corpus')) {
+  test(`the page's ${name} recipe (catalog.recipes.${name}, on the text the page ships) trains the same bits as \`mha train\` with its flags`, async () => {
+    const { trainerOptions } = await import('../../web/src/trainerOptions.js');
+    const recipe = mha.catalog.recipes[name];
+    const { corpus } = recipe;
+    const dir0 = path.join(root, 'models', 'corpus');
+    const read = (what) => fs.readFileSync(path.join(dir0, `${corpus}.${what}`), 'utf8');
+    const text = { vocabulary: read('vocab.json'), train: read('slice.txt'), heldout: read('heldout.txt') };
+    const dir = fs.mkdtempSync(path.join(tmp, 'page-'));
+    writeCorpus(dir, corpus, text);
+    // 40 steps of the recipe's schedule (past the warm-up), stopped there: its snapshot of step 40
+    const out = path.join(dir, 'page.safetensors');
+    execFileSync(cli, ['train', '--task', 'corpus', '--corpus', corpus, '--corpus-dir', dir, '--vocab', String(recipe.vocabSize), '--layers', String(recipe.layers),
+      '--heads', String(recipe.heads), '--d-model', String(recipe.dModel), '--window', String(recipe.window), '--batch', String(recipe.batch), '--lr', String(recipe.lr),
+      '--warmup', String(recipe.warmup), '--final-lr', String(recipe.finalLr), '--seed', String(recipe.seed), '--init-std', String(recipe.initStd),
+      '--steps', String(recipe.steps), '--stop-at', '40', '--snapshot-every', '40', '--checkpoint-minutes', '0', '--excerpt', 'none', '--out', out]);
+    const native = readSafetensors(path.join(dir, 'page.history', 'step-00040.safetensors'));
+    const trainer = new mha.Trainer(trainerOptions(mha.catalog, recipe), text);
+    try {
+      assert.deepEqual([trainer.config.vocabSize, trainer.config.maxPositions, trainer.config.layers], [recipe.vocabSize, recipe.window, recipe.layers]);
+      trainer.step(40);
+      const ours = parseSafetensors(Buffer.from(trainer.modelFile()));
+      for (const name of Object.keys(native.tensors)) assertBitIdentical(ours.tensors[name].data, native.tensors[name].data, name);
+      assert.equal(ours.metadata.vocabulary, native.metadata.vocabulary);
+    } finally {
+      trainer.delete();
+    }
+  });
+}
 
 test('the recall task in WASM: the same bits as `mha train --task recall`, and the same scores as `mha sweep`', () => {
   // A smaller recall recipe: K = 3 readouts over 10 ids, d_model 16.

@@ -13,8 +13,9 @@ import { models as TRAINED_MODELS } from '../../models/trained-models.json';
 // reads a missing model as 'trained': the element writes the opening model into its attribute first.
 //   sized: the learner sets d_model, heads, kv_heads and the seed; causalChoice: and the mask
 //   shipped: the id of a model this project trained (models/trained-models.json)
-//   recipe: the recipe "Train it yourself" trains for it (catalog.recipes); none: the panel only shows
-//     how the model formed, where npm run train recorded it (recorded())
+//   recipe: the recipe "Train it yourself" offers with it (catalog.recipes; none: the induction
+//     model's); before anything trains, the panel shows how that recipe's shipped model formed, where
+//     npm run train recorded it (recorded())
 //   opensFor: a demo without a model attribute opens on this model when its language is this one
 //   layer: the layer it opens on (without a view-layer attribute), that of its clearest typed heads on
 //   its own text (openingTexts.js)
@@ -25,7 +26,7 @@ export const MODEL_KINDS = {
   // 4 layers, 4 heads, one token per Chinese character (models/tang.safetensors)
   tang: { sized: false, shipped: 'tang', layer: OPENING_LAYERS.tang, opensFor: 'zh', recipe: 'tang', inWorker: true },
   // 4 layers, 4 heads, the Brown corpus's lower-cased words (models/brown.safetensors)
-  brown: { sized: false, shipped: 'brown', layer: OPENING_LAYERS.brown, opensFor: 'en', inWorker: true },
+  brown: { sized: false, shipped: 'brown', layer: OPENING_LAYERS.brown, opensFor: 'en', recipe: 'brown', inWorker: true },
   trained: { sized: false, shipped: 'induction', recipe: 'induction' }, // the 2-layer model of induction heads (models/induction.safetensors)
   recall: { sized: false, shipped: 'recall', recipe: 'recall' }, // one layer, 4 heads, the recall task (models/recall.safetensors)
   random: { sized: true, causalChoice: true }, // one attention layer of seeded weights: the shapes lesson
@@ -34,8 +35,7 @@ export const MODEL_KINDS = {
 };
 // Whether npm run train recorded how the shipped model `id` formed (models/trained-models.json `history`).
 export const hasHistory = (id) => TRAINED_MODELS.some((m) => m.id === id && m.history);
-// The same of the model of kind `model`: the training panel shows it, even for a model the page has
-// no recipe for.
+// The same of the model of kind `model`: the training panel is shown with it.
 export const recorded = (model) => Boolean(MODEL_KINDS[model] && MODEL_KINDS[model].shipped && hasHistory(MODEL_KINDS[model].shipped));
 export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
 export const isSized = (model) => MODEL_KINDS[model].sized;

@@ -664,12 +664,18 @@ export const STRINGS = {
   'train.task.recall': { en: 'recall', zh: '回忆' },
   'train.corpus.tang': { en: 'Tang poems', zh: '唐诗' },
   'train.vocab.tang': { plural: 'n', en: { one: '{v} character', other: '{v} characters' }, zh: '{v} 个字' },
+  'train.corpus.brown': { en: 'English (Brown corpus)', zh: '英语（Brown 语料库）' },
+  'train.vocab.brown': { plural: 'n', en: { one: '{v} word', other: '{v} words' }, zh: '{v} 个词' },
   'train.layers.attn-only': { plural: 'n', en: { one: '{n} layer', other: '{n} layers' }, zh: '{n} 层' },
   'train.layers.gpt2': { plural: 'n', en: { one: '{n} block', other: '{n} blocks' }, zh: '{n} 个块' },
   'train.heads': { plural: 'h', en: { one: '{h} head', other: '{h} heads' }, zh: '{h} 个头' },
-  'train.introCorpus': {
+  'train.introCorpus.tang': {
     en: 'A small model of the Tang poems, from random weights, in this page (a Web Worker runs the C++ trainer on a 1 MB slice of the poems): the 1,000 most frequent characters, 2 blocks, windows of 64 characters. Watch the loss on the poems it trains on and, dashed, on poems it never sees; and the heads, some of which come to look a fixed number of characters back.',
     zh: '一个唐诗小模型，从随机权重开始，就在这个页面里训练（Web Worker 里运行 C++ 训练器，用 1 MB 的诗）：最常见的 1,000 个字，2 个块，每个窗口 64 个字。看它在训练用的诗上的损失，和（虚线）在它从没见过的诗上的损失；再看各个头：有的会变成固定往回看几个字。',
+  },
+  'train.introCorpus.brown': {
+    en: 'A small model of English, from random weights, in this page (a Web Worker runs the C++ trainer on 1 MB of the Brown corpus, files taken from every kind of its prose): the 1,000 most frequent words, 2 blocks, windows of 64 words. Watch the loss on the prose it trains on and, dashed, on prose it never sees; and the heads: within a few hundred steps some come to point at the rarest word in view (Voita’s rare-word heads).',
+    zh: '一个英语小模型，从随机权重开始，就在这个页面里训练（Web Worker 里运行 C++ 训练器，用 Brown 语料库中取自各类文体的 1 MB 文章）：最常见的 1,000 个词，2 个块，每个窗口 64 个词。看它在训练用的文章上的损失，和（虚线）在它从没见过的文章上的损失；再看各个头：几百步之内，有的会指向视野里最罕见的词（Voita 所说的罕见词头）。',
   },
   'train.readoutCorpus': { en: 'step {step} · {rate} steps/s · loss {loss} · held-out loss {held}', zh: '第 {step} 步 · 每秒 {rate} 步 · 损失 {loss} · 留出文本损失 {held}' },
   'train.heldoutAt': { en: 'held-out {v}', zh: '留出 {v}' },
@@ -693,7 +699,6 @@ export const STRINGS = {
   'train.recorded': { en: 'Recorded as npm run train made the model shown ({steps} steps, the phase change at step {phase}): drag the slider to watch its heads form. Train trains it again here, from the same seed.', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，相变在第 {phase} 步）：拖动滑块，看它的头怎样形成。点“训练”会在这里用同一个种子重新训练。' },
   'train.recordedPlain': { en: 'Recorded as npm run train made the model shown ({steps} steps): drag the slider to watch its heads form. Train trains it again here, from the same seed.', zh: '这是本项目训练出所示模型时记录下的（{steps} 步）：拖动滑块，看它的头怎样形成。点“训练”会在这里用同一个种子重新训练。' },
   'train.recordedCorpus': { en: 'Recorded as npm run train made the model shown ({steps} steps, its heads every {every}): drag the slider to watch them form, each head under its map as it reads the text shown and, after “held-out”, the poems or prose it never trained on. Train trains a smaller model here from step 0 ({recipe}).', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，每 {every} 步记一次头）：拖动滑块，看它们怎样形成；每张图下面是这个头在所示文本上的样子，“留出”后面是它在从没训练过的诗文上的样子。点“训练”会在这里从第 0 步训练一个小一些的模型（{recipe}）。' },
-  'train.recordedNoRecipe': { en: 'Recorded as npm run train made the model shown ({steps} steps, its heads every {every}): drag the slider to watch them form, each head under its map as it reads the text shown and, after “held-out”, the prose it never trained on. The page has no recipe for this model: the small ones we measured named no head in the minute and a half a page trains. Train trains the recipe chosen here ({recipe}).', zh: '这是本项目训练出所示模型时记录下的（{steps} 步，每 {every} 步记一次头）：拖动滑块，看它们怎样形成；每张图下面是这个头在所示文本上的样子，“留出”后面是它在从没训练过的文本上的样子。网页里没有训练这个模型的配方：我们测过的小配方在网页训练的一分半钟里练不出有名字的头。点“训练”会训练这里选中的配方（{recipe}）。' },
   'train.heldoutType': { en: '{shown} · held-out: {held}', zh: '{shown} · 留出：{held}' },
   'train.idle': { en: 'Not started.', zh: '尚未开始。' },
   'train.readout': { en: 'step {step} · {rate} steps/s · loss {loss} · induction score {ind}', zh: '第 {step} 步 · 每秒 {rate} 步 · 损失 {loss} · 归纳得分 {ind}' },

@@ -85,9 +85,9 @@ Recipe corpus_recipe_page(const std::string& corpus) {
   c.layers = 2, c.d_model = 64, c.vocab_size = 1000;
   r.batch = 8;
   r.steps = 1800;
-  r.adam.lr = 3e-3f;
+  r.adam.lr = corpus_spec(corpus).page_lr;
   r.warmup = 30;
-  r.final_lr = 1.0f;
+  r.final_lr = corpus_spec(corpus).page_final_lr;
   return checked_recipe(r);
 }
 

@@ -60,8 +60,9 @@ Recipe recall_recipe();
 Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> data = nullptr);
 // The page's recipe of the same corpus, small enough to train in a browser within a minute and a half
 // (the page's Train it yourself): 2 blocks, d_model 64, windows of 64, the 1,000 most frequent tokens,
-// batch 8, AdamW at a constant 3e-3 after 30 warm-up steps, 1,800 steps. On the Tang poems a
-// previous-character head forms at 7.6× its chance on held-out text (README, Real text).
+// batch 8, AdamW at the corpus's rate and schedule (kCorpora page_lr, page_final_lr) after 30 warm-up
+// steps, 1,800 steps. On the Tang poems a previous-character head forms at 7.6× its chance on held-out
+// text; on the Brown corpus rare-word heads, then a noun → article head (README, Real text).
 Recipe corpus_recipe_page(const std::string& corpus);
 
 // The recipes the page's "Train it yourself" offers, by the names the catalog gives them
@@ -77,6 +78,7 @@ inline const PageRecipe kPageRecipes[] = {
     {"inductionSmall", induction_recipe_small},
     {"recall", recall_recipe},
     {"tang", [] { return corpus_recipe_page("tang"); }},
+    {"brown", [] { return corpus_recipe_page("brown"); }},
 };
 
 Recipe recipe_of(TaskKind task);  // the task's shipped recipe (the corpus task's: Tang's)

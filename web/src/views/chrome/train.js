@@ -24,6 +24,9 @@ import { textScript } from '../../parts.js';
 
 // What the panel trains: the core's recipes (catalog.h), by their catalog names.
 export const TRAIN_RECIPES = catalog.recipes;
+// Its menu's order: the recipes of the model menu's models in that menu's order (the Tang poems',
+// the English one, the induction and recall models'), then the others.
+const MENU_ORDER = [...new Set([...Object.values(MODEL_KINDS).map((k) => k.recipe).filter((r) => r in TRAIN_RECIPES), ...Object.keys(TRAIN_RECIPES)])];
 
 // A recipe as its menu names it, from its own numbers (a new recipe of a known task or corpus needs
 // no string): "induction: 2 layers, d_model 64, 4 heads"; "Tang poems: 2 blocks, …, 1,000 characters".
@@ -139,7 +142,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   const fileName = () => `${recipe().task}-step-${state.step}.safetensors`;
   const save = h('button', { type: 'button', class: 'train-btn', 'data-train': 'download', onclick: () => controller.file().then((bytes) => download(new Blob([bytes]), fileName(), root)) });
   const use = h('button', { type: 'button', class: 'train-btn', 'data-train': 'use', onclick: () => controller.file().then((bytes) => onUse(bytes, fileName())) });
-  const which = h('select', { id: 'train-recipe' }, Object.keys(TRAIN_RECIPES).map((k) => h('option', { value: k })));
+  const which = h('select', { id: 'train-recipe' }, MENU_ORDER.map((k) => h('option', { value: k })));
   which.value = state.recipe;
   which.addEventListener('change', () => controller.choose(which.value));
   const whichLabel = h('span', { class: 'field-label' });
@@ -220,7 +223,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const lang = L();
     const r = recipe();
     setText(title, t(lang, 'train.title'));
-    setText(intro, t(lang, { recall: 'train.introRecall', corpus: 'train.introCorpus' }[r.task] || 'train.intro'));
+    setText(intro, t(lang, r.task === 'corpus' ? `train.introCorpus.${r.corpus}` : r.task === 'recall' ? 'train.introRecall' : 'train.intro'));
     setText(start, t(lang, state.step ? 'train.resume' : 'train.start'));
     setText(pause, t(lang, 'train.pause'));
     setText(reset, t(lang, 'train.reset'));
@@ -236,8 +239,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     const held = lastHeldout() === null ? '—' : lastHeldout().toFixed(3);
     if (!textMessage) {
       const recorded = state.recorded;
-      const noRecipe = recorded && !Object.values(MODEL_KINDS).some((k) => k.shipped === asked && k.recipe);
-      setText(readout, recorded ? (recorded.layers ? t(lang, noRecipe ? 'train.recordedNoRecipe' : 'train.recordedCorpus', { steps: recorded.losses.length, every: recorded.every, recipe: recipeLabel(lang, state.recipe) })
+      setText(readout, recorded ? (recorded.layers ? t(lang, 'train.recordedCorpus', { steps: recorded.losses.length, every: recorded.every, recipe: recipeLabel(lang, state.recipe) })
         : t(lang, state.phaseStep === null ? 'train.recordedPlain' : 'train.recorded', { steps: r.steps, phase: state.phaseStep }))
         : state.step === 0 ? t(lang, 'train.idle')
         : r.task === 'recall' ? t(lang, 'train.readoutRecall', { step: state.step, rate, loss, acc: state.accuracy === null ? '—' : state.accuracy.toFixed(2) })
@@ -432,11 +434,8 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   // Before anything is trained here, a recipe that made a shipped model shows how that model formed,
   // as npm run train recorded it (scripts/history.js): its losses, its phase change and its heads at
   // every snapshot, for the slider. Train starts it again, live, from step 0.
-  // The record is the model shown's where the page has no recipe for it (the English model's), else
-  // that of the model the chosen recipe made.
+  // The record is that of the model the chosen recipe made.
   function recordOf() {
-    const shown = MODEL_KINDS[store.state.settings.model];
-    if (shown && shown.shipped && !shown.recipe) return shown.shipped;
     const kind = Object.values(MODEL_KINDS).find((k) => k.recipe === state.recipe && k.shipped);
     return kind ? kind.shipped : null;
   }
