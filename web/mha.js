@@ -406,6 +406,9 @@
       // The corpus task: the current weights on the held-out text's first `windows` windows of T + 1
       // tokens (0: all), {loss, accuracy, targets, windows}, as `mha train` reports them.
       heldoutScores(windows = 0) { return failedIfNull(this._raw, this._raw.heldoutScores(windows)); }
+      // The corpus task: every head measured on those windows with the corpus's vocabulary, the mean of
+      // their analyses (as Trace.headAnalysis gives one run's; `mha heads --heldout` the CLI's).
+      heldoutHeads(windows = 0) { return JSON.parse(failedIfNull(this._raw, this._raw.heldoutHeads(windows))); }
       // The model it trains: {model, layers, dModel, heads, dHead, readouts, parameters, …}.
       get config() { return this._raw.config(); }
       // The weights now, as safetensors bytes (the layout of the shipped models; the corpus task's

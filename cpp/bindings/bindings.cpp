@@ -130,6 +130,7 @@ EMSCRIPTEN_BINDINGS(mha) {
       .function("inductionScore", &mha_wasm::TrainerHandle::induction_score)
       .function("recallScores", &mha_wasm::TrainerHandle::recall_scores)
       .function("heldoutScores", &mha_wasm::TrainerHandle::heldout_scores)
+      .function("heldoutHeads", &mha_wasm::TrainerHandle::heldout_heads)
       .function("config", &mha_wasm::TrainerHandle::config)
       .function("modelFile", &mha_wasm::TrainerHandle::model_file)
       .function("runIds", &mha_wasm::TrainerHandle::run_ids, allow_raw_pointers())

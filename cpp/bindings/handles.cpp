@@ -510,14 +510,21 @@ val TrainerHandle::recall_scores(const val& sequences) const {
   });
 }
 
+// The corpus recipe whose held-out text is read, and the windows asked for (0: all).
+static const mha::Recipe& heldout_recipe(const std::unique_ptr<mha::Training>& training, const val& windows, int& n) {
+  if (!training) throw mha::Error("start the training first");
+  const mha::Recipe& r = training->recipe();
+  if (r.task != mha::TaskKind::corpus) throw mha::Error("held-out text is the corpus task's");
+  if (r.corpus.data->heldout.size() <= static_cast<size_t>(r.corpus.length))
+    throw mha::Error("the held-out text is shorter than one window of " + std::to_string(r.corpus.length + 1) + " tokens");
+  n = static_cast<int>(whole_number_arg(windows, "windows", 0, 1e6));
+  return r;
+}
+
 val TrainerHandle::heldout_scores(const val& windows) const {
   return run_guarded(val::null(), [&] {
-    if (!training_) throw mha::Error("start the training first");
-    const mha::Recipe& r = training_->recipe();
-    if (r.task != mha::TaskKind::corpus) throw mha::Error("held-out text is the corpus task's");
-    if (r.corpus.data->heldout.size() <= static_cast<size_t>(r.corpus.length))
-      throw mha::Error("the held-out text is shorter than one window of " + std::to_string(r.corpus.length + 1) + " tokens");
-    const int n = static_cast<int>(whole_number_arg(windows, "windows", 0, 1e6));
+    int n = 0;
+    const mha::Recipe& r = heldout_recipe(training_, windows, n);
     const mha::HeldoutScores s = mha::evaluate_heldout(training_->model(), r.corpus.data->heldout, r.corpus.length, n);
     val out = val::object();
     out.set("loss", s.loss);
@@ -525,6 +532,16 @@ val TrainerHandle::heldout_scores(const val& windows) const {
     out.set("targets", static_cast<double>(s.targets));
     out.set("windows", s.windows);
     return out;
+  });
+}
+
+val TrainerHandle::heldout_heads(const val& windows) const {
+  return run_guarded(val::null(), [&] {
+    int n = 0;
+    const mha::Recipe& r = heldout_recipe(training_, windows, n);
+    mha::Model model = training_->model();
+    model.set_tokenizer(r.corpus.data->tokenizer);
+    return val(mha::analysis_to_json(mha::analyse_heldout(model, r.corpus.data->heldout, n)).dump());
   });
 }
 

@@ -233,6 +233,9 @@ class TrainerHandle : public LastError {
   // The corpus task: the current weights on the first `windows` windows of the held-out text (0: all),
   // {loss, accuracy, targets, windows} as `mha train` reports them (evaluate_heldout), or null.
   val heldout_scores(const val& windows) const;
+  // The corpus task: each head measured on the same windows, the mean of their analyses with the
+  // corpus's vocabulary (analyse_heldout: `mha heads --heldout`), as a TraceHandle's head_analysis JSON.
+  val heldout_heads(const val& windows) const;
   val config() const;                          // the recipe's model config (config_to_object), or null
   val model_file() const;                      // the weights as safetensors bytes, or null
   TraceHandle* run_ids(const val& ids) const;  // or null

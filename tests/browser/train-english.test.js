@@ -66,6 +66,8 @@ test('el.train({task: "brown"}) trains English in the page: each report names th
   assert.ok(last.headTypes.some((h) => ['rare_word', 'noun_article', 'verb_subject', 'noun_adjective'].includes(h.type === 'mixed' ? h.nearest : h.type)),
     JSON.stringify(last.headTypes));
   const held = progress.filter((p) => p.heldout !== null).map((p) => p.heldout);
-  assert.ok(held[held.length - 1] < held[0] - 0.2, `the held-out loss falls: ${held[0]} → ${held[held.length - 1]}`);
+  // From ln 1000 = 6.91 (a uniform guess over the vocabulary) at step 0 to ~5.7 by step 300, whatever
+  // the steps the reports fell on.
+  assert.ok(held[held.length - 1] < 6.0, `the held-out loss falls: ${held.join(' → ')}`);
   suite.assertNoProblems();
 });

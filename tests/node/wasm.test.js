@@ -427,6 +427,21 @@ test('the corpus task in WASM: the same bits as `mha train --task corpus` on the
     assert.ok(Math.abs(held.accuracy - Number(native.metadata.heldout_accuracy)) <= 5e-5);
     assert.ok(held.windows > 0 && held.targets > 0 && held.targets <= held.windows * 16);
     assert.equal(trainer.heldoutScores(2).windows, 2);
+    // Its heads on those windows, with the vocabulary's facts: what `mha heads --heldout` says of the
+    // same file on the same text (the core's numbers, the CLI's JSON), label for label, measure for measure.
+    const heldoutFile = path.join(dir, 'heldout.txt');
+    fs.writeFileSync(heldoutFile, text.heldout);
+    fs.writeFileSync(path.join(dir, 'now.safetensors'), trainer.modelFile());
+    const cliHeads = JSON.parse(execFileSync(cli, ['heads', '--model', path.join(dir, 'now.safetensors'), '--heldout', heldoutFile, '--windows', '3', '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    const ourHeads = trainer.heldoutHeads(3);
+    assert.equal(ourHeads.layers.length, 1);
+    ourHeads.layers.forEach((layer, l) => layer.heads.forEach((hd, h) => {
+      const theirs = cliHeads.layers[l].heads[h];
+      assert.equal(hd.label, theirs.label, `head ${l}.${h}`);
+      assert.ok(hd.rare_word !== null && Math.abs(hd.rare_word - theirs.rare_word) <= 1e-9, `head ${l}.${h} rare_word ${hd.rare_word} vs ${theirs.rare_word}`);
+      assert.ok(Math.abs(hd.previous_token - theirs.previous_token) <= 1e-9);
+    }));
+    assert.throws(() => trainer.heldoutHeads(-1), /windows/);
     // The file reads text with its own vocabulary: a poem's characters, not ids by first appearance;
     // 床, the 637th most frequent, is <unk> here.
     const reopened = new mha.Model().loadModel(trainer.modelFile());

@@ -700,6 +700,8 @@ declare class Trainer {
   recallScores(sequences?: number): RecallScores;
   /** The corpus task: the current weights on the held-out text's first `windows` windows (0 or left out: all). */
   heldoutScores(windows?: number): HeldoutScores;
+  /** The corpus task: every head measured on those windows with the corpus's vocabulary (the mean of their analyses, as `mha heads --heldout`). */
+  heldoutHeads(windows?: number): HeadAnalysis;
   /** The model it trains. */
   readonly config: ModelConfig;
   /** The weights now, as safetensors bytes (loadable by Model.loadModel). */

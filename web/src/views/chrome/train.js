@@ -28,6 +28,14 @@ export const TRAIN_RECIPES = catalog.recipes;
 // the English one, the induction and recall models'), then the others.
 const MENU_ORDER = [...new Set([...Object.values(MODEL_KINDS).map((k) => k.recipe).filter((r) => r in TRAIN_RECIPES), ...Object.keys(TRAIN_RECIPES)])];
 
+// A head of a run's analysis (Trace.headAnalysis, Trainer.heldoutHeads) as the heads table names it:
+// its label, the type it is nearest (a mixed head's), the measure that rests on and its chance, and
+// a positional head's offset: the shape of a recorded snapshot's held-out heads (scripts/history.js).
+const typeOf = ({ label, strongest, measure, offset }) => ({
+  type: label, strongest: strongest || null, value: measure ? measure.value : null, chance: measure ? measure.chance : null,
+  offset: measure && measure.type === 'positional' ? offset : null,
+});
+
 // A recipe as its menu names it, from its own numbers (a new recipe of a known task or corpus needs
 // no string): "induction: 2 layers, d_model 64, 4 heads"; "Tang poems: 2 blocks, …, 1,000 characters".
 export function recipeLabel(lang, name) {
@@ -123,7 +131,7 @@ function lossCurve() {
 export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, onUse }) {
   // The recipe the shown model was trained with (attributes.js MODEL_KINDS), else the induction model's.
   const first = (MODEL_KINDS[store.state.settings.model] || {}).recipe || 'induction';
-  const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], recipe: first, seed: TRAIN_RECIPES[first].seed, snapshots: [], latest: null, shown: null };
+  const state = { step: 0, running: false, stepsPerSecond: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], heldoutHeads: null, recipe: first, seed: TRAIN_RECIPES[first].seed, snapshots: [], latest: null, shown: null };
   let text = null; // the corpus task's, once come (its recipe's corpus): a Trainer's {vocabulary, train, heldout}
   let probeText = null; // and its probe ({text, tokens, ids}: scripts/web-parts.js corpusTexts)
   let textOf = null;
@@ -258,10 +266,12 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   }
 
   // A report's maps stay when KEEP_EVERY steps have passed since the last that stayed; the latest is
-  // always there too, as the slider's last place.
+  // always there too, as the slider's last place. Each carries the heads on held-out text as last
+  // measured (the corpus task's, once a second: training.js), as a recorded snapshot does.
   function keep(msg) {
+    if (msg.heldoutHeads) state.heldoutHeads = msg.heldoutHeads.map((layer) => layer.heads.map(typeOf));
     if (!msg.probe) return;
-    state.latest = { step: msg.step, probe: msg.probe };
+    state.latest = { step: msg.step, probe: state.heldoutHeads ? { ...msg.probe, heldout: state.heldoutHeads } : msg.probe };
     const last = state.snapshots[state.snapshots.length - 1];
     if (!last || msg.step - last.step >= KEEP_EVERY) state.snapshots.push(state.latest);
   }
@@ -300,10 +310,10 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       const each = (f) => (msg.probe ? msg.probe.heads.layers.flatMap((layer, l) => layer.heads.map((m, hd) => ({ layer: l, head: hd, ...f(m) }))) : []);
       const heads = each((m) => ({ previousToken: m.previous_token, induction: m.induction, offset: recall ? m.offset : null, label: m.label }));
       // As the heads table names them: the label, the measure it rests on (the core's) and its chance.
-      const headTypes = each(({ label, strongest, measure, offset }) => ({
-        type: label, nearest: label === 'mixed' ? strongest : null, value: measure ? measure.value : null, chance: measure ? measure.chance : null,
-        offset: measure && measure.type === 'positional' ? offset : null,
-      }));
+      const headTypes = each((m) => {
+        const { type, strongest, value, chance, offset } = typeOf(m);
+        return { type, nearest: type === 'mixed' ? strongest : null, value, chance, offset };
+      });
       onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, heldout: lastHeldout(), phaseStep: state.phaseStep, heads, headTypes });
       // The worker stops by itself at the recipe's last step.
       if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || (state.step >= recipe().steps ? 'done' : 'paused') });
@@ -377,7 +387,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     },
     reset(seed = state.seed + 1) {
       state.seed = seed;
-      Object.assign(state, { step: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], stepsPerSecond: 0, snapshots: [], latest: null, shown: null, recorded: null });
+      Object.assign(state, { step: 0, loss: null, induction: 0, accuracy: null, phaseStep: null, losses: [], heldout: [], heldoutHeads: null, stepsPerSecond: 0, snapshots: [], latest: null, shown: null, recorded: null });
       endReason = 'reset';
       // (a recipe of real text whose text has not come resets when it starts: its start creates the trainer)
       const r = recipe();
