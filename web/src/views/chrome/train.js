@@ -184,7 +184,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       maps.replaceChildren();
       for (let l = 0; l < layers; l++) {
         const row = [];
-        const group = h('div', { class: 'train-layer' }, h('h4', { class: 'train-layer-title' }, t(lang, 'layerOption', { l: layerId(l) })));
+        const group = h('div', { class: 'train-layer', style: { '--heads': heads } }, h('h4', { class: 'train-layer-title' }, t(lang, 'layerOption', { l: layerId(l) })));
         for (let hd = 0; hd < heads; hd++) {
           const canvas = h('canvas', { class: 'train-map', width: 1, height: 1, role: 'img' });
           const label = h('span', { class: 'head-label' });
