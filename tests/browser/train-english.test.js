@@ -1,8 +1,8 @@
 // Train it yourself on English: an English page offers the Brown corpus's small recipe first (the
 // English model's own), says what it trains on in the page's language, and trains it from the text it
 // loads when chosen: every report carries the heads as the heads table names them, each measured
-// beside its chance on the English opening sentence with the recipe's vocabulary, and the held-out
-// loss falls. What forms, and when, is the native suite's (test_corpus_models.cpp: rare-word heads on
+// beside its chance on the English opening sentence with the recipe's vocabulary, and on the held-out
+// windows as last measured; the held-out loss falls. What forms, and when, is the native suite's (test_corpus_models.cpp: rare-word heads on
 // held-out prose by step 300), the recipe's bits the Node suite's (wasm.test.js).
 'use strict';
 
@@ -65,6 +65,11 @@ test('el.train({task: "brown"}) trains English in the page: each report names th
   // not only the positional ones a model of ids has.
   assert.ok(last.headTypes.some((h) => ['rare_word', 'noun_article', 'verb_subject', 'noun_adjective'].includes(h.type === 'mixed' ? h.nearest : h.type)),
     JSON.stringify(last.headTypes));
+  // And on the held-out windows, as last measured with the held-out loss: the same heads, typed too.
+  assert.equal(last.heldoutTypes.length, 8);
+  assert.deepEqual(last.heldoutTypes.map((h) => `${h.layer}.${h.head}`), last.headTypes.map((h) => `${h.layer}.${h.head}`));
+  assert.ok(last.heldoutTypes.some((h) => ['rare_word', 'noun_article', 'verb_subject', 'noun_adjective'].includes(h.type === 'mixed' ? h.nearest : h.type)),
+    JSON.stringify(last.heldoutTypes));
   const held = progress.filter((p) => p.heldout !== null).map((p) => p.heldout);
   // From ln 1000 = 6.91 (a uniform guess over the vocabulary) at step 0 to ~5.7 by step 300, whatever
   // the steps the reports fell on.

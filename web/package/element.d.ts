@@ -105,6 +105,11 @@ export interface TrainProgressDetail {
    * of the type it is `nearest` (null near none); `offset`, a positional head's i − k.
    */
   headTypes: Array<{ layer: number; head: number; type: HeadLabel; nearest: HeadLabel | null; value: number | null; chance: number | null; offset: number | null }>;
+  /**
+   * The corpus task: the same on the first windows of its held-out text, as last measured (with
+   * `heldout`, at most once a second); null before the first measure and for the other tasks.
+   */
+  heldoutTypes: Array<{ layer: number; head: number; type: HeadLabel; nearest: HeadLabel | null; value: number | null; chance: number | null; offset: number | null }> | null;
 }
 export interface TrainEndDetail {
   step: number;

@@ -310,11 +310,10 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       const each = (f) => (msg.probe ? msg.probe.heads.layers.flatMap((layer, l) => layer.heads.map((m, hd) => ({ layer: l, head: hd, ...f(m) }))) : []);
       const heads = each((m) => ({ previousToken: m.previous_token, induction: m.induction, offset: recall ? m.offset : null, label: m.label }));
       // As the heads table names them: the label, the measure it rests on (the core's) and its chance.
-      const headTypes = each((m) => {
-        const { type, strongest, value, chance, offset } = typeOf(m);
-        return { type, nearest: type === 'mixed' ? strongest : null, value, chance, offset };
-      });
-      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, heldout: lastHeldout(), phaseStep: state.phaseStep, heads, headTypes });
+      const named = ({ type, strongest, value, chance, offset }) => ({ type, nearest: type === 'mixed' ? strongest : null, value, chance, offset });
+      const headTypes = each((m) => named(typeOf(m)));
+      const heldoutTypes = state.heldoutHeads ? state.heldoutHeads.flatMap((layer, l) => layer.map((x, hd) => ({ layer: l, head: hd, ...named(x) }))) : null;
+      onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, heldout: lastHeldout(), phaseStep: state.phaseStep, heads, headTypes, heldoutTypes });
       // The worker stops by itself at the recipe's last step.
       if (wasRunning && !state.running) onEnd({ step: state.step, loss: state.loss, reason: endReason || (state.step >= recipe().steps ? 'done' : 'paused') });
     };
