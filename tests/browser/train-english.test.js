@@ -1,4 +1,4 @@
-// Train it yourself on English: an English page offers the Brown corpus's small recipe first (the
+// Train it yourself on English: an English page chooses the Brown corpus's small recipe (the
 // English model's own), says what it trains on in the page's language, and trains it from the text it
 // loads when chosen: every report carries the heads as the heads table names them, each measured
 // beside its chance on the English opening sentence with the recipe's vocabulary, and on the held-out
@@ -30,10 +30,11 @@ beforeEach(() => {
 const panelText = (selector) => page.evaluate((sel) => document.querySelector('mha-demo').shadowRoot.querySelector(sel).textContent, selector);
 
 for (const lang of ['en', 'zh']) {
-  test(`the English model's page in ${lang}: its recipe first in Train it yourself, said in ${lang}`, { timeout: 60_000 }, async () => {
+  test(`the English model's page in ${lang}: its recipe chosen in Train it yourself (second in the menu, after the poems'), said in ${lang}`, { timeout: 60_000 }, async () => {
     await openPage(page, `${server.url}?model=brown&lang=${lang}`, WAIT);
     assert.equal(await page.locator('#train-recipe').inputValue(), 'brown');
     const labels = await page.locator('#train-recipe option').allTextContents();
+    assert.match(labels[0], lang === 'en' ? /^Tang poems: / : /^唐诗：/);
     assert.equal(labels[1], lang === 'en' ? 'English (Brown corpus): 2 blocks, d_model 64, 4 heads, 1,000 words' : '英语（Brown 语料库）：2 个块，d_model 64，4 个头，1,000 个词');
     await page.locator('#train-recipe').selectOption('brown'); // chosen again: nothing changes
     assert.equal(await panelText('.train-panel > p.hint'), strings['train.introCorpus.brown'][lang]);
