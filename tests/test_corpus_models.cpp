@@ -145,8 +145,6 @@ TEST_CASE("Brown: held-out loss 0.1 nats a word under the bigram; a rare-word he
   CHECK(article.label == "noun_article");
 }
 
-// Generation in the poems' form: greedy from the first half-line of 李白's 静夜思, the Tang model writes
-// a half-line as long (five characters, none a mark or <unk>) and closes it with a mark.
 // The page's English recipe (catalog.recipes.brown), on the slice and the excerpt the page trains and
 // measures on: rare-word heads come first (named by step 150, two of them at step 300: 0.34 and 0.36 on
 // these windows, 5.7× and 6.1× their chance), what Train it yourself's English text tells a learner
@@ -162,9 +160,7 @@ TEST_CASE("the page's English recipe on its slice: a rare-word head on held-out 
   mha::Training training(r);
   const int steps = kFigures ? 300 : 3;
   for (int s = 0; s < steps; ++s) REQUIRE(std::isfinite(training.step()));
-  mha::Model model = training.model();
-  model.set_tokenizer(r.corpus.data->tokenizer);
-  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(model, r.corpus.data->heldout, kWindows);
+  const std::vector<mha::LayerAnalysis> heads = mha::analyse_heldout(training.model(), r.corpus.data->heldout, kWindows);
   REQUIRE(heads.size() == 2);
   if (!kFigures) return;
   const Best rare = strongest(heads, &mha::HeadMetrics::rare_word, &mha::HeadMetrics::rare_word_chance);
@@ -177,6 +173,8 @@ TEST_CASE("the page's English recipe on its slice: a rare-word head on held-out 
   CHECK(rare.label == "rare_word");
 }
 
+// Generation in the poems' form: greedy from the first half-line of 李白's 静夜思, the Tang model writes
+// a half-line as long (five characters, none a mark or <unk>) and closes it with a mark.
 TEST_CASE("Tang: greedy generation after 床前明月光， writes a five-character half-line and its mark") {
   const Shipped s = shipped("tang");
   const mha::VocabTokenizer* vocabulary = &s.vocabulary();

@@ -539,9 +539,7 @@ val TrainerHandle::heldout_heads(const val& windows) const {
   return run_guarded(val::null(), [&] {
     int n = 0;
     const mha::Recipe& r = heldout_recipe(training_, windows, n);
-    mha::Model model = training_->model();
-    model.set_tokenizer(r.corpus.data->tokenizer);
-    return val(mha::analysis_to_json(mha::analyse_heldout(model, r.corpus.data->heldout, n)).dump());
+    return val(mha::analysis_to_json(mha::analyse_heldout(training_->model(), r.corpus.data->heldout, n)).dump());
   });
 }
 
@@ -562,9 +560,7 @@ TraceHandle* TrainerHandle::run_ids(const val& ids) const {
   return run_guarded(static_cast<TraceHandle*>(nullptr), [&] {
     if (!training_) throw mha::Error("start the training first");
     const mha::Model model = training_->model();
-    // A corpus's vocabulary says what its tokens are (rare, a noun, an article): the typed head measures.
-    const auto& corpus = training_->recipe().corpus.data;
-    return new TraceHandle(model.run_ids(ids_from_js(ids)), model.config(), {}, corpus ? corpus->tokenizer : nullptr);
+    return new TraceHandle(model.run_ids(ids_from_js(ids)), model.config(), {}, model.shared_tokenizer());
   });
 }
 

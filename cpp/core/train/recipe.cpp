@@ -224,6 +224,12 @@ Training::Training(Recipe recipe)
       trainer_(recipe_.config, random_weights(recipe_.config, recipe_.init_std), recipe_.adam),
       data_(derive_seed(recipe_.config.seed, kStreamData)) {}
 
+Model Training::model() const {
+  Model model = Model::from_weights(recipe_.config, trainer_.weights());
+  if (recipe_.corpus.data) model.set_tokenizer(recipe_.corpus.data->tokenizer);
+  return model;
+}
+
 float Training::step() {
   trainer_.adam().lr = scheduled_lr(recipe_, trainer_.steps_done() + 1);
   const Batch batch = task_batch(data_, recipe_);

@@ -119,7 +119,9 @@ class Training {
   RecallScores recall_scores(int sequences = kRecallEvalSequences) const;
   const Trainer& trainer() const { return trainer_; }
   const Recipe& recipe() const { return recipe_; }
-  Model model() const { return Model::from_weights(recipe_.config, trainer_.weights()); }
+  // The weights now, reading text with the corpus's vocabulary where the task has one (what says a
+  // token is rare, a noun, an article: the typed head measures read it).
+  Model model() const;
   // The whole state of a run, for train/checkpoint.h: the trainer and the batches' generator.
   Trainer& trainer() { return trainer_; }
   Rng& data() { return data_; }

@@ -13,7 +13,7 @@ import { grouped } from '../../format.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import { drawMiniMap } from '../parts/miniMap.js';
-import { headText, heldoutText } from '../stages/heads.js';
+import { headText, headType, heldoutText } from '../stages/heads.js';
 import { download } from '../../export/files.js';
 import catalog from '../../catalog.js';
 import { MODEL_KINDS } from '../../attributes.js';
@@ -28,13 +28,6 @@ export const TRAIN_RECIPES = catalog.recipes;
 // the English one, the induction and recall models'), then the others.
 const MENU_ORDER = [...new Set([...Object.values(MODEL_KINDS).map((k) => k.recipe).filter((r) => r in TRAIN_RECIPES), ...Object.keys(TRAIN_RECIPES)])];
 
-// A head of a run's analysis (Trace.headAnalysis, Trainer.heldoutHeads) as the heads table names it:
-// its label, the type it is nearest (a mixed head's), the measure that rests on and its chance, and
-// a positional head's offset: the shape of a recorded snapshot's held-out heads (scripts/history.js).
-const typeOf = ({ label, strongest, measure, offset }) => ({
-  type: label, strongest: strongest || null, value: measure ? measure.value : null, chance: measure ? measure.chance : null,
-  offset: measure && measure.type === 'positional' ? offset : null,
-});
 
 // A recipe as its menu names it, from its own numbers (a new recipe of a known task or corpus needs
 // no string): "induction: 2 layers, d_model 64, 4 heads"; "Tang poems: 2 blocks, …, 1,000 characters".
@@ -269,7 +262,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
   // always there too, as the slider's last place. Each carries the heads on held-out text as last
   // measured (the corpus task's, once a second: training.js), as a recorded snapshot does.
   function keep(msg) {
-    if (msg.heldoutHeads) state.heldoutHeads = msg.heldoutHeads.map((layer) => layer.heads.map(typeOf));
+    if (msg.heldoutHeads) state.heldoutHeads = msg.heldoutHeads.map((layer) => layer.heads.map(headType));
     if (!msg.probe) return;
     state.latest = { step: msg.step, probe: state.heldoutHeads ? { ...msg.probe, heldout: state.heldoutHeads } : msg.probe };
     const last = state.snapshots[state.snapshots.length - 1];
@@ -311,7 +304,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
       const heads = each((m) => ({ previousToken: m.previous_token, induction: m.induction, offset: recall ? m.offset : null, label: m.label }));
       // As the heads table names them: the label, the measure it rests on (the core's) and its chance.
       const named = ({ type, strongest, value, chance, offset }) => ({ type, nearest: type === 'mixed' ? strongest : null, value, chance, offset });
-      const headTypes = each((m) => named(typeOf(m)));
+      const headTypes = each((m) => named(headType(m)));
       const heldoutTypes = state.heldoutHeads ? state.heldoutHeads.flatMap((layer, l) => layer.map((x, hd) => ({ layer: l, head: hd, ...named(x) }))) : null;
       onProgress({ task: recipe().task, step: state.step, loss: state.loss, stepsPerSecond: state.stepsPerSecond, induction: state.induction, accuracy: state.accuracy, heldout: lastHeldout(), phaseStep: state.phaseStep, heads, headTypes, heldoutTypes });
       // The worker stops by itself at the recipe's last step.

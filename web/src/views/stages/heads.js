@@ -69,10 +69,18 @@ function typeText(lang, type, strongest, offset, value, chance) {
 }
 
 // A head of a run's analysis (the core's JSON: label, strongest, offset, measure) as the table names
-// it; the training panel names its heads so too.
+// it: its label, the type it is nearest (a mixed head's), the measure that rests on and its chance,
+// and a positional head's offset; the shape of a recorded snapshot's held-out heads (scripts/web-parts.js
+// heldoutTypesOf), which the training panel and its events read too.
+export const headType = ({ label, strongest, measure, offset }) => ({
+  type: label, strongest: strongest || null, value: measure ? measure.value : null, chance: measure ? measure.chance : null,
+  offset: measure && measure.type === 'positional' ? offset : null,
+});
+
+// The same in words, as the table names it; the training panel names its heads so too.
 export function headText(lang, m) {
-  const { measure } = m;
-  return typeText(lang, m.label, m.strongest, measure && measure.type === 'positional' ? m.offset : null, measure ? measure.value : null, measure ? measure.chance : null);
+  const { type, strongest, offset, value, chance } = headType(m);
+  return typeText(lang, type, strongest, offset, value, chance);
 }
 
 // A head's type on held-out text as scripts/web-parts.js heldoutTypesOf records it, in a few words
