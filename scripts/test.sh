@@ -45,14 +45,14 @@ node --test --test-concurrency=2 "${reporters[@]}" tests/node/  # none of them t
 took "node tests"
 
 echo "== the page in headless Chromium (node:test + playwright-core)"
-# Two files at a time (a Chromium and a core each); then, one at a time, the files that measure time
-# on the page (frames a second, a frame's 16 ms, the 90 s training clock), each marked "// Timed:".
+# Every file, two at a time (a Chromium and a core each), its tests that measure no time; then, one
+# file at a time, the tests that measure time on the page (frames a second, a frame's 16 ms, the 90 s
+# training clock, a server's delay), each declared with timedTest (tests/browser/lanes.js).
 # Both halves run even when the first fails, so one run reports every failure.
-mapfile -t timed < <(grep -l '^// Timed:' tests/browser/*.test.js)
-mapfile -t untimed < <(grep -L '^// Timed:' tests/browser/*.test.js)
+mapfile -t timed < <(grep -l 'timedTest(' tests/browser/*.test.js)
 failed=0
-node --test --test-concurrency=2 "${reporters[@]}" "${untimed[@]}" || failed=1
-took "browser tests, two files at a time (${#untimed[@]} files)"
-node --test --test-concurrency=1 "${reporters[@]}" "${timed[@]}" || failed=1
-took "browser tests that measure time, alone (${#timed[@]} files)"
+MHA_BROWSER_LANE=untimed node --test --test-concurrency=2 "${reporters[@]}" tests/browser/*.test.js || failed=1
+took "browser tests that time nothing, two files at a time"
+MHA_BROWSER_LANE=timed node --test --test-concurrency=1 "${reporters[@]}" "${timed[@]}" || failed=1
+took "browser tests that measure time, alone (those of ${#timed[@]} files)"
 exit "$failed"

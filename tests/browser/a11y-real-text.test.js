@@ -3,11 +3,13 @@
 // so that npm test runs the two side by side (scripts/test.sh).
 'use strict';
 
+const { test } = require('node:test');
+
 const { usePageSuite } = require('./browser.js');
-const { sweepModels, REAL_TEXT, WAIT } = require('./axe.js');
+const { modelSweeps, REAL_TEXT, WAIT } = require('./axe.js');
 
 const suite = usePageSuite({
   files: ['web/index.html', 'web/build/app.js', 'web/build/mha-demo.js', 'web/build/mha-tang.js', 'web/build/mha-brown.js'],
   wait: WAIT,
 });
-sweepModels(suite, REAL_TEXT);
+for (const sweep of modelSweeps(suite, REAL_TEXT)) test(...sweep);

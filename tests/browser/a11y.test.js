@@ -9,14 +9,14 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 
 const { usePageSuite } = require('./browser.js');
-const { useAxe, sweepModels, MODELS, REAL_TEXT, WAIT } = require('./axe.js');
+const { useAxe, modelSweeps, MODELS, REAL_TEXT, WAIT } = require('./axe.js');
 
 const suite = usePageSuite({
   files: ['web/index.html', 'web/embed.html', 'web/examples/article.html', 'web/build/app.js', 'web/build/mha-demo.js', 'web/build/mha-trained.js'],
   wait: WAIT,
 });
 const { violations } = useAxe(suite);
-sweepModels(suite, Object.keys(MODELS).filter((m) => !REAL_TEXT.includes(m)));
+for (const sweep of modelSweeps(suite, Object.keys(MODELS).filter((m) => !REAL_TEXT.includes(m)))) test(...sweep);
 
 // The article and the iframe form, in the reader's light and dark schemes (prefers-color-scheme).
 const PAGES = [['the article', 'examples/article.html'], ['the iframe form', 'embed.html?model=random&text=我是秦始皇&stage=attend'], ['the iframe form, trained', 'embed.html']];

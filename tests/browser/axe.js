@@ -3,7 +3,6 @@
 // side: scripts/test.sh).
 'use strict';
 
-const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 
@@ -63,25 +62,28 @@ function useAxe(suite) {
   return { violations, stageViolations };
 }
 
-// The tests of each model of `models`: every stage in English and in Chinese, and the dark scheme's
-// stages.
-function sweepModels(suite, models) {
+// The tests of each model of `models`, as [name, options, body] for the file to declare (node:test
+// counts a test as its declaring file's: tests/time-by-file.mjs): every stage in English and in
+// Chinese, and the dark scheme's stages.
+function modelSweeps(suite, models) {
   const { stageViolations } = useAxe(suite);
   const none = (found) => {
     assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
     suite.assertNoProblems();
   };
+  const sweeps = [];
   for (const model of models) {
     for (const lang of ['en', 'zh']) {
-      test(`index.html, ${model} model, ${lang}: no axe violations on any stage`, { timeout: 120_000 }, async () => {
+      sweeps.push([`index.html, ${model} model, ${lang}: no axe violations on any stage`, { timeout: 120_000 }, async () => {
         none(await stageViolations(`${MODELS[model]}&lang=${lang}`));
-      });
+      }]);
     }
-    test(`dark: index.html, ${model} model: no axe violations`, { timeout: 120_000 }, async () => {
+    sweeps.push([`dark: index.html, ${model} model: no axe violations`, { timeout: 120_000 }, async () => {
       await suite.page.emulateMedia({ colorScheme: 'dark' });
       none(await stageViolations(MODELS[model], (stage) => DARK_STAGES.includes(stage)));
-    });
+    }]);
   }
+  return sweeps;
 }
 
-module.exports = { useAxe, sweepModels, MODELS, REAL_TEXT, WAIT };
+module.exports = { useAxe, modelSweeps, MODELS, REAL_TEXT, WAIT };

@@ -5,10 +5,11 @@
 // bringing the answer back — in both languages; changing the patched token redraws within a frame;
 // a model of real text patches when asked, in a worker, to the CLI's numbers, in the learner's
 // language; a model of one layer says composition needs two; a model without blocks has no such view.
-// Timed: a patched token drawn within a frame's 16 ms, so scripts/test.sh runs this file alone, after the others.
+// Timed (timedTest): a patched token drawn within a frame's 16 ms; the main thread's longest task while the Worker patches.
 'use strict';
 
-const { test, before, after, beforeEach } = require('node:test');
+const { before, after, beforeEach } = require('node:test');
+const { test, timedTest } = require('./lanes.js');
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -132,7 +133,7 @@ for (const lang of ['en', 'zh']) {
   });
 }
 
-test('the induction model: Q and V one click away; another token patched is drawn within the 16 ms of a frame', { timeout: TEST_TIMEOUT }, async () => {
+timedTest('the induction model: Q and V one click away; another token patched is drawn within the 16 ms of a frame', { timeout: TEST_TIMEOUT }, async () => {
   await open(`${server.url}?model=trained&stage=attend`);
   await waitForView();
   await page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits').scrollIntoView());
@@ -171,7 +172,7 @@ test('the induction model: Q and V one click away; another token patched is draw
   suite.assertNoProblems();
 });
 
-test('a model of real text patches when asked, off the main thread, to the CLI\'s numbers, in the learner\'s language; random weights have no circuits view', { timeout: TEST_TIMEOUT }, async () => {
+timedTest('a model of real text patches when asked, off the main thread, to the CLI\'s numbers, in the learner\'s language; random weights have no circuits view', { timeout: TEST_TIMEOUT }, async () => {
   const tang = path.join(tmp, 'tang-page.safetensors');
   fs.writeFileSync(tang, await shippedModelBytes(trainedModels().find((m) => m.id === 'tang')));
   await open(`${server.url}?model=tang&stage=attend&lang=zh`);

@@ -7,10 +7,11 @@
 //   - a prompt plus N past the model's positions is refused before anything is drawn, in either language;
 //   - the calculator gives the published models' cache sizes, MHA beside GQA beside MQA.
 //   node --test tests/browser/generate.test.js
-// Timed: frames keep coming at 30 a second while it generates, so scripts/test.sh runs this file alone, after the others.
+// Timed (timedTest): frames keep coming at 30 a second while it generates.
 'use strict';
 
-const { test, beforeEach } = require('node:test');
+const { beforeEach } = require('node:test');
+const { test, timedTest } = require('./lanes.js');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -92,7 +93,7 @@ test('Generate on the trained model writes the rest of the repeat into the text 
   suite.assertNoProblems();
 });
 
-test('the page keeps drawing frames while it generates: the median frame interval is within 1/30 s', { timeout: TEST_TIMEOUT }, async () => {
+timedTest('the page keeps drawing frames while it generates: the median frame interval is within 1/30 s', { timeout: TEST_TIMEOUT }, async () => {
   const prompt = Array.from({ length: 15 }, (_, i) => String.fromCharCode(97 + i)).join(' ');
   await open(`model=trained&stage=predict&text=${encodeURIComponent(`${prompt} ${prompt}`)}&temperature=1&sample-seed=3`);
   const frames = await page.evaluate(async () => {

@@ -1,10 +1,11 @@
 // The page on the model this project trained (the default): it opens at layer 1's attend stage
 // with the heads measured and labelled by the core, walks the stages the core's table gives a model
 // of blocks, predicts the repeat, and switching the induction heads off breaks that prediction.
-// Timed: induction heads within 90 s of pressing Train, at 30 frames a second, so scripts/test.sh runs this file alone, after the others.
+// Timed (timedTest): induction heads within 90 s of pressing Train, at 30 frames a second.
 'use strict';
 
-const { test, beforeEach } = require('node:test');
+const { beforeEach } = require('node:test');
+const { test, timedTest } = require('./lanes.js');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -245,7 +246,7 @@ test('how the induction model formed: npm run train\'s record, scrubbed before a
   suite.assertNoProblems();
 });
 
-test('training in the page: induction heads form within 90 s, events carry the numbers, pause, resume and reset', { timeout: 150_000 }, async () => {
+timedTest('training in the page: induction heads form within 90 s, events carry the numbers, pause, resume and reset', { timeout: 150_000 }, async () => {
   await open(`${server.url}?model=trained`);
   await page.evaluate(() => {
     const demo = document.querySelector('mha-demo');

@@ -11,10 +11,11 @@
 //     settings have overtaken and reports the core's errors next to the control; also from file://;
 //   - the split stage's head tiles fit a narrow article column.
 //   node --test tests/browser/
-// Timed: frames keep coming while a Worker computes; its longest task, so scripts/test.sh runs this file alone, after the others.
+// Timed (timedTest): a redraw within the frame, the parts out of view within 300 ms, frames while a Worker computes.
 'use strict';
 
-const { test, beforeEach } = require('node:test');
+const { beforeEach } = require('node:test');
+const { test, timedTest } = require('./lanes.js');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -151,7 +152,7 @@ async function allStagePictures() {
   return out;
 }
 
-test('typing on the default page redraws within the frame only what is in view; the parts scrolled away follow just after', { timeout: TEST_TIMEOUT }, async () => {
+timedTest('typing on the default page redraws within the frame only what is in view; the parts scrolled away follow just after', { timeout: TEST_TIMEOUT }, async () => {
   await open(`${server.url}?lang=en`); // the English model at its attend stage: the maps in view, the heads panel and the rest under them
   // Until the result after `before` is the demo's, a task at a time (the page's deferred parts wait for
   // a frame and then for the page to be idle, so they have not run yet).
@@ -229,7 +230,7 @@ test('typing on the default page redraws within the frame only what is in view; 
   assertNoProblems();
 });
 
-test('a new seed, the causal mask and another head are drawn in place, and look as a fresh page draws them', { timeout: TEST_TIMEOUT }, async () => {
+timedTest('a new seed, the causal mask and another head are drawn in place, and look as a fresh page draws them', { timeout: TEST_TIMEOUT }, async () => {
   const text = "The animal didn't cross the street";
   await open(`${server.url}?text=${encodeURIComponent(text)}&d-model=64&heads=4&stage=attend`);
   // A new text is drawn into the same canvases too (the head maps, the enlarged head, head_out),
@@ -431,12 +432,12 @@ async function largeRun(url) {
   return out;
 }
 
-test('size L from a server: computed in a Web Worker, frames keep coming, progress shown, stale results dropped', { timeout: TEST_TIMEOUT }, async () => {
+timedTest('size L from a server: computed in a Web Worker, frames keep coming, progress shown, stale results dropped', { timeout: TEST_TIMEOUT }, async () => {
   const out = await largeRun(`${server.url}?model=random`);
   console.log(`# size L (server): ${out.frames} frames in ${out.ms.toFixed(0)} ms of computing, largest gap ${out.maxGap.toFixed(0)} ms, worker core ${out.core.toFixed(0)} ms, shown after ${out.total.toFixed(0)} ms`);
 });
 
-test('size L from file://: the blob: worker starts there too', { timeout: TEST_TIMEOUT }, async () => {
+timedTest('size L from file://: the blob: worker starts there too', { timeout: TEST_TIMEOUT }, async () => {
   const out = await largeRun(`${pathToFileURL(path.join(ROOT, 'web', 'index.html')).href}?model=random`);
   console.log(`# size L (file://): ${out.frames} frames in ${out.ms.toFixed(0)} ms of computing, largest gap ${out.maxGap.toFixed(0)} ms, worker core ${out.core.toFixed(0)} ms, shown after ${out.total.toFixed(0)} ms`);
 });

@@ -7,10 +7,11 @@
 // model's vocabulary (<unk> as such), as the module's Model.tokenText does. Beside each head's name
 // on the text shown, its name and measure on the corpus's held-out excerpt, as `mha heads --heldout`
 // gives them.
-// Timed: a named head within 90 s of Train at 30 frames a second; the Worker's longest task while patching, so scripts/test.sh runs this file alone, after the others.
+// Timed (timedTest): a named head within 90 s of Train at 30 frames a second.
 'use strict';
 
-const { test, before, after, beforeEach } = require('node:test');
+const { before, after, beforeEach } = require('node:test');
+const { test, timedTest, lane } = require('./lanes.js');
 const assert = require('node:assert/strict');
 const { execFile, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -63,7 +64,8 @@ const cliHeldout = (id) => {
       (e, out) => (e ? reject(e) : resolve(JSON.parse(out)))));
   return heldoutCli[id];
 };
-for (const id of ['tang', 'brown']) cliHeldout(id).catch(() => {}); // awaited (and its error seen) in the tests
+// awaited (and its error seen) in the tests that read it, none of them timed
+if (lane !== 'timed') for (const id of ['tang', 'brown']) cliHeldout(id).catch(() => {});
 
 // A type's name as the panel writes it, in `lang`: a positional head's with its i − k.
 const typeText = (lang, type, m) => (type === 'positional' ? strings['label.positionalAt'][lang].replace('{d}', String(m.offset)) : strings[`label.${type}`][lang]);
@@ -459,7 +461,7 @@ for (const model of trainedModels().filter((m) => m.heldout && m.history)) {
 // looking a fixed distance back (previous character, or i − k), at 5× its chance or more on the text
 // shown, within 90 s of pressing Start, the page drawing 30 frames a second or more meanwhile; and the
 // held-out loss drawn beside the training loss, falling.
-test('Train it yourself on the Tang poems: a head looks a fixed number of characters back at 5× its chance within 90 s, and the held-out loss falls', { timeout: 180_000 }, async () => {
+timedTest('Train it yourself on the Tang poems: a head looks a fixed number of characters back at 5× its chance within 90 s, and the held-out loss falls', { timeout: 180_000 }, async () => {
   await open(`${server.url}?model=tang&lang=zh`);
   await page.evaluate(() => {
     window.__progress = [];

@@ -3,10 +3,11 @@
 // demo; each shows one message in the learner's language, keeps (or, on a fresh page, falls back to)
 // a picture, never "null" or a stale "Loading…", and settles el.ready. A link copied after switching
 // models opens with the same numbers, and one that cannot carry a file says so.
-// Timed: a model URL that fails after a set delay, so scripts/test.sh runs this file alone, after the others.
+// Timed (timedTest): a model URL that fails after a set delay.
 'use strict';
 
-const { test, beforeEach } = require('node:test');
+const { beforeEach } = require('node:test');
+const { test, timedTest } = require('./lanes.js');
 const assert = require('node:assert/strict');
 
 const { usePageSuite } = require('./browser.js');
@@ -74,7 +75,7 @@ function assertOneMessage(s, { lang, names }) {
 
 for (const delay of [0, 2000]) {
   for (const lang of ['en', 'zh']) {
-    test(`a weights URL that fails after ${delay} ms (${lang}): one message, a picture of seeded weights said to be so, ready settles`, { timeout: TEST_TIMEOUT }, async () => {
+    timedTest(`a weights URL that fails after ${delay} ms (${lang}): one message, a picture of seeded weights said to be so, ready settles`, { timeout: TEST_TIMEOUT }, async () => {
       await page.route('**/missing.safetensors', async (route) => {
         await new Promise((r) => setTimeout(r, delay));
         await route.fulfill({ status: 404, body: 'not here' });
@@ -107,7 +108,7 @@ for (const lang of ['en', 'zh']) {
   });
 }
 
-test('a model URL that fails after a picture keeps that picture and says why once; so does a bad file dropped on the demo', { timeout: TEST_TIMEOUT }, async () => {
+timedTest('a model URL that fails after a picture keeps that picture and says why once; so does a bad file dropped on the demo', { timeout: TEST_TIMEOUT }, async () => {
   await page.route('**/missing.safetensors', async (route) => {
     await new Promise((r) => setTimeout(r, 500));
     await route.fulfill({ status: 404, body: 'not here' });
