@@ -15,6 +15,9 @@ const MODELS = { tang: 'model=tang', brown: 'model=brown', trained: 'model=train
 const REAL_TEXT = ['tang', 'brown'];
 // The stages with the most colour (head tiles, bands, the heads panel, the prediction): the dark scheme's.
 const DARK_STAGES = ['tokenize', 'split', 'attend', 'concat', 'mlp', 'predict'];
+// The rules that read colours, the only ones the dark scheme can change: its document is the English
+// one's, which every rule has checked on every stage.
+const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
 // {violations, stageViolations} on the suite's current page (usePageSuite).
 function useAxe(suite) {
@@ -23,7 +26,8 @@ function useAxe(suite) {
   // shownOnly: leave out the demos' hidden stage sections (display: none, so no rule reports anything
   // in them; axe still spent 20–40 % of a run deciding so): a sweep checks each stage while it is the
   // one shown, and runs once over the whole document for the rules that compare across it (ids).
-  async function violations({ shownOnly = false } = {}) {
+  // rules: only these (axe's rule ids), not every rule of TAGS.
+  async function violations({ shownOnly = false, rules = null } = {}) {
     const page = suite.page;
     await page.evaluate(() => {
       for (const frame of document.querySelectorAll('iframe')) frame.scrollIntoView();
@@ -38,15 +42,18 @@ function useAxe(suite) {
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ content: AXE });
-    return page.evaluate(async ([tags, shown]) => {
+    return page.evaluate(async ([tags, rules, shown]) => {
       const context = shown ? { include: [document], exclude: [[['mha-demo', 'section[data-stage][hidden]']]] } : document;
-      const result = await window.axe.run(context, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+      const runOnly = rules ? { type: 'rule', values: rules } : { type: 'tag', values: tags };
+      const result = await window.axe.run(context, { runOnly, resultTypes: ['violations'] });
       return result.violations.map((v) => `${v.id} (${v.nodes.length}): ${v.help}\n${v.nodes.slice(0, 3).map((n) => `    ${n.target.join(' ')}: ${(n.failureSummary || '').replace(/\s+/g, ' ').slice(0, 220)}`).join('\n')}`);
-    }, [TAGS, shownOnly]);
+    }, [TAGS, rules, shownOnly]);
   }
 
-  // index.html?query, each stage `keep` accepts in turn: "[stage] violation" for each found.
-  async function stageViolations(query, keep = () => true) {
+  // index.html?query, each stage `keep` accepts in turn: "[stage] violation" for each found. With
+  // `rules`, those alone, each stage while shown (the whole document's first run is for rules that
+  // compare across it).
+  async function stageViolations(query, keep = () => true, rules = null) {
     const page = suite.page;
     const server = suite.server;
     await page.goto(`${server.url}?${query}`);
@@ -55,7 +62,7 @@ function useAxe(suite) {
     const found = [];
     for (const [i, stage] of stages.entries()) {
       await page.evaluate((s) => window.mhaPage.goTo(s), stage);
-      for (const v of await violations({ shownOnly: i > 0 })) found.push(`[${stage}] ${v}`);
+      for (const v of await violations({ shownOnly: i > 0 || rules !== null, rules })) found.push(`[${stage}] ${v}`);
     }
     return found;
   }
@@ -80,7 +87,7 @@ function modelSweeps(suite, models) {
     }
     sweeps.push([`dark: index.html, ${model} model: no axe violations`, { timeout: 120_000 }, async () => {
       await suite.page.emulateMedia({ colorScheme: 'dark' });
-      none(await stageViolations(MODELS[model], (stage) => DARK_STAGES.includes(stage)));
+      none(await stageViolations(MODELS[model], (stage) => DARK_STAGES.includes(stage), COLOUR_RULES));
     }]);
   }
   return sweeps;
