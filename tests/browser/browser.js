@@ -170,6 +170,21 @@ function importanceShown(page, timeout) {
     .every((e) => /\d/.test(e.textContent)), null, { timeout });
 }
 
+// A screenshot of the part of the page `selector` matches, whole, as a reader scrolled to it sees it.
+// It is brought into view and drawn first, since a part with content-visibility: auto (widget.css) is
+// a placeholder box until it comes near the viewport; then shot from a full-page picture, so that a
+// part taller than the viewport is whole and the demo's sticky strip stays at its own place, not over it.
+async function shotOf(page, selector, file) {
+  const part = page.locator(selector);
+  await part.scrollIntoViewIfNeeded();
+  const clip = await part.evaluate(async (el) => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const box = el.getBoundingClientRect();
+    return { x: box.left + window.scrollX, y: box.top + window.scrollY, width: box.width, height: box.height };
+  });
+  await page.screenshot({ path: file, fullPage: true, clip });
+}
+
 // Opens index.html (or embed.html) at `url` and waits for its demo's first picture (window.mhaPage.ready).
 async function openPage(page, url, timeout) {
   await page.goto(url);
@@ -200,4 +215,4 @@ function scrubTraining(page, index) {
   }, index);
 }
 
-module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, openPage, stageTable, trainingSnapshots, scrubTraining, CHROMIUM, ARGS };
+module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, openPage, shotOf, stageTable, trainingSnapshots, scrubTraining, CHROMIUM, ARGS };

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { usePageSuite, importanceShown, openPage } = require('./browser.js');
+const { usePageSuite, importanceShown, openPage, shotOf } = require('./browser.js');
 const { trainedModels, shippedModelBytes } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -96,7 +96,7 @@ test('the predict stage\'s bars sum to the logit shown and are the CLI\'s split;
     });
   }
   fs.mkdirSync(SHOTS, { recursive: true });
-  await page.locator('section[data-stage="predict"] .attribution').screenshot({ path: path.join(SHOTS, 'predict-attribution.png') });
+  await shotOf(page, 'section[data-stage="predict"] .attribution', path.join(SHOTS, 'predict-attribution.png'));
 
   // The output stage: y, and the same y as the four heads' writes, which with b_O sum to it.
   await page.evaluate(() => window.mhaPage.goTo('output'));
@@ -119,7 +119,7 @@ test('the predict stage\'s bars sum to the logit shown and are the CLI\'s split;
   assert.ok(out.y);
   assert.deepEqual(out.shape, [1, 4, T, 64]);
   assert.ok(out.worst < 1e-5, `every row of y is the heads' writes plus the same b_O (${out.worst})`);
-  await page.locator('section[data-stage="output"]').screenshot({ path: path.join(SHOTS, 'output-head-writes.png') });
+  await shotOf(page, 'section[data-stage="output"]', path.join(SHOTS, 'output-head-writes.png'));
 
   // The heads panel gives each head of the trained model its importance, as the CLI measures it on
   // this text (computed off the main thread, so it comes a moment after the run).
@@ -151,7 +151,7 @@ test('stepping along the pruning curve: the CLI\'s curve, and each step changes 
     close(s.loss, native[k].loss, 1e-6, `step ${k}: loss`);
   });
   assert.ok(steps.some((s) => s.removed.length >= 3 && s.accuracy >= 0.9) && steps[8].accuracy <= 0.2, 'redundant heads, then a collapse');
-  await page.locator('.pruning').screenshot({ path: path.join(SHOTS, 'pruning-curve.png') });
+  await shotOf(page, '.pruning', path.join(SHOTS, 'pruning-curve.png'));
 
   const rights = [];
   for (const k of [0, 3, 6, 7, 8]) {

@@ -9,7 +9,7 @@ const { test, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const { usePageSuite, openPage, stageTable } = require('./browser.js');
+const { usePageSuite, openPage, stageTable, shotOf } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -66,7 +66,7 @@ test('the loss chart at 1280 px: the floor labelled inside the chart and off the
   };
   assert.ok(recorded.points.length > 100, 'the recorded curve is drawn');
   assert.deepEqual(floorOf(recorded), [], 'the curve runs through the floor\'s label');
-  await page.locator('.train-panel').screenshot({ path: path.join(SHOTS, 'learner-loss-curve.png') });
+  await shotOf(page, '.train-panel', path.join(SHOTS, 'learner-loss-curve.png'));
 
   await open('model=recall&lang=en');
   assert.equal(await inDemo(() => document.querySelector('mha-demo').shadowRoot.querySelector('#train-recipe').value), 'recall');

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite, stageTable, importanceShown, openPage, trainingSnapshots, scrubTraining } = require('./browser.js');
+const { usePageSuite, stageTable, importanceShown, openPage, trainingSnapshots, scrubTraining, shotOf } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -281,7 +281,7 @@ timedTest('training in the page: induction heads form within 90 s, events carry 
   const gaps = await page.evaluate(() => window.__progress.slice(1).map((p, i) => p.step - window.__progress[i].step));
   assert.ok(gaps.length >= 3, 'reports keep coming while it trains');
   console.log(`# training in Chromium: the phase change (step ${last.phaseStep}) seen after ${seconds.toFixed(1)} s (step ${last.step}, ${last.stepsPerSecond.toFixed(0)} steps/s)`);
-  await page.locator('.train-panel').screenshot({ path: path.join(SHOTS, 'train-panel.png') });
+  await shotOf(page, '.train-panel', path.join(SHOTS, 'train-panel.png'));
 
   // Pause: the step stops moving and trainend says why; the stage can change meanwhile.
   await page.evaluate(() => document.querySelector('mha-demo').pause());

@@ -21,7 +21,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite, readCanvases, stageTable } = require('./browser.js');
+const { usePageSuite, readCanvases, stageTable, shotOf } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -474,7 +474,7 @@ test('article: the split stage head tiles fit the column (no clipped tile)', { t
       assert.ok(b.right <= b.cardRight, `${width}px: ${b.name}'s last tile ends inside the card (${b.right} > ${b.cardRight})`);
       assert.ok(b.narrowest >= 30, `${width}px: ${b.name}'s tiles stay readable (${b.narrowest}px)`);
     }
-    await page.locator('#demo-zh').screenshot({ path: path.join(SHOTS, `article-split-${width}.png`) });
+    await shotOf(page, '#demo-zh', path.join(SHOTS, `article-split-${width}.png`));
   }
   assertNoProblems();
 });

@@ -18,7 +18,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { usePageSuite, openPage, trainingSnapshots, scrubTraining } = require('./browser.js');
+const { usePageSuite, openPage, trainingSnapshots, scrubTraining, shotOf } = require('./browser.js');
 const { trainedModels, shippedModelBytes, heldoutFigure } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -450,7 +450,7 @@ for (const model of trainedModels().filter((m) => m.heldout && m.history)) {
       assert.equal(x.type, cli.layers[layer].heads[hd].label, `head ${layer}.${hd}`);
       if (x.value !== null && x.value !== undefined) assert.ok(text.includes(x.value.toFixed(2)), `${text} lacks ${x.value.toFixed(2)}`);
     });
-    await page.locator('.train-panel').screenshot({ path: path.join(SHOTS, `history-${id}.png`) });
+    await shotOf(page, '.train-panel', path.join(SHOTS, `history-${id}.png`));
     suite.assertNoProblems();
   });
 }
@@ -501,7 +501,7 @@ timedTest('Train it yourself on the Tang poems: a head looks a fixed number of c
   assert.ok(frames / seconds >= 30, `${(frames / seconds).toFixed(0)} frames a second while it trains`);
   const held = progress.filter((p) => p.heldout !== null).map((p) => p.heldout);
   assert.ok(held.length >= 3 && held[held.length - 1] < held[0] - 0.5, `the held-out loss falls: ${held[0]} → ${held[held.length - 1]}`);
-  await page.locator('.train-panel').screenshot({ path: path.join(SHOTS, 'train-tang.png') });
+  await shotOf(page, '.train-panel', path.join(SHOTS, 'train-tang.png'));
   await page.evaluate(() => document.querySelector('mha-demo').pause());
   suite.assertNoProblems();
 });
