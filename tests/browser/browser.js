@@ -172,17 +172,34 @@ function importanceShown(page, timeout) {
 
 // A screenshot of the part of the page `selector` matches, whole, as a reader scrolled to it sees it.
 // It is brought into view and drawn first, since a part with content-visibility: auto (widget.css) is
-// a placeholder box until it comes near the viewport; then shot from a full-page picture, so that a
-// part taller than the viewport is whole and the demo's sticky strip stays at its own place, not over it.
+// a placeholder box until it comes near the viewport; then scrolled to just under what sticks to the
+// top of the viewport (index.html's controls and the stage strip: ~280 px at 1280 px wide), the
+// viewport made tall enough to hold it whole there for the shot.
 async function shotOf(page, selector, file) {
   const part = page.locator(selector);
   await part.scrollIntoViewIfNeeded();
-  const clip = await part.evaluate(async (el) => {
+  const place = () => part.evaluate(async (el) => {
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const roots = [document, ...[...document.querySelectorAll('mha-demo')].map((d) => d.shadowRoot).filter(Boolean)];
+    let stuck = 0; // the bottom of the sticky parts at the top of the viewport
+    for (const root of roots) {
+      for (const e of root.querySelectorAll('*')) {
+        const box = e.getBoundingClientRect();
+        if (box.top <= 1 && box.bottom > 0 && getComputedStyle(e).position === 'sticky') stuck = Math.max(stuck, box.bottom);
+      }
+    }
     const box = el.getBoundingClientRect();
-    return { x: box.left + window.scrollX, y: box.top + window.scrollY, width: box.width, height: box.height };
+    return { stuck, top: box.top, height: box.height };
   });
-  await page.screenshot({ path: file, fullPage: true, clip });
+  const first = await place();
+  const viewport = page.viewportSize();
+  const need = Math.ceil(first.stuck + first.height + 16);
+  if (need > viewport.height) await page.setViewportSize({ width: viewport.width, height: need });
+  const now = await place();
+  await page.evaluate((dy) => window.scrollBy(0, dy), now.top - now.stuck - 8);
+  await part.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await part.screenshot({ path: file });
+  await page.setViewportSize(viewport);
 }
 
 // Opens index.html (or embed.html) at `url` and waits for its demo's first picture (window.mhaPage.ready).
