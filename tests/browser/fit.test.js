@@ -1,6 +1,7 @@
 // The demo fits where it is put: at 1280 px, in an article's column, on a 390 px phone, in both
 // languages. The page never becomes wider than the viewport, and every head's switch in the heads
-// panel can be seen and clicked (the metrics may scroll sideways on a phone, the switches never).
+// panel can be seen and clicked (the metrics may scroll sideways on a phone, the switches never); what
+// stays at the top as the page scrolls holds under a third of the screen.
 'use strict';
 
 const { test, beforeEach } = require('node:test');
@@ -124,3 +125,29 @@ test('the article\'s column: both demos\' heads tables fit whole, every switch c
   }
   suite.assertNoProblems();
 });
+
+// What stays at the top of the viewport as the page scrolls: on a tall screen the controls, the status
+// and the stage strip (the text can be changed beside any stage); on a laptop's short one, and on a
+// phone, the strip alone, so that no more than a third of the screen is held (widget.css, short screens).
+for (const [width, height, whole] of [[1280, 900, true], [1280, 720, false], [1366, 650, false], [390, 844, false]]) {
+  test(`${width} × ${height}: ${whole ? 'the controls and the stage strip stay' : 'only the stage strip stays'} in view as the page scrolls, under a third of the screen`, { timeout: TEST_TIMEOUT }, async () => {
+    await page.setViewportSize({ width, height });
+    await page.goto(`${server.url}?model=trained&lang=en`);
+    await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
+    await page.evaluate(async () => {
+      await window.mhaPage.ready;
+      window.scrollBy(0, 1200);
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    });
+    const held = await page.evaluate(() => {
+      const root = document.querySelector('mha-demo').shadowRoot;
+      const box = (sel) => root.querySelector(sel).getBoundingClientRect();
+      return { strip: box('.pipeline'), text: box('#text') };
+    });
+    assert.ok(held.strip.top >= 0 && held.strip.top < 2 + (whole ? height / 3 : 0), `the strip is in view (${held.strip.top} px)`);
+    assert.ok(held.strip.bottom <= height / 3, `what stays takes ${held.strip.bottom} px of ${height}`);
+    if (whole) assert.ok(held.text.top >= 0 && held.text.bottom <= held.strip.top, `the text box stays above the strip (${held.text.top} px)`);
+    else assert.ok(held.text.bottom < 0, `the text box scrolled away (${held.text.bottom} px)`);
+    suite.assertNoProblems();
+  });
+}
