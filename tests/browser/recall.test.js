@@ -225,7 +225,7 @@ test('how the recall model formed: npm run train\'s record, scrubbed before anyt
   assert.notDeepEqual(first.labels, end.labels, 'the heads change over the record');
   assert.deepEqual(history.snapshots[last].heads.layers[0].heads.map((m) => m.offset).sort(), [1, 2, 3, 4], 'it ends on one head per offset');
   assert.ok(end.at.includes(String(history.snapshots[last].step)), end.at);
-  assert.ok(end.readout.includes('npm run train') && !end.readout.includes('null'), end.readout);
+  assert.ok(end.readout.includes(`(${history.losses.length} steps)`) && !end.readout.includes('null'), end.readout);
   assert.equal((await inDemo(() => document.querySelector('mha-demo').training)).step, 0, 'nothing trained here yet');
   suite.assertNoProblems();
 });
