@@ -193,7 +193,9 @@ export function mountControls(root, store, runner, openFile = () => {}, cancelOp
   const trainedNote = h('p', { class: 'trained-note' });
 
   root.append(
-    h('div', { class: 'controls-row' }, modelField, textField, idsField, examples),
+    // The examples under the text box, in its column: the box keeps the row's width for a sentence,
+    // and the examples take the height the model's hint takes beside them.
+    h('div', { class: 'controls-row' }, modelField, h('div', { class: 'text-column' }, textField, idsField, examples)),
     h('div', { class: 'controls-row' }, numberFields, causalField, layerField, trainedNote, lang),
   );
 
