@@ -19,6 +19,23 @@ const DARK_STAGES = ['tokenize', 'split', 'attend', 'concat', 'mlp', 'predict'];
 // one's, which every rule has checked on every stage.
 const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
+// In a page: until each demo's background work after its first picture is in (the trained model's
+// pruning curve and its heads' importance) and the document's height, demos' included, has held for
+// 400 ms; at most `timeout` ms.
+async function settled(timeout) {
+  const t0 = performance.now();
+  const height = () => document.documentElement.scrollHeight + [...document.querySelectorAll('mha-demo')].reduce((a, d) => a + d.getBoundingClientRect().height, 0);
+  const pending = () => [...document.querySelectorAll('mha-demo')].some((d) => d.state && d.state.settings.model === 'trained' && d.state.result && !(d.state.pruning && d.state.importance));
+  let last = -1;
+  let since = t0;
+  while (performance.now() - t0 < timeout) {
+    const h = height();
+    if (h !== last || pending()) [last, since] = [h, performance.now()];
+    else if (performance.now() - since >= 400) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 // {violations, stageViolations} on the suite's current page (usePageSuite).
 function useAxe(suite) {
   // Waits for every demo on the page and in its iframes (scrolled into view: they load lazily), then
@@ -26,8 +43,12 @@ function useAxe(suite) {
   // shownOnly: leave out the demos' hidden stage sections (display: none, so no rule reports anything
   // in them; axe still spent 20–40 % of a run deciding so): a sweep checks each stage while it is the
   // one shown, and runs once over the whole document for the rules that compare across it (ids).
-  // rules: only these (axe's rule ids), not every rule of TAGS.
-  async function violations({ shownOnly = false, rules = null } = {}) {
+  // rules: only these (axe's rule ids), not every rule of TAGS. settle: first wait until what a demo
+  // computes in the background after its first picture has landed (the trained model's pruning curve
+  // and importance, from its worker), and the documents' heights have held for 400 ms: axe reads the
+  // layout once, at its start, and a part that grows while it runs (the pruning curve replacing its
+  // "computing" line) moves what is below it under other elements' colours (a false contrast failure).
+  async function violations({ shownOnly = false, rules = null, settle = true } = {}) {
     const page = suite.page;
     await page.evaluate(() => {
       for (const frame of document.querySelectorAll('iframe')) frame.scrollIntoView();
@@ -41,6 +62,7 @@ function useAxe(suite) {
     }
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    if (settle) for (const frame of page.frames()) await frame.evaluate(settled, WAIT);
     if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ content: AXE });
     return page.evaluate(async ([tags, rules, shown]) => {
       const context = shown ? { include: [document], exclude: [[['mha-demo', 'section[data-stage][hidden]']]] } : document;
@@ -62,7 +84,7 @@ function useAxe(suite) {
     const found = [];
     for (const [i, stage] of stages.entries()) {
       await page.evaluate((s) => window.mhaPage.goTo(s), stage);
-      for (const v of await violations({ shownOnly: i > 0 || rules !== null, rules })) found.push(`[${stage}] ${v}`);
+      for (const v of await violations({ shownOnly: i > 0 || rules !== null, rules, settle: i === 0 })) found.push(`[${stage}] ${v}`);
     }
     return found;
   }
