@@ -408,6 +408,23 @@ async function stageTitle() {
   return heading.innerText();
 }
 
+// The page around the demo speaks the demo's language from the start: a link with lang=zh (or a
+// Chinese browser) opens a Chinese page, title, heading and <html lang> included, not only the demo.
+for (const [lang, words] of [['zh', '多头注意力'], ['en', 'Multi-head attention']]) {
+  test(`a link with lang=${lang}: the page's title, heading and <html lang> are in it from the start`, { timeout: TEST_TIMEOUT }, async () => {
+    await page.goto(`${server.url}?lang=${lang}`);
+    await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
+    await page.evaluate(async () => {
+      await window.mhaPage.ready;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    });
+    const chrome = await page.evaluate(() => ({ html: document.documentElement.lang, title: document.title, heading: document.getElementById('app-title').textContent, demo: document.querySelector('mha-demo').state.lang }));
+    assert.deepEqual([chrome.html, chrome.demo], [lang, lang]);
+    assert.ok(chrome.title.includes(words) && chrome.heading.includes(words), JSON.stringify(chrome));
+    assertNoProblems();
+  });
+}
+
 test('d. language switch: #lang toggles en ⇄ zh', { timeout: TEST_TIMEOUT }, async () => {
   await open();
   await goToStage('attend');

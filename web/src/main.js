@@ -13,7 +13,9 @@ const linked = fromQuery(location.search);
 for (const [name, value] of linked) demo.setAttribute(name, value);
 if (!linked.some(([name]) => name === 'lang') && !isEmbed) demo.setAttribute('lang', defaultLang());
 
-const currentLang = () => (demo.state && demo.state.lang) || parse((n) => demo.getAttribute(n)).view.lang || 'en';
+// The demo's lang attribute first: it reflects the demo's language as it changes, while the demo's state
+// may still hold its default when the demo first writes its attributes back (a zh link's page stayed English).
+const currentLang = () => parse((n) => demo.getAttribute(n)).view.lang || (demo.state && demo.state.lang) || 'en';
 
 // The demo's state as attribute pairs (its attributes hold the last valid settings).
 function statePairs() {
