@@ -43,7 +43,8 @@ const suite = usePageSuite({
 });
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-realtext-'));
-  for (const model of trainedModels().filter((m) => m.id === 'tang' || m.id === 'brown')) {
+  // The page's copies, for the CLI beside the tests that compare with it (none of them timed).
+  if (lane !== 'timed') for (const model of trainedModels().filter((m) => m.id === 'tang' || m.id === 'brown')) {
     pageModels[model.id] = path.join(tmp, `${model.id}.safetensors`);
     fs.writeFileSync(pageModels[model.id], await shippedModelBytes(model));
   }
