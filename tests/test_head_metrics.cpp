@@ -541,3 +541,30 @@ TEST_CASE("a head carries the cells of its own label, and the JSON says them") {
   CHECK(j["layers"][0]["heads"][0]["cells"] == nlohmann::json::parse("[[1,0],[2,1],[3,2],[4,3]]"));
   CHECK(mha::mean_analysis({layers, layers})[0].heads[0].cells.empty());
 }
+
+TEST_CASE("a mean over texts takes the strongest of the mean stripes: a whole offset, a weight one stripe has") {
+  // Two texts look 2 back, one 3 back: the mean of their offsets would be i − 2.33 at weight 1.
+  const int T = 12;
+  const auto two_back = one_hot_map(T, [](int i) { return i < 2 ? 0 : i - 2; });
+  const auto three_back = one_hot_map(T, [](int i) { return i < 3 ? 0 : i - 3; });
+  const auto analysis = [&](const std::vector<float>& a) {
+    return std::vector<mha::LayerAnalysis>{mha::analyse_layer(a.data(), 1, T, iota_ids(T), true)};
+  };
+  const std::vector<mha::LayerAnalysis> two = analysis(two_back), three = analysis(three_back);
+  REQUIRE(*two[0].heads[0].offset == 2);
+  REQUIRE(*three[0].heads[0].offset == 3);
+  const mha::HeadMetrics m = mha::mean_analysis({two, two, three})[0].heads[0];
+  // s_2 is 1 on both two-back texts and 1/10 on the three-back one (row 2 reads position 0 = 2 − 2);
+  // s_3 is 0, 0 and 1.
+  CHECK(*m.offset == 2);
+  CHECK(*m.offset_weight == doctest::Approx((1 + 1 + 0.1) / 3));
+  double chance = 0;
+  for (int i = 2; i < T; ++i) chance += 1.0 / (i + 1);
+  CHECK(*m.offset_weight_chance == doctest::Approx(chance / (T - 2)));
+  CHECK(*two[0].heads[0].offset_weight_chance == doctest::Approx(chance / (T - 2)));
+  // the mean of one text is that text's
+  const mha::HeadMetrics alone = mha::mean_analysis({three})[0].heads[0];
+  CHECK(*alone.offset == 3);
+  CHECK(*alone.offset_weight == doctest::Approx(*three[0].heads[0].offset_weight));
+  CHECK(*alone.offset_weight_chance == doctest::Approx(*three[0].heads[0].offset_weight_chance));
+}

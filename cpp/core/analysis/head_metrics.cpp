@@ -92,9 +92,13 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
   m.induction = induction.value();
   m.duplicate_token = duplicate.value();
   for (int d = 1; d <= T / 2; ++d) {
-    double stripe = 0;
-    for (int i = d; i < T; ++i) stripe += a[static_cast<size_t>(i) * T + i - d];
+    // its chance, the mean over i ≥ d of 1/n_i, summed in the order previous_token_chance is, so that
+    // stripe 1 ties the previous token exactly
+    double stripe = 0, chance = 0;
+    for (int i = d; i < T; ++i) stripe += a[static_cast<size_t>(i) * T + i - d], chance += 1.0 / (causal ? i + 1 : T);
     stripe /= T - d;
+    m.stripes.push_back(stripe);
+    m.stripe_chances.push_back(chance / (T - d));
     if (!m.offset_weight || stripe > *m.offset_weight) m.offset = d, m.offset_weight = stripe;
   }
   measure_head_types(a, T, ids, causal, facts, m);
@@ -264,6 +268,20 @@ std::vector<LayerAnalysis> mean_analysis(const std::vector<std::vector<LayerAnal
           const auto& p = head(a).offset_profile;
           return k < p.size() ? std::optional<double>(p[k]) : std::nullopt;
         });
+      // The strongest of the mean stripes (the first such), not the mean of each text's own offset: texts
+      // whose strongest stripes differ would give a fractional i − k and a weight no one stripe has.
+      size_t longest = 0;
+      for (const auto& a : analyses) longest = std::max(longest, head(a).stripes.size());
+      std::vector<Mean> stripes(longest), chances(longest);
+      for (const auto& a : analyses)
+        for (size_t d = 0; d < head(a).stripes.size(); ++d)
+          stripes[d].add(head(a).stripes[d]), chances[d].add(head(a).stripe_chances[d]);
+      m.stripes.assign(longest, 0.0), m.stripe_chances.assign(longest, 0.0);
+      for (size_t d = 0; d < longest; ++d) {
+        m.stripes[d] = *stripes[d].value(), m.stripe_chances[d] = *chances[d].value();
+        if (d == 0 || m.stripes[d] > *m.offset_weight)
+          m.offset = static_cast<double>(d + 1), m.offset_weight = m.stripes[d], m.offset_weight_chance = m.stripe_chances[d];
+      }
       for (size_t g = 0; g < out[l].similarity[h].size(); ++g)
         out[l].similarity[h][g] = mean_of([&](const auto& a) { return a[l].similarity[h][g]; });
       name_head(m);

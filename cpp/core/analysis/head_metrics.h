@@ -15,7 +15,8 @@
 //   offset, offset_weight  the stripe a head draws: for d = 1 … ⌊T/2⌋ (stripes over at least half the rows),
 //                        s_d = mean over i ≥ d of a[i][i−d]; offset = the d of the largest s_d (the first
 //                        such), offset_weight = that s_d. A recall head that reads the token k back has
-//                        offset k; a previous-token head offset 1.
+//                        offset k; a previous-token head offset 1. Over several texts (mean_analysis): the
+//                        largest of the mean s_d, so still a whole d.
 //   similarity(h, g)     1 − mean over i ≥ 1 of the Jensen–Shannon divergence (log base 2, in [0, 1]) of the
 //                        two heads' rows, each smoothed a ← 0.001/n_i + 0.999·a over the allowed positions
 // And from the gradient pass (importance.h), null in an analysis of a run alone:
@@ -45,6 +46,9 @@ struct HeadMetrics {
   std::optional<double> previous_token_chance, first_token_chance, offset_weight_chance, rare_word_chance,
       noun_article_chance, noun_adjective_chance, verb_subject_chance, parallel_line_chance;
   std::vector<double> offset_profile;  // mean a[i][i − k], k = 0 … kOffsetProfile (head_types.h)
+  // Every candidate stripe s_d, d = 1 … ⌊T/2⌋, and its chance (element d − 1 of each): not reported, kept
+  // so that a mean over texts takes the offset of the mean stripes (mean_analysis), a whole number.
+  std::vector<double> stripes, stripe_chances;
   std::string label;  // a label id of head_label_rules(), or "mixed"
   std::string strongest;  // strongest_type(): the type it is most like, or "" where none is measured
   // What its name rests on, as every report writes it beside the name: its label's rule's metric (a

@@ -115,12 +115,7 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
   std::optional<double> unused;
   previous.put(unused, m.previous_token_chance);
   first.put(unused, m.first_token_chance);
-  if (m.offset) {
-    Pair stripe;
-    const int d = static_cast<int>(*m.offset);
-    for (int i = d; i < T; ++i) stripe.add(at(i, i - d), 1.0 / allowed(i));
-    stripe.put(unused, m.offset_weight_chance);
-  }
+  if (m.offset) m.offset_weight_chance = m.stripe_chances[static_cast<size_t>(*m.offset) - 1];
   m.offset_profile.clear();
   for (int k = 0; k <= kOffsetProfile && k < T; ++k) {
     double sum = 0;

@@ -44,7 +44,8 @@ TokenFacts token_facts(const VocabTokenizer& tokenizer);
 
 constexpr int kOffsetProfile = 16;  // the offset profile's last k
 
-// Fills the typed measures and the chances of `m` for one head (a: T × T row-major).
+// Fills the typed measures and the chances of `m` for one head (a: T × T row-major), whose stripes
+// and offset are measured already.
 void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, bool causal, const TokenFacts* facts,
                         HeadMetrics& m);
 
