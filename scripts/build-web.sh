@@ -92,7 +92,7 @@ const heldoutPlugin = {
   name: 'heldout-heads',
   setup(build) {
     build.onResolve({ filter: /^heldout-heads:$/ }, () => ({ path: 'heldout-heads', namespace: 'heldout-heads' }));
-    build.onLoad({ filter: /.*/, namespace: 'heldout-heads' }, () => ({ contents: JSON.stringify(heldoutHeadTypes()), loader: 'json' }));
+    build.onLoad({ filter: /.*/, namespace: 'heldout-heads' }, async () => ({ contents: JSON.stringify(await heldoutHeadTypes()), loader: 'json' }));
   },
 };
 

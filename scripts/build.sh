@@ -13,7 +13,7 @@ cmake --build --preset native -j "$(nproc)"
 # heldoutHeadTypes: the native CLI over each excerpt, ~25 s on one core). Measured while the
 # WebAssembly modules link, which leaves a core idle (wasm-opt is single-threaded); kept in
 # web/build/heldout-heads.json for the page bundle below.
-node -e "require('./scripts/web-parts.js').heldoutHeadTypes()" &
+node -e "require('./scripts/web-parts.js').heldoutHeadTypes().catch((e) => { console.error(e.message); process.exit(1); })" &
 heldout=$!
 
 echo "== WebAssembly build"

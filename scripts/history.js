@@ -69,7 +69,7 @@ async function corpusHistory(id) {
     try {
       ids = ids || Array.from(trace.ids());
       const weights = [packMaps(trace.data(`layers.${layer}.weights`), ids.length)];
-      snapshots.push({ step: Number(file.match(/\d+/)[0]), weights, heads: headsOf(trace.headAnalysis()), heldout: heldoutTypesOf(path.join(dir, file), heldout) });
+      snapshots.push({ step: Number(file.match(/\d+/)[0]), weights, heads: headsOf(trace.headAnalysis()), heldout: await heldoutTypesOf(path.join(dir, file), heldout) });
       console.log(`${id}: step ${snapshots[snapshots.length - 1].step}`);
     } finally {
       trace.delete();

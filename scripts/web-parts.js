@@ -6,6 +6,7 @@ const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+const { pathToFileURL } = require('node:url');
 const { toF16 } = require('./model-f16.js');
 
 const ROOT = path.join(__dirname, '..');
@@ -40,7 +41,7 @@ async function shippedModelBytes(model) {
 const MHA = path.join(ROOT, 'build', 'native', 'mha');
 // Six significant digits: the widget carries these, and the table shows two decimals.
 const heldoutFigure = (v) => Number(v.toPrecision(6));
-function heldoutHeadTypes() {
+async function heldoutHeadTypes() {
   const models = trainedModels().filter((m) => m.heldout);
   const cache = path.join(ROOT, 'web', 'build', 'heldout-heads.json');
   const inputs = [MHA, ...models.flatMap((m) => [m.source, m.heldout].map((f) => path.join(ROOT, f)))];
@@ -51,22 +52,24 @@ function heldoutHeadTypes() {
     if (models.every((m) => kept[m.id])) return kept;
   }
   const out = {};
-  for (const m of models) out[m.id] = heldoutTypesOf(m.source, m.heldout);
+  for (const m of models) out[m.id] = await heldoutTypesOf(m.source, m.heldout);
   fs.mkdirSync(path.dirname(cache), { recursive: true }); // a fresh clone's, before the WebAssembly build makes it
   fs.writeFileSync(cache, JSON.stringify(out));
   return out;
 }
 
 // One model file's heads on a held-out text (paths from the repository's root), as the widget carries
-// them: [layer][head] {type, strongest, value, chance, offset}. scripts/history.js records them too.
-function heldoutTypesOf(model, heldout) {
+// them: [layer][head] {type, strongest, value, chance, offset} (web/src/headType.js, what a head has not
+// left out). scripts/history.js records them too.
+async function heldoutTypesOf(model, heldout) {
+  const { headType } = await import(pathToFileURL(path.join(ROOT, 'web', 'src', 'headType.js')));
   const json = execFileSync(MHA, ['heads', '--model', model, '--heldout', heldout, '--json'], { cwd: ROOT, maxBuffer: 256 << 20 });
   const { layers } = JSON.parse(json);
+  const kept = (v) => (v === null ? undefined : v);
+  const figure = (v) => (v === null ? undefined : heldoutFigure(v));
   return layers.map((layer) => layer.heads.map((x) => {
-    const { type, value, chance } = x.measure || {};
-    // (what a head has not, left out: the widget carries this)
-    const figure = (v) => (v === undefined || v === null ? undefined : heldoutFigure(v));
-    return { type: x.label, strongest: x.strongest || undefined, value: figure(value), chance: figure(chance), offset: type === 'positional' ? x.offset : undefined };
+    const { type, strongest, value, chance, offset } = headType(x);
+    return { type, strongest: kept(strongest), value: figure(value), chance: figure(chance), offset: kept(offset) };
   }));
 }
 

@@ -10,6 +10,7 @@ import catalog from '../../catalog.js';
 import { hasBlocks, ownVocabulary } from '../../modelFacts.js';
 import { MODEL_KINDS } from '../../attributes.js';
 import heldoutHeads from 'heldout-heads:';
+import { headType } from '../../headType.js';
 
 // The core's metrics (head_metric_table), each a column of the table and a formula under it;
 // fractions of the attention (0 … 1) have a bar, distances (in tokens) a number only.
@@ -67,15 +68,6 @@ function typeText(lang, type, strongest, offset, value, chance) {
   const measure = chance ? t(lang, 'heads.measureChance', { v: value.toFixed(2), x: (value / chance).toFixed(1) }) : value.toFixed(2);
   return { name, measure: type === 'mixed' ? t(lang, 'heads.nearest', { type: typeName(lang, strongest, offset), m: measure }) : measure };
 }
-
-// A head of a run's analysis (the core's JSON: label, strongest, offset, measure) as the table names
-// it: its label, the type it is nearest (a mixed head's), the measure that rests on and its chance,
-// and a positional head's offset; the shape of a recorded snapshot's held-out heads (scripts/web-parts.js
-// heldoutTypesOf), which the training panel and its events read too.
-export const headType = ({ label, strongest, measure, offset }) => ({
-  type: label, strongest: strongest || null, value: measure ? measure.value : null, chance: measure ? measure.chance : null,
-  offset: measure && measure.type === 'positional' ? offset : null,
-});
 
 // The same in words, as the table names it; the training panel names its heads so too.
 export function headText(lang, m) {
