@@ -128,9 +128,10 @@ test('the article\'s column: both demos\' heads tables fit whole, every switch c
 
 // What stays at the top of the viewport as the page scrolls: on a tall screen the controls, the status
 // and the stage strip (the text can be changed beside any stage); on a laptop's short one, and on a
-// phone, the strip alone, so that no more than a third of the screen is held (widget.css, short screens).
+// phone, the strip alone, so that no more than a third of the screen is held (widget.css, short screens);
+// and what a click brings into view lands below it.
 for (const [width, height, whole] of [[1280, 900, true], [1280, 720, false], [1366, 650, false], [390, 844, false]]) {
-  test(`${width} × ${height}: ${whole ? 'the controls and the stage strip stay' : 'only the stage strip stays'} in view as the page scrolls, under a third of the screen`, { timeout: TEST_TIMEOUT }, async () => {
+  test(`${width} × ${height}: ${whole ? 'the controls and the stage strip stay' : 'only the stage strip stays'} in view as the page scrolls, under a third of the screen; a head's tile clicked shows its enlarged map below them`, { timeout: TEST_TIMEOUT }, async () => {
     await page.setViewportSize({ width, height });
     await page.goto(`${server.url}?model=trained&lang=en`);
     await page.waitForFunction(() => window.mhaPage && window.mhaPage.ready, null, { timeout: WAIT });
@@ -148,6 +149,24 @@ for (const [width, height, whole] of [[1280, 900, true], [1280, 720, false], [13
     assert.ok(held.strip.bottom <= height / 3, `what stays takes ${held.strip.bottom} px of ${height}`);
     if (whole) assert.ok(held.text.top >= 0 && held.text.bottom <= held.strip.top, `the text box stays above the strip (${held.text.top} px)`);
     else assert.ok(held.text.bottom < 0, `the text box scrolled away (${held.text.bottom} px)`);
+
+    // A head's tile clicked ("click a head to enlarge it"): its enlarged map, under the heads table,
+    // comes into view below what stays at the top, whole where it fits (it was 2,000 px below, unseen).
+    await page.evaluate(() => window.mhaPage.goTo('attend'));
+    const tile = page.locator('mha-demo').locator('section[data-stage="attend"] [data-tensor="weights"] .head-tile[data-head="2"]');
+    await tile.scrollIntoViewIfNeeded();
+    await tile.click();
+    const sight = await page.waitForFunction(() => {
+      const root = document.querySelector('mha-demo').shadowRoot;
+      const detail = root.querySelector('section[data-stage="attend"] .head-detail[data-selected-head="2"]');
+      if (!detail) return false;
+      const box = detail.getBoundingClientRect();
+      const stuck = root.querySelector('.pipeline').getBoundingClientRect().bottom;
+      const whole = box.top >= stuck && box.bottom <= innerHeight;
+      const start = box.height > innerHeight - stuck && box.top >= stuck && box.top < stuck + 40;
+      return (whole || start) && { top: box.top, bottom: box.bottom, stuck };
+    }, null, { timeout: WAIT }).then((h) => h.jsonValue());
+    assert.ok(sight.top >= sight.stuck, `the enlarged map starts below the strip (${JSON.stringify(sight)})`);
     suite.assertNoProblems();
   });
 }

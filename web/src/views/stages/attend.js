@@ -115,7 +115,15 @@ function headGrid(state, actions) {
       'data-head': String(hd),
       'data-kv-group': group > 1 ? String(g) : null,
       style: { '--head': headColor(hd), '--kv': headColor(g * group) },
-      onclick: () => actions.selectHead(hd),
+      onclick: (e) => {
+        actions.selectHead(hd);
+        // the enlarged map is under the heads table: show it (the tile's caption promises it)
+        const section = e.currentTarget.closest('section');
+        requestAnimationFrame(() => {
+          const detail = section && section.querySelector('.head-detail');
+          if (detail) scrollIntoSight(detail);
+        });
+      },
     }, pick, group > 1 ? h('span', { class: 'tile-kv' }, t(lang, 'kvHead', { g })) : null, map));
   }
   let selected = -1;
@@ -169,6 +177,18 @@ function headGrid(state, actions) {
     select(s.head);
     return true;
   });
+}
+
+// Scrolls the least that shows `el` whole (its start, when it is taller than the view), clear of the
+// demo's parts that stick to the top (the header, or the stage strip alone on a short screen:
+// widget.css); smoothly unless the reader asked for less motion.
+function scrollIntoSight(el) {
+  const root = el.getRootNode();
+  const sticky = [...root.querySelectorAll('.top, .pipeline')].filter((x) => getComputedStyle(x).position === 'sticky');
+  el.style.scrollMarginTop = `${Math.max(0, ...sticky.map((x) => x.offsetHeight)) + 8}px`;
+  el.style.scrollMarginBottom = '8px';
+  const still = typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+  el.scrollIntoView({ block: 'nearest', behavior: still ? 'auto' : 'smooth' });
 }
 
 // The enlarged head is drawn from the model, the language, the weights-or-scores choice and whether
@@ -288,6 +308,9 @@ export function attendParts(state, actions) {
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
     { key: [result, lang, attendMode, state.head], make: () => headGrid(state, actions) },
     { key: [result, lang, state.importance], make: () => headsPanel(state, actions), lazy: true },
+    // the head a tile's click enlarged, under the table that names the heads (the tiles above it stay
+    // in view while the table is read: pointing at a row marks them)
+    { key: [result, lang, attendMode, state.head], make: () => headDetail(state), lazy: true },
     // the trained model's: its task is known, so what losing its heads costs is measured (another
     // model has none: one key for all its states, so nothing is made again)
     trained
@@ -302,7 +325,6 @@ export function attendParts(state, actions) {
         { key: [result, lang, c.position, c.replacement, c.forIds, c.ran, c.patched], make: () => circuitsView.patchPanel(state, actions), lazy: true },
       ]
       : [{ key: [null], make: () => null }, { key: [null], make: () => null }, { key: [null], make: () => null }]),
-    { key: [result, lang, attendMode, state.head], make: () => headDetail(state), lazy: true },
     { key: [result, lang], make: () => headTiles(state, 'head_out', { caption: t(lang, 'cap.head_out') }), lazy: true },
     { key: [state.worked, lang], make: () => workedView(state) },
   ];
