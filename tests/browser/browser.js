@@ -232,4 +232,14 @@ function scrubTraining(page, index) {
   }, index);
 }
 
-module.exports = { launchBrowser, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, openPage, shotOf, stageTable, trainingSnapshots, scrubTraining, CHROMIUM, ARGS };
+// `promise`, or an error naming `what` if it has not settled within `ms`: a page.evaluate that
+// awaits a frame which never comes would otherwise cost the test's whole timeout and say nothing.
+function within(ms, what, promise) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+module.exports = { launchBrowser, within, watchPage, usePageSuite, readCanvases, hatchedWeightCells, upperCells, importanceShown, openPage, shotOf, stageTable, trainingSnapshots, scrubTraining, CHROMIUM, ARGS };

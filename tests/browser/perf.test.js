@@ -21,7 +21,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
-const { usePageSuite, readCanvases, stageTable, shotOf } = require('./browser.js');
+const { usePageSuite, readCanvases, stageTable, shotOf, within } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -304,7 +304,7 @@ test('the trained model: another text is drawn into the canvases and rows alread
   const texts = ['我是秦始皇，我是秦始', '天地玄黄宇宙洪荒天地玄黄宇宙洪荒', '天地玄黄宇宙洪荒天地玄黄宇宙洪', '我是秦始皇，我是秦始皇'];
   for (const stage of stages) {
     for (const text of texts) {
-      const out = await page.evaluate(async ([stage, text]) => {
+      const out = await within(20_000, `${stage}, "${text}" typed in place`, page.evaluate(async ([stage, text]) => {
         const demo = window.mhaPage.demo;
         const root = demo.shadowRoot;
         const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
@@ -323,7 +323,7 @@ test('the trained model: another text is drawn into the canvases and rows alread
         await frames();
         const after = kept();
         return { T: demo.state.result.tokens.length, n: before.length, same: after.length === before.length && after.every((el, i) => el === before[i]) };
-      }, [stage, text]);
+      }, [stage, text]));
       assert.ok(out.same, `${stage}, T → ${out.T}: the ${out.n} canvases (and the prediction's rows, the tokens' chips) are the ones already there`);
     }
   }
