@@ -603,6 +603,14 @@ if [ "$rc" -eq 0 ] && grep -q "Hello" stdout.txt && ! grep -q "#[0-9]" stdout.tx
 else
   fail "predict --tokenizer names candidates" "exit code $rc, $(head -3 stdout.txt)"
 fi
+# A model of its own vocabulary: <unk> named so (not the word it stood for), a next <unk> not scored
+run predict --model "$DATA/../../../models/brown.safetensors" --text "The robot uploaded a selfie to the internet." --top 1
+if [ "$rc" -eq 0 ] && grep -q "^   1  robot  ->  <unk> .*(next is <unk>: not scored)$" stdout.txt &&
+  grep -q "^first choice right at [0-9] of 4 positions (4 whose next token is <unk> not scored)$" stdout.txt; then
+  pass "predict with a model's own vocabulary: <unk> named so, a position whose next token is <unk> not scored"
+else
+  fail "predict with a model's own vocabulary" "exit code $rc, $(cat stdout.txt)"
+fi
 run shapes --preset gpt2 --layers 1 --d-model 8 --heads 2 --vocab-size 50257 --tokenizer "$TOK" --text "Hello world"
 if [ "$rc" -eq 0 ] && grep -qF "[15496, 995]" stdout.txt; then pass "shapes --tokenizer shows GPT-2's ids"; else fail "shapes --tokenizer" "exit code $rc"; fi
 

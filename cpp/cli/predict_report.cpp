@@ -6,10 +6,18 @@
 #include <vector>
 
 #include "base/error.h"
+#include "text/vocab_tokenizer.h"
 
 namespace mha_cli {
 
+namespace {
+const mha::VocabTokenizer* own_vocabulary(const mha::Tokenizer* tokenizer) {
+  return dynamic_cast<const mha::VocabTokenizer*>(tokenizer);
+}
+}  // namespace
+
 std::string token_name(const mha::Trace& trace, const mha::Tokenizer* tokenizer, int32_t id) {
+  if (own_vocabulary(tokenizer) && id >= 0 && id < tokenizer->vocab_size()) return tokenizer->token_text(id);
   for (size_t i = 0; i < trace.ids.size() && i < trace.tokens.size(); ++i)
     if (trace.ids[i] == id && trace.tokens[i] != std::to_string(id)) return trace.tokens[i];
   const std::string known = tokenizer ? tokenizer->token_text(id) : std::string();
@@ -23,18 +31,23 @@ std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenize
   const int T = static_cast<int>(probs.shape[1]), V = static_cast<int>(probs.shape.back());
   const int K = probs.shape.size() == 4 ? static_cast<int>(probs.shape[2]) : 1;
   top = std::max(1, std::min(top, V));
-  const auto name = [&](int32_t id) { return token_name(trace, tokenizer, id); };
+  // a line break or a space shown as the page shows it (format.js's visibleToken), so a row stays one line
+  const auto visible = [](const std::string& s) { return s == "\n" ? std::string("↵") : s == " " ? std::string("␣") : s; };
+  const auto name = [&](int32_t id) { return visible(token_name(trace, tokenizer, id)); };
 
   std::string out = K == 1 ? "next-token prediction, top " + std::to_string(top) +
                                  " at each position (✓: the first choice is the token that follows)\n"
                            : "recall prediction, " + std::to_string(K) + " readouts, top " + std::to_string(top) +
                                  " of each (readout i-k: the id k places back; ✓: the first choice is that id)\n";
+  const bool vocabulary = own_vocabulary(tokenizer) != nullptr;
   std::vector<int> order(static_cast<size_t>(V));
-  int right = 0, known = 0;
+  int right = 0, known = 0, unknown = 0;
   for (int t = 0; t < T; ++t) {
     char head[64];
     std::snprintf(head, sizeof head, "%4d  ", t);
-    out += head + name(trace.ids[t]) + (K == 1 ? "  ->" : "");
+    // the text as typed (an <unk> shows the word it stood for), else the id's name
+    const bool typed = vocabulary && static_cast<size_t>(t) < trace.tokens.size();
+    out += head + (typed ? visible(trace.tokens[static_cast<size_t>(t)]) : name(trace.ids[t])) + (K == 1 ? "  ->" : "");
     for (int k = 1; k <= K; ++k) {
       const float* p = probs.ptr() + (static_cast<size_t>(t) * K + k - 1) * V;
       std::iota(order.begin(), order.end(), 0);
@@ -48,7 +61,10 @@ std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenize
       }
       // the id this readout should give: the next one, or the one k places back
       const int target = K == 1 ? t + 1 : t - k;
-      if (target >= 0 && target < T) {
+      if (vocabulary && target >= 0 && target < T && trace.ids[target] == mha::VocabTokenizer::kUnk) {
+        ++unknown;
+        out += "  (next is <unk>: not scored)";
+      } else if (target >= 0 && target < T) {
         const bool ok = order[0] == trace.ids[target];
         right += ok, ++known;
         out += ok ? "  ✓" : "";
@@ -57,7 +73,8 @@ std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenize
     out += "\n";
   }
   if (known > 0)
-    out += "first choice right at " + std::to_string(right) + " of " + std::to_string(known) + (K == 1 ? " positions\n" : " readouts\n");
+    out += "first choice right at " + std::to_string(right) + " of " + std::to_string(known) + (K == 1 ? " positions" : " readouts") +
+           (unknown ? " (" + std::to_string(unknown) + " whose next token is <unk> not scored)\n" : "\n");
   return out;
 }
 

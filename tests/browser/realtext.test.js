@@ -234,6 +234,25 @@ for (const c of CASES) {
       model.delete();
     }
     assert.ok((await explanation('predict')).includes(strings[`unit.${c.tokenizer}`][c.lang]), 'the predict stage speaks of characters or words');
+    // A next token that is <unk> is not scored, on the page as by the CLI: "the" → <unk> for "robot"
+    // is no reading of English, though the model's first choice is <unk> there.
+    const scored = await page.evaluate(() => {
+      const section = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="predict"]');
+      return {
+        right: Number(section.querySelector('.predict-summary').dataset.right),
+        marks: [...section.querySelectorAll('.predict-table tbody tr .mark')].map((td) => td.textContent),
+        marked: [...section.querySelectorAll('.predict-table tbody tr')].map((tr) => tr.querySelector('.candidate.is-next') !== null),
+      };
+    });
+    const said = execFileSync(CLI, ['predict', '--model', pageModels[c.model], '--text', c.unkText], { encoding: 'utf8' });
+    const [, k, n, m] = /first choice right at (\d+) of (\d+) positions \((\d+) whose next token is <unk> not scored\)/.exec(said).map(Number);
+    assert.equal(n + m, s.ids.length - 1, 'every position but the last is scored or not, once');
+    assert.equal(scored.right, k, `the page's right answers are the CLI's: ${said}`);
+    s.ids.forEach((id, i) => {
+      if (i > 0) assert.equal(scored.marks[i - 1], id === 0 ? '–' : scored.marks[i - 1] === '✓' ? '✓' : '', `position ${i - 1}: its next token ${id === 0 ? 'is <unk>, not scored' : 'is scored'}`);
+      if (i > 0 && id === 0) assert.equal(scored.marked[i - 1], false, `position ${i - 1}: no candidate marked as the answer where <unk> follows`);
+    });
+    assert.equal(scored.marks.filter((x) => x === '–').length, m);
     suite.assertNoProblems();
   });
 }

@@ -15,6 +15,7 @@ export const readsIds = (config) => config.tokenizer === '';
 // A vocabulary of its own, read from its file (the corpus models'): a character or a word per id,
 // <unk> (id 0) for what it never saw.
 export const ownVocabulary = (config) => config.tokenizer === 'chars' || config.tokenizer === 'words';
+export const UNK = 0; // vocab_tokenizer.h's kUnk
 // A single layer's seeded rows × √d_model and sinusoidal positions, as in "Attention Is All You Need".
 export const scaledEmbedding = (config) => config.tokenTable === 'scaled';
 

@@ -429,6 +429,15 @@ export const STRINGS = {
   'predict.token': { en: 'token', zh: 'token' },
   'predict.next': { en: 'top 5 next tokens', zh: '最可能的 5 个下一个 token' },
   'predict.right': { plural: 'n', en: { one: 'First choice right at {k} of {n} position.', other: 'First choice right at {k} of {n} positions.' }, zh: '第一选择在 {n} 个位置中的 {k} 个是对的。' },
+  'predict.rightKnown': {
+    plural: 'n',
+    en: {
+      one: 'First choice right at {k} of {n} position. A position whose next token is <unk> ({m} here) is not scored: guessing “something I do not know” is not reading.',
+      other: 'First choice right at {k} of {n} positions. A position whose next token is <unk> ({m} here) is not scored: guessing “something I do not know” is not reading.',
+    },
+    zh: '第一选择在 {n} 个位置中的 {k} 个是对的。下一个 token 是 <unk> 的位置（这里有 {m} 个）不计分：猜“某个我不认识的”不算读懂。',
+  },
+  'predict.unscored': { en: 'not scored: the next token is <unk>', zh: '不计分：下一个 token 是 <unk>' },
   'predict.off': { en: 'Heads switched off: {list}.', zh: '已关掉的头：{list}。' },
   'predict.textRecall': {
     en: 'A softmax per readout turns its logits into probabilities. Readout k at position i names the token it thinks stood at i − k; below, each readout’s first choice, ✓ where it is right. The model was trained on positions i ≥ {k}; earlier ones have fewer tokens behind them.',

@@ -6,7 +6,7 @@ import { t } from '../../i18n.js';
 import { matrixTensor } from '../parts/matrix.js';
 import { liveView, frameOf } from '../parts/structure.js';
 import { STRINGS } from '../../strings.js';
-import { readsIds, ownVocabulary } from '../../modelFacts.js';
+import { readsIds, ownVocabulary, UNK } from '../../modelFacts.js';
 import { visibleToken } from '../../format.js';
 
 // The base names (no layers.{i}. prefix) of a stage's tensors in this result, in trace order.
@@ -154,13 +154,19 @@ export function predictView(state, actions) {
       body.append(row.tr);
       rows.push(row);
     }
+    // A next token that is <unk> is not scored (as the held-out accuracy, and `mha predict`): guessing
+    // "a word I do not know" is not reading language.
+    const vocabulary = ownVocabulary(result.config);
     let right = 0;
+    let unscored = 0;
     for (let i = 0; i < T; i++) {
       const p = probs.data.subarray(i * V, (i + 1) * V);
       const top = result.candidates[i];
       const next = i + 1 < T ? result.ids[i + 1] : null;
-      const ok = next !== null && top[0] === next;
+      const unknown = vocabulary && next === UNK;
+      const ok = next !== null && !unknown && top[0] === next;
       right += ok;
+      unscored += unknown;
       const row = rows[i];
       if (row.tr.hasAttribute('class') !== ok) {
         if (ok) row.tr.className = 'right';
@@ -168,11 +174,14 @@ export function predictView(state, actions) {
       }
       if (why) setAttr(row.pick, 'aria-pressed', String(i === picked));
       setText(row.token, result.tokens[i]);
-      setText(row.mark, ok ? '✓' : '');
-      setAttr(row.mark, 'aria-label', ok ? '✓' : '');
+      setText(row.mark, ok ? '✓' : unknown ? '–' : '');
+      setAttr(row.mark, 'aria-label', ok ? '✓' : unknown ? t(lang, 'predict.unscored') : '');
+      if (unknown) setAttr(row.mark, 'title', t(lang, 'predict.unscored'));
+      else if (row.mark.hasAttribute('title')) row.mark.removeAttribute('title'); // as a row made without it
       top.forEach((id, r) => {
         const c = row.cands[r];
-        if (c.el.classList.contains('is-next') !== (id === next)) c.el.classList.toggle('is-next', id === next);
+        const isNext = id === next && !unknown; // an <unk> that follows is not marked as the answer either
+        if (c.el.classList.contains('is-next') !== isNext) c.el.classList.toggle('is-next', isNext);
         setAttr(c.el, 'data-id', String(id));
         setText(c.tok, name(id));
         const shown = p[id].toFixed(4);
@@ -184,7 +193,8 @@ export function predictView(state, actions) {
       });
     }
     setAttr(summary, 'data-right', String(right));
-    setText(summary, T > 1 ? t(lang, 'predict.right', { k: right, n: T - 1 }) : t(lang, 'predict.none'));
+    const scored = T - 1 - unscored;
+    setText(summary, T < 2 ? t(lang, 'predict.none') : unscored ? t(lang, 'predict.rightKnown', { k: right, n: scored, m: unscored }) : t(lang, 'predict.right', { k: right, n: T - 1 }));
     // A candidate named by its id only (#22): say what that means, with the first one as the example.
     const nameless = result.candidates.flat().find((id) => name(id).startsWith('#'));
     if (nameless !== undefined) {

@@ -5,9 +5,7 @@
 import { h, live, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { frameOf } from '../parts/structure.js';
-import { ownVocabulary } from '../../modelFacts.js';
-
-const UNK = 0; // vocab_tokenizer.h's kUnk
+import { ownVocabulary, UNK } from '../../modelFacts.js';
 
 function chipToken(lang, tok, unknown) {
   if (!unknown) return h('span', { class: 'chip-tok' }, tok);
