@@ -206,7 +206,7 @@ test('the sweep at 1280 px: "Training 1 head", and the one-head caption says wha
 });
 
 test('Open a model file… says before the pick how to open a Hugging Face checkpoint, in both languages (1280 px)', { timeout: 60_000 }, async () => {
-  for (const [lang, words] of [['en', /^A Hugging Face GPT-2 checkpoint: pick model\.safetensors, config\.json, vocab\.json and merges\.txt together\.$/], ['zh', /^Hugging Face 上的 GPT-2 检查点：把 model\.safetensors、config\.json、vocab\.json 和 merges\.txt 一起选中。$/]]) {
+  for (const [lang, words] of [['en', /^Your own GPT-2 \(Hugging Face\): pick model\.safetensors, config\.json, vocab\.json and merges\.txt together\.$/], ['zh', /^或你自己的 GPT-2（Hugging Face）：把 model\.safetensors、config\.json、vocab\.json 和 merges\.txt 一起选中。$/]]) {
     await open(`lang=${lang}`);
     const hint = await inDemo(() => {
       const root = document.querySelector('mha-demo').shadowRoot;

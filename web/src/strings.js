@@ -38,8 +38,8 @@ export const STRINGS = {
   'example.cat': { en: 'the cat sat on the mat because it was tired . the cat sat on the mat because it was tired', zh: '猫坐在垫子上，因为它累了。猫坐在垫子上，因为它累了。' },
   'example.count': { en: 'one two three four five six seven eight', zh: '一 二 三 四 五 六 七 八' },
   openFileHint: {
-    en: 'A Hugging Face GPT-2 checkpoint: pick model.safetensors, config.json, vocab.json and merges.txt together.',
-    zh: 'Hugging Face 上的 GPT-2 检查点：把 model.safetensors、config.json、vocab.json 和 merges.txt 一起选中。',
+    en: 'Your own GPT-2 (Hugging Face): pick model.safetensors, config.json, vocab.json and merges.txt together.',
+    zh: '或你自己的 GPT-2（Hugging Face）：把 model.safetensors、config.json、vocab.json 和 merges.txt 一起选中。',
   },
   fileNote: { en: 'Drop another .safetensors file on the demo to open it.', zh: '把另一个 .safetensors 文件拖到演示上即可打开。' },
   'headsFrom.config.json': { en: 'Its {h} heads are config.json’s n_head.', zh: '它的 {h} 个头来自 config.json 的 n_head。' },
