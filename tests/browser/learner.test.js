@@ -185,26 +185,6 @@ test('the Chinese page at 1280 px: no English words in its visible text beyond f
   suite.assertNoProblems();
 });
 
-test('the sweep at 1280 px: "Training 1 head", and the one-head caption says what its map does, from its weights', { timeout: 180_000 }, async () => {
-  await open('model=recall&lang=en');
-  const run = await inDemo(async () => {
-    const demo = document.querySelector('mha-demo');
-    const status = demo.shadowRoot.querySelector('[data-sweep-panel] [role="status"]');
-    const said = new Set();
-    demo.addEventListener('sweepprogress', () => said.add(status.textContent.replace(/step \d+/, 'step N')));
-    const [row] = await demo.runHeadSweep({ heads: [1] });
-    const figure = demo.shadowRoot.querySelector('.sweep-model[data-sweep-heads="1"]');
-    return { said: [...said], stripe: row.stripe[0], caption: figure.querySelector('[data-caption]').textContent, trick: demo.shadowRoot.querySelector('[data-sweep-panel] > .hint:last-child').textContent };
-  });
-  assert.ok(run.said.some((s) => /^Training 1 head: step N of \d+/.test(s)), run.said.join(' | '));
-  const [hi, lo] = [Math.max(...run.stripe), Math.min(...run.stripe)];
-  const even = `Its weights are nearly even (${lo.toFixed(2)} to ${hi.toFixed(2)})`;
-  if (hi - lo < 0.05) assert.ok(run.caption.includes(even), run.caption);
-  else assert.match(run.caption, new RegExp(`It favours i − ${run.stripe.indexOf(hi) + 1} \\(${hi.toFixed(2)}`));
-  assert.doesNotMatch(run.trick, /All a single head can do/, 'the paragraph under the maps claims nothing of the map');
-  suite.assertNoProblems();
-});
-
 test('Open a model file… says before the pick how to open a Hugging Face checkpoint, in both languages (1280 px)', { timeout: 60_000 }, async () => {
   for (const [lang, words] of [['en', /^Your own GPT-2 \(Hugging Face\): pick model\.safetensors, config\.json, vocab\.json and merges\.txt together\.$/], ['zh', /^或你自己的 GPT-2（Hugging Face）：把 model\.safetensors、config\.json、vocab\.json 和 merges\.txt 一起选中。$/]]) {
     await open(`lang=${lang}`);

@@ -88,7 +88,7 @@ test('the recall model: one head per offset, named so at the attend stage, K rea
   suite.assertNoProblems();
 });
 
-test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in the page give the CLI\'s accuracies, maps and captions; Cancel', { timeout: 240_000 }, async () => {
+test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in the page give the CLI\'s accuracies, maps and captions (the one head\'s says what its map does), "Training 1 head" while it runs; Cancel', { timeout: 240_000 }, async () => {
   await open(`${server.url}?model=recall&lang=en`);
   const shipped = await inDemo(() => {
     const root = document.querySelector('mha-demo').shadowRoot;
@@ -129,10 +129,15 @@ test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in th
     const demo = document.querySelector('mha-demo');
     const progress = [];
     const ends = [];
-    demo.addEventListener('sweepprogress', (e) => progress.push(e.detail));
+    const root = demo.shadowRoot;
+    const status = root.querySelector('[data-sweep-panel] [role="status"]');
+    const said = new Set();
+    demo.addEventListener('sweepprogress', (e) => {
+      progress.push(e.detail);
+      said.add(status.textContent.replace(/step \d+/, 'step N'));
+    });
     demo.addEventListener('sweepend', (e) => ends.push(e.detail));
     const rows = await demo.runHeadSweep({ heads: [1, 4, 64] });
-    const root = demo.shadowRoot;
     // Read through a canvas of our own, made for reading (the page's are not).
     const reader = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
     const pixelsOf = (c) => {
@@ -151,7 +156,7 @@ test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in th
         return { width: c.width, colours: colours.size };
       }),
     }));
-    return { rows, progress: progress.length, progressKeys: Object.keys(progress[0] || {}), ends, figures, status: root.querySelector('[data-sweep-panel] [role="status"]').textContent };
+    return { rows, progress: progress.length, progressKeys: Object.keys(progress[0] || {}), ends, figures, said: [...said], status: status.textContent, trick: root.querySelector('[data-sweep-panel] > .hint:last-child').textContent };
   });
   assert.deepEqual(run.rows.map((r) => r.heads), [1, 4, 64]);
   for (const r of run.rows) {
@@ -166,11 +171,18 @@ test('Why several heads: the shipped sweep, then 1, 4 and 64 heads trained in th
   assert.equal(run.ends.length, 1);
   assert.equal(run.ends[0].reason, 'done');
   assert.match(run.status, /same bits as the table/);
+  assert.ok(run.said.some((x) => /^Training 1 head: step N of \d+/.test(x)), run.said.join(' | '));
   // One map per head, each drawn (more than the mask's two colours); captions give what was measured.
   assert.deepEqual(run.figures.map((f) => [f.heads, f.maps.length]), [[1, 1], [4, 4], [64, 64]]);
   for (const f of run.figures) for (const m of f.maps) assert.ok(m.width === 12 && m.colours > 2, `${f.heads} heads: a map is blank`);
   const [one, four, many] = run.rows;
   for (const [k, w] of one.stripe[0].entries()) assert.ok(run.figures[0].caption.includes(`i − ${k + 1}: ${w.toFixed(2)} → ${one.perReadout[k].toFixed(2)}`), run.figures[0].caption);
+  // The one-head caption says what its map does, from its weights; the paragraph under the maps
+  // claims nothing of the map.
+  const [hi, lo] = [Math.max(...one.stripe[0]), Math.min(...one.stripe[0])];
+  if (hi - lo < 0.05) assert.ok(run.figures[0].caption.includes(`Its weights are nearly even (${lo.toFixed(2)} to ${hi.toFixed(2)})`), run.figures[0].caption);
+  else assert.match(run.figures[0].caption, new RegExp(`It favours i − ${one.stripe[0].indexOf(hi) + 1} \\(${hi.toFixed(2)}`));
+  assert.doesNotMatch(run.trick, /All a single head can do/);
   // The one-head trick the text explains: the offset it weighs most is the one its readout gets
   // right most often, the one it weighs least the one it gets right least.
   const order = (xs) => [xs.indexOf(Math.max(...xs)), xs.indexOf(Math.min(...xs))];
