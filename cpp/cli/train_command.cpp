@@ -321,7 +321,8 @@ void train(const TrainOptions& o) {
                               : induction                          ? induction_summary(training, o.eval_sequences)
                                                                    : recall_summary(training);
   keep_if_interrupted();
-  std::printf("trained %d steps in %.1f s (%.0f steps/s), final loss %.3f\n%s\n", steps_done, seconds, steps_done / seconds,
+  const double rate = steps_done / seconds;  // a corpus model on one core: 0.3 steps/s, not "0"
+  std::printf("trained %d steps in %.1f s (%.*f steps/s), final loss %.3f\n%s\n", steps_done, seconds, rate < 10 ? 2 : 0, rate,
               loss, summary.c_str());
   if (o.phase_every > 0) {
     std::printf("phase change (induction score ≥ %g, checked every %d steps): ", mha::kPhaseChangeScore, o.phase_every);
