@@ -83,7 +83,7 @@ for (const lang of ['en', 'zh']) {
     suite.assertNoProblems();
   });
 
-  test(`390 px phone, ${lang}: no stage makes the page wider than the screen; every switch of the heads panel reachable`, { timeout: TEST_TIMEOUT }, async () => {
+  test(`390 px phone, ${lang}: no stage makes the page wider than the screen; every switch of the heads panel reachable; no empty row over the model's note`, { timeout: TEST_TIMEOUT }, async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${server.url}?lang=${lang}`);
     await page.evaluate(() => document.querySelector('mha-demo').ready);
@@ -93,6 +93,12 @@ for (const lang of ['en', 'zh']) {
     assert.equal(seen.pageWidth, 390);
     assert.ok(seen.tableFits || seen.scrolls === 'auto', 'what does not fit scrolls inside the panel');
     assertSwitches(seen, 'phone');
+    // The trained model's note, on a line of its own under the layer field, with no empty row between.
+    const gap = await page.evaluate(() => {
+      const root = document.querySelector('mha-demo').shadowRoot;
+      return root.querySelector('.trained-note').getBoundingClientRect().top - root.querySelector('.field-layer').getBoundingClientRect().bottom;
+    });
+    assert.ok(gap >= 0 && gap <= 8, `the note sits ${gap} px under the layer field`);
     suite.assertNoProblems();
   });
 }
