@@ -14,14 +14,21 @@ namespace {
 const mha::VocabTokenizer* own_vocabulary(const mha::Tokenizer* tokenizer) {
   return dynamic_cast<const mha::VocabTokenizer*>(tokenizer);
 }
-}  // namespace
 
-std::string token_name(const mha::Trace& trace, const mha::Tokenizer* tokenizer, int32_t id) {
+// A line break or a space as the page shows them (format.js's visibleToken), so a report's line stays one.
+std::string visible(const std::string& token) { return token == "\n" ? "↵" : token == " " ? "␣" : token; }
+
+std::string raw_name(const mha::Trace& trace, const mha::Tokenizer* tokenizer, int32_t id) {
   if (own_vocabulary(tokenizer) && id >= 0 && id < tokenizer->vocab_size()) return tokenizer->token_text(id);
   for (size_t i = 0; i < trace.ids.size() && i < trace.tokens.size(); ++i)
     if (trace.ids[i] == id && trace.tokens[i] != std::to_string(id)) return trace.tokens[i];
   const std::string known = tokenizer ? tokenizer->token_text(id) : std::string();
   return known.empty() ? "#" + std::to_string(id) : known;
+}
+}  // namespace
+
+std::string token_name(const mha::Trace& trace, const mha::Tokenizer* tokenizer, int32_t id) {
+  return visible(raw_name(trace, tokenizer, id));
 }
 
 std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenizer* tokenizer) {
@@ -31,9 +38,7 @@ std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenize
   const int T = static_cast<int>(probs.shape[1]), V = static_cast<int>(probs.shape.back());
   const int K = probs.shape.size() == 4 ? static_cast<int>(probs.shape[2]) : 1;
   top = std::max(1, std::min(top, V));
-  // a line break or a space shown as the page shows it (format.js's visibleToken), so a row stays one line
-  const auto visible = [](const std::string& s) { return s == "\n" ? std::string("↵") : s == " " ? std::string("␣") : s; };
-  const auto name = [&](int32_t id) { return visible(token_name(trace, tokenizer, id)); };
+  const auto name = [&](int32_t id) { return token_name(trace, tokenizer, id); };
 
   std::string out = K == 1 ? "next-token prediction, top " + std::to_string(top) +
                                  " at each position (✓: the first choice is the token that follows)\n"

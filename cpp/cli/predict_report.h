@@ -17,6 +17,7 @@ std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenize
 
 // An id as the text it had in this run (first occurrence), else as its vocabulary entry, else as #id;
 // with a vocabulary of the model's own, its entry first (id 0 is <unk>, whatever word it stood for).
+// A line break reads ↵ and a lone space ␣, as on the page: the name goes into a line of a report.
 std::string token_name(const mha::Trace& trace, const mha::Tokenizer* tokenizer, int32_t id);
 
 }  // namespace mha_cli
