@@ -611,6 +611,13 @@ if [ "$rc" -eq 0 ] && grep -q "^   1  robot  ->  <unk> .*(next is <unk>: not sco
 else
   fail "predict with a model's own vocabulary" "exit code $rc, $(cat stdout.txt)"
 fi
+# Every next token <unk>: nothing is scored, and it says so (not "right at 0 of 0")
+run predict --model "$DATA/../../../models/brown.safetensors" --text "The xyzzy plugh" --top 1
+if [ "$rc" -eq 0 ] && grep -q "^no position scored: every next token is <unk> (2 positions)$" stdout.txt && ! grep -q "first choice right" stdout.txt; then
+  pass "predict where every next token is <unk>: no position scored, said so"
+else
+  fail "predict where every next token is <unk>" "exit code $rc, $(cat stdout.txt)"
+fi
 run shapes --preset gpt2 --layers 1 --d-model 8 --heads 2 --vocab-size 50257 --tokenizer "$TOK" --text "Hello world"
 if [ "$rc" -eq 0 ] && grep -qF "[15496, 995]" stdout.txt; then pass "shapes --tokenizer shows GPT-2's ids"; else fail "shapes --tokenizer" "exit code $rc"; fi
 

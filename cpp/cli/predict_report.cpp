@@ -80,6 +80,8 @@ std::string predict_report(const mha::Trace& trace, int top, const mha::Tokenize
   if (known > 0)
     out += "first choice right at " + std::to_string(right) + " of " + std::to_string(known) + (K == 1 ? " positions" : " readouts") +
            (unknown ? " (" + std::to_string(unknown) + " whose next token is <unk> not scored)\n" : "\n");
+  else if (unknown > 0)  // the page says so too, rather than "right at 0 of 0"
+    out += "no position scored: every next token is <unk> (" + std::to_string(unknown) + (unknown == 1 ? " position)\n" : " positions)\n");
   return out;
 }
 

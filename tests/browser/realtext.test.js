@@ -36,6 +36,7 @@ let server;
 let page;
 let tmp;
 let strings;
+let say; // web/src/i18n.js's t: a string as the page writes it
 const pageModels = {}; // id -> the page's copy of the model (F16), as a file for the CLI
 const suite = usePageSuite({
   files: ['web/index.html', 'web/build/app.js', 'web/build/mha-demo.js', 'web/build/mha-tang.js', 'web/build/mha-brown.js'],
@@ -49,6 +50,7 @@ before(async () => {
     fs.writeFileSync(pageModels[model.id], await shippedModelBytes(model));
   }
   ({ STRINGS: strings } = await import('../../web/src/strings.js'));
+  ({ t: say } = await import('../../web/src/i18n.js'));
 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 beforeEach(() => {
@@ -256,6 +258,26 @@ for (const c of CASES) {
       } else assert.ok(['✓', ''].includes(scored.marks[i]), `position ${i}: its next token is scored (${scored.marks[i]})`);
     });
     assert.equal(scored.marks.filter((x) => x === '–').length, m);
+    // Where every next token is <unk>, no position is scored, and the page says so, as the CLI does
+    // (it said "right at 0 of 0 positions").
+    const allUnknown = c.model === 'tang' ? '月OK' : 'The xyzzy plugh';
+    const unknownIds = cliIds(c.model, allUnknown);
+    assert.ok(unknownIds.length >= 2 && unknownIds.slice(1).every((id) => id === 0), `${allUnknown}: ${unknownIds}`);
+    await page.evaluate((v) => document.querySelector('mha-demo').setAttribute('text', v), allUnknown);
+    await page.waitForFunction((v) => {
+      const s = document.querySelector('mha-demo').state;
+      return s.result && s.result.text === v && s.status === 'idle';
+    }, allUnknown, { timeout: WAIT });
+    const none = await page.evaluate(() => {
+      const section = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="predict"]');
+      return { summary: section.querySelector('.predict-summary').textContent, marks: [...section.querySelectorAll('.predict-table tbody tr .mark')].map((td) => td.textContent) };
+    });
+    const unscored = unknownIds.length - 1;
+    assert.equal(none.summary, say(c.lang, 'predict.noneKnown', { m: unscored }));
+    assert.deepEqual(none.marks, [...Array(unscored).fill('–'), '']);
+    const saidNone = execFileSync(CLI, ['predict', '--model', pageModels[c.model], '--text', allUnknown], { encoding: 'utf8' });
+    assert.match(saidNone, new RegExp(`^no position scored: every next token is <unk> \\(${unscored} positions?\\)$`, 'm'));
+    assert.doesNotMatch(saidNone, /first choice right/);
     suite.assertNoProblems();
   });
 }

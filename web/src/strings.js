@@ -437,6 +437,14 @@ export const STRINGS = {
     },
     zh: '第一选择在 {n} 个位置中的 {k} 个是对的。下一个 token 是 <unk> 的位置（这里有 {m} 个）不计分：猜“某个我不认识的”不算读懂。',
   },
+  'predict.noneKnown': {
+    plural: 'm',
+    en: {
+      one: 'No position is scored: the only next token is <unk>, and guessing “something I do not know” is not reading.',
+      other: 'No position is scored: all {m} next tokens are <unk>, and guessing “something I do not know” is not reading.',
+    },
+    zh: '没有位置计分：{m} 个下一个 token 都是 <unk>，猜“某个我不认识的”不算读懂。',
+  },
   'predict.unscored': { en: 'not scored: the next token is <unk>', zh: '不计分：下一个 token 是 <unk>' },
   'predict.off': { en: 'Heads switched off: {list}.', zh: '已关掉的头：{list}。' },
   'predict.textRecall': {

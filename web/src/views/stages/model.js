@@ -194,7 +194,8 @@ export function predictView(state, actions) {
     }
     setAttr(summary, 'data-right', String(right));
     const scored = T - 1 - unscored;
-    setText(summary, T < 2 ? t(lang, 'predict.none') : unscored ? t(lang, 'predict.rightKnown', { k: right, n: scored, m: unscored }) : t(lang, 'predict.right', { k: right, n: T - 1 }));
+    setText(summary, T < 2 ? t(lang, 'predict.none') : !scored ? t(lang, 'predict.noneKnown', { m: unscored })
+      : unscored ? t(lang, 'predict.rightKnown', { k: right, n: scored, m: unscored }) : t(lang, 'predict.right', { k: right, n: T - 1 }));
     // A candidate named by its id only (#22): say what that means, with the first one as the example.
     const nameless = result.candidates.flat().find((id) => name(id).startsWith('#'));
     if (nameless !== undefined) {
