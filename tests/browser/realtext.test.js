@@ -414,15 +414,48 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
   const cli = cliHeads('brown', s.text).layers[s.layer].heads;
   const named = cli.map((hd, i) => ({ i, cells: hd.cells, label: hd.label })).filter((hd) => hd.cells.length > 0);
   assert.ok(named.some((hd) => hd.label === 'noun_article'), `layer ${s.layer} has a noun → article head on the opening text`);
-  const marks = (hd) => page.evaluate((h) => {
+  // in the head's tile above, and the same in the small map under its name in the row (in view
+  // where the tiles are not)
+  const marks = (hd, where = 'tile') => page.evaluate(([h, w]) => {
     const root = document.querySelector('mha-demo').shadowRoot;
-    const svg = root.querySelector(`section[data-stage="attend"] .head-tile[data-head="${h}"] svg.type-cells`);
+    const plot = w === 'tile' ? `.head-tile[data-head="${h}"]` : `.heads-table tr[data-head="${h}"] .head-thumb`;
+    const svg = root.querySelector(`section[data-stage="attend"] ${plot} svg.type-cells`);
     return svg ? { viewBox: svg.getAttribute('viewBox'), cells: [...svg.querySelectorAll('rect')].map((r) => [Number(r.getAttribute('y')), Number(r.getAttribute('x'))]) } : null;
-  }, hd);
+  }, [hd, where]);
   const T = s.tokens.length;
   for (const { i, cells } of named) {
     await page.locator(`section[data-stage="attend"] .heads-table tr[data-head="${i}"]`).hover();
     assert.deepEqual(await marks(i), { viewBox: `0 0 ${T} ${T}`, cells }, `head ${i}: the marked cells are the CLI's`);
+    assert.deepEqual(await marks(i, 'row'), { viewBox: `0 0 ${T} ${T}`, cells }, `head ${i}: the row's small map marks them too`);
+  }
+  // Each row's small map is its head's weights, a pixel a cell: no pixel of a row darker than its
+  // strongest key's (the sequential scale), the future grey.
+  const thumbs = await page.evaluate(() => {
+    const demo = document.querySelector('mha-demo');
+    const w = demo.state.result.tensors.weights;
+    const T = w.shape[3];
+    const reader = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+    return [...demo.shadowRoot.querySelectorAll('section[data-stage="attend"] .heads-table tbody tr')].map((tr) => {
+      const hd = Number(tr.dataset.head);
+      const c = tr.querySelector('.head-thumb canvas');
+      reader.canvas.width = c.width;
+      reader.canvas.height = c.height;
+      reader.drawImage(c, 0, 0);
+      const px = reader.getImageData(0, 0, c.width, c.height).data;
+      const lightness = (r, k) => px[(r * c.width + k) * 4] + px[(r * c.width + k) * 4 + 1] + px[(r * c.width + k) * 4 + 2];
+      let agree = 0;
+      for (let r = 1; r < T; r++) {
+        const row = [...w.data.subarray(((hd * T) + r) * T, ((hd * T) + r) * T + r + 1)];
+        const strongest = row.indexOf(Math.max(...row));
+        agree += lightness(r, strongest) === Math.min(...row.map((_, k) => lightness(r, k)));
+      }
+      return { hd, width: c.width, height: c.height, agree, rows: T - 1, future: T > 1 ? [px[4], px[5], px[6]] : null };
+    });
+  });
+  for (const x of thumbs) {
+    assert.deepEqual([x.width, x.height], [T, T], `head ${x.hd}: a pixel a cell`);
+    assert.equal(x.agree, x.rows, `head ${x.hd}: in each row, the strongest key is the darkest pixel`);
+    assert.deepEqual(x.future, [236, 237, 241], `head ${x.hd}: the future is grey`);
   }
   // Away from the rows: no marks; a switch taken by the keyboard marks its head again.
   await page.mouse.move(1, 1);
@@ -439,8 +472,10 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
     return svg && svg.getAttribute('viewBox') !== viewBox;
   }, `0 0 ${T} ${T}`);
   assert.deepEqual((await marks(named[0].i)).cells, want, 'the marks follow the new text');
+  assert.deepEqual((await marks(named[0].i, 'row')).cells, want, 'in the row\'s small map too');
   await page.locator('#text').focus();
   assert.equal(await marks(named[0].i), null);
+  assert.equal(await marks(named[0].i, 'row'), null);
   // The panel says so where a head has such cells, and not over random weights' unnamed heads.
   const hint = () => page.evaluate(() => document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .point-cells').checkVisibility());
   assert.equal(await hint(), true);

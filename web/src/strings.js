@@ -537,8 +537,8 @@ export const STRINGS = {
     zh: '由核心根据本层在这段文本上的权重算出。关掉的头在拼接前其 head_out 被置为 0；拼接和输出两步可以看到影响。',
   },
   'heads.pointCells': {
-    en: 'Point at a named head’s row, or tab to its switch, to mark in its map the cells its name is about.',
-    zh: '把指针移到有名字的头那一行（或用 Tab 键移到它的开关），它的图里会标出这个名字所说的格子。',
+    en: 'Point at a named head’s row, or tab to its switch, to mark the cells its name is about: in the small map under its name, and in its map above.',
+    zh: '把指针移到有名字的头那一行（或用 Tab 键移到它的开关），它名字下的小图和上面它的图里会标出这个名字所说的格子。',
   },
   'heads.on': { en: 'on', zh: '开' },
   'heads.label': { en: 'what it does', zh: '它在做什么' },

@@ -6,6 +6,7 @@ import { h, live, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import { markCells } from '../parts/cellMarks.js';
+import { drawMiniMap } from '../parts/miniMap.js';
 import catalog from '../../catalog.js';
 import { hasBlocks, ownVocabulary } from '../../modelFacts.js';
 import { MODEL_KINDS } from '../../attributes.js';
@@ -57,6 +58,11 @@ function similarityTable(lang, H) {
 }
 
 const fmt = (v) => (v === null || v === undefined ? null : v.toFixed(2));
+
+// Each row carries a small copy of its head's map, where pointing at the row marks the cells its name
+// is about: the maps above are out of view once the table is (1280 px and under). One pixel a cell,
+// so only up to this many tokens (GPT-2's 1,024 would be 12 maps of a million pixels a change).
+const THUMB_T = 128;
 
 // A head's type as the table names it: its label (a positional head's with its i − k) and, where its
 // label rule reads a measure, that measure and how many times its chance it is; a mixed head's, the
@@ -143,13 +149,18 @@ export function headsPanel(state, actions) {
       'aria-label': t(lang, 'heads.switch', { h: hd, l: layer }),
       onchange: () => actions.toggleHead(layer, hd),
     });
-    // The switch sits with the head's name, in the column that stays put when the metrics scroll.
+    // The switch sits with the head's name, in the column that stays put when the metrics scroll;
+    // under them, the head's weights in small, on the training panel's scale (0 … 1; the tile above
+    // is the map a screen reader reads: this one is hidden from it).
+    const thumb = h('canvas', { class: 'head-thumb-map' });
+    const thumbPlot = h('div', { class: 'hm-plot head-thumb', 'aria-hidden': 'true' }, thumb);
     const tr = h('tr', { 'data-head': String(hd), style: { '--head': headColor(hd) } },
-      h('th', { scope: 'row' }, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'head', { h: hd })))),
+      h('th', { scope: 'row' }, h('label', { class: 'switch' }, toggle, h('span', {}, t(lang, 'head', { h: hd }))), thumbPlot),
       h('td', {}, label, labelMeasure, heldoutLine),
       cells.map((c) => c.td));
-    // Pointing at a head's row (or tabbing to its switch) marks its map in the grid above, and in it
-    // (and in the enlarged map when it shows this head) the cells its name is about.
+    // Pointing at a head's row (or tabbing to its switch) marks its map in the grid above, and in it,
+    // in the row's own small map (and in the enlarged map when it shows this head) the cells its name
+    // is about.
     const mark = (on) => {
       if (on) marked = hd;
       else if (marked === hd) marked = null;
@@ -160,13 +171,13 @@ export function headsPanel(state, actions) {
       const head = analysisOf(current).heads[hd];
       const T = current.result.tokens.length;
       const detail = root.querySelector(`section[data-stage="attend"] .head-detail[data-selected-head="${hd}"] .hm-plot`);
-      for (const plot of [tile && tile.querySelector('.hm-plot'), detail]) if (plot) markCells(plot, on ? head.cells : null, T);
+      for (const plot of [tile && tile.querySelector('.hm-plot'), detail, thumbPlot.hidden ? null : thumbPlot]) if (plot) markCells(plot, on ? head.cells : null, T);
     };
     tr.addEventListener('mouseenter', () => mark(true));
     tr.addEventListener('mouseleave', () => mark(false));
     tr.addEventListener('focusin', () => mark(true));
     tr.addEventListener('focusout', () => mark(false));
-    rows.push({ tr, label, labelMeasure, heldout, cells, toggle, mark });
+    rows.push({ tr, label, labelMeasure, heldout, cells, toggle, mark, thumb, thumbPlot });
   }
 
   const sim = similarityTable(lang, H);
@@ -181,8 +192,13 @@ export function headsPanel(state, actions) {
     sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
     const importance = importanceOf(s);
+    const weights = s.result.tensors.weights;
+    const T = weights ? weights.shape[weights.shape.length - 1] : 0;
+    const thumbs = T > 0 && T <= THUMB_T;
     analysis.heads.forEach((m, hd) => {
       const row = rows[hd];
+      if (row.thumbPlot.hidden === thumbs) row.thumbPlot.hidden = !thumbs;
+      if (thumbs) drawMiniMap(row.thumb, weights.data, hd * T * T, T, s.result.config.causal);
       if (row.tr.dataset.label !== m.label) row.tr.dataset.label = m.label;
       // A recall model's heads are named by how far back they look: i − offset; so is a positional head.
       const recall = s.result.config.readouts > 1 && m.offset !== null;
