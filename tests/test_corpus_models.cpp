@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/head_metrics.h"
+#include "analysis/pruning.h"
 #include "io/model_file.h"
 #include "io/safetensors.h"
 #include "model/generate.h"
@@ -143,6 +144,54 @@ TEST_CASE("Brown: held-out loss 0.1 nats a word under the bigram; a rare-word he
   }
   CHECK(std::max(article.value, subject.value) >= 0.3);
   CHECK(article.label == "noun_article");
+}
+
+// A model of real text has no task to draw sequences from: its importance and its pruning curve read
+// windows of its held-out text (heldout_samples; `mha prune` and `mha heads --importance --samples`),
+// scored as evaluate_heldout scores them: every next token a target but <unk>, the same accuracy. With
+// the induction task's sequences (what they read before) the English model's curve was a loss of 12
+// and an accuracy of 0 at every step.
+TEST_CASE("Brown: held-out windows for importance and pruning, scored as the held-out accuracy is") {
+  const Shipped s = shipped("brown");
+  const std::vector<int32_t> ids = s.heldout();
+  const int T = s.model.config().max_positions, n = kFigures ? 4 : 1;
+  const std::vector<mha::TaskSample> samples = mha::heldout_samples(ids, T, n);
+  const std::vector<std::vector<int32_t>> windows = mha::heldout_windows(ids, T, n);
+  REQUIRE(samples.size() == windows.size());
+  int unknown = 0;
+  for (size_t w = 0; w < windows.size(); ++w) {
+    CHECK(samples[w].ids == std::vector<int32_t>(windows[w].begin(), windows[w].end() - 1));
+    std::vector<int> scored;
+    for (int t = 0; t < T; ++t) {
+      const int32_t next = windows[w][static_cast<size_t>(t) + 1];
+      CHECK(samples[w].targets[static_cast<size_t>(t)] == (next == mha::VocabTokenizer::kUnk ? -1 : next));
+      if (next == mha::VocabTokenizer::kUnk) ++unknown;
+      else scored.push_back(t);
+    }
+    CHECK(samples[w].scored == scored);
+  }
+  CHECK(unknown > 0);  // prose has words outside 4,000: they are left out, not scored
+  const mha::TaskScore score = mha::score_task(s.model, samples);
+  const mha::HeldoutScores held = mha::evaluate_heldout(s.model, ids, T, n);
+  CHECK(score.accuracy == held.accuracy);
+  CHECK(score.loss == doctest::Approx(held.loss).epsilon(0.02));  // a mean of windows' means, not of every target
+  if (!kFigures) return;
+  const std::vector<mha::PruneStep> steps = mha::prune_heads(s.model, samples);
+  REQUIRE(steps.size() == 17);
+  CHECK(steps.front().loss == doctest::Approx(score.loss));
+  CHECK(steps.front().accuracy == score.accuracy);
+  CHECK(steps.back().loss > steps.front().loss + 0.5);  // every head off: the model reads no context
+  CHECK(steps.back().accuracy < steps.front().accuracy);
+}
+
+TEST_CASE("held-out samples: a text without a whole window, or a window of nothing but <unk>, is an error") {
+  const int T = 8;
+  CHECK_THROWS_AS(mha::heldout_samples(std::vector<int32_t>(T, 5), T, 1), mha::Error);
+  CHECK_THROWS_AS(mha::heldout_samples(std::vector<int32_t>(T + 1, mha::VocabTokenizer::kUnk), T, 1), mha::Error);
+  const std::vector<mha::TaskSample> one = mha::heldout_samples({5, 0, 6, 7, 0, 0, 8, 9, 10}, T, 1);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].targets == std::vector<int32_t>{-1, 6, 7, -1, -1, 8, 9, 10});
+  CHECK(one[0].scored == std::vector<int>{1, 2, 5, 6, 7});
 }
 
 // The page's English recipe (catalog.recipes.brown), on the slice and the excerpt the page trains and

@@ -14,6 +14,7 @@
 #include "io/safetensors.h"
 #include "marshal.h"
 #include "text/bpe_files.h"
+#include "text/vocab_tokenizer.h"
 
 namespace mha_wasm {
 
@@ -298,18 +299,21 @@ std::string ModelHandle::refill_input(TraceHandle& into, const val& x, const val
 
 namespace {
 // options.samples fresh sequences of the model's task from options.seed (importance.h's defaults when
-// missing), or none when samples is missing and `defaults` is false.
-std::vector<mha::TaskSample> samples_of(const mha::Config& c, const val& options, bool defaults) {
+// missing), or none when samples is missing and `defaults` is false. A model of real text has no task
+// to draw from (its own vocabulary: the CLI reads its held-out excerpt, which the module has not):
+// refused, never the induction task's ids over its vocabulary.
+std::vector<mha::TaskSample> samples_of(const mha::Model& model, const val& options, bool defaults) {
   mha::TaskSampleOptions o = task_samples_from_js(options);
   if (o.samples == 0 && defaults) o.samples = mha::kImportanceSamples;
   if (o.samples == 0) return {};
-  return mha::task_samples(c, o.samples, o.seed);
+  if (dynamic_cast<const mha::VocabTokenizer*>(model.tokenizer())) throw mha::Error(mha::ErrorCode::samples_of_real_text, "samples");
+  return mha::task_samples(model.config(), o.samples, o.seed);
 }
 }  // namespace
 
 val ModelHandle::head_importance(const val& input, const val& options) {
   return run_guarded(val::null(), [&] {
-    std::vector<mha::TaskSample> samples = samples_of(model_.config(), options, false);
+    std::vector<mha::TaskSample> samples = samples_of(model_, options, false);
     if (samples.empty()) {
       if (input.isUndefined() || input.isNull()) throw mha::Error("give a text, ids, or {samples} of the model's task");
       samples.push_back(mha::next_token_sample(input.isString() ? model_.run_text(input.as<std::string>()).ids : ids_from_js(input),
@@ -320,7 +324,7 @@ val ModelHandle::head_importance(const val& input, const val& options) {
 }
 
 val ModelHandle::prune(const val& options) {
-  return run_guarded(val::null(), [&] { return prune_object(mha::prune_heads(model_, samples_of(model_.config(), options, true))); });
+  return run_guarded(val::null(), [&] { return prune_object(mha::prune_heads(model_, samples_of(model_, options, true))); });
 }
 
 val ModelHandle::circuits() const {

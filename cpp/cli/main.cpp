@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
   heads_cmd->add_flag("--importance", importance,
                       "add each head's importance, |dL/d gate| at gate 1 (Michel et al. 2019), L the mean next-token "
                       "cross-entropy over the given ids");
-  heads_cmd->add_option("--samples", samples, "with --importance: average over this many fresh sequences of the model's task instead")
+  heads_cmd->add_option("--samples", samples, "with --importance: average over this many fresh sequences of the model's task instead "
+                                              "(a model of real text: windows of its held-out excerpt)")
       ->check(CLI::Range(1, mha::kMaxImportanceSamples));
   std::string heldout;
   int windows = 0;
@@ -146,7 +147,7 @@ int main(int argc, char** argv) {
     std::vector<mha::LayerAnalysis> layers = mha::analyse_trace(r.trace, r.model.config(), r.model.tokenizer());
     if (samples > 0 && !importance) throw mha::Error("--samples goes with --importance");
     if (importance)
-      mha::add_importance(layers, mha::head_importance(r.model, samples > 0 ? mha::task_samples(r.model.config(), samples, mha::kImportanceSeed)
+      mha::add_importance(layers, mha::head_importance(r.model, samples > 0 ? mha_cli::analysis_samples(r.model, o.model_path, samples, mha::kImportanceSeed)
                                                                              : std::vector<mha::TaskSample>{mha::next_token_sample(r.trace.ids, r.model.config().readouts)}));
     if (json) std::printf("%s\n", mha::analysis_to_json(layers).dump(2).c_str());
     else std::fputs(mha_cli::heads_report(layers).c_str(), stdout);

@@ -19,10 +19,9 @@ struct PruneOptions {
   bool json = false;
 };
 
-std::string report(const std::vector<mha::PruneStep>& steps, const PruneOptions& o) {
+std::string report(const std::vector<mha::PruneStep>& steps, const PruneOptions& o, const std::string& samples) {
   std::string out = "heads of " + o.model.model_path + " removed one at a time, least important first (|dL/d gate| on " +
-                    std::to_string(o.samples) + " sequences of its task, seed " + std::to_string(o.seed) +
-                    ")\nremoved  head    loss  accuracy\n";
+                    samples + ")\nremoved  head    loss  accuracy\n";
   char line[64];
   for (const mha::PruneStep& s : steps) {
     const std::string head = s.removed.empty() ? "—" : std::to_string(s.removed.back()[0]) + "." + std::to_string(s.removed.back()[1]);
@@ -42,15 +41,17 @@ CLI::App* add_prune_command(CLI::App& app) {
       ->check(CLI::IsMember(mha::preset_names(true)));
   cmd->add_option("--heads", o->model.config.heads, "attention heads (default: the file's __metadata__)")
       ->each([o](const std::string&) { o->model.heads_given = true; });
-  cmd->add_option("--samples", o->samples, "fresh sequences of the model's task to measure on")
+  cmd->add_option("--samples", o->samples,
+                  "fresh sequences of the model's task to measure on (a model of real text: windows of its held-out excerpt)")
       ->check(CLI::Range(1, mha::kMaxImportanceSamples));
-  cmd->add_option("--seed", o->seed, "seed of those sequences");
+  cmd->add_option("--seed", o->seed, "seed of those sequences (none for held-out text: its first windows)");
   cmd->add_flag("--json", o->json, "print {steps: [{removed: [[layer, head], …], loss, accuracy}]}");
   cmd->callback([o] {
     const mha::Model model = load_model(o->model);
-    const std::vector<mha::PruneStep> steps = mha::prune_heads(model, mha::task_samples(model.config(), o->samples, o->seed));
+    std::string samples;
+    const std::vector<mha::PruneStep> steps = mha::prune_heads(model, analysis_samples(model, o->model.model_path, o->samples, o->seed, &samples));
     if (o->json) std::printf("%s\n", mha::prune_to_json(steps).dump(2).c_str());
-    else std::fputs(report(steps, *o).c_str(), stdout);
+    else std::fputs(report(steps, *o, samples).c_str(), stdout);
   });
   return cmd;
 }

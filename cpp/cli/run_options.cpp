@@ -7,6 +7,7 @@
 
 #include "text/bpe_files.h"
 #include "text/vocab_tokenizer.h"
+#include "train/corpus_task.h"
 #include "base/error.h"
 #include "io/config_json.h"
 #include "io/model_builder.h"
@@ -143,19 +144,36 @@ mha::Model load_model(const RunOptions& o) {
                                       o.weights_path);
 }
 
+namespace {
+// The shipped excerpt of a model's corpus: corpus/{corpus}.heldout.txt beside the model file.
+std::string heldout_path(const mha::VocabTokenizer& vocabulary, const std::string& model_path) {
+  const size_t slash = model_path.find_last_of('/');
+  return (slash == std::string::npos ? std::string() : model_path.substr(0, slash + 1)) + "corpus/" +
+         vocabulary.vocabulary().corpus + ".heldout.txt";
+}
+}  // namespace
+
 std::vector<int32_t> read_heldout(const mha::Model& model, const std::string& model_path, const std::string& file) {
   const auto* vocabulary = dynamic_cast<const mha::VocabTokenizer*>(model.tokenizer());
   if (!vocabulary)
     throw mha::Error("held-out text is read with the model's own vocabulary: give a model trained on a corpus "
                      "(models/tang.safetensors, models/brown.safetensors)");
-  std::string path = file;
-  if (path.empty()) {
-    const size_t slash = model_path.find_last_of('/');
-    path = (slash == std::string::npos ? std::string() : model_path.substr(0, slash + 1)) + "corpus/" +
-           vocabulary->vocabulary().corpus + ".heldout.txt";
-  }
+  const std::string path = file.empty() ? heldout_path(*vocabulary, model_path) : file;
   const std::vector<uint8_t> bytes = mha::read_file(path);
   return vocabulary->tokenize_all(std::string(bytes.begin(), bytes.end())).ids;
+}
+
+std::vector<mha::TaskSample> analysis_samples(const mha::Model& model, const std::string& model_path, int n, uint64_t seed,
+                                              std::string* said) {
+  const auto* vocabulary = dynamic_cast<const mha::VocabTokenizer*>(model.tokenizer());
+  if (!vocabulary) {
+    if (said) *said = std::to_string(n) + " sequences of its task, seed " + std::to_string(seed);
+    return mha::task_samples(model.config(), n, seed);
+  }
+  std::vector<mha::TaskSample> samples =
+      mha::heldout_samples(read_heldout(model, model_path, ""), model.config().max_positions, n);
+  if (said) *said = std::to_string(samples.size()) + " windows of held-out text (" + heldout_path(*vocabulary, model_path) + ")";
+  return samples;
 }
 
 mha::Model open_model(const RunOptions& o) {

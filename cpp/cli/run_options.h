@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/model.h"
+#include "train/task_samples.h"
 
 namespace mha_cli {
 
@@ -43,6 +44,13 @@ mha::Model load_model(const RunOptions& o);
 // The ids of held-out text for a model with its own vocabulary (vocab_tokenizer.h): `file`, or when "" its
 // corpus's shipped excerpt, corpus/{corpus}.heldout.txt beside the model file; read whole, any size.
 std::vector<int32_t> read_heldout(const mha::Model& model, const std::string& model_path, const std::string& file);
+
+// The sequences head importance and pruning measure on (importance.h, pruning.h): for a model with its
+// own vocabulary, n windows of its held-out excerpt (a model of real text has no task to draw from: the
+// seed is not read); for the others, n fresh sequences of the model's task from `seed`. `said` gets
+// what they are, in words ("64 windows of held-out text (models/corpus/brown.heldout.txt)").
+std::vector<mha::TaskSample> analysis_samples(const mha::Model& model, const std::string& model_path, int n, uint64_t seed,
+                                              std::string* said = nullptr);
 
 // "1.0,1.3" -> the gates of heads 1.0 and 1.3 at 0, every other head's at 1 (empty list: none);
 // an error names a head the model does not have.

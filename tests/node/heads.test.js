@@ -157,4 +157,11 @@ test('bad requests are MhaErrors with their codes, and leave the model and the t
     trace.delete();
     single.delete();
   }
+  // A model of real text has no task to draw fresh sequences from: refused (its importance on a text
+  // still measures), never the induction task's ids over its vocabulary (a loss of 12, accuracy 0).
+  withModel(path.join(root, 'models/brown.safetensors'), (model) => {
+    refuses(() => model.prune(), 'samples_of_real_text');
+    refuses(() => model.headImportance(null, { samples: 4 }), 'samples_of_real_text');
+    assert.equal(model.headImportance('The old man saw a dog near the river.').layers.length, 4);
+  });
 });

@@ -100,6 +100,7 @@ export const SENTENCES = {
     kv_rows_not_multiple: '{file}：K 投影有 {rows} 行，不是 d_head {d_head} 的整数倍',
     kv_heads_file_mismatch: 'kv_heads 是 {kv_heads}，但 {file} 的 K 投影有 {rows} 行 = {file_kv_heads} 个 d_head 为 {d_head} 的头',
     needs_blocks: 'logit 归因、头的重要性、剪枝、电路和激活修补都需要一个预测下一个 token 的模型（attn-only 或 gpt2），而不是单独一层注意力',
+    samples_of_real_text: '真实文本的模型没有可以抽取新序列的任务：请给它一段文本，每个位置以下一个 token 为目标（mha prune 读它的留出文本节选）',
     needs_next_token: 'logit 归因、激活修补和生成需要一个预测下一个 token 的模型；这个模型预测的是每个位置之前的 {readouts} 个 token（回忆任务）',
     position_outside_text: '位置 {position} 不在文本里：位置是 0 到 {last}',
     composition_needs_two_layers: '组合需要至少 2 层的模型，一层的头写入，另一层的头读取；这个模型只有 {layers} 层',

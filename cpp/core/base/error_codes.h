@@ -48,6 +48,8 @@
                   "the next token (attn-only or gpt2), not one attention layer")                                       \
   X(needs_next_token, "logit attribution, patching and generation need a model that predicts the next token; this "  \
                       "one predicts the {readouts} tokens before each position (the recall task)")                      \
+  X(samples_of_real_text, "a model of real text has no task to draw fresh sequences from: give it a text, each "      \
+                          "position's next token the target (mha prune reads its held-out excerpt)")                  \
   X(position_outside_text, "position {position} is outside the text: its positions are 0 to {last}")                   \
   /* circuits and activation patching */                                                                               \
   X(composition_needs_two_layers, "composition needs a model of at least 2 layers, one whose heads write and one "     \

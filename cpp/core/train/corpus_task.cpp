@@ -99,6 +99,22 @@ std::vector<std::vector<int32_t>> heldout_windows(const std::vector<int32_t>& id
   return out;
 }
 
+std::vector<TaskSample> heldout_samples(const std::vector<int32_t>& ids, int T, int n) {
+  std::vector<TaskSample> out;
+  for (const std::vector<int32_t>& window : heldout_windows(ids, T, n)) {
+    TaskSample s;
+    s.ids.assign(window.begin(), window.end() - 1);
+    s.targets.assign(window.begin() + 1, window.end());
+    for (int t = 0; t < T; ++t) {
+      if (s.targets[static_cast<size_t>(t)] == VocabTokenizer::kUnk) s.targets[static_cast<size_t>(t)] = -1;
+      else s.scored.push_back(t);
+    }
+    if (!s.scored.empty()) out.push_back(std::move(s));  // a window of nothing but <unk> has no loss
+  }
+  if (out.empty()) throw Error("the held-out text has no window of " + std::to_string(T + 1) + " tokens");
+  return out;
+}
+
 std::vector<LayerAnalysis> analyse_heldout(const Model& model, const std::vector<int32_t>& ids, int windows) {
   const int T = model.config().max_positions;
   std::vector<std::vector<LayerAnalysis>> each;

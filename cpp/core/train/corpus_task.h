@@ -13,6 +13,7 @@
 #include "base/random.h"
 #include "model/model.h"
 #include "text/vocab_tokenizer.h"
+#include "train/task_samples.h"
 #include "train/train.h"
 
 namespace mha {
@@ -82,6 +83,12 @@ std::vector<LayerAnalysis> analyse_heldout(const Model& model, const std::vector
 
 // The windows evaluate_heldout reads, as id lists of T + 1 (the analyses of a split read the first T of each).
 std::vector<std::vector<int32_t>> heldout_windows(const std::vector<int32_t>& ids, int T, int windows);
+
+// A model of real text has no task to draw fresh sequences from: its importance and its pruning curve
+// (importance.h, pruning.h) read the first n of those windows, each position's next token its target
+// and counted by the accuracy, but for a next token that is <unk> (as evaluate_heldout). Throws
+// mha::Error when the text has no window of T + 1 tokens.
+std::vector<TaskSample> heldout_samples(const std::vector<int32_t>& ids, int T, int n);
 
 // The baseline a language model must beat: an interpolated bigram over the same vocabulary, counted on
 // `train`: p(b | a) = λ·c(a, b)/c(a) + (1 − λ)·p(b), p(b) add-one smoothed (the unigram alone where a
