@@ -30,7 +30,7 @@ const esbuild = require('esbuild');
 const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, modelScript, languageParts, corpusTexts, historyScripts } = require('./scripts/web-parts.js');
+const { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, pruningCurves, modelScript, languageParts, corpusTexts, historyScripts } = require('./scripts/web-parts.js');
 let PARTS, partScript; // web/src/parts.js, an ES module: imported in main()
 
 // mha-core.js without its wasm, and the wasm gzipped (web/src/core.js inflates it). Zopfli (Debian's
@@ -93,6 +93,14 @@ const heldoutPlugin = {
   setup(build) {
     build.onResolve({ filter: /^heldout-heads:$/ }, () => ({ path: 'heldout-heads', namespace: 'heldout-heads' }));
     build.onLoad({ filter: /.*/, namespace: 'heldout-heads' }, async () => ({ contents: JSON.stringify(await heldoutHeadTypes()), loader: 'json' }));
+  },
+};
+// import pruningCurves from 'pruning-curves:' — their pruning curves on the same excerpts (web-parts.js).
+const pruningPlugin = {
+  name: 'pruning-curves',
+  setup(build) {
+    build.onResolve({ filter: /^pruning-curves:$/ }, () => ({ path: 'pruning-curves', namespace: 'pruning-curves' }));
+    build.onLoad({ filter: /.*/, namespace: 'pruning-curves' }, () => ({ contents: JSON.stringify(pruningCurves()), loader: 'json' }));
   },
 };
 
@@ -200,7 +208,7 @@ async function main() {
   const bundle = (entry, plugins, more) => esbuild.build({
     entryPoints: [entry], bundle: true, format: 'iife', target: 'es2020', platform: 'browser', minify: true,
     ...(process.env.MHA_PROFILE ? { minify: false, minifySyntax: true, minifyWhitespace: true } : {}),
-    loader: { '.css': 'text', '.csv': 'text' }, plugins: [...plugins, textPlugin, catalogPlugin, heldoutPlugin, languagePlugin], logLevel: 'warning', ...more,
+    loader: { '.css': 'text', '.csv': 'text' }, plugins: [...plugins, textPlugin, catalogPlugin, heldoutPlugin, pruningPlugin, languagePlugin], logLevel: 'warning', ...more,
   });
   const alone = { write: false, metafile: true };
   const widgetModules = inputsOf(await bundle('web/src/widget.js', [sharedModulesPlugin([])], alone));

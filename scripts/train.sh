@@ -39,6 +39,8 @@ corpus_model() {
   cp "build/train/$1.safetensors" "models/$1.safetensors"
   cp "build/train/$1.loss.csv" "models/$1.loss.csv"
   node scripts/history.js "$1"  # models/NAME.history.json, from the snapshots (~20 s each)
+  # its pruning curve on its held-out excerpt, which the page draws (mha prune: 10–25 s)
+  build/native/mha prune --model "models/$1.safetensors" --json > "models/$1.prune.json"
 }
 mkdir -p build/train
 # The two are independent: one core each.

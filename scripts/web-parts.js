@@ -58,6 +58,19 @@ async function heldoutHeadTypes() {
   return out;
 }
 
+// Each shipped model of real text's pruning curve on its held-out excerpt ({id: {steps}}, the file
+// npm run train writes with mha prune --json): the widget carries them (a few KB), and the attend stage
+// draws the one of the model shown.
+function pruningCurves() {
+  const out = {};
+  for (const m of trainedModels().filter((x) => x.pruning)) {
+    const { steps } = JSON.parse(fs.readFileSync(path.join(ROOT, m.pruning), 'utf8'));
+    // the figures as the page shows them (two decimals): six significant digits are plenty
+    out[m.id] = { steps: steps.map(({ removed, loss, accuracy }) => ({ removed, loss: heldoutFigure(loss), accuracy: heldoutFigure(accuracy) })) };
+  }
+  return out;
+}
+
 // One model file's heads on a held-out text (paths from the repository's root), as the widget carries
 // them: [layer][head] {type, strongest, value, chance, offset} (web/src/headType.js, what a head has not
 // left out). scripts/history.js records them too.
@@ -145,4 +158,4 @@ async function partScripts() {
   return Object.keys(PARTS).map(partScript);
 }
 
-module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutTypesOf, heldoutFigure, modelScript, languageParts, partScripts, corpusTexts, historyScripts };
+module.exports = { splitCore, trainedModels, shippedModelBytes, heldoutHeadTypes, heldoutTypesOf, heldoutFigure, pruningCurves, modelScript, languageParts, partScripts, corpusTexts, historyScripts };

@@ -408,6 +408,45 @@ test('the model menu switches between the models of real text and the induction 
   suite.assertNoProblems();
 });
 
+// Michel et al.'s pruning on a model of real text: the curve mha prune measured on its held-out text
+// (models/NAME.prune.json, the CLI's: tests/node/heads.test.js), drawn at the attend stage with its
+// own axis and words; a step switches exactly its heads off, and the prediction is then the CLI's
+// with those heads ablated.
+test('the English model\'s pruning curve on held-out text: drawn as measured, and a step switches its heads off as `mha predict --ablate` does', { timeout: TEST_TIMEOUT }, async () => {
+  const { steps } = JSON.parse(fs.readFileSync(path.join(ROOT, 'models/brown.prune.json'), 'utf8'));
+  await open(`${server.url}?model=brown&lang=en&stage=attend`);
+  const panel = page.locator('mha-demo').locator('section[data-stage="attend"] .pruning');
+  await panel.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .pruning .dot'), null, { timeout: WAIT });
+  const drawn = await panel.evaluate((el) => ({
+    of: el.dataset.pruningOf,
+    dots: el.querySelectorAll('.dot').length,
+    label: el.querySelector('.pruning-chart').getAttribute('aria-label'),
+    ticks: [...el.querySelectorAll('.pruning-chart text')].map((x) => x.textContent),
+    now: el.querySelector('.pruning-now').textContent,
+  }));
+  assert.equal(drawn.of, 'heldout');
+  assert.equal(drawn.dots, steps.length);
+  assert.equal(drawn.label, say('en', 'pruning.chartText'));
+  assert.ok(drawn.ticks.includes(say('en', 'pruning.accuracyText')) && drawn.ticks.includes('0.2'), drawn.ticks.join(' | '));
+  const nowOf = (k) => say('en', 'pruning.now', { k, list: steps[k].removed.map(([l, h]) => `${l}.${h}`).join(', ') || say('en', 'none'), accuracy: steps[k].accuracy.toFixed(2), loss: steps[k].loss.toFixed(2) });
+  assert.equal(drawn.now, nowOf(0));
+  const k = 12;
+  await page.locator('#pruning-step').fill(String(k));
+  const off = steps[k].removed.map(([l, h]) => `${l}.${h}`).sort();
+  await page.waitForFunction((want) => {
+    const st = document.querySelector('mha-demo').state;
+    return st.status === 'idle' && JSON.stringify(st.settings.switchedOff.map(([l, h]) => `${l}.${h}`).sort()) === JSON.stringify(want);
+  }, off, { timeout: WAIT });
+  assert.equal(await panel.evaluate((el) => el.querySelector('.pruning-now').textContent), nowOf(k));
+  const text = await page.evaluate(() => document.querySelector('mha-demo').state.settings.text);
+  await page.evaluate(() => window.mhaPage.goTo('predict'));
+  const right = await page.evaluate(() => Number(document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="predict"] .predict-summary').dataset.right));
+  const said = execFileSync(CLI, ['predict', '--model', pageModels.brown, '--text', text, '--ablate', off.join(',')], { encoding: 'utf8' });
+  assert.equal(right, Number(/first choice right at (\d+) of/.exec(said)[1]), `${k} heads off (${off.join(', ')}): the page and the CLI agree`);
+  suite.assertNoProblems();
+});
+
 test('pointing at a named head marks, in its map, the cells its name is about: the cells `mha heads --json` gives', { timeout: TEST_TIMEOUT }, async () => {
   await open(`${server.url}?lang=en`);
   const s = await shown();

@@ -165,3 +165,24 @@ test('bad requests are MhaErrors with their codes, and leave the model and the t
     assert.equal(model.headImportance('The old man saw a dog near the river.').layers.length, 4);
   });
 });
+
+// The pruning curves the page draws for the models of real text (models/NAME.prune.json, which npm run
+// train writes) are what `mha prune` measures on those models' held-out excerpts: the English one
+// checked whole (9 s), the poems' (25 s) for its shape.
+test('a model of real text\'s pruning curve in models/ is mha prune\'s on its held-out text', () => {
+  const file = (id) => JSON.parse(fs.readFileSync(path.join(root, `models/${id}.prune.json`), 'utf8')).steps;
+  assert.deepEqual(file('brown'), runCli(['prune', '--model', path.join(root, 'models/brown.safetensors'), '--json']).steps);
+  for (const id of ['tang', 'brown']) {
+    const steps = file(id);
+    assert.equal(steps.length, 17, id);
+    const removed = steps.at(-1).removed.map(([l, h]) => `${l}.${h}`);
+    assert.equal(new Set(removed).size, 16, `${id}: every head removed once`);
+    steps.forEach((s, k) => assert.deepEqual(s.removed, steps.at(-1).removed.slice(0, k), `${id}, step ${k}: one head more`));
+    assert.ok(steps[0].accuracy > 0.1 && steps[0].loss < 5.5 && steps.at(-1).loss > steps[0].loss, `${id}: next-token figures of held-out text`);
+  }
+  // README's words: the poems' model keeps its accuracy through 12 heads removed and loses over half
+  // of it with the last four (Michel's shape); the English model's rare-word head 0.0 goes last.
+  const tang = file('tang');
+  assert.ok(tang[12].accuracy >= tang[0].accuracy - 0.03 && tang[16].accuracy < tang[0].accuracy / 2, tang.map((s) => s.accuracy.toFixed(3)).join(' '));
+  assert.deepEqual(file('brown')[16].removed.at(-1), [0, 0]);
+});

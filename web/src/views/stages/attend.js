@@ -19,7 +19,8 @@ import { hasBlocks, recalls } from '../../modelFacts.js';
 
 // How the heads connect (circuits.js): its sections, drawn by the widget's part 'circuits' when it has come.
 const circuitsView = Object.fromEntries(['scoresPanel', 'headPanel', 'patchPanel'].map((name) => [name, fromPart('circuits', (part, state, actions) => part[name](state, actions))]));
-import { causalControl } from '../../attributes.js';
+import { causalControl, MODEL_KINDS } from '../../attributes.js';
+import pruningCurves from 'pruning-curves:';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
@@ -303,6 +304,8 @@ function headDetail(state) {
 export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
   const trained = state.settings.model === 'trained';
+  const kind = MODEL_KINDS[state.settings.model];
+  const heldoutCurve = (kind && kind.shipped && pruningCurves[kind.shipped]) || null;
   const c = state.circuits;
   return [
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
@@ -311,11 +314,14 @@ export function attendParts(state, actions) {
     // the head a tile's click enlarged, under the table that names the heads (the tiles above it stay
     // in view while the table is read: pointing at a row marks them)
     { key: [result, lang, attendMode, state.head], make: () => headDetail(state), lazy: true },
-    // the trained model's: its task is known, so what losing its heads costs is measured (another
-    // model has none: one key for all its states, so nothing is made again)
+    // the trained model's: its task is known, so what losing its heads costs is measured; a shipped
+    // model of real text's, measured on its held-out text when it was trained (another model has
+    // none: one key for all its states, so nothing is made again)
     trained
       ? { key: [state.pruning, result, lang], make: () => pruningPanel(state, actions), lazy: true }
-      : { key: [null], make: () => null },
+      : heldoutCurve
+        ? { key: [heldoutCurve, result, lang], make: () => pruningPanel(state, actions, heldoutCurve), lazy: true }
+        : { key: [null], make: () => null },
     // a model with blocks that predicts the next token: how its heads connect (the part 'circuits'),
     // in three sections, each drawn again for what it shows (another token patched redraws only that)
     ...(hasBlocks(result.config) && !recalls(result.config)

@@ -1,8 +1,10 @@
-// The trained model's pruning curve (cpp/core/analysis/pruning.h; state.pruning, pruning.js): the task's
-// accuracy as its heads are removed one at a time, least important first, as Michel et al. (2019)
-// pruned theirs. A slider steps along the curve: the heads removed at that step are switched off in
-// every view (settings.switchedOff), so the prediction shows what the curve says. Live: a new result
-// (another text, a head switched) only moves the marker.
+// A trained model's pruning curve (cpp/core/analysis/pruning.h): the task's accuracy as its heads are
+// removed one at a time, least important first, as Michel et al. (2019) pruned theirs. The induction
+// model's is computed in the page (state.pruning, analyses.js); a model of real text's was measured on
+// its held-out excerpt when npm run train made it (models/NAME.prune.json, carried by the widget), its
+// accuracy the next token's there. A slider steps along the curve: the heads removed at that step are
+// switched off in every view (settings.switchedOff), so the prediction shows what the curve says.
+// Live: a new result (another text, a head switched) only moves the marker.
 import { h, live, setText, setAttr } from '../../dom.js';
 import { t } from '../../i18n.js';
 import catalog from '../../catalog.js';
@@ -19,24 +21,29 @@ const key = (pairs) => pairs.map(([l, hd]) => `${l}.${hd}`).sort().join(',');
 // The step whose removed heads are exactly the heads switched off now, or -1.
 const stepOf = (steps, switchedOff) => steps.findIndex((s) => key(s.removed) === key(switchedOff));
 
-export function pruningPanel(state, actions) {
+// heldout: the curve of a model of real text (else state.pruning, the induction model's).
+export function pruningPanel(state, actions, heldout = null) {
   const { lang } = state;
-  const curve = state.pruning;
-  const panel = h('section', { class: 'pruning', 'aria-labelledby': 'pruning-title' },
+  const curve = heldout || state.pruning;
+  const ofText = heldout ? 'Text' : '';
+  const panel = h('section', { class: 'pruning', 'aria-labelledby': 'pruning-title', 'data-pruning-of': heldout ? 'heldout' : 'task' },
     h('h3', { id: 'pruning-title' }, t(lang, 'pruning.title')),
-    h('p', { class: 'hint', html: t(lang, 'pruning.intro', { n: catalog.importance.samples }) }));
+    h('p', { class: 'hint', html: t(lang, `pruning.intro${ofText}`, { n: catalog.importance.samples }) }));
   if (!curve || !curve.steps) {
     panel.append(h('p', { class: 'hint', 'data-pruning': curve ? 'failed' : 'computing' }, curve ? curve.error : t(lang, 'pruning.computing')));
     return panel;
   }
   const { steps } = curve;
   const N = steps.length - 1;
+  // A task is learnt to 1; a next word of real text is guessed far less often: its axis ends at the
+  // tenth above the curve's highest point.
+  const top = heldout ? Math.ceil(Math.max(...steps.map((s) => s.accuracy)) * 10 + 1e-9) / 10 : 1;
   const x = (k) => PAD + ((W - 2 * PAD) * k) / N;
-  const y = (acc) => HT - PAD - (HT - 2 * PAD) * acc;
-  const chart = svg('svg', { viewBox: `0 0 ${W} ${HT}`, class: 'pruning-chart', role: 'img', 'aria-label': t(lang, 'pruning.chart') });
+  const y = (acc) => HT - PAD - ((HT - 2 * PAD) * acc) / top;
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${HT}`, class: 'pruning-chart', role: 'img', 'aria-label': t(lang, `pruning.chart${ofText}`) });
   chart.append(
     svg('line', { x1: PAD, y1: y(0), x2: W - PAD, y2: y(0), class: 'axis' }),
-    svg('line', { x1: PAD, y1: y(0), x2: PAD, y2: y(1), class: 'axis' }),
+    svg('line', { x1: PAD, y1: y(0), x2: PAD, y2: y(top), class: 'axis' }),
     svg('polyline', { points: steps.map((s, k) => `${x(k)},${y(s.accuracy)}`).join(' '), class: 'curve' }),
   );
   // The x axis: every count of heads removed (a few), else the ends and the middle.
@@ -45,13 +52,13 @@ export function pruningPanel(state, actions) {
     tick.textContent = String(k);
     chart.append(tick);
   }
-  for (const [text, at] of [['1', y(1) + 4], ['0', y(0) + 4]]) {
+  for (const [text, at] of [[heldout ? top.toFixed(1) : '1', y(top) + 4], ['0', y(0) + 4]]) {
     const label = svg('text', { x: PAD - 4, y: at, 'text-anchor': 'end', class: 'tick' });
     label.textContent = text;
     chart.append(label);
   }
-  const yLabel = svg('text', { x: PAD, y: y(1) - 10, class: 'tick' });
-  yLabel.textContent = t(lang, 'pruning.accuracy');
+  const yLabel = svg('text', { x: PAD, y: y(top) - 10, class: 'tick' });
+  yLabel.textContent = t(lang, `pruning.accuracy${ofText}`);
   chart.append(yLabel);
   const xLabel = svg('text', { x: W / 2, y: HT - 4, 'text-anchor': 'middle', class: 'tick' });
   xLabel.textContent = t(lang, 'pruning.axis', { n: N });
@@ -69,7 +76,7 @@ export function pruningPanel(state, actions) {
   panel.append(chart, h('label', { class: 'pruning-slider', for: 'pruning-step' }, t(lang, 'pruning.slider')), slider, now);
 
   function fill(s) {
-    if (s.pruning !== curve) return false;
+    if (!heldout && s.pruning !== curve) return false;
     const k = stepOf(steps, s.settings.switchedOff);
     dots.forEach((dot, j) => dot.classList.toggle('current', j === k));
     if (k >= 0 && Number(slider.value) !== k) slider.value = String(k);
