@@ -167,12 +167,14 @@ std::vector<mha::TaskSample> analysis_samples(const mha::Model& model, const std
                                               std::string* said) {
   const auto* vocabulary = dynamic_cast<const mha::VocabTokenizer*>(model.tokenizer());
   if (!vocabulary) {
-    if (said) *said = std::to_string(n) + " sequences of its task, seed " + std::to_string(seed);
+    if (said) *said = std::to_string(n) + (n == 1 ? " sequence" : " sequences") + " of its task, seed " + std::to_string(seed);
     return mha::task_samples(model.config(), n, seed);
   }
   std::vector<mha::TaskSample> samples =
       mha::heldout_samples(read_heldout(model, model_path, ""), model.config().max_positions, n);
-  if (said) *said = std::to_string(samples.size()) + " windows of held-out text (" + heldout_path(*vocabulary, model_path) + ")";
+  if (said)
+    *said = std::to_string(samples.size()) + (samples.size() == 1 ? " window" : " windows") + " of held-out text (" +
+            heldout_path(*vocabulary, model_path) + ")";
   return samples;
 }
 

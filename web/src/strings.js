@@ -471,7 +471,7 @@ export const STRINGS = {
   },
   'pruning.introText': {
     en: 'Michel et al. (2019) removed the heads of trained Transformers one at a time in order of their importance and found that 20–40 % could go at no cost, with a collapse past about 60 %. Here is the same for this model, on text it never trained on: each head’s importance averaged over {n} windows of its held-out text, then how often its first choice for the next token is right there after each removal (a next token that is &lt;unk&gt; is not counted). The core measured it when the model was trained (<code>mha prune</code>). Move the slider to switch those heads off everywhere on this page.',
-    zh: 'Michel 等（2019）按重要性从低到高逐个去掉训练好的 Transformer 的头，发现 20–40% 的头去掉也没有损失，超过约 60% 才会崩溃。这里对这个模型做同样的事，用的是它没训练过的文本：在 {n} 个留出文本窗口上平均每个头的重要性，然后看每去掉一个头后，它对下一个 token 的第一选择在那里猜对的比例（下一个是 &lt;unk&gt; 的不算）。这是核心在训练模型时测的（<code>mha prune</code>）。拖动滑块，本页各处都会关掉这些头。',
+    zh: 'Michel 等（2019）按重要性从低到高逐个去掉训练好的 Transformer 的头，发现 20–40% 的头去掉也没有损失，超过约 60% 才会崩溃。这里对这个模型做同样的事，用的是它没训练过的文本：在 {n} 个留出文本窗口上平均每个头的重要性，然后看每去掉一个头后，它对下一个 token 的第一选择在那里猜对的比例（下一个是 &lt;unk&gt; 的不算）。这是核心在训练模型时测的。拖动滑块，本页各处都会关掉这些头。',
   },
   'pruning.chartText': { en: 'Next-token accuracy on held-out text against the number of heads removed', zh: '留出文本上下一个 token 的准确率与去掉的头数' },
   'pruning.accuracyText': { en: 'next-token accuracy, held-out text', zh: '留出文本上的准确率' },
