@@ -431,6 +431,16 @@ test('the English model\'s pruning curve on held-out text: drawn as measured, an
   assert.ok(drawn.ticks.includes(say('en', 'pruning.accuracyText')) && drawn.ticks.includes('0.2'), drawn.ticks.join(' | '));
   const nowOf = (k) => say('en', 'pruning.now', { k, list: steps[k].removed.map(([l, h]) => `${l}.${h}`).join(', ') || say('en', 'none'), accuracy: steps[k].accuracy.toFixed(2), loss: steps[k].loss.toFixed(2) });
   assert.equal(drawn.now, nowOf(0));
+  // the last quarter to go, named as the heads table names them on held-out text
+  const last = steps.at(-1).removed.slice(12).map(([l, h]) => `${l}.${h}`);
+  const leans = await panel.evaluate((el) => ({ heads: el.querySelector('[data-pruning-last]').dataset.pruningLast, text: el.querySelector('[data-pruning-last]').textContent }));
+  assert.equal(leans.heads, last.join(' '));
+  const heldout = (await cliHeldout('brown')).layers;
+  for (const head of last) {
+    const [l, h] = head.split('.').map(Number);
+    const m = heldout[l].heads[h];
+    assert.ok(leans.text.includes(`${head}: ${m.label === 'mixed' ? '' : say('en', `label.${m.label}`)}`), `${head} named as held-out text names it (${m.label}): ${leans.text}`);
+  }
   const k = 12;
   await page.locator('#pruning-step').fill(String(k));
   const off = steps[k].removed.map(([l, h]) => `${l}.${h}`).sort();

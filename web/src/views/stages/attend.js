@@ -21,6 +21,7 @@ import { hasBlocks, recalls } from '../../modelFacts.js';
 const circuitsView = Object.fromEntries(['scoresPanel', 'headPanel', 'patchPanel'].map((name) => [name, fromPart('circuits', (part, state, actions) => part[name](state, actions))]));
 import { causalControl, MODEL_KINDS } from '../../attributes.js';
 import pruningCurves from 'pruning-curves:';
+import heldoutHeads from 'heldout-heads:';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
@@ -320,7 +321,7 @@ export function attendParts(state, actions) {
     trained
       ? { key: [state.pruning, result, lang], make: () => pruningPanel(state, actions), lazy: true }
       : heldoutCurve
-        ? { key: [heldoutCurve, result, lang], make: () => pruningPanel(state, actions, heldoutCurve), lazy: true }
+        ? { key: [heldoutCurve, result, lang], make: () => pruningPanel(state, actions, heldoutCurve, heldoutHeads[kind.shipped]), lazy: true }
         : { key: [null], make: () => null },
     // a model with blocks that predicts the next token: how its heads connect (the part 'circuits'),
     // in three sections, each drawn again for what it shows (another token patched redraws only that)

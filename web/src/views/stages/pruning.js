@@ -8,6 +8,7 @@
 import { h, live, setText, setAttr } from '../../dom.js';
 import { t } from '../../i18n.js';
 import catalog from '../../catalog.js';
+import { heldoutText } from './heads.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const svg = (tag, attrs = {}) => {
@@ -21,8 +22,10 @@ const key = (pairs) => pairs.map(([l, hd]) => `${l}.${hd}`).sort().join(',');
 // The step whose removed heads are exactly the heads switched off now, or -1.
 const stepOf = (steps, switchedOff) => steps.findIndex((s) => key(s.removed) === key(switchedOff));
 
-// heldout: the curve of a model of real text (else state.pruning, the induction model's).
-export function pruningPanel(state, actions, heldout = null) {
+// heldout: the curve of a model of real text (else state.pruning, the induction model's); types: its
+// heads' types on the same held-out text ([layer][head], heads.js heldoutText), which name the heads
+// it keeps to the last.
+export function pruningPanel(state, actions, heldout = null, types = null) {
   const { lang } = state;
   const curve = heldout || state.pruning;
   const ofText = heldout ? 'Text' : '';
@@ -74,6 +77,12 @@ export function pruningPanel(state, actions, heldout = null) {
   });
   const now = h('p', { class: 'pruning-now', id: 'pruning-now', 'aria-live': 'polite' });
   panel.append(chart, h('label', { class: 'pruning-slider', for: 'pruning-step' }, t(lang, 'pruning.slider')), slider, now);
+  // The heads it leans on most, the last quarter to go, each as the heads table names it on held-out text.
+  if (heldout && types) {
+    const last = steps[N].removed.slice(N - Math.max(1, N >> 2));
+    const list = last.map(([l, hd]) => t(lang, 'pruning.lastHead', { head: `${l}.${hd}`, type: heldoutText(lang, types[l][hd]) })).join(t(lang, 'pruning.listSeparator'));
+    panel.append(h('p', { class: 'hint', 'data-pruning-last': last.map(([l, hd]) => `${l}.${hd}`).join(' ') }, t(lang, 'pruning.lastText', { n: last.length, list })));
+  }
 
   function fill(s) {
     if (!heldout && s.pruning !== curve) return false;
