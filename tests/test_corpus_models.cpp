@@ -5,11 +5,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "analysis/head_metrics.h"
+#include "analysis/importance.h"
 #include "analysis/pruning.h"
 #include "io/model_file.h"
 #include "io/safetensors.h"
@@ -182,6 +184,29 @@ TEST_CASE("Brown: held-out windows for importance and pruning, scored as the hel
   CHECK(steps.front().accuracy == score.accuracy);
   CHECK(steps.back().loss > steps.front().loss + 0.5);  // every head off: the model reads no context
   CHECK(steps.back().accuracy < steps.front().accuracy);
+}
+
+// models/brown.prune.json (npm run train: mha prune --json; the page draws it) is this model's curve:
+// its first step's loss and accuracy on the same windows and its order of removal, least important
+// first, ties in layer, head order (prune_heads); the steps after follow from these two. A fifth of
+// the time of the whole curve (tests/node/heads.test.js checks both files' shape).
+TEST_CASE("Brown: held-out pruning curve in models/ is this model's") {
+  if (!kFigures) return;
+  const Shipped s = shipped("brown");
+  const std::vector<uint8_t> text = mha_test::read_or_fail(mha_test::models_dir() + "/brown.prune.json", "npm run train makes it");
+  const nlohmann::json steps = nlohmann::json::parse(text.begin(), text.end()).at("steps");
+  const std::vector<mha::TaskSample> samples = mha::heldout_samples(s.heldout(), s.model.config().max_positions, mha::kImportanceSamples);
+  const mha::TaskScore score = mha::score_task(s.model, samples);
+  CHECK(steps.front().at("loss").get<double>() == score.loss);
+  CHECK(steps.front().at("accuracy").get<double>() == score.accuracy);
+  const mha::HeadImportance importance = mha::head_importance(s.model, samples);
+  std::vector<std::array<int, 2>> order;
+  for (int l = 0; l < s.model.config().layers; ++l)
+    for (int h = 0; h < s.model.config().heads; ++h) order.push_back({l, h});
+  std::stable_sort(order.begin(), order.end(), [&](const std::array<int, 2>& a, const std::array<int, 2>& b) {
+    return importance.importance[a[0]][a[1]] < importance.importance[b[0]][b[1]];
+  });
+  CHECK(steps.back().at("removed").get<std::vector<std::array<int, 2>>>() == order);
 }
 
 TEST_CASE("held-out samples: a text without a whole window, or a window of nothing but <unk>, is an error") {

@@ -167,11 +167,10 @@ test('bad requests are MhaErrors with their codes, and leave the model and the t
 });
 
 // The pruning curves the page draws for the models of real text (models/NAME.prune.json, which npm run
-// train writes) are what `mha prune` measures on those models' held-out excerpts: the English one
-// checked whole (9 s), the poems' (25 s) for its shape.
-test('a model of real text\'s pruning curve in models/ is mha prune\'s on its held-out text', () => {
+// train writes with `mha prune --json`): the shape of a curve of held-out text (that the English one is
+// its model's: tests/test_corpus_models.cpp, a fifth of the time of measuring it again here).
+test('a model of real text\'s pruning curve in models/: every head removed once, next-token figures, README\'s claims', () => {
   const file = (id) => JSON.parse(fs.readFileSync(path.join(root, `models/${id}.prune.json`), 'utf8')).steps;
-  assert.deepEqual(file('brown'), runCli(['prune', '--model', path.join(root, 'models/brown.safetensors'), '--json']).steps);
   for (const id of ['tang', 'brown']) {
     const steps = file(id);
     assert.equal(steps.length, 17, id);
