@@ -471,6 +471,9 @@ test('random GPT-2 blocks: every stage of every layer in both languages, LayerNo
   const T = 7; // <s> the cat sat on the mat
   for (const lang of ['en', 'zh']) {
     await page.evaluate((l) => { document.querySelector('mha-demo').lang = l; document.querySelector('mha-demo').setAttribute('lang', l); }, lang);
+    // Chinese comes with its strings' script (mha-zh.js), loaded when first asked for: a busy machine
+    // showed the first stage still in English (a CI run of 5c502c7)
+    await page.waitForFunction((l) => document.querySelector('mha-demo').state.lang === l, lang, { timeout: WAIT });
     for (const layer of [0, 1]) {
       await page.locator('#view-layer').selectOption(String(layer));
       await page.waitForFunction((l) => document.querySelector('mha-demo').state.result.layer === l, layer, { timeout: WAIT });
