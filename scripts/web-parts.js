@@ -58,15 +58,19 @@ async function heldoutHeadTypes() {
   return out;
 }
 
-// Each shipped model of real text's pruning curve on its held-out excerpt ({id: {steps}}, the file
-// npm run train writes with mha prune --json): the widget carries them (a few KB), and the attend stage
-// draws the one of the model shown.
+// Each shipped model of real text's pruning curve on its held-out excerpt ({id: {steps, importance}},
+// the file npm run train writes with mha prune --json): the widget carries them (a few KB), the attend
+// stage draws the one of the model shown and its heads table shows the importances.
 function pruningCurves() {
   const out = {};
   for (const m of trainedModels().filter((x) => x.pruning)) {
-    const { steps } = JSON.parse(fs.readFileSync(path.join(ROOT, m.pruning), 'utf8'));
+    const { steps, importance } = JSON.parse(fs.readFileSync(path.join(ROOT, m.pruning), 'utf8'));
     // the figures as the page shows them (two decimals): six significant digits are plenty
-    out[m.id] = { steps: steps.map(({ removed, loss, accuracy }) => ({ removed, loss: heldoutFigure(loss), accuracy: heldoutFigure(accuracy) })) };
+    out[m.id] = {
+      steps: steps.map(({ removed, loss, accuracy }) => ({ removed, loss: heldoutFigure(loss), accuracy: heldoutFigure(accuracy) })),
+      // [layer][head]: the importance each head was removed by, as the heads table shows a gradient metric
+      importance: importance.layers.map((layer) => layer.heads.map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, heldoutFigure(v)])))),
+    };
   }
   return out;
 }

@@ -330,12 +330,25 @@ fi
 # (one window: under AddressSanitizer a pass over the English model is slow)
 run prune --model "$DATA/../../../models/brown.safetensors" --samples 1 --json
 if [ "$rc" -eq 0 ] && python3 -c '
-import json; steps = json.load(open("stdout.txt"))["steps"]
+import json; out = json.load(open("stdout.txt")); steps = out["steps"]
 assert len(steps) == 17 and steps[0]["loss"] < 6 and steps[0]["accuracy"] > 0.05, steps[0]
-assert steps[-1]["loss"] > steps[0]["loss"] + 0.3, steps[-1]'; then
-  pass "prune on the English model measures on its held-out text: loss under 6 nats, rising as heads go"
+assert steps[-1]["loss"] > steps[0]["loss"] + 0.3, steps[-1]
+imp = [[h["importance"] for h in l["heads"]] for l in out["importance"]["layers"]]
+order = [imp[l][h] for l, h in steps[-1]["removed"]]
+assert order == sorted(order), order'; then
+  pass "prune on the English model measures on its held-out text: loss under 6 nats, rising as heads go, least important first"
 else
   fail "prune on a model of real text" "exit code $rc, $(head -c 300 stdout.txt)"
+fi
+cp stdout.txt prune.json
+# the same importance from mha heads on the same held-out window (the page's heads table shows it)
+run heads --model "$DATA/../../../models/brown.safetensors" --heldout --windows 1 --importance --samples 1 --json
+if [ "$rc" -eq 0 ] && python3 -c '
+import json; heads = json.load(open("stdout.txt"))["layers"]; pruned = json.load(open("prune.json"))["importance"]["layers"]
+assert [[h["importance"] for h in l["heads"]] for l in heads] == [[h["importance"] for h in l["heads"]] for l in pruned]'; then
+  pass "heads --heldout --importance: the importance prune removes heads by"
+else
+  fail "heads --heldout --importance" "exit code $rc, $(head -c 300 stdout.txt)"
 fi
 run prune --model "$DATA/../../../models/brown.safetensors" --samples 1
 if [ "$rc" -eq 0 ] && grep -q "on 1 window of held-out text (.*models/corpus/brown.heldout.txt)" stdout.txt; then

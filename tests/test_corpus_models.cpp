@@ -178,7 +178,7 @@ TEST_CASE("Brown: held-out windows for importance and pruning, scored as the hel
   CHECK(score.accuracy == held.accuracy);
   CHECK(score.loss == doctest::Approx(held.loss).epsilon(0.02));  // a mean of windows' means, not of every target
   if (!kFigures) return;
-  const std::vector<mha::PruneStep> steps = mha::prune_heads(s.model, samples);
+  const std::vector<mha::PruneStep> steps = mha::prune_heads(s.model, samples).steps;
   REQUIRE(steps.size() == 17);
   CHECK(steps.front().loss == doctest::Approx(score.loss));
   CHECK(steps.front().accuracy == score.accuracy);
@@ -187,19 +187,22 @@ TEST_CASE("Brown: held-out windows for importance and pruning, scored as the hel
 }
 
 // models/brown.prune.json (npm run train: mha prune --json; the page draws it) is this model's curve:
-// its first step's loss and accuracy on the same windows and its order of removal, least important
-// first, ties in layer, head order (prune_heads); the steps after follow from these two. A fifth of
-// the time of the whole curve (tests/node/heads.test.js checks both files' shape).
+// its first step's loss and accuracy on the same windows, its heads' importance there (the page's heads
+// table shows it) and its order of removal, least important first, ties in layer, head order
+// (prune_heads); the steps after follow from these. A fifth of the time of the whole curve
+// (tests/node/heads.test.js checks both files' shape).
 TEST_CASE("Brown: held-out pruning curve in models/ is this model's") {
   if (!kFigures) return;
   const Shipped s = shipped("brown");
   const std::vector<uint8_t> text = mha_test::read_or_fail(mha_test::models_dir() + "/brown.prune.json", "npm run train makes it");
-  const nlohmann::json steps = nlohmann::json::parse(text.begin(), text.end()).at("steps");
+  const nlohmann::json file = nlohmann::json::parse(text.begin(), text.end());
+  const nlohmann::json& steps = file.at("steps");
   const std::vector<mha::TaskSample> samples = mha::heldout_samples(s.heldout(), s.model.config().max_positions, mha::kImportanceSamples);
   const mha::TaskScore score = mha::score_task(s.model, samples);
   CHECK(steps.front().at("loss").get<double>() == score.loss);
   CHECK(steps.front().at("accuracy").get<double>() == score.accuracy);
   const mha::HeadImportance importance = mha::head_importance(s.model, samples);
+  CHECK(file.at("importance") == mha::importance_to_json(importance));
   std::vector<std::array<int, 2>> order;
   for (int l = 0; l < s.model.config().layers; ++l)
     for (int h = 0; h < s.model.config().heads; ++h) order.push_back({l, h});

@@ -310,8 +310,8 @@ TEST_CASE("the shipped model's pruning curve: several heads go at no cost, all o
   const std::string path = mha_test::reference_dir() + "/../../../models/induction.safetensors";  // the repo root
   const auto bytes = read_or_fail(path, "train it with: npm run train");
   const mha::Model model = mha::Model::from_model_file(bytes.data(), bytes.size(), mha::WeightLayout::attn_only, 0);
-  const std::vector<mha::PruneStep> steps =
-      mha::prune_heads(model, mha::task_samples(model.config(), mha::kImportanceSamples, mha::kImportanceSeed));
+  const mha::Pruning pruning = mha::prune_heads(model, mha::task_samples(model.config(), mha::kImportanceSamples, mha::kImportanceSeed));
+  const std::vector<mha::PruneStep>& steps = pruning.steps;
   const int heads = model.config().layers * model.config().heads;
   REQUIRE(static_cast<int>(steps.size()) == heads + 1);
   std::string curve;
@@ -345,7 +345,7 @@ TEST_CASE("the shipped recall model's pruning curve: no head is redundant, each 
     REQUIRE(s.targets.size() == s.ids.size() * 4);
     for (int row : s.scored) CHECK(s.targets[static_cast<size_t>(row)] == s.ids[static_cast<size_t>(row / 4 - (row % 4 + 1))]);
   }
-  const std::vector<mha::PruneStep> steps = mha::prune_heads(model, samples);
+  const std::vector<mha::PruneStep> steps = mha::prune_heads(model, samples).steps;
   REQUIRE(steps.size() == 5);
   std::string curve;
   for (const mha::PruneStep& s : steps) curve += std::to_string(s.removed.size()) + ": " + std::to_string(s.accuracy) + "  ";

@@ -370,9 +370,9 @@ val importance_object(const mha::HeadImportance& importance) {
   return out;
 }
 
-val prune_object(const std::vector<mha::PruneStep>& steps) {
+val prune_object(const mha::Pruning& pruning) {
   val list = val::array();
-  for (const mha::PruneStep& s : steps) {
+  for (const mha::PruneStep& s : pruning.steps) {
     val removed = val::array();
     for (const auto& [layer, head] : s.removed) {
       val pair = val::array();
@@ -387,6 +387,7 @@ val prune_object(const std::vector<mha::PruneStep>& steps) {
     list.call<void>("push", step);
   }
   val out = val::object();
+  out.set("importance", importance_object(pruning.importance));
   out.set("steps", list);
   return out;
 }

@@ -64,7 +64,7 @@ emscripten::val int32_array(const std::vector<int32_t>& values);   // a copy own
 emscripten::val attribution_arrays(const std::vector<mha::LogitAttribution>& attributions);
 // importance_to_json's and prune_to_json's objects (cpp/core/analysis), made as JavaScript objects.
 emscripten::val importance_object(const mha::HeadImportance& importance);
-emscripten::val prune_object(const std::vector<mha::PruneStep>& steps);
+emscripten::val prune_object(const mha::Pruning& pruning);
 // circuits_to_json's, head_circuit_to_json's and patching_to_json's objects, the same keys and values
 // (built here rather than parsed from the core's JSON text: 3 KB less of the widget).
 emscripten::val circuits_object(const mha::CircuitScores& scores);

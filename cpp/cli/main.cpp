@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
                       "add each head's importance, |dL/d gate| at gate 1 (Michel et al. 2019), L the mean next-token "
                       "cross-entropy over the given ids");
   heads_cmd->add_option("--samples", samples, "with --importance: average over this many fresh sequences of the model's task instead "
-                                              "(a model of real text: windows of its held-out excerpt)")
+                                              "(a model of real text: windows of its held-out excerpt); with --heldout, "
+                                              "the first this many windows of that text (default 64, as mha prune)")
       ->check(CLI::Range(1, mha::kMaxImportanceSamples));
   std::string heldout;
   int windows = 0;
@@ -134,18 +135,21 @@ int main(int argc, char** argv) {
       ->expected(0, 1);
   heads_cmd->add_option("--windows", windows, "with --heldout: at most this many windows (0: all)")->check(CLI::NonNegativeNumber);
   heads_cmd->callback([&] {
+    if (samples > 0 && !importance) throw mha::Error("--samples goes with --importance");
     if (heads_cmd->count("--heldout") > 0) {
-      if (importance) throw mha::Error("--importance measures one text: give --text or --ids, not --heldout");
       const mha::Model model = mha_cli::open_model(o);
-      const std::vector<mha::LayerAnalysis> layers =
-          mha::analyse_heldout(model, mha_cli::read_heldout(model, o.model_path, heldout), windows);
+      const std::vector<int32_t> ids = mha_cli::read_heldout(model, o.model_path, heldout);
+      std::vector<mha::LayerAnalysis> layers = mha::analyse_heldout(model, ids, windows);
+      // on the windows mha prune removes heads by (its first 64): the page shows the two side by side
+      if (importance)
+        mha::add_importance(layers, mha::head_importance(model, mha::heldout_samples(ids, model.config().max_positions,
+                                                                                     samples > 0 ? samples : mha::kImportanceSamples)));
       if (json) std::printf("%s\n", mha::analysis_to_json(layers).dump(2).c_str());
       else std::fputs(mha_cli::heads_report(layers).c_str(), stdout);
       return;
     }
     const mha_cli::Run r = mha_cli::run(o);
     std::vector<mha::LayerAnalysis> layers = mha::analyse_trace(r.trace, r.model.config(), r.model.tokenizer());
-    if (samples > 0 && !importance) throw mha::Error("--samples goes with --importance");
     if (importance)
       mha::add_importance(layers, mha::head_importance(r.model, samples > 0 ? mha_cli::analysis_samples(r.model, o.model_path, samples, mha::kImportanceSeed)
                                                                              : std::vector<mha::TaskSample>{mha::next_token_sample(r.trace.ids, r.model.config().readouts)}));

@@ -19,13 +19,19 @@ struct PruneOptions {
   bool json = false;
 };
 
-std::string report(const std::vector<mha::PruneStep>& steps, const PruneOptions& o, const std::string& samples) {
+std::string report(const mha::Pruning& pruning, const PruneOptions& o, const std::string& samples) {
   std::string out = "heads of " + o.model.model_path + " removed one at a time, least important first (|dL/d gate| on " +
-                    samples + ")\nremoved  head    loss  accuracy\n";
-  char line[64];
-  for (const mha::PruneStep& s : steps) {
-    const std::string head = s.removed.empty() ? "—" : std::to_string(s.removed.back()[0]) + "." + std::to_string(s.removed.back()[1]);
-    std::snprintf(line, sizeof line, "%7zu  %4s  %6.3f  %8.3f\n", s.removed.size(), head.c_str(), s.loss, s.accuracy);
+                    samples + ")\nremoved  head  importance    loss  accuracy\n";
+  char line[80];
+  for (const mha::PruneStep& s : pruning.steps) {
+    if (s.removed.empty()) {
+      std::snprintf(line, sizeof line, "%7d  %4s  %10s  %6.3f  %8.3f\n", 0, "—", "", s.loss, s.accuracy);
+    } else {
+      const auto [layer, head] = s.removed.back();
+      const std::string name = std::to_string(layer) + "." + std::to_string(head);
+      std::snprintf(line, sizeof line, "%7zu  %4s  %10.4f  %6.3f  %8.3f\n", s.removed.size(), name.c_str(),
+                    pruning.importance.importance[static_cast<size_t>(layer)][static_cast<size_t>(head)], s.loss, s.accuracy);
+    }
     out += line;
   }
   return out;
@@ -45,13 +51,13 @@ CLI::App* add_prune_command(CLI::App& app) {
                   "fresh sequences of the model's task to measure on (a model of real text: windows of its held-out excerpt)")
       ->check(CLI::Range(1, mha::kMaxImportanceSamples));
   cmd->add_option("--seed", o->seed, "seed of those sequences (none for held-out text: its first windows)");
-  cmd->add_flag("--json", o->json, "print {steps: [{removed: [[layer, head], …], loss, accuracy}]}");
+  cmd->add_flag("--json", o->json, "print {importance: {layers: [{heads: [{importance, importance_normalised}]}]}, steps: [{removed: [[layer, head], …], loss, accuracy}]}");
   cmd->callback([o] {
     const mha::Model model = load_model(o->model);
     std::string samples;
-    const std::vector<mha::PruneStep> steps = mha::prune_heads(model, analysis_samples(model, o->model.model_path, o->samples, o->seed, &samples));
-    if (o->json) std::printf("%s\n", mha::prune_to_json(steps).dump(2).c_str());
-    else std::fputs(report(steps, *o, samples).c_str(), stdout);
+    const mha::Pruning pruning = mha::prune_heads(model, analysis_samples(model, o->model.model_path, o->samples, o->seed, &samples));
+    if (o->json) std::printf("%s\n", mha::prune_to_json(pruning).dump(2).c_str());
+    else std::fputs(report(pruning, *o, samples).c_str(), stdout);
   });
   return cmd;
 }

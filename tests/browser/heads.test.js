@@ -131,7 +131,7 @@ test('the predict stage\'s bars sum to the logit shown and are the CLI\'s split;
   await importanceShown(page, WAIT);
   const shown = await page.evaluate(() => [...document.querySelector('mha-demo').shadowRoot.querySelectorAll('.heads-table td[data-metric="importance"] .metric-value')].map((e) => e.textContent));
   const heads = JSON.parse(cli(['heads', '--model', pageModel, '--text', b.text, '--importance', '--json']));
-  assert.deepEqual(shown, heads.layers[1].heads.map((h) => h.importance.toFixed(2)));
+  assert.deepEqual(shown, heads.layers[1].heads.map((h) => h.importance.toFixed(3)));
   suite.assertNoProblems();
 });
 

@@ -121,6 +121,10 @@ test('head importance and the pruning curve in WASM are the CLI\'s, on the same 
     const text = model.headImportance(IDS);
     text.layers.forEach((layer, l) => layer.heads.forEach((h, hd) => close(h.importance, onText.layers[l].heads[hd].importance, 1e-12, `${l}.${hd}`)));
     const pruned = model.prune({ samples: 16, seed: 5 });
+    pruned.importance.layers.forEach((layer, l) => layer.heads.forEach((h, hd) => {
+      close(h.importance, curve.importance.layers[l].heads[hd].importance, 1e-12, `pruning's importance ${l}.${hd}`);
+      close(h.importance_normalised, curve.importance.layers[l].heads[hd].importance_normalised, 1e-12, `pruning's normalised ${l}.${hd}`);
+    }));
     assert.equal(pruned.steps.length, 9);
     pruned.steps.forEach((s, i) => {
       assert.deepEqual(s.removed, curve.steps[i].removed);
@@ -170,10 +174,16 @@ test('bad requests are MhaErrors with their codes, and leave the model and the t
 // train writes with `mha prune --json`): the shape of a curve of held-out text (that the English one is
 // its model's: tests/test_corpus_models.cpp, a fifth of the time of measuring it again here).
 test('a model of real text\'s pruning curve in models/: every head removed once, next-token figures, README\'s claims', () => {
-  const file = (id) => JSON.parse(fs.readFileSync(path.join(root, `models/${id}.prune.json`), 'utf8')).steps;
+  const whole = (id) => JSON.parse(fs.readFileSync(path.join(root, `models/${id}.prune.json`), 'utf8'));
+  const file = (id) => whole(id).steps;
   for (const id of ['tang', 'brown']) {
     const steps = file(id);
     assert.equal(steps.length, 17, id);
+    // removed least important first, by the importances the file carries (the heads table shows them)
+    const importance = whole(id).importance.layers.map((layer) => layer.heads.map((x) => x.importance));
+    assert.deepEqual(importance.map((layer) => layer.length), [4, 4, 4, 4], id);
+    const inOrder = steps.at(-1).removed.map(([l, h]) => importance[l][h]);
+    assert.deepEqual(inOrder, [...inOrder].sort((a, b) => a - b), `${id}: removed in ascending importance`);
     const removed = steps.at(-1).removed.map(([l, h]) => `${l}.${h}`);
     assert.equal(new Set(removed).size, 16, `${id}: every head removed once`);
     steps.forEach((s, k) => assert.deepEqual(s.removed, steps.at(-1).removed.slice(0, k), `${id}, step ${k}: one head more`));

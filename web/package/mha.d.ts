@@ -496,8 +496,9 @@ export interface PatchResult {
   residual: Array<{ layer: number; position: number; recovery: number }>;
 }
 
-/** The pruning curve (Model.prune): the first step removes no head, each next one more, the last all. */
+/** The pruning curve (Model.prune): the first step removes no head, each next one more, the last all; in ascending importance on the same sequences. */
 export interface PruneCurve {
+  importance: HeadImportance;
   steps: Array<{ removed: Array<[layer: number, head: number]>; loss: number; accuracy: number }>;
 }
 

@@ -602,6 +602,15 @@ export const STRINGS = {
     en: 'Under that, “held-out text”: the same head on text the model never trained on.',
     zh: '再下面的“留出文本”是同一个头在模型从没训练过的文本上的表现。',
   },
+  'heads.heldoutImportance': { en: 'importance {v}, pruned at step {k} of {n}', zh: '重要性 {v}，剪枝第 {k} 步去掉（共 {n} 步）' },
+  'heads.heldoutImportanceHint': {
+    en: 'Last, its importance there ({n} windows): the pruning curve below removes the heads least important first, one a step, and “pruned at step 12” is when this one goes.',
+    zh: '最后是它在那里的重要性（{n} 个窗口）：下面的剪枝曲线先去掉最不重要的头，每步去掉一个，“剪枝第 12 步去掉”就是这个头被去掉的那一步。',
+  },
+  'heads.heldoutImportanceHelp': {
+    en: 'How much the loss on {n} windows of held-out text would change if the head were removed (|∂L/∂ξ|, Michel et al. 2019), measured when the model was trained: the pruning curve below removes heads in this order.',
+    zh: '去掉这个头时，在 {n} 个留出文本窗口上的损失会变化多少（|∂L/∂ξ|，Michel 等 2019），训练模型时测得：下面的剪枝曲线就按这个顺序去掉各个头。',
+  },
   'heads.heldoutHelp': {
     en: 'The same head on the corpus’s held-out excerpt, text it never trained on, in windows of its length: its name, the measure its name is given by, and how many times that measure is its chance (the weight spread evenly would score). Measured by the core when the page was built.',
     zh: '同一个头在语料的留出片段上（训练时从没见过的文本，按模型的长度分窗）：它的名字、给它起名所依据的度量，以及这个度量是随机水平（权重平均分散时的得分）的多少倍。由核心在构建页面时测得。',

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "analysis/importance.h"
 #include "base/error.h"
 #include "model/backward.h"
 
@@ -29,9 +28,10 @@ TaskScore score_task(const Model& model, const std::vector<TaskSample>& samples,
   return {loss / static_cast<double>(samples.size()), scored ? static_cast<double>(right) / scored : 0.0};
 }
 
-std::vector<PruneStep> prune_heads(const Model& model, const std::vector<TaskSample>& samples) {
+Pruning prune_heads(const Model& model, const std::vector<TaskSample>& samples) {
   const Config& c = model.config();
-  const HeadImportance importance = head_importance(model, samples);
+  Pruning out{head_importance(model, samples), {}};
+  const HeadImportance& importance = out.importance;
   // Least important first, ties in layer, head order: each next head the least important one left
   // (a few hundred heads at most, and no sort to carry in the WebAssembly module).
   std::vector<std::array<int, 2>> order;
@@ -45,20 +45,20 @@ std::vector<PruneStep> prune_heads(const Model& model, const std::vector<TaskSam
     order.push_back(next);
   }
   HeadGates gates(static_cast<size_t>(c.layers), std::vector<float>(static_cast<size_t>(c.heads), 1.0f));
-  std::vector<PruneStep> steps;
+  std::vector<PruneStep>& steps = out.steps;
   for (size_t removed = 0; removed <= order.size(); ++removed) {
     if (removed > 0) gates[order[removed - 1][0]][order[removed - 1][1]] = 0.0f;
     const TaskScore score = score_task(model, samples, gates);
     steps.push_back({std::vector<std::array<int, 2>>(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(removed)),
                      score.loss, score.accuracy});
   }
-  return steps;
+  return out;
 }
 
-nlohmann::json prune_to_json(const std::vector<PruneStep>& steps) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const PruneStep& s : steps) out.push_back({{"removed", s.removed}, {"loss", s.loss}, {"accuracy", s.accuracy}});
-  return {{"steps", out}};
+nlohmann::json prune_to_json(const Pruning& pruning) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const PruneStep& s : pruning.steps) steps.push_back({{"removed", s.removed}, {"loss", s.loss}, {"accuracy", s.accuracy}});
+  return {{"importance", importance_to_json(pruning.importance)}, {"steps", steps}};
 }
 
 }  // namespace mha

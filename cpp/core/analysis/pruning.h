@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "analysis/importance.h"
 #include "model/model.h"
 #include "train/task_samples.h"
 
@@ -23,10 +24,15 @@ struct PruneStep {
   std::vector<std::array<int, 2>> removed;  // [layer, head], in the order they were removed
   double loss = 0, accuracy = 0;
 };
+// The curve and the importances its order comes from: a reader sees why each head went when it did.
+struct Pruning {
+  HeadImportance importance;  // on the same samples
+  std::vector<PruneStep> steps;
+};
 // Every head removed one at a time (its gate set to 0), in ascending importance on the samples (ties
 // in layer, head order): the first step removes none, the last all of them.
-std::vector<PruneStep> prune_heads(const Model& model, const std::vector<TaskSample>& samples);
-// {"steps": [{"removed": [[layer, head], …], "loss": …, "accuracy": …}, …]}
-nlohmann::json prune_to_json(const std::vector<PruneStep>& steps);
+Pruning prune_heads(const Model& model, const std::vector<TaskSample>& samples);
+// {"importance": importance_to_json's {"layers": …}, "steps": [{"removed": [[layer, head], …], "loss": …, "accuracy": …}, …]}
+nlohmann::json prune_to_json(const Pruning& pruning);
 
 }  // namespace mha

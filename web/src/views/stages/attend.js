@@ -19,9 +19,8 @@ import { hasBlocks, recalls } from '../../modelFacts.js';
 
 // How the heads connect (circuits.js): its sections, drawn by the widget's part 'circuits' when it has come.
 const circuitsView = Object.fromEntries(['scoresPanel', 'headPanel', 'patchPanel'].map((name) => [name, fromPart('circuits', (part, state, actions) => part[name](state, actions))]));
-import { causalControl, MODEL_KINDS } from '../../attributes.js';
-import pruningCurves from 'pruning-curves:';
-import heldoutHeads from 'heldout-heads:';
+import { causalControl } from '../../attributes.js';
+import { heldoutOf } from '../../heldout.js';
 
 const NUMBERS_T = 16; // print numbers in the enlarged head up to this many tokens
 
@@ -305,8 +304,8 @@ function headDetail(state) {
 export function attendParts(state, actions) {
   const { result, lang, attendMode } = state;
   const trained = state.settings.model === 'trained';
-  const kind = MODEL_KINDS[state.settings.model];
-  const heldoutCurve = (kind && kind.shipped && pruningCurves[kind.shipped]) || null;
+  const heldout = heldoutOf(state.settings.model);
+  const heldoutCurve = heldout && heldout.curve;
   const c = state.circuits;
   return [
     { key: [lang, attendMode, result.config.causal], make: () => attendBar(state, actions) },
@@ -321,7 +320,7 @@ export function attendParts(state, actions) {
     trained
       ? { key: [state.pruning, result, lang], make: () => pruningPanel(state, actions), lazy: true }
       : heldoutCurve
-        ? { key: [heldoutCurve, result, lang], make: () => pruningPanel(state, actions, heldoutCurve, heldoutHeads[kind.shipped]), lazy: true }
+        ? { key: [heldoutCurve, result, lang], make: () => pruningPanel(state, actions, heldoutCurve, heldout.types), lazy: true }
         : { key: [null], make: () => null },
     // a model with blocks that predicts the next token: how its heads connect (the part 'circuits'),
     // in three sections, each drawn again for what it shows (another token patched redraws only that)

@@ -9,8 +9,7 @@ import { markCells } from '../parts/cellMarks.js';
 import { drawMiniMap } from '../parts/miniMap.js';
 import catalog from '../../catalog.js';
 import { hasBlocks, ownVocabulary } from '../../modelFacts.js';
-import { MODEL_KINDS } from '../../attributes.js';
-import heldoutHeads from 'heldout-heads:';
+import { heldoutOf } from '../../heldout.js';
 import { headType } from '../../headType.js';
 
 // The core's metrics (head_metric_table), each a column of the table and a formula under it;
@@ -57,7 +56,9 @@ function similarityTable(lang, H) {
   return { table, fill };
 }
 
-const fmt = (v) => (v === null || v === undefined ? null : v.toFixed(2));
+// A gradient pass's measures to three decimals, as the CLI prints them: heads differ in the third
+// (0.007 against 0.033), and the order they are pruned in is read there.
+const fmt = (v, metric) => (v === null || v === undefined ? null : v.toFixed(GRADIENT.has(metric) ? 3 : 2));
 
 // Each row carries a small copy of its head's map, where pointing at the row marks the cells its name
 // is about: the maps above are out of view once the table is (1280 px and under). One pixel a cell,
@@ -89,11 +90,19 @@ export function heldoutText(lang, x) {
 }
 
 // The shown layer's heads on the held-out excerpt of the shipped model of real text shown (the core's
-// numbers, measured when the page was built: scripts/web-parts.js heldoutHeadTypes), else null.
-function heldoutOf(state) {
-  const kind = MODEL_KINDS[state.settings.model];
-  const all = kind && kind.shipped && heldoutHeads[kind.shipped];
-  return (all && all[state.result.layer]) || null;
+// numbers, measured when the page was built: heldout.js), else null: [head] {type, …} and, from the
+// pruning curve there, {importance, removedAt} (the count of heads gone once it is removed).
+function heldoutTypes(state) {
+  const held = heldoutOf(state.settings.model);
+  const types = held && held.types[state.result.layer];
+  if (!types) return null;
+  const { curve } = held;
+  const order = curve ? curve.steps.at(-1).removed.map(([l, hd]) => `${l}.${hd}`) : [];
+  return types.map((x, hd) => ({
+    ...x,
+    importance: curve ? curve.importance[state.result.layer][hd].importance : null,
+    removedAt: order.indexOf(`${state.result.layer}.${hd}`) + 1,
+  }));
 }
 
 // How a head gets its name: the core's rules (head_metrics.cpp), the first that holds wins; a rule
@@ -129,16 +138,19 @@ export function headsPanel(state, actions) {
   if (!first) return null;
   const H = first.heads.length;
   const METRICS = metricsOf(state);
-  const heldoutAt = heldoutOf(state);
+  const heldoutAt = heldoutTypes(state);
   const rows = [];
   let marked = null; // the head whose row the pointer or the focus is on: its marks follow a new text
   for (let hd = 0; hd < H; hd++) {
     const label = h('span', { class: 'head-label' });
     const labelMeasure = h('span', { class: 'label-measure' });
-    const heldout = heldoutAt ? { name: h('span', { class: 'head-label' }), measure: h('span', { class: 'label-measure' }) } : null;
-    // Under the name on the text shown (a column of its own would not fit the table at 1280 px).
+    const heldout = heldoutAt
+      ? { name: h('span', { class: 'head-label' }), measure: h('span', { class: 'label-measure' }), importance: h('span', { class: 'heldout-importance', title: t(lang, 'heads.heldoutImportanceHelp', { n: catalog.importance.samples }) }) }
+      : null;
+    // Under the name on the text shown (a column of its own would not fit the table at 1280 px), and
+    // under that its importance there, with its place in the pruning curve below.
     const heldoutLine = heldout && h('span', { class: 'heldout-line', title: t(lang, 'heads.heldoutHelp') },
-      h('span', { class: 'heldout-tag' }, t(lang, 'heads.heldout')), ' ', heldout.name, ' ', heldout.measure);
+      h('span', { class: 'heldout-tag' }, t(lang, 'heads.heldout')), ' ', heldout.name, ' ', heldout.measure, heldout.importance);
     const cells = METRICS.map((metric) => {
       const barEl = FRACTION.has(metric) ? h('span', { class: 'metric-bar' }) : null;
       const value = h('span', { class: 'metric-value' });
@@ -187,7 +199,7 @@ export function headsPanel(state, actions) {
   function fill(s) {
     current = s;
     const analysis = analysisOf(s);
-    const heldout = heldoutOf(s);
+    const heldout = heldoutTypes(s);
     pointHint.hidden = !analysis.heads.some((m) => m.cells && m.cells.length);
     sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
@@ -213,10 +225,12 @@ export function headsPanel(state, actions) {
         row.heldout.name.className = `head-label label-${held.type}`;
         setText(row.heldout.name, text.name);
         setText(row.heldout.measure, text.measure);
+        setText(row.heldout.importance, held.importance === null ? ''
+          : t(lang, 'heads.heldoutImportance', { v: fmt(held.importance, 'importance'), k: held.removedAt, n: s.result.config.layers * s.result.config.heads }));
       }
       for (const c of row.cells) {
         const v = GRADIENT.has(c.metric) ? importance && importance[hd][c.metric] : m[c.metric];
-        const text = fmt(v);
+        const text = fmt(v, c.metric);
         // A measure with a chance (what weight spread evenly scores): how many times that, on hover.
         const chance = m[`${c.metric}_chance`];
         const help = t(lang, `metric.help.${c.metric}`);
@@ -237,7 +251,8 @@ export function headsPanel(state, actions) {
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
     h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), pointHint,
-      ` ${t(lang, 'heads.measureHint')}`, heldoutAt && ` ${t(lang, 'heads.heldoutHint')}`),
+      ` ${t(lang, 'heads.measureHint')}`, heldoutAt && ` ${t(lang, 'heads.heldoutHint')}`,
+      heldoutAt && heldoutAt[0].importance !== null && ` ${t(lang, 'heads.heldoutImportanceHint', { n: catalog.importance.samples })}`),
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
     cue,
@@ -256,7 +271,7 @@ export function headsPanel(state, actions) {
   return live(panel, (s) => {
     const analysis = analysisOf(s);
     if (s.lang !== lang || s.result.layer !== layer || !analysis || analysis.heads.length !== H || metricsOf(s).join() !== METRICS.join() ||
-        !heldoutOf(s) !== !heldoutAt) return false;
+        !heldoutTypes(s) !== !heldoutAt) return false;
     fill(s);
     return true;
   });
