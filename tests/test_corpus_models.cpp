@@ -214,8 +214,9 @@ TEST_CASE("Brown: held-out pruning curve in models/ is this model's") {
 
 TEST_CASE("held-out samples: a text without a whole window, or a window of nothing but <unk>, is an error") {
   const int T = 8;
-  CHECK_THROWS_AS(mha::heldout_samples(std::vector<int32_t>(T, 5), T, 1), mha::Error);
-  CHECK_THROWS_AS(mha::heldout_samples(std::vector<int32_t>(T + 1, mha::VocabTokenizer::kUnk), T, 1), mha::Error);
+  CHECK_THROWS_WITH_AS(mha::heldout_samples(std::vector<int32_t>(T, 5), T, 1), doctest::Contains("no window of 9 tokens"), mha::Error);
+  CHECK_THROWS_WITH_AS(mha::heldout_samples(std::vector<int32_t>(T + 1, mha::VocabTokenizer::kUnk), T, 1),
+                       doctest::Contains("nothing to score"), mha::Error);
   const std::vector<mha::TaskSample> one = mha::heldout_samples({5, 0, 6, 7, 0, 0, 8, 9, 10}, T, 1);
   REQUIRE(one.size() == 1);
   CHECK(one[0].targets == std::vector<int32_t>{-1, 6, 7, -1, -1, 8, 9, 10});

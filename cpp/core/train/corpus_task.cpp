@@ -99,19 +99,35 @@ std::vector<std::vector<int32_t>> heldout_windows(const std::vector<int32_t>& id
   return out;
 }
 
+namespace {
+// A window of T + 1 ids as T positions, each one's next token its target, but where that is <unk>:
+// not a target (-1) and not scored. Every held-out figure reads windows so (evaluate_heldout,
+// heldout_samples): a model that predicts <unk> well is not reading language.
+TaskSample window_sample(const std::vector<int32_t>& window) {
+  TaskSample s;
+  s.ids.assign(window.begin(), window.end() - 1);
+  s.targets.assign(window.begin() + 1, window.end());
+  for (size_t t = 0; t < s.targets.size(); ++t) {
+    if (s.targets[t] == VocabTokenizer::kUnk) s.targets[t] = -1;
+    else s.scored.push_back(static_cast<int>(t));
+  }
+  return s;
+}
+
+Error nothing_to_score(bool no_window, int T) {
+  return Error(no_window ? "the held-out text has no window of " + std::to_string(T + 1) + " tokens"
+                         : "every next token of the held-out text's windows is <unk>: there is nothing to score");
+}
+}  // namespace
+
 std::vector<TaskSample> heldout_samples(const std::vector<int32_t>& ids, int T, int n) {
+  const std::vector<std::vector<int32_t>> windows = heldout_windows(ids, T, n);
   std::vector<TaskSample> out;
-  for (const std::vector<int32_t>& window : heldout_windows(ids, T, n)) {
-    TaskSample s;
-    s.ids.assign(window.begin(), window.end() - 1);
-    s.targets.assign(window.begin() + 1, window.end());
-    for (int t = 0; t < T; ++t) {
-      if (s.targets[static_cast<size_t>(t)] == VocabTokenizer::kUnk) s.targets[static_cast<size_t>(t)] = -1;
-      else s.scored.push_back(t);
-    }
+  for (const std::vector<int32_t>& window : windows) {
+    TaskSample s = window_sample(window);
     if (!s.scored.empty()) out.push_back(std::move(s));  // a window of nothing but <unk> has no loss
   }
-  if (out.empty()) throw Error("the held-out text has no window of " + std::to_string(T + 1) + " tokens");
+  if (out.empty()) throw nothing_to_score(windows.empty(), T);
   return out;
 }
 
@@ -134,11 +150,11 @@ HeldoutScores evaluate_heldout(const Model& model, const std::vector<int32_t>& i
   int64_t right = 0;
   Trace trace;
   for (const std::vector<int32_t>& window : heldout_windows(ids, T, windows)) {
-    model.run_ids_into(trace, std::vector<int32_t>(window.begin(), window.end() - 1));
+    const TaskSample w = window_sample(window);
+    model.run_ids_into(trace, w.ids);
     const float* logits = trace.get("logits").ptr();
-    for (int i = 0; i < T; ++i) {
-      const int32_t want = window[static_cast<size_t>(i) + 1];
-      if (want == VocabTokenizer::kUnk) continue;
+    for (int i : w.scored) {
+      const int32_t want = w.targets[static_cast<size_t>(i)];
       const float* row = logits + static_cast<size_t>(i) * V;
       float row_loss = 0;
       crossentropy_forward(&row_loss, row, &want, 1, V);
@@ -148,7 +164,7 @@ HeldoutScores evaluate_heldout(const Model& model, const std::vector<int32_t>& i
     }
     ++s.windows;
   }
-  if (s.targets == 0) throw Error("the held-out text has no window of " + std::to_string(T + 1) + " tokens");
+  if (s.targets == 0) throw nothing_to_score(s.windows == 0, T);
   s.loss = loss / static_cast<double>(s.targets);
   s.accuracy = static_cast<double>(right) / static_cast<double>(s.targets);
   return s;

@@ -87,7 +87,7 @@ std::vector<std::vector<int32_t>> heldout_windows(const std::vector<int32_t>& id
 // A model of real text has no task to draw fresh sequences from: its importance and its pruning curve
 // (importance.h, pruning.h) read the first n of those windows, each position's next token its target
 // and counted by the accuracy, but for a next token that is <unk> (as evaluate_heldout). Throws
-// mha::Error when the text has no window of T + 1 tokens.
+// mha::Error when the text has no window of T + 1 tokens, or none with a next token to score.
 std::vector<TaskSample> heldout_samples(const std::vector<int32_t>& ids, int T, int n);
 
 // The baseline a language model must beat: an interpolated bigram over the same vocabulary, counted on
