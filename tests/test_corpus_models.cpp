@@ -212,6 +212,27 @@ TEST_CASE("Brown: held-out pruning curve in models/ is this model's") {
   CHECK(steps.back().at("removed").get<std::vector<std::array<int, 2>>>() == order);
 }
 
+// The pruning panel's last step says what is left with every head removed: each position reads only its
+// own token and its place (the attention adds only its output bias), so the model guesses the next token
+// from this one alone, as a bigram table does. Two texts that share one token at one place then predict
+// the same there, bit for bit; with the heads on they do not.
+TEST_CASE("with every head removed, a position's prediction reads nothing but its own token and its place") {
+  for (const char* corpus : {"brown", "tang"}) {
+    CAPTURE(corpus);
+    const Shipped s = shipped(corpus);
+    const mha::Config& c = s.model.config();
+    const mha::HeadGates none(static_cast<size_t>(c.layers), std::vector<float>(static_cast<size_t>(c.heads), 0.0f));
+    const std::vector<int32_t> a = {5, 17, 42, 99, 7, 300}, b = {8, 23, 61, 99, 12, 1000};  // both 99 at position 3
+    const auto row3 = [&](const std::vector<int32_t>& ids, const mha::HeadGates& gates) {
+      const mha::Trace trace = s.model.run_ids(ids, mha::KernelPath::simd, gates);
+      const float* logits = trace.get("logits").ptr() + 3 * static_cast<size_t>(c.vocab_size);
+      return std::vector<float>(logits, logits + c.vocab_size);
+    };
+    CHECK(row3(a, none) == row3(b, none));
+    CHECK(row3(a, {}) != row3(b, {}));
+  }
+}
+
 TEST_CASE("held-out samples: a text without a whole window, or a window of nothing but <unk>, is an error") {
   const int T = 8;
   CHECK_THROWS_WITH_AS(mha::heldout_samples(std::vector<int32_t>(T, 5), T, 1), doctest::Contains("no window of 9 tokens"), mha::Error);

@@ -431,8 +431,12 @@ test('the English model\'s pruning curve on held-out text: drawn as measured, an
     label: el.querySelector('.pruning-chart').getAttribute('aria-label'),
     ticks: [...el.querySelectorAll('.pruning-chart text')].map((x) => x.textContent),
     now: el.querySelector('.pruning-now').textContent,
+    none: el.querySelector('[data-pruning-none]').textContent,
   }));
   assert.equal(drawn.of, 'heldout');
+  // what every head gone leaves (a model that reads one token: tests/test_corpus_models.cpp), in the file's figures
+  const [all, none] = [steps[0].accuracy, steps.at(-1).accuracy].map((v) => v.toFixed(2));
+  assert.equal(drawn.none, say('en', 'pruning.noneText', { n: 16, none, all, gain: (Number(all) - Number(none)).toFixed(2) }));
   assert.equal(drawn.dots, steps.length);
   assert.equal(drawn.label, say('en', 'pruning.chartText'));
   assert.ok(drawn.ticks.includes(say('en', 'pruning.accuracyText')) && drawn.ticks.includes('0.2'), drawn.ticks.join(' | '));

@@ -476,6 +476,10 @@ export const STRINGS = {
   'pruning.chartText': { en: 'Next-token accuracy on held-out text against the number of heads removed', zh: '留出文本上下一个 token 的准确率与去掉的头数' },
   'pruning.accuracyText': { en: 'next-token accuracy, held-out text', zh: '留出文本上的准确率' },
   'pruning.lastText': { en: 'The last {n} to go, the heads it leans on most, as the heads table names them on held-out text: {list}.', zh: '最后去掉的 {n} 个头是它最依赖的，按头表在留出文本上的名字：{list}。' },
+  'pruning.noneText': {
+    en: 'With all {n} heads removed, each position reads nothing but its own token and its place: the model is left guessing the next token from this one alone, as a table of which token follows which would, and is right {none} of the time against {all} with every head. The {gain} between is what its heads bring by reading the text before.',
+    zh: '{n} 个头全部去掉后，每个位置只读得到它自己的 token 和它的位置：模型只能凭这一个 token 猜下一个，就像一张“哪个 token 后面跟哪个”的表，猜对 {none}，而所有头都在时是 {all}。中间差的 {gain}，就是它的头读前文带来的。',
+  },
   'pruning.listSeparator': { en: '; ', zh: '；' },
   'pruning.lastHead': { en: '{head}: {type}', zh: '{head}：{type}' },
   'pruning.computing': { en: 'Computing the curve…', zh: '正在计算曲线…' },

@@ -82,6 +82,10 @@ export function pruningPanel(state, actions, heldout = null, types = null) {
     const last = steps[N].removed.slice(N - Math.max(1, N >> 2));
     const list = last.map(([l, hd]) => t(lang, 'pruning.lastHead', { head: `${l}.${hd}`, type: heldoutText(lang, types[l][hd]) })).join(t(lang, 'pruning.listSeparator'));
     panel.append(h('p', { class: 'hint', 'data-pruning-last': last.map(([l, hd]) => `${l}.${hd}`).join(' ') }, t(lang, 'pruning.lastText', { n: last.length, list })));
+    // What the last step leaves: a model that reads one token (tests/test_corpus_models.cpp checks it
+    // predicts the same for any text around that token), and how much of its accuracy was the heads'.
+    const [all, none] = [steps[0].accuracy, steps[N].accuracy].map((v) => v.toFixed(2));
+    panel.append(h('p', { class: 'hint', 'data-pruning-none': none }, t(lang, 'pruning.noneText', { n: N, none, all, gain: (Number(all) - Number(none)).toFixed(2) })));
   }
 
   function fill(s) {
