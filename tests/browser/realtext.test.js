@@ -167,7 +167,7 @@ const CASES = [
   // model, the language it is opened in, the layer it opens on, the heads named there on its own text
   // (web/src/attributes.js's OPENING_TEXTS says why that text), the tokenizer's kind, words of its explanation
   { model: 'tang', lang: 'zh', layer: OPENS_AT.tang, named: ['previous_token', 'parallel_line'], heldout: ['previous_token'], tokenizer: 'chars', unkText: '举头望明月，低头思故乡。OK', explain: { zh: '一个字一个字地读中文', en: 'One token per Chinese character' } },
-  { model: 'brown', lang: 'en', layer: OPENS_AT.brown, named: ['noun_article', 'verb_subject'], heldout: ['noun_article', 'verb_subject'], tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
+  { model: 'brown', lang: 'en', layer: OPENS_AT.brown, named: ['noun_article', 'verb_subject'], heldout: ['noun_article', 'verb_subject'], namedBelow: { layer: 0, named: ['rare_word'] }, tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
 ];
 
 for (const c of CASES) {
@@ -205,6 +205,17 @@ for (const c of CASES) {
     assert.deepEqual(s.panelLabels.filter((label) => TYPED.includes(label)), typed);
     await assertLabelsAsCli(c.model, s);
     await assertHeldoutAsCli(c.model, s);
+    // A layer further down names a type the opening layer has not (the English rare-word head: layer 0)
+    if (c.namedBelow) {
+      await page.locator('#view-layer').selectOption(String(c.namedBelow.layer));
+      await page.waitForFunction((l) => {
+        const panel = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .heads-panel');
+        return panel && Number(panel.dataset.headsLayer) === l;
+      }, c.namedBelow.layer, { timeout: WAIT });
+      s = await shown();
+      await assertLabelsAsCli(c.model, s);
+      for (const label of c.namedBelow.named) assert.ok(s.panelLabels.includes(label), `${c.model}: layer ${s.layer} names a ${label} head on its own text (${s.panelLabels.join(', ')})`);
+    }
     suite.assertNoProblems();
   });
 
