@@ -608,8 +608,8 @@ export const STRINGS = {
   },
   'heads.heldoutImportance': { en: 'importance {v}, pruned at step {k} of {n}', zh: '重要性 {v}，剪枝第 {k} 步去掉（共 {n} 步）' },
   'heads.heldoutImportanceHint': {
-    en: 'Last, its importance there ({n} windows): the pruning curve below removes the heads least important first, one a step, and “pruned at step 12” is when this one goes.',
-    zh: '最后是它在那里的重要性（{n} 个窗口）：下面的剪枝曲线先去掉最不重要的头，每步去掉一个，“剪枝第 12 步去掉”就是这个头被去掉的那一步。',
+    en: 'Last, its importance there ({n} windows), and the step of the pruning curve below that removes it.',
+    zh: '最后是它在那里的重要性（{n} 个窗口），以及下面的剪枝曲线在第几步去掉它。',
   },
   'heads.heldoutImportanceHelp': {
     en: 'How much the loss on {n} windows of held-out text would change if the head were removed (|∂L/∂ξ|, Michel et al. 2019), measured when the model was trained: the pruning curve below removes heads in this order.',
