@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   heads_cmd->add_flag("--json", json, "print JSON instead of a table");
   heads_cmd->add_flag("--importance", importance,
                       "add each head's importance, |dL/d gate| at gate 1 (Michel et al. 2019), L the mean next-token "
-                      "cross-entropy over the given ids");
+                      "cross-entropy over the given ids (with --heldout: over windows of that text, see --samples)");
   heads_cmd->add_option("--samples", samples, "with --importance: average over this many fresh sequences of the model's task instead "
                                               "(a model of real text: windows of its held-out excerpt); with --heldout, "
                                               "the first this many windows of that text (default 64, as mha prune)")
