@@ -212,6 +212,18 @@ TEST_CASE("Brown: held-out pruning curve in models/ is this model's") {
   CHECK(steps.back().at("removed").get<std::vector<std::array<int, 2>>>() == order);
 }
 
+// The poems' file too: the importances the heads table shows under each held-out name and that its
+// curve removes the heads by are this model's on the same 64 windows (the curve itself: shape only,
+// tests/node/heads.test.js; measuring it again here would take ~25 s).
+TEST_CASE("Tang: held-out importance in models/tang.prune.json is this model's") {
+  if (!kFigures) return;
+  const Shipped s = shipped("tang");
+  const std::vector<uint8_t> text = mha_test::read_or_fail(mha_test::models_dir() + "/tang.prune.json", "npm run train makes it");
+  const nlohmann::json file = nlohmann::json::parse(text.begin(), text.end());
+  const std::vector<mha::TaskSample> samples = mha::heldout_samples(s.heldout(), s.model.config().max_positions, mha::kImportanceSamples);
+  CHECK(file.at("importance") == mha::importance_to_json(mha::head_importance(s.model, samples)));
+}
+
 // The pruning panel's last step says what is left with every head removed: each position reads only its
 // own token and its place (the attention adds only its output bias), so the model guesses the next token
 // from this one alone, as a bigram table does. Two texts that share one token at one place then predict

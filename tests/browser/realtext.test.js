@@ -57,13 +57,13 @@ beforeEach(() => {
   ({ server, page } = suite);
 });
 
-// `mha heads --heldout --importance` on the shipped model (its F32 file) and its excerpt, started
-// before the tests (some 25 s of one core, while the browser starts on the other).
+// `mha heads --heldout` on the shipped model (its F32 file) and its excerpt, started before the tests
+// (some 20 s of one core, while the browser starts on the other).
 const heldoutCli = {};
 const cliHeldout = (id) => {
   const model = trainedModels().find((m) => m.id === id);
   heldoutCli[id] = heldoutCli[id] || new Promise((resolve, reject) =>
-    execFile(CLI, ['heads', '--model', model.source, '--heldout', model.heldout, '--importance', '--json'], { cwd: ROOT, maxBuffer: 256 << 20 },
+    execFile(CLI, ['heads', '--model', model.source, '--heldout', model.heldout, '--json'], { cwd: ROOT, maxBuffer: 256 << 20 },
       (e, out) => (e ? reject(e) : resolve(JSON.parse(out)))));
   return heldoutCli[id];
 };
@@ -86,17 +86,19 @@ function measureText(lang, m, rules) {
 }
 
 // The held-out line under each name: each head of the shown layer named, and measured, as `mha heads
-// --heldout` does, and its importance there as `mha heads --heldout --importance` measures it, with the
-// step of the pruning curve (models/NAME.prune.json) that removes it.
+// --heldout` does, and its importance there and the step of the pruning curve that removes it, as
+// models/NAME.prune.json has them (that file's importances are its model's: the held-out doctests in
+// tests/test_corpus_models.cpp; `mha heads --heldout --importance` gives the same, tests/cli_test.sh).
 async function assertHeldoutAsCli(model, s) {
   const cli = await cliHeldout(model);
   // (the widget carries the figures to six significant digits: heldoutFigure)
   const rounded = (m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v === 'number' && k !== 'offset' ? heldoutFigure(v) : v]));
   const expected = cli.layers[s.layer].heads.map(rounded).map((m) => [labelText(s.lang, m), measureText(s.lang, m, cli.labels)]);
   assert.deepEqual(s.heldoutTexts, expected, `${model}: the held-out lines of layer ${s.layer} in ${s.lang}`);
-  const order = JSON.parse(fs.readFileSync(path.join(ROOT, `models/${model}.prune.json`), 'utf8')).steps.at(-1).removed.map(([l, h]) => `${l}.${h}`);
-  const importance = cli.layers[s.layer].heads.map(rounded).map((m, h) => strings['heads.heldoutImportance'][s.lang]
-    .replace('{v}', m.importance.toFixed(3)).replace('{k}', String(order.indexOf(`${s.layer}.${h}`) + 1)).replace('{n}', String(order.length)));
+  const pruned = JSON.parse(fs.readFileSync(path.join(ROOT, `models/${model}.prune.json`), 'utf8'));
+  const order = pruned.steps.at(-1).removed.map(([l, h]) => `${l}.${h}`);
+  const importance = pruned.importance.layers[s.layer].heads.map((m, h) => strings['heads.heldoutImportance'][s.lang]
+    .replace('{v}', heldoutFigure(m.importance).toFixed(3)).replace('{k}', String(order.indexOf(`${s.layer}.${h}`) + 1)).replace('{n}', String(order.length)));
   assert.deepEqual(s.heldoutImportance, importance, `${model}: the held-out importance of layer ${s.layer} in ${s.lang}`);
   return cli.layers[s.layer].heads.map((m) => m.label);
 }
