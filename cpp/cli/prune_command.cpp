@@ -22,16 +22,17 @@ struct PruneOptions {
 std::string report(const mha::Pruning& pruning, const PruneOptions& o, const std::string& samples) {
   std::string out = "heads of " + o.model.model_path + " removed one at a time, least important first (|dL/d gate| on " +
                     samples + ")\nremoved  head  importance    loss  accuracy\n";
-  char line[80];
+  char line[80], importance[16];
   for (const mha::PruneStep& s : pruning.steps) {
-    if (s.removed.empty()) {
-      std::snprintf(line, sizeof line, "%7d  %4s  %10s  %6.3f  %8.3f\n", 0, "—", "", s.loss, s.accuracy);
-    } else {
-      const auto [layer, head] = s.removed.back();
-      const std::string name = std::to_string(layer) + "." + std::to_string(head);
-      std::snprintf(line, sizeof line, "%7zu  %4s  %10.4f  %6.3f  %8.3f\n", s.removed.size(), name.c_str(),
-                    pruning.importance.importance[static_cast<size_t>(layer)][static_cast<size_t>(head)], s.loss, s.accuracy);
+    // each step names the head it removed and the importance that put it there ("—" and none at step 0)
+    std::string head = "—";
+    importance[0] = '\0';
+    if (!s.removed.empty()) {
+      const auto [l, h] = s.removed.back();
+      head = std::to_string(l) + "." + std::to_string(h);
+      std::snprintf(importance, sizeof importance, "%.4f", pruning.importance.importance[static_cast<size_t>(l)][static_cast<size_t>(h)]);
     }
+    std::snprintf(line, sizeof line, "%7zu  %4s  %10s  %6.3f  %8.3f\n", s.removed.size(), head.c_str(), importance, s.loss, s.accuracy);
     out += line;
   }
   return out;
