@@ -541,6 +541,27 @@ TEST_CASE("a second run of the same size into the same trace allocates nothing")
   }
 }
 
+TEST_CASE("a run of the blocks only makes every block's tensors as the whole run does, and nothing after them") {
+  for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
+    CAPTURE(mha::preset_name(preset));
+    const mha::Model model(blocks_config(preset, 2));
+    const mha::Trace whole = model.run_ids({1, 2, 3, 4, 5});
+    mha::Trace blocks;
+    model.run_ids_into(blocks, {9, 8, 7});  // a trace that held a whole run keeps none of it
+    model.run_blocks_into(blocks, {1, 2, 3, 4, 5});
+    for (const char* after : {"ln_f", "logits", "probs"}) CHECK_FALSE(blocks.has(after));
+    size_t compared = 0;
+    for (const mha::TraceEntry& e : whole.entries()) {
+      if (e.stage == mha::Stage::ln_f || e.stage == mha::Stage::logits || e.stage == mha::Stage::predict) continue;
+      CAPTURE(e.name);
+      REQUIRE(blocks.has(e.name));
+      CHECK(blocks.get(e.name).data == e.tensor.data);
+      ++compared;
+    }
+    CHECK(compared == blocks.entries().size());
+  }
+}
+
 TEST_CASE("trace_floats counts what a run records, every tensor of every layer") {
   for (mha::Preset preset : {mha::Preset::attn_only, mha::Preset::gpt2}) {
     const mha::Config c = blocks_config(preset, 3);

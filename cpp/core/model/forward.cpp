@@ -346,7 +346,7 @@ void forward_from_x(Trace& trace, int B, int T, const ModelWeights& w, const Pre
     add(resid_out, resid_mid, mlp_out);
     stream = &resid_out;
   }
-  if (blocks) {
+  if (blocks && o.head) {
     if (has_layer_norm(c.preset))
       stream = &layernorm(trace, Stage::ln_f, -1, "ln_f", "ln_f_mean", "ln_f_rstd", *stream, w.ln_f_weight, w.ln_f_bias, B, T, ks);
     // (B, T, V), or (B, T, K, V) for K readouts: the table's shape with B for its batch of 1. Each

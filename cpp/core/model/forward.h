@@ -57,6 +57,10 @@ struct ForwardOptions {
   // the first run (the prompt), one token at a time.
   KvCache* cache = nullptr;
   const ActivationPatch* patch = nullptr;
+  // false: stop after the last block, without ln_f, logits and probs: for what reads only the
+  // blocks (analyse_heldout, every head's weights over a whole split), since a model of real text's
+  // unembedding is a third of its run.
+  bool head = true;
 };
 
 // How many trace entries a run of this config makes (what Trace::restart reserves).

@@ -188,8 +188,18 @@ void Model::run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPa
                          KvCache* cache) const {
   ForwardOptions options{path, gates.empty() ? nullptr : &gates, weights_};
   options.cache = cache;
+  run_with(trace, ids, options);
+}
+
+void Model::run_blocks_into(Trace& trace, const std::vector<int32_t>& ids) const {
+  ForwardOptions options{KernelPath::simd, nullptr, weights_};
+  options.head = false;
+  run_with(trace, ids, options);
+}
+
+void Model::run_with(Trace& trace, const std::vector<int32_t>& ids, const ForwardOptions& options) const {
   const int T = static_cast<int>(ids.size());
-  if (path == KernelPath::scalar)  // the oracle reads plain (out, in) matrices: unpacked for this run
+  if (options.path == KernelPath::scalar)  // the oracle reads plain (out, in) matrices: unpacked for this run
     model_forward(trace, ids, 1, T, model_weights(), weights_->packed, config_, options);
   else
     model_forward(trace, ids, 1, T, weights_->rest, weights_->packed, config_, options);

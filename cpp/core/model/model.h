@@ -88,6 +88,9 @@ class Model {
   // and to which they add theirs (forward.h: incremental decoding, as generate.h drives it).
   void run_ids_into(Trace& trace, const std::vector<int32_t>& ids, KernelPath path = KernelPath::simd,
                     const HeadGates& gates = {}, KvCache* cache = nullptr) const;
+  // The blocks only (models with blocks): no ln_f, logits or probs, for what reads nothing after the
+  // last block (analyse_heldout).
+  void run_blocks_into(Trace& trace, const std::vector<int32_t>& ids) const;
   void run_input_into(Trace& trace, const Tensor& x, KernelPath path = KernelPath::simd) const;
   // The same taking x's values over rather than copying them (x is left with the trace's old ones).
   void run_input_into(Trace& trace, Tensor&& x, KernelPath path = KernelPath::simd) const;
@@ -108,6 +111,7 @@ class Model {
 
  private:
   Model() = default;
+  void run_with(Trace& trace, const std::vector<int32_t>& ids, const ForwardOptions& options) const;
   Config config_;
   std::shared_ptr<const PackedModel> weights_;  // a single layer: block 0's attention, with optional wte/wpe tables
   bool seeded_ = false;       // weights_ were drawn from config_.seed (not loaded or trained)

@@ -136,7 +136,7 @@ std::vector<LayerAnalysis> analyse_heldout(const Model& model, const std::vector
   std::vector<std::vector<LayerAnalysis>> each;
   Trace trace;
   for (const std::vector<int32_t>& window : heldout_windows(ids, T, windows)) {
-    model.run_ids_into(trace, std::vector<int32_t>(window.begin(), window.end() - 1));
+    model.run_blocks_into(trace, std::vector<int32_t>(window.begin(), window.end() - 1));
     each.push_back(analyse_trace(trace, model.config(), model.tokenizer()));
   }
   if (each.empty()) throw Error("the held-out text has no window of " + std::to_string(T + 1) + " tokens");
