@@ -25,7 +25,9 @@ size_t first_non_finite(const float* values, size_t count) {
       sum0 += a - a;
       sum1 += b - b;
     }
-    uint32_t bad = xsimd::any(sum0 + sum1 != sum0 + sum1);  // NaN is the one value unequal to itself
+    // NaN is the one value unordered with itself. Not `x != x`: xsimd's AVX != is the ordered
+    // compare, false for NaN (SSE's and WebAssembly's is the unordered one).
+    uint32_t bad = xsimd::any(xsimd::isnan(sum0 + sum1));
     for (; i < end; ++i) {  // the tail: all exponent bits set is NaN or infinity
       uint32_t bits;
       std::memcpy(&bits, values + i, sizeof bits);
