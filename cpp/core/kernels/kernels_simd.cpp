@@ -1,6 +1,7 @@
 // The xsimd kernels. Matrix products run through the packed GEMM; softmax is a vector loop with
-// a padded tail. Every reduction runs in a fixed order, so the native build (SSE4.1) and the WASM
-// build (SIMD128) give bit-identical results.
+// a padded tail. Every reduction runs in an order that does not depend on the SIMD width (gemm.h,
+// simd_sum.h), so the native builds (SSE4.1, or AVX2 without FMA) and the WASM build (SIMD128) give
+// bit-identical results.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -54,26 +55,18 @@ void softmax_rows(float* weights, const float* scores, int keys, int past, bool 
     // pass 1: the row max, so exp never overflows
     const Batch max_b(max_of(row, n));
 
-    // pass 2: exp(s - max) and its sum; the tail goes through a padded batch so every
-    // entry uses the same exp
-    Batch sum_b(0.0f);
+    // pass 2: exp(s - max), the tail through a padded batch so every entry uses the same exp; then
+    // their sum in simd_sum.h's order, so that a wider build (AVX2) trains the same bits
     int j = 0;
-    for (; j + kWidth <= n; j += kWidth) {
-      const Batch e = exp_batch(Batch::load_unaligned(row + j) - max_b);
-      e.store_unaligned(out + j);
-      sum_b += e;
-    }
-    float sum = xsimd::hadd(sum_b);
+    for (; j + kWidth <= n; j += kWidth) exp_batch(Batch::load_unaligned(row + j) - max_b).store_unaligned(out + j);
     if (j < n) {
       alignas(64) float tail[kWidth];
       std::fill(tail, tail + kWidth, -std::numeric_limits<float>::infinity());
       std::memcpy(tail, row + j, sizeof(float) * (n - j));
       exp_batch(Batch::load_aligned(tail) - max_b).store_aligned(tail);
-      for (int m = 0; m < n - j; ++m) {
-        out[j + m] = tail[m];
-        sum += tail[m];
-      }
+      std::copy_n(tail, n - j, out + j);
     }
+    const float sum = sum4(out, n);
 
     // pass 3: normalise
     const Batch sum_all(sum);

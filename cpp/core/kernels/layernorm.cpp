@@ -1,7 +1,10 @@
 #include "kernels/layernorm.h"
 
 #include <cmath>
+#include <utility>
 #include <xsimd/xsimd.hpp>
+
+#include "kernels/simd_sum.h"
 
 namespace mha {
 namespace kernels {
@@ -9,6 +12,41 @@ namespace kernels {
 namespace {
 using Batch = xsimd::batch<float>;
 constexpr int kWidth = static_cast<int>(Batch::size);
+
+// The row sums, in simd_sum.h's order (four lanes, then the tail), so that a wider build (AVX2)
+// trains the same bits as SSE4.1 and WebAssembly.
+// Σ (x[c] − m)²
+float centred_squares(const float* x, int C, float m) {
+  const Quad mq(m);
+  Quad acc(0.0f);
+  int c = 0;
+  for (; c + 4 <= C; c += 4) {
+    const Quad d = Quad::load_unaligned(x + c) - mq;
+    acc += d * d;
+  }
+  float sum = sum_of_lanes(acc);
+  for (; c < C; ++c) sum += (x[c] - m) * (x[c] - m);
+  return sum;
+}
+
+// {Σ g, Σ g·norm} for g = weight·dy and norm = (x − m)·s
+std::pair<float, float> gradient_sums(const float* x, const float* dy, const float* weight, int C, float m, float s) {
+  const Quad mq(m), sq(s);
+  Quad g_acc(0.0f), gn_acc(0.0f);
+  int c = 0;
+  for (; c + 4 <= C; c += 4) {
+    const Quad norm = (Quad::load_unaligned(x + c) - mq) * sq;
+    const Quad g = Quad::load_unaligned(weight + c) * Quad::load_unaligned(dy + c);
+    g_acc += g;
+    gn_acc += g * norm;
+  }
+  float g_sum = sum_of_lanes(g_acc), gn_sum = sum_of_lanes(gn_acc);
+  for (; c < C; ++c) {
+    const float norm = (x[c] - m) * s, g = weight[c] * dy[c];
+    g_sum += g, gn_sum += g * norm;
+  }
+  return {g_sum, gn_sum};
+}
 }  // namespace
 
 void layernorm_forward_scalar(float* out, float* mean, float* rstd, const float* in, const float* weight,
@@ -34,26 +72,14 @@ void layernorm_forward_simd(float* out, float* mean, float* rstd, const float* i
   for (int n = 0; n < N; ++n) {
     const float* x = in + static_cast<size_t>(n) * C;
     float* y = out + static_cast<size_t>(n) * C;
-    // pass 1: the mean (vector partial sums, then the lanes, then the tail: always that order)
-    Batch acc(0.0f);
-    int c = 0;
-    for (; c + kWidth <= C; c += kWidth) acc += Batch::load_unaligned(x + c);
-    float sum = xsimd::hadd(acc);
-    for (; c < C; ++c) sum += x[c];
-    const float m = sum / static_cast<float>(C);
-    // pass 2: the variance of the centred values
+    // pass 1: the mean; pass 2: the variance of the centred values
+    const float m = sum4(x, C) / static_cast<float>(C);
     const Batch mb(m);
-    acc = Batch(0.0f);
-    for (c = 0; c + kWidth <= C; c += kWidth) {
-      const Batch d = Batch::load_unaligned(x + c) - mb;
-      acc += d * d;
-    }
-    float var = xsimd::hadd(acc);
-    for (; c < C; ++c) var += (x[c] - m) * (x[c] - m);
-    var /= static_cast<float>(C);
+    const float var = centred_squares(x, C, m) / static_cast<float>(C);
     const float s = 1.0f / std::sqrt(var + eps);  // IEEE sqrt and division: the same bits everywhere
     const Batch sb(s);
-    for (c = 0; c + kWidth <= C; c += kWidth) {
+    int c = 0;
+    for (; c + kWidth <= C; c += kWidth) {
       const Batch norm = (Batch::load_unaligned(x + c) - mb) * sb;
       (norm * Batch::load_unaligned(weight + c) + Batch::load_unaligned(bias + c)).store_unaligned(y + c);
     }
@@ -98,22 +124,7 @@ void layernorm_backward_simd(float* dinp, float* dweight, float* dbias, const fl
     float* dx = dinp + static_cast<size_t>(n) * C;
     const float m = mean[n], s = rstd[n];
     const Batch mb(m), sb(s);
-    float g_sum = 0.0f, gn_sum = 0.0f;
-    {
-      Batch g_acc(0.0f), gn_acc(0.0f);
-      int c = 0;
-      for (; c + kWidth <= C; c += kWidth) {
-        const Batch norm = (Batch::load_unaligned(x + c) - mb) * sb;
-        const Batch g = Batch::load_unaligned(weight + c) * Batch::load_unaligned(dy + c);
-        g_acc += g;
-        gn_acc += g * norm;
-      }
-      g_sum = xsimd::hadd(g_acc), gn_sum = xsimd::hadd(gn_acc);
-      for (; c < C; ++c) {
-        const float norm = (x[c] - m) * s, g = weight[c] * dy[c];
-        g_sum += g, gn_sum += g * norm;
-      }
-    }
+    const auto [g_sum, gn_sum] = gradient_sums(x, dy, weight, C, m, s);
     const float g_mean = g_sum / static_cast<float>(C), gn_mean = gn_sum / static_cast<float>(C);
     const Batch g_mean_b(g_mean), gn_mean_b(gn_mean);
     int c = 0;

@@ -2,7 +2,8 @@
 // per row, with mean and rstd (N) saved for the backward pass (either may be null in inference).
 // Two passes, as PyTorch does: the mean, then the variance of the centred values (a one-pass
 // E[x²] − E[x]² loses the digits on a large residual stream). Scalar oracle and xsimd version; the
-// xsimd one reduces in a fixed order, so every 4-wide build (SSE4.1, WASM SIMD128) gives the same bits.
+// xsimd one sums four lanes at a time (simd_sum.h), so every build without FMA (SSE4.1, AVX2, WASM
+// SIMD128) gives the same bits.
 #pragma once
 
 namespace mha {
