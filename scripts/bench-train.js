@@ -4,7 +4,7 @@
 //   and 30; steps per second, medians of interleaved rounds. Ours in WebAssembly (web/mha.js in
 //   Node) against tfjs-backend-wasm (its autodiff and Adam, one thread, this process); ours natively
 //   (`mha train` built three ways: SSE4.1, which gives WebAssembly's bits; AVX2 without FMA, which
-//   sums in the same order; native-fast: -march=native without AVX-512, i.e. AVX2+FMA here) against PyTorch (autograd, torch.optim.Adam, one thread,
+//   sums in the same order, the native build where the machine runs AVX2; native-fast: -march=native without AVX-512, i.e. AVX2+FMA here) against PyTorch (autograd, torch.optim.Adam, one thread,
 //   cpp/bench/train_pytorch.py).
 //   The task: ours only, on the real task (L drawn per batch from 4 … 30): steps per second and the
 //   phase change, the first step where the layer-1 induction score (mean over L = 4 … 30 of the
@@ -31,8 +31,8 @@ const STEPS = { 4: 150, 17: 60, 30: 40 }; // timed steps per round, after WARMUP
 const WARMUP = 5;
 const ROUNDS = 3;
 const NATIVE = [
-  { key: 'sse', name: 'native: ours (SSE4.1, mha train)', binary: path.join(ROOT, 'build/native/mha') },
-  { key: 'avx2', name: 'native: ours (AVX2, no FMA)', binary: path.join(ROOT, 'build/avx2/mha') },
+  { key: 'sse', name: 'native: ours (SSE4.1)', binary: path.join(ROOT, 'build/sse41/mha') },
+  { key: 'avx2', name: 'native: ours (the native build: AVX2, no FMA, where the machine has it)', binary: path.join(ROOT, 'build/native/mha') },
   { key: 'fast', name: 'native: ours (AVX2+FMA, native-fast)', binary: path.join(ROOT, 'build/fast/mha') },
 ];
 
