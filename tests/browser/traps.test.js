@@ -177,8 +177,12 @@ test('one token is "1 token"; a strip opened at a late stage shows that stage', 
 
 test('the worked example under the causal mask spells out a row that sees every key, with numbers as the grids print them', { timeout: TEST_TIMEOUT }, async () => {
   await open(`${server.url}?model=random&d-model=64&heads=4&causal&stage=attend`);
-  const worked = await demo(() => {
+  const worked = await demo(async () => {
     const root = document.querySelector('mha-demo').shadowRoot.querySelector('.worked');
+    // innerText is the text as rendered, and a part far below the viewport is not rendered yet
+    // (widget.css: content-visibility: auto): once in a CI run it read eight empty paragraphs
+    root.scrollIntoView();
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     return { steps: [...root.querySelectorAll('.worked-steps > p')].map((p) => p.innerText).join('\n') };
   });
   assert.match(worked.steps, /Softmax of row 2/);
