@@ -141,7 +141,17 @@ test('grouped-query heads are grouped at the attend stage too', { timeout: TEST_
 test('a minimal embed does not point at a causal control it lacks', { timeout: TEST_TIMEOUT }, async () => {
   await page.goto(`${server.url}embed.html?model=random&text=${encodeURIComponent('我是秦始皇')}&stage=attend&controls=minimal`);
   await page.evaluate(() => document.querySelector('mha-demo').ready);
-  const text = await demo(() => document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"]').innerText);
+  const text = await demo(() => {
+    const section = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"]');
+    // innerText leaves out what is not rendered, and the parts far below the viewport are not
+    // (widget.css: content-visibility: auto): the doesNotMatch below must read the whole section
+    const style = document.createElement('style');
+    style.textContent = '.stack > * { content-visibility: visible !important; }';
+    section.getRootNode().appendChild(style);
+    const text = section.innerText;
+    style.remove();
+    return text;
+  });
   assert.doesNotMatch(text, /turn on/i);
   assert.match(text, /No mask/);
   suite.assertNoProblems();
