@@ -203,8 +203,11 @@ TEST_CASE("parallel line: a 5 + 5 couplet, the row predicting each character of 
     const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, 13, ids, true, &facts).heads[0];
     CHECK(*m.parallel_line == doctest::Approx(1.0));
     CHECK(*m.parallel_line_chance == doctest::Approx((1 / 7.0 + 1 / 8.0 + 1 / 9.0 + 1 / 10.0 + 1 / 11.0) / 5));
-    // the mark's row reads the token after the mark's earlier occurrence: induction, first in the table
-    CHECK(m.label == "induction");
+    // the mark's row 6 reads the token after the mark's earlier occurrence (induction 0.5 over rows 6
+    // and 12), but M_i holds 1 of 7 keys and 2 of 13: 3.4× its chance, short of the 5× that names it
+    CHECK(*m.induction == doctest::Approx(0.5));
+    CHECK(*m.induction_chance == doctest::Approx((1 / 7.0 + 2 / 13.0) / 2));
+    CHECK(m.label == "parallel_line");
   }
   SUBCASE("a head on the character's own parallel, one row late, is not one") {
     const std::vector<int32_t> ids = {3, 10, 11, 12, 13, 14, 3, 15, 16, 17, 18, 19, 3};
@@ -321,12 +324,36 @@ TEST_CASE("a typed label needs 5× its chance as well as its threshold") {
   CHECK(std::string(mha::head_label(m)) == "mixed");
 }
 
+TEST_CASE("induction beside its chance: a word repeated in a short sentence is not an induction head") {
+  // "the cat sat the dog the": the rows of the second and third "the" (3, 5) have M_i = {1} and {1, 4},
+  // the nouns after the earlier "the"; a head that reads them all reads nouns as much as it copies
+  const std::vector<int32_t> ids = {1, 2, 3, 1, 4, 1};
+  const int T = 6;
+  const auto a = one_hot_map(T, [](int i) { return i == 3 ? 1 : i == 5 ? 4 : 0; });
+  const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, ids, true).heads[0];
+  CHECK(*m.induction == doctest::Approx(1.0));
+  CHECK(*m.induction_chance == doctest::Approx((1 / 4.0 + 2 / 6.0) / 2));  // uniform attention's weight on M_i
+  CHECK(m.label != "induction");
+  // the same head on a sequence said twice, where M_i is one key of many, is one
+  std::vector<int32_t> twice;
+  for (int k = 0; k < 2; ++k)
+    for (int32_t id = 10; id < 20; ++id) twice.push_back(id);
+  const auto b = one_hot_map(20, [](int i) { return i >= 10 ? i - 9 : 0; });
+  const mha::HeadMetrics n = mha::analyse_layer(b.data(), 1, 20, twice, true).heads[0];
+  CHECK(*n.induction == doctest::Approx(1.0));
+  CHECK(n.label == "induction");
+  CHECK(n.measure->chance.has_value());
+}
+
 TEST_CASE("labels follow the table, in its order") {
   mha::HeadMetrics m;
-  m.previous_token = 0.6, m.induction = 0.9, m.entropy = 0.95;
+  m.previous_token = 0.6, m.induction = 0.9, m.induction_chance = 0.1, m.entropy = 0.95;
   CHECK(std::string(mha::head_label(m)) == "previous_token");  // first rule that holds wins
   m.previous_token = 0.4;
   CHECK(std::string(mha::head_label(m)) == "induction");
+  m.induction_chance = 0.2;  // 4.5×: a short sentence's repeated "the" (below)
+  CHECK(std::string(mha::head_label(m)) == "broad");
+  m.induction_chance = 0.1;
   m.induction = 0.1;
   CHECK(std::string(mha::head_label(m)) == "broad");
   m.entropy = 0.5;

@@ -36,7 +36,7 @@ def mean(values):
 
 # The head types of real text (cpp/core/analysis/head_types.h) and the measures that carry a chance.
 TYPED = ["rare_word", "noun_article", "noun_adjective", "verb_subject", "parallel_line"]
-CHANCE = ["previous_token", "first_token", "offset_weight"] + TYPED
+CHANCE = ["previous_token", "induction", "first_token", "offset_weight"] + TYPED
 OFFSET_PROFILE = 16  # kOffsetProfile: the profile's last k
 
 # WordTag in cpp/core/text/vocab_tokenizer.h, in its order.
@@ -144,18 +144,20 @@ def metrics(a, ids, causal, facts):
             entropy.append(h / math.log(n))
         dist.append(sum(row[j] * abs(i - j) for j in range(n)))
         uniform.append(sum(abs(i - j) for j in range(n)) / n)
-    induction, duplicate = [], []
+    induction, induction_chance, duplicate = [], [], []
     for i in range(T):
         m = [j for j in range(1, i) if ids[j - 1] == ids[i]]
         d = [j for j in range(i) if ids[j] == ids[i]]
         if m:
             induction.append(sum(a[i, j] for j in m))
+            induction_chance.append(len(m) / allowed[i])
         if d:
             duplicate.append(sum(a[i, j] for j in d))
     stripes = [(float(np.mean([a[i, i - d] for i in range(d, T)])), d) for d in range(1, T // 2 + 1)]
     best = max(stripes, key=lambda s: (s[0], -s[1]))  # the largest mean; the smallest d among equals
     chance = {  # uniform attention puts 1 / n_i on every position: on the one each of these reads too
         "previous_token_chance": mean([1 / allowed[i] for i in range(1, T)]),
+        "induction_chance": mean(induction_chance),
         "first_token_chance": mean([1 / allowed[i] for i in range(1, T)]),
         "offset_weight_chance": mean([1 / allowed[i] for i in range(best[1], T)]),
     }
@@ -193,7 +195,7 @@ def similarity(a, b, causal):
 # this multiple of the metric's chance; 0: no such condition).
 LABEL_RULES = [
     ("previous_token", "previous_token", 0.5, 0),
-    ("induction", "induction", 0.5, 0),
+    ("induction", "induction", 0.5, 5),
     ("parallel_line", "parallel_line", 0.15, 5),
     ("noun_article", "noun_article", 0.3, 5),
     ("verb_subject", "verb_subject", 0.3, 5),

@@ -401,6 +401,7 @@ export interface HeadMetrics {
   verb_subject: number | null;
   /** Each typed measure under uniform attention over the same rows. */
   previous_token_chance: number | null;
+  induction_chance: number | null;
   first_token_chance: number | null;
   offset_weight_chance: number | null;
   parallel_line_chance: number | null;

@@ -626,7 +626,7 @@ export const STRINGS = {
   'metric.formula.locality': { en: 'mean over i of Σ<sub>|i−j| ≤ 3</sub> a<sub>ij</sub>: weight within 3 tokens.', zh: '对各行取 Σ<sub>|i−j| ≤ 3</sub> a<sub>ij</sub> 的平均：3 个 token 以内的权重。' },
   'metric.formula.distance': { en: 'mean over i ≥ 1 of Σ<sub>j</sub> a<sub>ij</sub> |i − j|: how far it looks, in tokens.', zh: '对 i ≥ 1 取 Σ<sub>j</sub> a<sub>ij</sub> |i − j| 的平均：看多远（以 token 计）。' },
   'metric.formula.distance_normalised': { en: 'the distance over its value under uniform attention: 1 = as far as uniform, 0 = only itself.', zh: '距离除以均匀注意力下的距离：1 = 与均匀一样远，0 = 只看自己。' },
-  'metric.formula.induction': { en: 'over rows whose token occurred before: Σ a<sub>ij</sub> for j right after an earlier occurrence (token<sub>j−1</sub> = token<sub>i</sub>). “—” when nothing repeats.', zh: '对当前 token 之前出现过的各行：Σ a<sub>ij</sub>，j 紧跟在之前出现处之后（token<sub>j−1</sub> = token<sub>i</sub>）。没有重复时为“—”。' },
+  'metric.formula.induction': { en: 'over rows whose token occurred before: Σ a<sub>ij</sub> for j right after an earlier occurrence (token<sub>j−1</sub> = token<sub>i</sub>). “—” when nothing repeats. Chance: the share of the keys in view that are such a j — large when a common word repeats in a short sentence.', zh: '对当前 token 之前出现过的各行：Σ a<sub>ij</sub>，j 紧跟在之前出现处之后（token<sub>j−1</sub> = token<sub>i</sub>）。没有重复时为“—”。随机水平：可见的键中这种 j 所占的比例——短句里常用词重复时它很大。' },
   'metric.formula.duplicate_token': { en: 'the same over j with token<sub>j</sub> = token<sub>i</sub>: looking at the earlier occurrence itself.', zh: '同上，但 j 满足 token<sub>j</sub> = token<sub>i</sub>：看之前出现处本身。' },
   'metric.importance': { en: 'importance', zh: '重要性' },
   'metric.importance_normalised': { en: 'importance ÷ layer', zh: '重要性 ÷ 本层' },

@@ -45,7 +45,7 @@ void name_head(HeadMetrics& m) {
 }
 
 HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool causal, const TokenFacts* facts) {
-  Mean entropy, self, previous, first, locality, distance, uniform_distance, induction, duplicate;
+  Mean entropy, self, previous, first, locality, distance, uniform_distance, induction, induction_chance, duplicate;
   for (int i = 0; i < T; ++i) {
     const float* row = a + static_cast<size_t>(i) * T;
     const int n = causal ? i + 1 : T;  // allowed positions: j < n
@@ -78,8 +78,10 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
   for (size_t k = 0; k < matches.size();) {
     const int i = matches[k].row;
     double matched = 0;
-    for (; k < matches.size() && matches[k].row == i; ++k) matched += a[static_cast<size_t>(i) * T + matches[k].key];
+    int keys = 0;
+    for (; k < matches.size() && matches[k].row == i; ++k) matched += a[static_cast<size_t>(i) * T + matches[k].key], ++keys;
     induction.add(matched);
+    induction_chance.add(static_cast<double>(keys) / (causal ? i + 1 : T));
   }
   HeadMetrics m;
   m.entropy = entropy.value();
@@ -90,6 +92,7 @@ HeadMetrics measure(const float* a, int T, const std::vector<int32_t>& ids, bool
   m.distance = distance.value();
   if (distance.count && uniform_distance.sum > 0) m.distance_normalised = distance.sum / uniform_distance.sum;
   m.induction = induction.value();
+  m.induction_chance = induction_chance.value();
   m.duplicate_token = duplicate.value();
   for (int d = 1; d <= T / 2; ++d) {
     // its chance, the mean over i ≥ d of 1/n_i, summed in the order previous_token_chance is, so that
@@ -149,7 +152,7 @@ const std::vector<HeadMetricSpec>& head_metric_table() {
   static const std::vector<HeadMetricSpec> table = {
       // the patterns a trained head is known by first, then how spread and how far it looks
       {"previous_token", &HeadMetrics::previous_token, true, "prev", false, &HeadMetrics::previous_token_chance},
-      {"induction", &HeadMetrics::induction, true, "induc"},
+      {"induction", &HeadMetrics::induction, true, "induc", false, &HeadMetrics::induction_chance},
       {"duplicate_token", &HeadMetrics::duplicate_token, true, "dup"},
       {"first_token", &HeadMetrics::first_token, true, "first", false, &HeadMetrics::first_token_chance},
       {"self", &HeadMetrics::self, true, "self"},
@@ -175,8 +178,11 @@ const std::vector<HeadMetricSpec>& head_metric_table() {
 const std::vector<LabelRule>& head_label_rules() {
   // The typed heads of real text need 5× their chance as well (issue: "a head of each type … ≥ 5× its
   // chance baseline"); the offset rule names a head that keeps to one stripe further back than i − 1.
+  // So does induction: on an English sentence the few rows after a repeated "the" named heads that
+  // read nouns (0.87 at 3.2× its chance; at most 4.2× over 31 sentences), none above 0.16 on held-out
+  // text, where the induction model's heads are 6.8–8.8× on its sentence said twice.
   static const std::vector<LabelRule> rules = {
-      {"previous_token", "previous_token", 0.5},   {"induction", "induction", 0.5},
+      {"previous_token", "previous_token", 0.5},   {"induction", "induction", 0.5, 5},
       {"parallel_line", "parallel_line", 0.15, 5}, {"noun_article", "noun_article", 0.3, 5},
       {"verb_subject", "verb_subject", 0.3, 5},    {"noun_adjective", "noun_adjective", 0.3, 5},
       {"rare_word", "rare_word", 0.2, 5},          {"self", "self", 0.5},

@@ -10,7 +10,10 @@
 //   distance             mean over i ≥ 1 of Σ_j a[i][j]·|i−j|; distance_normalised divides it by the same
 //                        mean under uniform attention over the allowed positions (1 = as far as uniform)
 //   induction            mean over rows with a match of Σ_{j ∈ M_i} a[i][j], M_i = {1 ≤ j < i : token[j−1] = token[i]}:
-//                        attending to the token after an earlier occurrence of the current one
+//                        attending to the token after an earlier occurrence of the current one; its chance, the
+//                        mean over the same rows of |M_i| / n_i (uniform attention's weight on M_i): a common
+//                        word repeated in a short sentence ("the … the … the") gives few rows whose M_i are a
+//                        third of the keys, where a head reaches 0.5 by attending to nouns
 //   duplicate_token      the same with M_i = {j < i : token[j] = token[i]}
 //   offset, offset_weight  the stripe a head draws: for d = 1 … ⌊T/2⌋ (stripes over at least half the rows),
 //                        s_d = mean over i ≥ d of a[i][i−d]; offset = the d of the largest s_d (the first
@@ -43,7 +46,7 @@ struct HeadMetrics {
   // The head types of real text (head_types.h), null for a model without a vocabulary that says.
   std::optional<double> rare_word, noun_article, noun_adjective, verb_subject, parallel_line;
   // Each typed measure's chance: its value under uniform attention over the same rows (head_types.h).
-  std::optional<double> previous_token_chance, first_token_chance, offset_weight_chance, rare_word_chance,
+  std::optional<double> previous_token_chance, induction_chance, first_token_chance, offset_weight_chance, rare_word_chance,
       noun_article_chance, noun_adjective_chance, verb_subject_chance, parallel_line_chance;
   std::vector<double> offset_profile;  // mean a[i][i − k], k = 0 … kOffsetProfile (head_types.h)
   // Every candidate stripe s_d, d = 1 … ⌊T/2⌋, and its chance (element d − 1 of each): not reported, kept
