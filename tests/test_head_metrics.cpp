@@ -351,7 +351,7 @@ TEST_CASE("labels follow the table, in its order") {
   CHECK(std::string(mha::head_label(m)) == "previous_token");  // first rule that holds wins
   m.previous_token = 0.4;
   CHECK(std::string(mha::head_label(m)) == "induction");
-  m.induction_chance = 0.2;  // 4.5×: a short sentence's repeated "the" (below)
+  m.induction_chance = 0.2;  // 4.5×: a short sentence's repeated "the" (the test case above)
   CHECK(std::string(mha::head_label(m)) == "broad");
   m.induction_chance = 0.1;
   m.induction = 0.1;
