@@ -63,7 +63,7 @@ TEST_CASE("a pure previous-token map: previous-token 1, entropy 0, labelled prev
   const mha::HeadMetrics m = mha::analyse_layer(a.data(), 1, T, iota_ids(T), true).heads[0];
   CHECK(*m.previous_token == doctest::Approx(1.0));
   CHECK(*m.entropy == doctest::Approx(0.0));
-  CHECK(*m.self == doctest::Approx(1.0 / T));  // row 0 can only look at itself
+  CHECK(*m.self == doctest::Approx(0.0));  // row 0, which can only look at itself, is not counted
   CHECK(*m.distance == doctest::Approx(1.0));
   CHECK(*m.locality == doctest::Approx(1.0));
   CHECK(m.label == "previous_token");
@@ -281,7 +281,9 @@ TEST_CASE("chance: mean 1 / n_i over each measure's rows, what uniform attention
     const double chance = (1 / 2.0 + 1 / 3.0 + 1 / 4.0 + 1 / 5.0) / 4;
     CHECK(*m.previous_token_chance == doctest::Approx(chance));
     CHECK(*m.first_token_chance == doctest::Approx(chance));
+    CHECK(*m.self_chance == doctest::Approx(chance));
     CHECK(*m.previous_token == doctest::Approx(chance));
+    CHECK(*m.self == doctest::Approx(chance));
   }
   SUBCASE("an offset-2 head: the offset weight's rows are i ≥ 2") {
     const int T = 12;
@@ -324,6 +326,45 @@ TEST_CASE("a typed label needs 5× its chance as well as its threshold") {
   CHECK(std::string(mha::head_label(m)) == "mixed");
 }
 
+TEST_CASE("a head that keeps to one place needs twice its chance: a few tokens are too few to name it") {
+  // Over four tokens a causal row sees 2, 3 or 4 keys: 0.36 on any one place is what uniform attention
+  // gives. Each head here puts 0.6 on its place and the rest on the others; at T = 16 the same is a name.
+  const auto leaning = [](int T, const auto& place) {
+    std::vector<float> a(static_cast<size_t>(T) * T, 0.0f);
+    a[0] = 1.0f;
+    for (int i = 1; i < T; ++i)
+      for (int j = 0; j <= i; ++j) a[static_cast<size_t>(i) * T + j] = j == place(i) ? 0.6f : 0.4f / static_cast<float>(i);
+    return a;
+  };
+  const auto previous = [](int i) { return i - 1; };
+  const auto itself = [](int i) { return i; };
+  const auto first = [](int) { return 0; };
+  for (const int T : {4, 16}) {
+    CAPTURE(T);
+    const double chance = [&] {
+      double c = 0;
+      for (int i = 1; i < T; ++i) c += 1.0 / (i + 1);
+      return c / (T - 1);
+    }();
+    const auto p = leaning(T, previous), s = leaning(T, itself), f = leaning(T, first);
+    const mha::HeadMetrics mp = mha::analyse_layer(p.data(), 1, T, iota_ids(T), true).heads[0];
+    const mha::HeadMetrics ms = mha::analyse_layer(s.data(), 1, T, iota_ids(T), true).heads[0];
+    const mha::HeadMetrics mf = mha::analyse_layer(f.data(), 1, T, iota_ids(T), true).heads[0];
+    CHECK(*mp.previous_token == doctest::Approx(0.6));
+    CHECK(*ms.self == doctest::Approx(0.6));
+    CHECK(*mf.first_token == doctest::Approx(0.6));
+    CHECK(*ms.self_chance == doctest::Approx(chance));
+    const bool named = 0.6 >= 2 * chance;  // 0.36 × 2 at T = 4; 0.16 × 2 at T = 16
+    CHECK(named == (T == 16));
+    CHECK((mp.label == "previous_token") == named);
+    CHECK((ms.label == "self") == named);
+    CHECK((mf.label == "first_token") == named);
+  }
+  // all of each row on one place is a name from four tokens on (1 ≥ 2 × 0.36)
+  const auto pure = one_hot_map(4, [](int i) { return i; });
+  CHECK(mha::analyse_layer(pure.data(), 1, 4, iota_ids(4), true).heads[0].label == "self");
+}
+
 TEST_CASE("induction beside its chance: a word repeated in a short sentence is not an induction head") {
   // "the cat sat the dog the": the rows of the second and third "the" (3, 5) have M_i = {1} and {1, 4},
   // the nouns after the earlier "the"; a head that reads them all reads nouns as much as it copies
@@ -347,7 +388,7 @@ TEST_CASE("induction beside its chance: a word repeated in a short sentence is n
 
 TEST_CASE("labels follow the table, in its order") {
   mha::HeadMetrics m;
-  m.previous_token = 0.6, m.induction = 0.9, m.induction_chance = 0.1, m.entropy = 0.95;
+  m.previous_token = 0.6, m.previous_token_chance = 0.1, m.induction = 0.9, m.induction_chance = 0.1, m.entropy = 0.95;
   CHECK(std::string(mha::head_label(m)) == "previous_token");  // first rule that holds wins
   m.previous_token = 0.4;
   CHECK(std::string(mha::head_label(m)) == "induction");
@@ -381,7 +422,7 @@ TEST_CASE("a head's strongest type is the measure furthest above its chance, nam
 TEST_CASE("the analysis JSON carries the label table, so the page reads the thresholds rather than copying them") {
   const nlohmann::json json = mha::analysis_to_json({});
   REQUIRE(json["labels"].size() == mha::head_label_rules().size());
-  CHECK(json["labels"][0] == nlohmann::json({{"label", "previous_token"}, {"metric", "previous_token"}, {"at_least", 0.5}, {"times_chance", 0}}));
+  CHECK(json["labels"][0] == nlohmann::json({{"label", "previous_token"}, {"metric", "previous_token"}, {"at_least", 0.5}, {"times_chance", 2}}));
   CHECK(json["labels"].back() == nlohmann::json({{"label", "broad"}, {"metric", "entropy"}, {"at_least", 0.9}, {"times_chance", 0}}));
   CHECK(json["labels"][2] == nlohmann::json({{"label", "parallel_line"}, {"metric", "parallel_line"}, {"at_least", 0.15}, {"times_chance", 5}}));
 }

@@ -565,11 +565,12 @@ test('head analysis: the CLI (mha heads --json) and the module agree on every me
     const labels = ours.layers.map((l) => l.heads.map((h) => h.label));
     assert.ok(labels[1].includes('induction'), `layer 1: ${labels[1]}`);
     // The label thresholds come with the analysis, so the page shows them without a copy of its own.
-    // The types of real text and induction ask for five times their chance too.
-    assert.deepEqual(ours.labels.map((r) => [r.label, r.metric, r.at_least, r.times_chance]), [['previous_token', 'previous_token', 0.5, 0],
+    // The types of real text and induction ask for five times their chance too, the heads that keep to
+    // one place twice theirs.
+    assert.deepEqual(ours.labels.map((r) => [r.label, r.metric, r.at_least, r.times_chance]), [['previous_token', 'previous_token', 0.5, 2],
       ['induction', 'induction', 0.5, 5], ['parallel_line', 'parallel_line', 0.15, 5], ['noun_article', 'noun_article', 0.3, 5],
       ['verb_subject', 'verb_subject', 0.3, 5], ['noun_adjective', 'noun_adjective', 0.3, 5], ['rare_word', 'rare_word', 0.2, 5],
-      ['self', 'self', 0.5, 0], ['first_token', 'first_token', 0.5, 0], ['positional', 'offset_weight', 0.25, 5], ['broad', 'entropy', 0.9, 0]]);
+      ['self', 'self', 0.5, 2], ['first_token', 'first_token', 0.5, 2], ['positional', 'offset_weight', 0.25, 5], ['broad', 'entropy', 0.9, 0]]);
   } finally {
     trace.delete();
     model.delete();

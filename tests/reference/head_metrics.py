@@ -159,6 +159,7 @@ def metrics(a, ids, causal, facts):
         "previous_token_chance": mean([1 / allowed[i] for i in range(1, T)]),
         "induction_chance": mean(induction_chance),
         "first_token_chance": mean([1 / allowed[i] for i in range(1, T)]),
+        "self_chance": mean([1 / allowed[i] for i in range(1, T)]),
         "offset_weight_chance": mean([1 / allowed[i] for i in range(best[1], T)]),
     }
     return {
@@ -167,7 +168,7 @@ def metrics(a, ids, causal, facts):
         "offset": float(best[1]),
         "offset_weight": best[0],
         "entropy": mean(entropy),
-        "self": mean([a[i, i] for i in range(T)]),
+        "self": mean([a[i, i] for i in range(1, T)]),
         "previous_token": mean([a[i, i - 1] for i in range(1, T)]),
         "first_token": mean([a[i, 0] for i in range(1, T)]),
         "locality": mean([sum(a[i, j] for j in range(T) if abs(i - j) <= 3) for i in range(T)]),
@@ -194,15 +195,15 @@ def similarity(a, b, causal):
 # head_label_rules() in cpp/core/analysis/head_metrics.cpp, in its order: (label, metric, at least, and at least
 # this multiple of the metric's chance; 0: no such condition).
 LABEL_RULES = [
-    ("previous_token", "previous_token", 0.5, 0),
+    ("previous_token", "previous_token", 0.5, 2),
     ("induction", "induction", 0.5, 5),
     ("parallel_line", "parallel_line", 0.15, 5),
     ("noun_article", "noun_article", 0.3, 5),
     ("verb_subject", "verb_subject", 0.3, 5),
     ("noun_adjective", "noun_adjective", 0.3, 5),
     ("rare_word", "rare_word", 0.2, 5),
-    ("self", "self", 0.5, 0),
-    ("first_token", "first_token", 0.5, 0),
+    ("self", "self", 0.5, 2),
+    ("first_token", "first_token", 0.5, 2),
     ("positional", "offset_weight", 0.25, 5),
     ("broad", "entropy", 0.9, 0),
 ]

@@ -403,6 +403,7 @@ export interface HeadMetrics {
   previous_token_chance: number | null;
   induction_chance: number | null;
   first_token_chance: number | null;
+  self_chance: number | null;
   offset_weight_chance: number | null;
   parallel_line_chance: number | null;
   rare_word_chance: number | null;

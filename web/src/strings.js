@@ -620,7 +620,7 @@ export const STRINGS = {
     zh: '同一个头在语料的留出片段上（训练时从没见过的文本，按模型的长度分窗）：它的名字、给它起名所依据的度量，以及这个度量是随机水平（权重平均分散时的得分）的多少倍。由核心在构建页面时测得。',
   },
   'metric.formula.entropy': { en: 'mean over rows i ≥ 1 of H<sub>i</sub> / ln n<sub>i</sub>, H<sub>i</sub> = −Σ<sub>j</sub> a<sub>ij</sub> ln a<sub>ij</sub>, n<sub>i</sub> = the positions row i may see. 0: one token; 1: spread evenly.', zh: '对 i ≥ 1 的各行取 H<sub>i</sub> / ln n<sub>i</sub> 的平均，H<sub>i</sub> = −Σ<sub>j</sub> a<sub>ij</sub> ln a<sub>ij</sub>，n<sub>i</sub> 为第 i 行能看到的位置数。0：只看一个 token；1：平均分散。' },
-  'metric.formula.self': { en: 'mean over i of a<sub>ii</sub>: looking at itself.', zh: '对各行取 a<sub>ii</sub> 的平均：看自己。' },
+  'metric.formula.self': { en: 'mean over i ≥ 1 of a<sub>ii</sub>: looking at itself (row 0 of a causal head can look nowhere else).', zh: '对 i ≥ 1 取 a<sub>ii</sub> 的平均：看自己（因果头的第 0 行只能看自己，不算）。' },
   'metric.formula.previous_token': { en: 'mean over i ≥ 1 of a<sub>i,i−1</sub>: looking one step back.', zh: '对 i ≥ 1 取 a<sub>i,i−1</sub> 的平均：看前一步。' },
   'metric.formula.first_token': { en: 'mean over i ≥ 1 of a<sub>i,0</sub>: the first token as a resting place.', zh: '对 i ≥ 1 取 a<sub>i,0</sub> 的平均：把第一个 token 当作停靠处。' },
   'metric.formula.locality': { en: 'mean over i of Σ<sub>|i−j| ≤ 3</sub> a<sub>ij</sub>: weight within 3 tokens.', zh: '对各行取 Σ<sub>|i−j| ≤ 3</sub> a<sub>ij</sub> 的平均：3 个 token 以内的权重。' },

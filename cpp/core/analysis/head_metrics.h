@@ -46,8 +46,8 @@ struct HeadMetrics {
   // The head types of real text (head_types.h), null for a model without a vocabulary that says.
   std::optional<double> rare_word, noun_article, noun_adjective, verb_subject, parallel_line;
   // Each typed measure's chance: its value under uniform attention over the same rows (head_types.h).
-  std::optional<double> previous_token_chance, induction_chance, first_token_chance, offset_weight_chance, rare_word_chance,
-      noun_article_chance, noun_adjective_chance, verb_subject_chance, parallel_line_chance;
+  std::optional<double> previous_token_chance, induction_chance, first_token_chance, self_chance, offset_weight_chance,
+      rare_word_chance, noun_article_chance, noun_adjective_chance, verb_subject_chance, parallel_line_chance;
   std::vector<double> offset_profile;  // mean a[i][i − k], k = 0 … kOffsetProfile (head_types.h)
   // Every candidate stripe s_d, d = 1 … ⌊T/2⌋, and its chance (element d − 1 of each): not reported, kept
   // so that a mean over texts takes the offset of the mean stripes (mean_analysis), a whole number.

@@ -107,14 +107,16 @@ void measure_head_types(const float* a, int T, const std::vector<int32_t>& ids, 
                         HeadMetrics& m) {
   const auto allowed = [&](int i) { return causal ? i + 1 : T; };
   const auto at = [&](int i, int j) { return static_cast<double>(a[static_cast<size_t>(i) * T + j]); };
-  Pair previous, first;
+  Pair previous, first, self;
   for (int i = 1; i < T; ++i) {
     previous.add(at(i, i - 1), 1.0 / allowed(i));
     first.add(at(i, 0), 1.0 / allowed(i));
+    self.add(at(i, i), 1.0 / allowed(i));
   }
   std::optional<double> unused;
   previous.put(unused, m.previous_token_chance);
   first.put(unused, m.first_token_chance);
+  self.put(unused, m.self_chance);
   if (m.offset) m.offset_weight_chance = m.stripe_chances[static_cast<size_t>(*m.offset) - 1];
   m.offset_profile.clear();
   for (int k = 0; k <= kOffsetProfile && k < T; ++k) {
@@ -176,7 +178,8 @@ std::vector<TypeCell> label_cells(const std::string& label, std::optional<double
     for (int i = std::max(d, 0); i < T; ++i) out.push_back({i, i - d});
   };
   if (label == "previous_token") stripe(1);
-  if (label == "self") stripe(0);
+  if (label == "self")
+    for (int i = 1; i < T; ++i) out.push_back({i, i});
   if (label == "positional" && offset) stripe(static_cast<int>(*offset));
   if (label == "first_token")
     for (int i = 1; i < T; ++i) out.push_back({i, 0});
