@@ -19,9 +19,9 @@ const DARK_STAGES = ['tokenize', 'split', 'attend', 'concat', 'mlp', 'predict'];
 // one's, which every rule has checked on every stage.
 const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
-// In a page: until each demo's background work after its first picture is in (the trained model's
-// pruning curve and its heads' importance; the shown stage's circuits' scores) and the document's
-// height, demos' included, has held for 400 ms; at most `timeout` ms.
+// In a page: until each demo's background work after its first picture is in (a shipped model's
+// heads' importance, the trained model's pruning curve; the shown stage's circuits' scores) and the
+// document's height, demos' included, has held for 400 ms; at most `timeout` ms.
 async function settled(timeout) {
   const t0 = performance.now();
   const height = () => document.documentElement.scrollHeight + [...document.querySelectorAll('mha-demo')].reduce((a, d) => a + d.getBoundingClientRect().height, 0);
@@ -29,7 +29,9 @@ async function settled(timeout) {
   // come from a worker, the pruning curve too): what replaces the note is taller
   const computing = '[data-circ="scoring"], [data-pruning="computing"]';
   const pending = () => [...document.querySelectorAll('mha-demo')].some((d) => (d.state && d.state.settings.model === 'trained' && d.state.result && !(d.state.pruning && d.state.importance))
-    || [...d.shadowRoot.querySelectorAll('section[data-stage]:not([hidden])')].some((s) => s.querySelector(computing)));
+    || [...d.shadowRoot.querySelectorAll('section[data-stage]:not([hidden])')].some((s) => s.querySelector(computing))
+    // a heads table still waiting for its heads' importance (a shipped model's, from a worker)
+    || [...d.shadowRoot.querySelectorAll('.heads-table td[data-metric="importance"] .metric-value')].some((e) => !/\d/.test(e.textContent)));
   let last = -1;
   let since = t0;
   while (performance.now() - t0 < timeout) {

@@ -18,7 +18,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { usePageSuite, openPage, trainingSnapshots, scrubTraining, shotOf } = require('./browser.js');
+const { usePageSuite, openPage, importanceShown, trainingSnapshots, scrubTraining, shotOf } = require('./browser.js');
 const { trainedModels, shippedModelBytes, heldoutFigure } = require('../../scripts/web-parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -103,6 +103,11 @@ async function assertHeldoutAsCli(model, s) {
   return cli.layers[s.layer].heads.map((m) => m.label);
 }
 
+// The importance column as drawn, and `mha heads --importance`'s on the same text, to three decimals.
+const importanceTexts = () => page.evaluate(() => [...document.querySelector('mha-demo').shadowRoot
+  .querySelectorAll('section[data-stage="attend"] .heads-table td[data-metric="importance"] .metric-value')].map((e) => e.textContent));
+const cliImportance = (model, text, layer) => JSON.parse(execFileSync(CLI, ['heads', '--model', pageModels[model], '--text', text, '--importance', '--json'], { encoding: 'utf8' }))
+  .layers[layer].heads.map((m) => m.importance.toFixed(3));
 const cliHeads = (model, text) => JSON.parse(execFileSync(CLI, ['heads', '--model', pageModels[model], '--text', text, '--json'], { encoding: 'utf8' }));
 // `mha tokenize`'s ids: "  position  id  "token"" per line after the count.
 const cliIds = (model, text) =>
@@ -191,6 +196,9 @@ for (const c of CASES) {
     // and on the held-out text, beside it: the same types, measured where the model never trained
     const heldout = await assertHeldoutAsCli(c.model, s);
     for (const label of c.heldout) assert.ok(heldout.includes(label), `${c.model}: layer ${c.layer} has a ${label} head on held-out text (${heldout.join(', ')})`);
+    // and each head's importance on this text (a gradient pass in the analyses worker), as the CLI's
+    await importanceShown(page, WAIT);
+    assert.deepEqual(await importanceTexts(), cliImportance(c.model, s.text, s.layer), `${c.model}: the importance of layer ${s.layer}'s heads on its own text`);
     fs.mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SHOTS, `realtext-${c.model}-${c.lang}.png`) });
 
@@ -351,6 +359,9 @@ test('a text change on a model of real text is run by the demo\'s worker; where 
   const t = await shown();
   assert.deepEqual(t.ids, cliIds('brown', text));
   assert.deepEqual(t.panelLabels, s.panelLabels, 'the same heads, named the same');
+  // and their importance on it, a gradient pass of the whole core on the main thread after the frame
+  await importanceShown(page, WAIT);
+  assert.deepEqual(await importanceTexts(), cliImportance('brown', text, t.layer), 'the importance, computed on the main thread');
   assert.deepEqual(await page.evaluate(() => window.workerRuns), [], 'no worker ran');
   suite.assertNoProblems();
 });

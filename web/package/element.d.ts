@@ -220,8 +220,8 @@ export interface MhaDemoState {
   readonly position: number | null;
   /** The trained model's pruning curve, once computed (in a worker); {error} if it could not be. */
   readonly pruning: PruneCurve | { error: string } | null;
-  /** The trained model's head importance on the text it was last computed for (in a worker). */
-  readonly importance: (HeadImportance & { ids: number[] }) | null;
+  /** A shipped model's head importance on the text it was last computed for (in a worker): the model and ids it is for. */
+  readonly importance: (HeadImportance & { model: string; ids: number[] }) | null;
   /** Generate's settings; tokens: how many "Generate" draws. */
   readonly sampling: { temperature: number; topK: number; topP: number; seed: number; tokens: number };
   /** The continuation drawn last (shown while the text and the sampling settings are its own). */

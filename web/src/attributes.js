@@ -37,6 +37,9 @@ export const MODEL_KINDS = {
 export const hasHistory = (id) => TRAINED_MODELS.some((m) => m.id === id && m.history);
 // The same of the model of kind `model`: the training panel is shown with it.
 export const recorded = (model) => Boolean(MODEL_KINDS[model] && MODEL_KINDS[model].shipped && hasHistory(MODEL_KINDS[model].shipped));
+// Whether the heads table shows the importance of the model's heads on the text shown: a gradient pass
+// of a shipped model, whose file a worker loads (element.js _analyse).
+export const hasImportance = (model) => Boolean(MODEL_KINDS[model] && MODEL_KINDS[model].shipped);
 export const MODELS = Object.keys(MODEL_KINDS); // or a URL ending in .safetensors
 export const isSized = (model) => MODEL_KINDS[model].sized;
 // The model a demo opens on when its attributes name none and set no sizes (null: parse's own default).

@@ -27,7 +27,7 @@ export function initialState() {
     opening: null, // a file being opened (modelSources.js): {name, read, total} in bytes, else null
     position: null, // the position whose prediction the predict stage splits into its parts (null: the last)
     pruning: null, // the trained model's pruning curve (analyses.js): {steps} once computed, {error} if it failed
-    importance: null, // its heads' importance on the last text it came for (analyses.js): {ids, layers: [{heads: [{importance, …}]}]}
+    importance: null, // a shipped model's heads' importance on the last text it came for (analyses.js): {model, ids, layers: [{heads: [{importance, …}]}]}
     // Generate (the predict stage, generation.js): how the next token is drawn and how many "Generate"
     // takes, from the core's catalog.generate.defaults (temperature 0: greedy)
     sampling: { temperature: SAMPLING_DEFAULTS.temperature, topK: SAMPLING_DEFAULTS.topK, topP: SAMPLING_DEFAULTS.topP, seed: SAMPLING_DEFAULTS.seed, tokens: SAMPLING_DEFAULTS.tokens },

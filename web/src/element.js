@@ -25,7 +25,7 @@ import { createWorkerClient } from './workerClient.js';
 import { lazyWorker } from './lazyWorker.js';
 import { partScript } from './parts.js';
 import { messageOf, storedError } from './messages.js';
-import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS, recorded } from './attributes.js';
+import { isSized, ALL_ATTRS, ATTR_OF, MODEL_KINDS, recorded, hasImportance } from './attributes.js';
 import { sharedModule, trainedBytes, workerURLMaker, languageReady, newEngine, partReady, gradientsWorkerURL, wholeModule } from './sharedModule.js';
 import { partMissing } from './views/parts/fromPart.js';
 import { hasLanguage } from './languages.js';
@@ -229,7 +229,7 @@ export class MhaDemo extends HTMLElement {
   disconnectedCallback() {
     this._generation.stop();
     if (this._worker) this._worker.stop();
-    if (this._analyses) this._analyses.stop();
+    this._stopGradients();
     if (this._patcher) this._patcher.analyses.stop();
     this._patching = this._scoring = null; // their answers will not come: asked again when drawn
     this.pause();
@@ -486,7 +486,7 @@ export class MhaDemo extends HTMLElement {
       this._attributes.resultArrived(state);
       if (state.result) this._sources.resultShown(state);
     }
-    if (changed.has('result') && state.settings.model === 'trained' && this._trainedBytes()) this._analyse(state.result);
+    if (changed.has('result') && state.result && hasImportance(state.settings.model) && this._engine.shownShippedBytes(state.settings)) this._analyse(state);
     // A link's continuation: its prompt has run, now its tokens are drawn again.
     if (changed.has('result') && state.result && state.replay && state.result.text === state.settings.text) {
       const count = state.replay;
@@ -518,34 +518,48 @@ export class MhaDemo extends HTMLElement {
     if (changed.has('errors') && firstError) this._failReady(new Error(messageOf(firstError)));
   }
 
-  // The shipped induction model's bytes (its script beside the widget), or null where it did not come.
-  _trainedBytes() {
-    const bytes = this._shipped && this._shipped[MODEL_KINDS.trained.shipped];
-    return bytes instanceof Uint8Array ? bytes : null;
-  }
-
-  // The trained model's gradient passes (analyses.js, in a worker of their own where there is one):
-  // its pruning curve once, and its heads' importance on each text, the latest text's only.
-  _analyse(result) {
-    if (!this._analyses) {
-      // Gradients: the whole core's (the part 'gradients'), in a worker, else on the main thread.
-      const makeWorker = this._workerURL ? () => lazyWorker(gradientsWorkerURL()) : null;
-      this._analyses = createAnalyses(makeWorker, this._trainedBytes(), (message) => wholeModule().then((mha) => this._engine.analyseTrained(message, mha)));
-      this._analyses.ask({ prune: true }).then(
+  // A shipped model's gradient passes (analyses.js, in a worker of their own where there is one, for
+  // the model shown only): its heads' importance on each text, the latest text's only, and the
+  // induction model's pruning curve, once (a model of real text has its own, measured on held-out
+  // text when it was trained: heldout.js).
+  _analyse(state) {
+    const { model } = state.settings;
+    if (!this._gradients || this._gradients.model !== model) this._gradients = this._gradientPasses(state.settings);
+    const { analyses } = this._gradients;
+    if (model === 'trained' && !this._pruneAsked && !this._store.state.pruning) {
+      this._pruneAsked = true;
+      analyses.ask({ prune: true }).then(
         (curve) => this._store.set({ pruning: curve }),
         (e) => this._store.set({ pruning: { error: String((e && e.message) || e) } }),
       );
     }
-    const { ids } = result;
-    const wanted = (this._importanceFor = ids.join());
+    const { ids } = state.result;
+    const wanted = (this._importanceFor = `${model}:${ids.join()}`);
     const known = this._store.state.importance;
-    if (known && known.ids.join() === wanted) return;
+    if (known && `${known.model}:${known.ids.join()}` === wanted) return;
     // Drawn after the next frame, in one of its own: the worker's reply often lands before the frame
     // that shows its text's result, and drawing the two together made that frame a text change's
     // slowest (the heads table laid out again: ~12 ms of its CPU against ~7).
-    this._analyses.ask({ importance: ids }).then((importance) => afterNextFrame(() => {
-      if (this._importanceFor === wanted) this._store.set({ importance: { ids, ...importance } });
+    analyses.ask({ importance: ids }).then((importance) => afterNextFrame(() => {
+      if (this._importanceFor === wanted) this._store.set({ importance: { model, ids, ...importance } });
     }), () => {}); // the panel keeps showing — for it
+  }
+
+  // The gradient passes of the shipped model `settings` show, the previous model's let go: the whole
+  // core (the part 'gradients') in a worker, else on the main thread.
+  _gradientPasses(settings) {
+    this._stopGradients();
+    const shipped = MODEL_KINDS[settings.model].shipped;
+    const makeWorker = this._workerURL ? () => lazyWorker(gradientsWorkerURL()) : null;
+    const onMainThread = (message) => wholeModule().then((mha) => this._engine.analyseShipped(shipped, message, mha));
+    return { model: settings.model, analyses: createAnalyses(makeWorker, this._engine.shownShippedBytes(settings), onMainThread) };
+  }
+
+  _stopGradients() {
+    if (this._gradients) this._gradients.analyses.stop();
+    this._gradients = null;
+    this._importanceFor = null;
+    this._pruneAsked = false; // a curve asked and not come will not come: asked again
   }
 
   // A patching of seconds (a real-text model's: hundreds of runs) off the main thread: a shipped

@@ -322,13 +322,15 @@ export class Engine {
     }
   }
 
-  // A gradient pass of the trained model (analyses.js) where no worker can run it: its pruning
-  // curve ({prune: true}) or its heads' importance on ids ({importance: ids}).
+  // A gradient pass of the shipped model `id` (analyses.js) where no worker can run it: the induction
+  // model's pruning curve ({prune: true}) or a model's heads' importance on ids ({importance: ids}).
   // mha: a module with gradients (the page's own has none: sharedModule.js wholeModule).
-  analyseTrained({ prune, importance }, mha = this.mha) {
-    const bytes = this._shippedBytes(MODEL_KINDS.trained.shipped);
-    if (!this.analysed) this.analysed = new mha.Model().loadModel(bytes);
-    return prune ? this.analysed.prune() : this.analysed.headImportance(importance);
+  analyseShipped(id, { prune, importance }, mha = this.mha) {
+    if (!this.analysed || this.analysed.id !== id) {
+      if (this.analysed) this.analysed.model.delete();
+      this.analysed = { id, model: new mha.Model().loadModel(this._shippedBytes(id)) };
+    }
+    return prune ? this.analysed.model.prune() : this.analysed.model.headImportance(importance);
   }
 
   // A generation from the text on the model shown (the core's Generator, with its KV cache): `tokens`

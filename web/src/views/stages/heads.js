@@ -10,13 +10,14 @@ import { drawMiniMap } from '../parts/miniMap.js';
 import catalog from '../../catalog.js';
 import { hasBlocks, ownVocabulary } from '../../modelFacts.js';
 import { heldoutOf } from '../../heldout.js';
+import { hasImportance } from '../../attributes.js';
 import { headType } from '../../headType.js';
 
 // The core's metrics (head_metric_table), each a column of the table and a formula under it;
 // fractions of the attention (0 … 1) have a bar, distances (in tokens) a number only.
 const ALL_METRICS = catalog.headMetrics.map((m) => m.id);
 // Columns only where they say something of the model shown (every metric keeps its formula under
-// the table): the gradient pass's (importance) where it is computed, the trained model; the stripe a
+// the table): the gradient pass's (importance) where it is computed, a shipped model; the stripe a
 // recall head is named by (offset) where the model recalls.
 const STRIPE_METRICS = new Set(['offset', 'offset_weight']);
 // The head types of real text read the model's vocabulary: columns only for a model that has one, and
@@ -28,11 +29,15 @@ const metricsOf = (state) => {
   const { result } = state;
   const vocabulary = ownVocabulary(result.config);
   const shown = ALL_METRICS.filter((m) =>
-    (!GRADIENT.has(m) || state.settings.model === 'trained') && (!STRIPE_METRICS.has(m) || result.config.readouts > 1 || vocabulary) &&
+    (!GRADIENT.has(m) || hasImportance(state.settings.model)) && (!STRIPE_METRICS.has(m) || result.config.readouts > 1 || vocabulary) &&
     (!VOCABULARY_METRICS.has(m) || (vocabulary && measured(result, m))));
   // the head types first: what such a model's heads are named by, in view before the table scrolls
   return [...shown.filter((m) => VOCABULARY_METRICS.has(m)), ...shown.filter((m) => !VOCABULARY_METRICS.has(m))];
 };
+// Past this many measures the table heads its columns with their short names at any width, as it
+// does in a panel under 900 px (widget.css): the English model's 17 with their importance took 1,239
+// px of the 1,120 a 1280 px page gives the panel, the poems' 15 fit.
+const SHORT_NAMES_PAST = 15;
 const FRACTION = new Set(catalog.headMetrics.filter((m) => m.fraction).map((m) => m.id));
 
 // The heads × heads similarity as a small table of shaded cells (1 = the same rows, 0 = disjoint).
@@ -123,12 +128,12 @@ function analysisOf(state) {
 }
 
 // The metrics of the gradient pass (catalog.headMetrics' gradient ones: importance) come apart from
-// the run, computed off the main thread for the trained model (analyses.js): state.importance when
-// it is for this text, else none yet.
+// the run, computed off the main thread for a shipped model (analyses.js): state.importance when it
+// is for this model and text, else none yet.
 const GRADIENT = new Set(catalog.headMetrics.filter((m) => m.gradient).map((m) => m.id));
 function importanceOf(state) {
-  const { importance, result } = state;
-  return importance && importance.ids.join() === result.ids.join() ? importance.layers[result.layer].heads : null;
+  const { importance, result, settings } = state;
+  return importance && importance.model === settings.model && importance.ids.join() === result.ids.join() ? importance.layers[result.layer].heads : null;
 }
 
 export function headsPanel(state, actions) {
@@ -256,7 +261,7 @@ export function headsPanel(state, actions) {
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
     cue,
-    scroller = h('div', { class: 'heads-scroll' }, h('table', { class: 'heads-table' },
+    scroller = h('div', { class: 'heads-scroll' }, h('table', { class: METRICS.length > SHORT_NAMES_PAST ? 'heads-table short-names' : 'heads-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t(lang, 'heads.switchColumn')), h('th', { scope: 'col' }, t(lang, 'heads.label')),
         // A narrow demo shows each metric's short name; its full name stays for screen readers.
         METRICS.map((m) => h('th', { scope: 'col', title: t(lang, `metric.help.${m}`) },
