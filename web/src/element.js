@@ -537,12 +537,17 @@ export class MhaDemo extends HTMLElement {
     const wanted = (this._importanceFor = `${model}:${ids.join()}`);
     const known = this._store.state.importance;
     if (known && `${known.model}:${known.ids.join()}` === wanted) return;
-    // Drawn after the next frame, in one of its own: the worker's reply often lands before the frame
-    // that shows its text's result, and drawing the two together made that frame a text change's
-    // slowest (the heads table laid out again: ~12 ms of its CPU against ~7).
-    analyses.ask({ importance: ids }).then((importance) => afterNextFrame(() => {
-      if (this._importanceFor === wanted) this._store.set({ importance: { model, ids, ...importance } });
-    }), () => {}); // the panel keeps showing — for it
+    // Asked once the frame that shows the text's result is out: a real-text model's backward pass (24–30
+    // ms) beside the main thread's drawing made that frame's work 18–20 ms where it was 12–13 (Tang,
+    // npm run bench:page on 2 cores). Drawn after the next frame, in one of its own: the worker's reply
+    // often lands before the frame that shows its text's result, and drawing the two together made that
+    // frame a text change's slowest (the heads table laid out again: ~12 ms of its CPU against ~7).
+    afterNextFrame(() => {
+      if (this._importanceFor !== wanted) return; // another text came meanwhile: its own is asked
+      analyses.ask({ importance: ids }).then((importance) => afterNextFrame(() => {
+        if (this._importanceFor === wanted) this._store.set({ importance: { model, ids, ...importance } });
+      }), () => {}); // the panel keeps showing — for it
+    });
   }
 
   // The gradient passes of the shipped model `settings` show, the previous model's let go: the whole
