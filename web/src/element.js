@@ -539,8 +539,8 @@ export class MhaDemo extends HTMLElement {
     if (known && `${known.model}:${known.ids.join()}` === wanted) return;
     // Asked once the frame that shows the text's result is out: a real-text model's backward pass (24–30
     // ms) beside the main thread's drawing made that frame's work 18–20 ms where it was 12–13 (Tang,
-    // npm run bench:page on 2 cores). Drawn after the next frame, in one of its own: the worker's reply
-    // often lands before the frame that shows its text's result, and drawing the two together made that
+    // npm run bench:page on 2 cores). Drawn after the next frame, in one of its own: drawing it with a
+    // text's result (when the reply came before that frame, as it did when asked at once) made that
     // frame a text change's slowest (the heads table laid out again: ~12 ms of its CPU against ~7).
     afterNextFrame(() => {
       if (this._importanceFor !== wanted) return; // another text came meanwhile: its own is asked
