@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { usePageSuite, scrubTraining, trainingSnapshots } = require('./browser.js');
+const { usePageSuite, importanceShown, scrubTraining, trainingSnapshots } = require('./browser.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -71,6 +71,15 @@ test('the recall model: one head per offset, named so at the attend stage, K rea
   assert.deepEqual(s.labels, s.offsets.map(([d, w]) => `i − ${d} (${w.toFixed(2)})`));
   assert.ok(s.sweepShown && s.trainShown);
   assert.equal(s.recipe, 'recall', 'Train it yourself offers the model shown');
+  // It predicts its sentence's second half surely, so the loss and every head's importance there are
+  // about zero (gradients of a loss near zero): the panel says why rather than leave the zeros unexplained.
+  await importanceShown(page, WAIT);
+  const zero = await inDemo(() => {
+    const panel = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .heads-panel');
+    return { importance: [...panel.querySelectorAll('td[data-metric="importance"] .metric-value')].map((e) => e.textContent), hint: !panel.querySelector('.importance-zero').hidden };
+  });
+  assert.ok(zero.importance.length === 4 && zero.importance.every((v) => Number(v) <= 0.001), `importance ${zero.importance.join(', ')}`);
+  assert.ok(zero.hint, 'the panel says why every importance is about zero');
 
   // The predict stage: K readouts per position, each first choice right at every position i ≥ K.
   await inDemo(() => document.querySelector('mha-demo').goTo('predict'));

@@ -367,8 +367,8 @@ export const STRINGS = {
     zh: '这个模型要在每个位置 i 同时说出 i − 1、i − 2……i − {k} 处是什么 token：一次要看 {k} 个不同的位置。一个头只能给每个查询一种权重分布，所以训练让 {h} 个头各管一个位置：每个头的图都是对角线下方的一条斜线，下面的面板按“往回看多远”给每个头命名。每个头的 d_head = {dh} 列把它看到的 token 带给读出层。关掉一个头，预测那一步就恰好少了那个位置。',
   },
   'attend.textCorpus': {
-    en: 'Layer {l} of {layers} of a model this project trained on real text: {corpus}. Each head’s softmax turns its scores (Q·Kᵀ / √d_head, √d_head = {sqrt}; later tokens masked) into weights. Nobody told the heads what to look for, yet the panel below finds some doing nameable things: looking one step or a fixed distance back, {kinds} A name needs 5 times what spreading the weight evenly would put there. Switch a head off and watch the prediction.',
-    zh: '本项目训练的一个模型的第 {l} 层（共 {layers} 层），它在真实文本上预测下一个 token：{corpus}。每个头用 softmax 把分数（Q·Kᵀ 除以 √d_head = {sqrt}，遮住后面的 token）变成权重。没有人告诉这些头该看什么，下面的面板却发现有的头在做可以命名的事：看前一步，或固定地往回看几步，{kinds}只有当一个头放在那里的权重至少是“平均分散权重”时的 5 倍，才给它这样的名字。关掉一个头，看看预测怎么变。',
+    en: 'Layer {l} of {layers} of a model this project trained on real text: {corpus}. Each head’s softmax turns its scores (Q·Kᵀ / √d_head, √d_head = {sqrt}; later tokens masked) into weights. Nobody told the heads what to look for, yet the panel below finds some doing nameable things: looking one step or a fixed distance back, {kinds} A name needs several times what spreading the weight evenly would put there (each rule is under “How each number is computed” below). Switch a head off and watch the prediction.',
+    zh: '本项目训练的一个模型的第 {l} 层（共 {layers} 层），它在真实文本上预测下一个 token：{corpus}。每个头用 softmax 把分数（Q·Kᵀ 除以 √d_head = {sqrt}，遮住后面的 token）变成权重。没有人告诉这些头该看什么，下面的面板却发现有的头在做可以命名的事：看前一步，或固定地往回看几步，{kinds}只有当一个头放在那里的权重是“平均分散权重”时的好几倍，才给它这样的名字（每条规则见下面的“每个数是怎么算的”）。关掉一个头，看看预测怎么变。',
   },
   'attend.kinds.chars': {
     en: 'or, about to write a character, the same place in the half-line before, where its parallel stands (国破山河在，城春草木深: writing 城, it looks at 国).',
@@ -552,6 +552,10 @@ export const STRINGS = {
   'heads.pointCells': {
     en: 'Point at a named head’s row, or tab to its switch, to mark the cells its name is about: in the small map under its name, and in its map above.',
     zh: '把指针移到有名字的头那一行（或用 Tab 键移到它的开关），它名字下的小图和上面它的图里会标出这个名字所说的格子。',
+  },
+  'heads.importanceZero': {
+    en: 'Every head’s importance is about zero here (0.001 at most): the model predicts this text almost surely, so its loss hardly moves whichever head is taken away. Importance ÷ layer still ranks the heads within the layer.',
+    zh: '这里每个头的重要性都几乎为零（至多 0.001）：模型几乎确定地预测出这段文本，去掉哪个头损失都几乎不变。“重要性 ÷ 本层”仍能比较本层各头。',
   },
   'heads.on': { en: 'on', zh: '开' },
   'heads.label': { en: 'what it does', zh: '它在做什么' },

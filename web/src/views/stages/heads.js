@@ -200,6 +200,10 @@ export function headsPanel(state, actions) {
   const sim = similarityTable(lang, H);
   // Said only where a head of this layer has a name with cells (not of random weights' broad heads).
   const pointHint = h('span', { class: 'point-cells' }, ` ${t(lang, 'heads.pointCells')}`);
+  // Said where no head's importance shows more than the last digit (0.001): a model that predicts the
+  // text almost surely has a loss, and so gradients, near zero (the recall model on its sentence: 0.000
+  // to 0.001), which a learner could read as a broken column.
+  const zeroHint = h('span', { class: 'importance-zero', hidden: true }, ` ${t(lang, 'heads.importanceZero')}`);
   let current = state;
   function fill(s) {
     current = s;
@@ -209,6 +213,7 @@ export function headsPanel(state, actions) {
     sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
     const importance = importanceOf(s);
+    zeroHint.hidden = !importance || !importance.every((m) => Number(fmt(m.importance, 'importance')) <= 0.001);
     const weights = s.result.tensors.weights;
     const T = weights ? weights.shape[weights.shape.length - 1] : 0;
     const thumbs = T > 0 && T <= THUMB_T;
@@ -256,7 +261,7 @@ export function headsPanel(state, actions) {
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
     h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), pointHint,
-      ` ${t(lang, 'heads.measureHint')}`, heldoutAt && ` ${t(lang, 'heads.heldoutHint')}`,
+      ` ${t(lang, 'heads.measureHint')}`, zeroHint, heldoutAt && ` ${t(lang, 'heads.heldoutHint')}`,
       heldoutAt && heldoutAt[0].importance !== null && ` ${t(lang, 'heads.heldoutImportanceHint', { n: catalog.importance.samples })}`),
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
