@@ -44,6 +44,7 @@
 //
 //   node scripts/bench-page.js [--only trained,frames,random,settings,opening] [--stages attend,…|all]
 //                              [--model trained|tang|brown: the text-change part's model] [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]
+//                              [--profile DIR: each text-change row's changes once more under the sampling profiler: DIR/*.cpuprofile and the top functions]
 'use strict';
 
 const fs = require('node:fs');
@@ -56,6 +57,7 @@ const { median } = require('./bench/stats.js');
 const { installHelpers, installWorkerClock, measureChanges } = require('./bench/page-change.js');
 const { recordFrames } = require('./bench/page-frames.js');
 const { startTrace, cpuPerChange } = require('./bench/page-cpu.js');
+const { startProfile, selfTimes, writeProfile } = require('./bench/page-profile.js');
 const { changeRow, CHANGE_COLUMNS, CHANGE_LEGEND, frameRow, FRAME_COLUMNS, FRAME_LEGEND } = require('./bench/page-rows.js');
 
 const ROOT = path.join(__dirname, '..');
@@ -116,8 +118,9 @@ function parseArgs(argv) {
       o.url = o.url.replace(/\?model=\w+/, `?model=${o.model}&lang=${o.model === 'tang' ? 'zh' : 'en'}`);
     }
     else if (a === '--show') o.show = true; // print every change's times
+    else if (a === '--profile') o.profile = argv[++i]; // a sampled pass of each row's changes, written there (page-profile.js)
     else {
-      console.log('usage: node scripts/bench-page.js [--only trained,frames,random,settings,opening] [--stages attend,…|all] [--model trained|tang|brown] [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show]');
+      console.log('usage: node scripts/bench-page.js [--only trained,frames,random,settings,opening] [--stages attend,…|all] [--model trained|tang|brown] [--changes N] [--warmup N] [--seconds S] [--no-cpu] [--url URL] [--show] [--profile DIR]');
       process.exit(a === '--help' || a === '-h' ? 0 : 2);
     }
   }
@@ -264,6 +267,20 @@ async function cpuPass(page, kind, opts) {
   }
 }
 
+// The same changes again under the sampling profiler: where their main-thread time goes, by function.
+async function profilePass(page, kind, opts, name) {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const stop = await startProfile(cdp);
+    await page.evaluate(measureChanges, { kind, warmup: 0, n: opts.changes });
+    const profile = await stop();
+    console.log(`profile   ${name}: ${path.relative(process.cwd(), writeProfile(opts.profile, name, profile))}, self time per change (the bench's own waits included):`);
+    for (const f of selfTimes(profile, opts.changes)) console.log(`          ${f.ms.toFixed(2).padStart(6)} ms  ${(100 * f.share).toFixed(0).padStart(3)} %  ${f.name}`);
+  } finally {
+    await cdp.detach();
+  }
+}
+
 async function benchTrained(open, opts) {
   const page = await open();
   const stages = opts.stages === 'all' ? await page.evaluate(() => window.mhaPage.state.result.stages.map((s) => s.id)) : opts.stages;
@@ -278,6 +295,7 @@ async function benchTrained(open, opts) {
       frameMs = r.frameMs;
       if (opts.show) showRuns(`trained T${c.T} ${stage}`, r);
       const cpu = opts.cpu ? await cpuPass(page, 'text', opts) : null;
+      if (opts.profile) await profilePass(page, 'text', opts, `${opts.model}-T${c.T}-${stage}`);
       rows.push(changeRow({ group: c.T, stage: stage === opening ? `${stage} (opens)` : stage, opens: stage === opening, text: c.label }, r, cpu));
     }
   }
