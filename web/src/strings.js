@@ -554,8 +554,8 @@ export const STRINGS = {
     zh: '把指针移到有名字的头那一行（或用 Tab 键移到它的开关），它名字下的小图和上面它的图里会标出这个名字所说的格子。',
   },
   'heads.importanceZero': {
-    en: 'Every head’s importance is about zero here (0.001 at most): the model predicts this text almost surely, so its loss hardly moves whichever head is taken away. Importance ÷ layer still ranks the heads within the layer.',
-    zh: '这里每个头的重要性都几乎为零（至多 0.001）：模型几乎确定地预测出这段文本，去掉哪个头损失都几乎不变。“重要性 ÷ 本层”仍能比较本层各头。',
+    en: 'Every head’s importance is about zero here ({at} at most): the model predicts this text almost surely, so its loss hardly moves whichever head is taken away. Importance ÷ layer still ranks the heads within the layer.',
+    zh: '这里每个头的重要性都几乎为零（至多 {at}）：模型几乎确定地预测出这段文本，去掉哪个头损失都几乎不变。“重要性 ÷ 本层”仍能比较本层各头。',
   },
   'heads.on': { en: 'on', zh: '开' },
   'heads.label': { en: 'what it does', zh: '它在做什么' },

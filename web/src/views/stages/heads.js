@@ -64,6 +64,8 @@ function similarityTable(lang, H) {
 // A gradient pass's measures to three decimals, as the CLI prints them: heads differ in the third
 // (0.007 against 0.033), and the order they are pruned in is read there.
 const fmt = (v, metric) => (v === null || v === undefined ? null : v.toFixed(GRADIENT.has(metric) ? 3 : 2));
+// The last digit fmt shows a gradient measure to: at or under it a head's importance reads as zero.
+const LAST_DIGIT = 0.001;
 
 // Each row carries a small copy of its head's map, where pointing at the row marks the cells its name
 // is about: the maps above are out of view once the table is (1280 px and under). One pixel a cell,
@@ -200,10 +202,10 @@ export function headsPanel(state, actions) {
   const sim = similarityTable(lang, H);
   // Said only where a head of this layer has a name with cells (not of random weights' broad heads).
   const pointHint = h('span', { class: 'point-cells' }, ` ${t(lang, 'heads.pointCells')}`);
-  // Said where no head's importance shows more than the last digit (0.001): a model that predicts the
+  // Said where no head's importance shows more than the last digit: a model that predicts the
   // text almost surely has a loss, and so gradients, near zero (the recall model on its sentence: 0.000
   // to 0.001), which a learner could read as a broken column.
-  const zeroHint = h('span', { class: 'importance-zero', hidden: true }, ` ${t(lang, 'heads.importanceZero')}`);
+  const zeroHint = h('span', { class: 'importance-zero', hidden: true }, ` ${t(lang, 'heads.importanceZero', { at: LAST_DIGIT })}`);
   let current = state;
   function fill(s) {
     current = s;
@@ -213,7 +215,7 @@ export function headsPanel(state, actions) {
     sim.fill(analysis.similarity);
     const off = new Set(s.settings.switchedOff.map(([l, hd]) => `${l}.${hd}`));
     const importance = importanceOf(s);
-    zeroHint.hidden = !importance || !importance.every((m) => Number(fmt(m.importance, 'importance')) <= 0.001);
+    zeroHint.hidden = !importance || !importance.every((m) => Number(fmt(m.importance, 'importance')) <= LAST_DIGIT);
     const weights = s.result.tensors.weights;
     const T = weights ? weights.shape[weights.shape.length - 1] : 0;
     const thumbs = T > 0 && T <= THUMB_T;
