@@ -253,32 +253,30 @@ function showRuns(label, measured) {
   }
 }
 
-// The same changes again under a trace: the main thread's CPU ms for each, and its layout and paint.
-async function cpuPass(page, kind, opts) {
+// The same n changes again, with `start` (a trace or the profiler) running over them: what its stop gives.
+async function changesUnder(page, start, kind, n) {
   const cdp = await page.context().newCDPSession(page);
   try {
-    const stop = await startTrace(cdp);
-    await page.evaluate(measureChanges, { kind, warmup: 0, n: opts.changes });
-    const cpu = cpuPerChange(await stop()).filter((c) => Number.isFinite(c.cpu));
-    if (cpu.length < opts.changes) throw new Error(`the trace found ${cpu.length} of ${opts.changes} changes`);
-    return cpu;
+    const stop = await start(cdp);
+    await page.evaluate(measureChanges, { kind, warmup: 0, n });
+    return await stop();
   } finally {
     await cdp.detach();
   }
 }
 
-// The same changes again under the sampling profiler: where their main-thread time goes, by function.
+// Under a trace: the main thread's CPU ms for each change, and its layout and paint.
+async function cpuPass(page, kind, opts) {
+  const cpu = cpuPerChange(await changesUnder(page, startTrace, kind, opts.changes)).filter((c) => Number.isFinite(c.cpu));
+  if (cpu.length < opts.changes) throw new Error(`the trace found ${cpu.length} of ${opts.changes} changes`);
+  return cpu;
+}
+
+// Under the sampling profiler: where their main-thread time goes, by function.
 async function profilePass(page, kind, opts, name) {
-  const cdp = await page.context().newCDPSession(page);
-  try {
-    const stop = await startProfile(cdp);
-    await page.evaluate(measureChanges, { kind, warmup: 0, n: opts.changes });
-    const profile = await stop();
-    console.log(`profile   ${name}: ${path.relative(process.cwd(), writeProfile(opts.profile, name, profile))}, self time per change (the bench's own waits included):`);
-    for (const f of selfTimes(profile, opts.changes)) console.log(`          ${f.ms.toFixed(2).padStart(6)} ms  ${(100 * f.share).toFixed(0).padStart(3)} %  ${f.name}`);
-  } finally {
-    await cdp.detach();
-  }
+  const profile = await changesUnder(page, startProfile, kind, opts.changes);
+  console.log(`profile   ${name}: ${path.relative(process.cwd(), writeProfile(opts.profile, name, profile))}, self time per change (the bench's own waits included):`);
+  for (const f of selfTimes(profile, opts.changes)) console.log(`          ${f.ms.toFixed(2).padStart(6)} ms  ${(100 * f.share).toFixed(0).padStart(3)} %  ${f.name}`);
 }
 
 async function benchTrained(open, opts) {
