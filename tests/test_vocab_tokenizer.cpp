@@ -232,6 +232,8 @@ TEST_CASE("the corpora are one table: each corpus's recipe, the CLI's choices an
     const mha::Recipe r = mha::corpus_recipe(c.name);  // no corpus loaded: the vocabulary's size from the row
     CHECK(r.config.vocab_size == c.vocab_size);
     CHECK(r.steps == c.steps);
+    CHECK(r.config.seed == c.seed);
+    CHECK(mha::corpus_recipe_page(c.name).config.seed == c.page_seed);  // the page's figures' seed, not the shipped model's
     CHECK(r.corpus.corpus == c.name);
     CHECK(mha::corpus_choices().find(std::string(c.name) + " (" + c.what + ")") != std::string::npos);
   }

@@ -82,7 +82,7 @@ Recipe corpus_recipe_page(const std::string& corpus) {
   Recipe r = corpus_recipe(corpus);
   r.corpus.length = 64;
   Config& c = r.config;
-  c.layers = 2, c.d_model = 64, c.vocab_size = 1000;
+  c.layers = 2, c.d_model = 64, c.vocab_size = 1000, c.seed = corpus_spec(corpus).page_seed;
   r.batch = 8;
   r.steps = 1800;
   r.adam.lr = corpus_spec(corpus).page_lr;
