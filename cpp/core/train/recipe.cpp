@@ -62,7 +62,7 @@ Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> da
   Recipe r;
   r.task = TaskKind::corpus;
   r.corpus.corpus = corpus;
-  r.corpus.length = 128;  // at 64, the same steps gave weaker heads and a loss 0.07–0.23 higher (README, Real text)
+  r.corpus.length = 128;  // at 64, the same steps gave weaker heads and a loss 0.07–0.23 higher (models/README.md)
   r.corpus.data = std::move(data);
   Config& c = r.config;
   c.preset = Preset::gpt2;
