@@ -5,7 +5,8 @@
 // the load than the wall-clock busy column does; tracing itself adds a little to it.
 'use strict';
 
-const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline'].join(',');
+// disabled-by-default-v8.gc: the incremental marking steps, which MajorGC and MinorGC leave out.
+const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'disabled-by-default-v8.gc'].join(',');
 
 async function startTrace(cdp) {
   const events = [];
@@ -21,8 +22,9 @@ async function startTrace(cdp) {
   };
 }
 
-// -> [{cpu, layout, paint} per marked change], in order: ms of main-thread CPU, and of it the wall
-// time of Chromium's Layout and Paint (recording) events; NaN where a change's marks are not found.
+// -> [{cpu, layout, paint, gc} per marked change], in order: ms of main-thread CPU, and of it the wall
+// time of Chromium's Layout and Paint (recording) events and of V8's garbage collection on the main
+// thread (MajorGC, MinorGC and the incremental marking steps); NaN where a change's marks are not found.
 function cpuPerChange(events) {
   const thread = events.find((e) => e.name === 'thread_name' && e.args && e.args.name === 'CrRendererMain');
   if (!thread) throw new Error('the trace has no CrRendererMain thread');
@@ -44,12 +46,13 @@ function cpuPerChange(events) {
   const rendering = (name) => events.filter((e) => onMain(e) && e.ph === 'X' && e.name === name);
   const layouts = rendering('Layout');
   const paints = rendering('Paint');
+  const collections = ['MajorGC', 'MinorGC', 'V8.GCIncrementalMarking'].flatMap(rendering);
   return starts.map((s, i) => {
     const e = ends.find((x) => x > s);
-    if (e === undefined || (starts[i + 1] !== undefined && e > starts[i + 1])) return { cpu: NaN, layout: NaN, paint: NaN };
+    if (e === undefined || (starts[i + 1] !== undefined && e > starts[i + 1])) return { cpu: NaN, layout: NaN, paint: NaN, gc: NaN };
     // The change's own task began just before its mark: count tasks that end after the mark.
     const within = (list, key) => list.filter((t) => t.ts + t.dur > s && t.ts < e).reduce((sum, t) => sum + t[key], 0) / 1000;
-    return { cpu: within(top, 'tdur'), layout: within(layouts, 'dur'), paint: within(paints, 'dur') };
+    return { cpu: within(top, 'tdur'), layout: within(layouts, 'dur'), paint: within(paints, 'dur'), gc: within(collections, 'dur') };
   });
 }
 

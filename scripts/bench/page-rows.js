@@ -37,6 +37,9 @@ function changeRow(fields, measured, traced = null) {
     cpuMax: cpu ? f1(Math.max(...cpu)) : '',
     layout: of('layout'),
     paintRecord: of('paint'),
+    gc: of('gc'),
+    // the collector's share of the slowest change: whether the changes over 16 ms are the ones it ran in
+    gcWorst: traced ? f1(traced.reduce((a, b) => (b.cpu > a.cpu ? b : a)).gc) : '',
     idle: f1(median(col('idle'))),
     total: f1(median(col('total'))),
     totalMax: f1(Math.max(...col('total'))),
@@ -57,6 +60,8 @@ const CHANGE_COLUMNS = [
   { key: 'cpuMax', title: 'max' },
   { key: 'layout', title: 'layout med' },
   { key: 'paintRecord', title: 'paint med' },
+  { key: 'gc', title: 'GC med' },
+  { key: 'gcWorst', title: 'GC in max' },
   { key: 'total', title: '→2nd rAF med' },
   { key: 'totalMax', title: 'max' },
   { key: 'idle', title: '→idle med' },
@@ -75,6 +80,7 @@ const CHANGE_LEGEND = [
   '  CPU           the main thread\'s CPU time for the change (busy\'s span), from a Chromium trace of a second',
   '                pass of the same changes: the work itself, less moved by other processes (max: worst change)',
   '  layout, paint of CPU\'s span in that trace, Chromium\'s Layout and Paint (recording the display list) on the main thread',
+  '  GC            of CPU\'s span, V8\'s garbage collection on the main thread (MajorGC, MinorGC, incremental marking); in max: in the change of most CPU',
   '  →2nd rAF      the end of the second rAF callback after the state update: the new frame is out (max: worst change)',
   '  →idle         requestIdleCallback fires: the hidden stages, drawn one task each after a change, are done too',
 ];
