@@ -229,6 +229,23 @@ for s in "layer 0" "layer 1" ln_1 resid_mid mlp_hidden resid_out ln_f logits pro
 done
 if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then pass "shapes --model walks every layer"; else fail "shapes --model walks every layer" "exit $rc, missing:$missing"; fi
 
+# train --help: a recipe option shows no default of its own (each task's differs), and the foot lists
+# each task's recipe as the options that ask for it: the induction and recall lines are the catalog's.
+run train --help
+help_check=$(python3 - "$PWD/stdout.txt" "$PWD/catalog.json" <<'PY'
+import json, re, sys
+text = open(sys.argv[1], encoding='utf8').read()
+recipes = json.load(open(sys.argv[2]))['recipes']
+bad = [m.group(1) for m in re.finditer(r'^ +--(layers|heads|steps|batch|lr|seed|window) (.*?)(?: {2,}|$)', text, re.M) if '=' in m.group(2)]
+shown = {m.group(1): dict(re.findall(r'--([a-z-]+) (\S+)', m.group(2))) for m in re.finditer(r'^  (induction|recall|corpus tang|corpus brown) +(--.*)$', text, re.M)}
+want = {'layers': 'layers', 'heads': 'heads', 'd-model': 'dModel', 'batch': 'batch', 'steps': 'steps', 'seed': 'seed'}
+wrong = [f'{task} --{flag} {shown[task].get(flag)} (catalog {recipes[task][key]})' for task in ('induction', 'recall') if task in shown
+         for flag, key in want.items() if str(recipes[task][key]) != shown[task].get(flag)]
+print('; '.join([f'{len(shown)} recipe lines'] * (len(shown) != 4) + [f'default shown: {b}' for b in bad] + wrong))
+PY
+)
+if [ "$rc" -eq 0 ] && [ -z "$help_check" ]; then pass "train --help: each task's recipe at its foot, the catalog's; no recipe option claims one default"; else fail "train --help lists the recipes" "exit $rc: $help_check"; fi
+
 run train --layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3 --out small.safetensors
 if [ "$rc" -eq 0 ] && [ -s small.safetensors ] && [ "$(head -n 1 small.loss.csv)" = "step,loss" ] && [ "$(wc -l <small.loss.csv)" -eq 31 ]; then
   pass "train writes the model and its 30-step loss curve"

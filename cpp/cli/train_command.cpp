@@ -75,12 +75,39 @@ struct TrainOptions {
   std::vector<std::pair<CLI::Option*, std::function<void(mha::Recipe& to, const mha::Recipe& from)>>> fields;
 };
 
-// --name writing field(given): the option, and how to copy it into another recipe.
+// --name writing field(given): the option, and how to copy it into another recipe. Its default is the
+// task's recipe's (recipes_footer), not one number: --help shows none beside it.
 template <typename T>
 CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& (*field)(mha::Recipe&), const char* help) {
-  CLI::Option* option = cmd->add_option(name, field(o.given), help);
+  CLI::Option* option = cmd->add_option(name, field(o.given), help)->default_str("");
   o.fields.push_back({option, [field](mha::Recipe& to, const mha::Recipe& from) { field(to) = field(const_cast<mha::Recipe&>(from)); }});
   return option;
+}
+
+// What each task trains unless told otherwise, from the recipes themselves and as the options that
+// would ask for it: the foot of --help.
+std::string recipes_footer() {
+  const auto line = [](const std::string& name, const mha::Recipe& r) {
+    char text[400];
+    std::snprintf(text, sizeof text, "  %-13s --preset %s --layers %d --heads %d --d-model %d --vocab %d", name.c_str(),
+                  mha::preset_name(r.config.preset), r.config.layers, r.config.heads, r.config.d_model, r.config.vocab_size);
+    std::string out = text;
+    if (r.task == mha::TaskKind::induction)
+      std::snprintf(text, sizeof text, " --min-length %d --max-length %d", r.induction.min_length, r.induction.max_length);
+    else if (r.task == mha::TaskKind::recall)
+      std::snprintf(text, sizeof text, " --recall %d --length %d", r.recall.readouts, r.recall.length);
+    else
+      std::snprintf(text, sizeof text, " --window %d", r.corpus.length);
+    out += text;
+    std::snprintf(text, sizeof text, " --batch %d --steps %d --lr %g --warmup %d --final-lr %g --init-std %g --seed %llu\n", r.batch,
+                  r.steps, r.adam.lr, r.warmup, r.final_lr, r.init_std, static_cast<unsigned long long>(r.config.seed));
+    return out + text;
+  };
+  std::string out = "Each task trains its own recipe, which the options above change:\n";
+  out += line("induction", mha::induction_recipe());
+  out += line("recall", mha::recall_recipe());
+  for (const std::string& corpus : mha::corpus_names()) out += line("corpus " + corpus, mha::corpus_recipe(corpus));
+  return out;
 }
 
 mha::Recipe recipe_of(const TrainOptions& o) {
@@ -358,8 +385,8 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand("train", "train a small model on the induction or the recall task, or on real text (--task corpus), and write it");
   cmd->add_option("--task", o->task,
-                  "induction, or recall (predict the K ids before each position; its own recipe: 1 layer, batch 32, "
-                  "2000 steps, seed 3 — see mha catalog — which the options below change)")
+                  "induction, recall (predict the K ids before each position) or corpus (the next token of real text: "
+                  "--corpus); each has its own recipe, listed at the end")
       ->check(CLI::IsMember(mha::task_names()));
   o->preset_option = cmd->add_option("--preset", o->preset, "attn-only or gpt2 (the corpus task: gpt2)")->check(CLI::IsMember(mha::preset_names(true)));
   cmd->add_option("--corpus", o->corpus, "the corpus task's text: " + mha::corpus_choices())
@@ -367,6 +394,7 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   cmd->add_option("--corpus-dir", o->corpus_dir, "where npm run corpus wrote the corpus's vocabulary and splits");
   cmd->add_option("--excerpt", o->excerpt, "the held-out excerpt the file's figures are measured on (default "
                                             "models/corpus/CORPUS.heldout.txt; none: skip)");
+  cmd->footer(recipes_footer());
   using R = mha::Recipe;
   recipe_option<int>(cmd, *o, "--layers", [](R& r) -> int& { return r.config.layers; }, "blocks");
   recipe_option<int>(cmd, *o, "--heads", [](R& r) -> int& { return r.config.heads; }, "attention heads per block");
