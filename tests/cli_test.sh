@@ -468,6 +468,9 @@ else
   fail "sweep --json" "exit code $rc"
 fi
 expect_error "sweep at a head count that does not divide d_model" none.txt sweep --heads 3 --steps 1
+# An option of the other task is refused, not ignored: the corpus sweep trains its --seeds, the recall one has no --batch.
+expect_error "sweep --task corpus --seed (its seeds are --seeds)" none.txt sweep --task corpus --seed 7 --steps 1
+expect_error "sweep --task recall --batch (the corpus task's)" none.txt sweep --batch 4 --steps 1
 expect_error "--phase-every on the recall task" out.safetensors train --task recall --phase-every 10 --steps 1 --out out.safetensors
 # generate: the shipped model completes a repeat; the KV cache changes nothing but the work; a seed repeats
 TRAINED="$DATA/../../../models/induction.safetensors"

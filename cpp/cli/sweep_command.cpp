@@ -31,6 +31,7 @@ struct SweepOptions {
   std::string corpus = "tang", corpus_dir = "build/corpus";
   int layers = 0, window = 0, batch = 0;
   CLI::Option *steps_option = nullptr, *d_model_option = nullptr;
+  CLI::Option *seed_option = nullptr, *recall_option = nullptr;  // the recall task's alone: refused with the corpus's
   std::vector<uint64_t> seeds;
 };
 
@@ -65,6 +66,9 @@ Row train_corpus(const mha::Recipe& base, int heads, uint64_t seed, bool termina
 
 // Vaswani et al.'s Table 3 rows (A) on real text: one recipe, every head count at one d_model, each seed.
 void sweep_corpus(const SweepOptions& o) {
+  // Ignored here they would change nothing, silently: a sweep with --seed 7 must not train seed 12.
+  if (o.seed_option->count() > 0 || o.recall_option->count() > 0)
+    throw mha::Error("--seed and --recall go with --task recall (the corpus task's seeds: --seeds)");
   mha::Recipe recipe = mha::corpus_recipe(o.corpus, mha::load_corpus(o.corpus, o.corpus_dir));
   if (o.layers > 0) recipe.config.layers = o.layers;
   if (o.window > 0) recipe.corpus.length = o.window;
@@ -147,7 +151,8 @@ void sweep(const SweepOptions& o) {
   if (o.heads.empty()) throw mha::Error("give at least one head count");
   if (mha::parse_task(o.task) == mha::TaskKind::corpus) return sweep_corpus(o);
   if (mha::parse_task(o.task) != mha::TaskKind::recall) throw mha::Error("the head-count sweep trains the recall or the corpus task");
-  if (!o.seeds.empty() || o.layers > 0 || o.window > 0) throw mha::Error("--seeds, --layers and --window go with --task corpus");
+  if (!o.seeds.empty() || o.layers > 0 || o.window > 0 || o.batch > 0)
+    throw mha::Error("--seeds, --layers, --window and --batch go with --task corpus");
   const mha::Recipe recipe = mha::checked_recipe(o.recipe);
   if (!o.csv.empty()) mha::check_output_path(o.csv);  // before the work, not after it
   const int K = recipe.recall.readouts;
@@ -202,9 +207,9 @@ CLI::App* add_sweep_command(CLI::App& app) {
   cmd->add_option("--window", o->window, "corpus: tokens per window")->check(CLI::Range(2, mha::kMaxTextTokens));
   cmd->add_option("--batch", o->batch, "corpus: windows per step (default: the corpus recipe's)")->check(CLI::Range(1, mha::kMaxBatch));
   cmd->add_option("--heads", o->heads, "head counts, comma-separated; each must divide d_model")->delimiter(',');
-  cmd->add_option("--seed", o->recipe.config.seed, "seed of the initial weights and the data, the same for every head count");
+  o->seed_option = cmd->add_option("--seed", o->recipe.config.seed, "recall: seed of the initial weights and the data, the same for every head count");
   o->steps_option = cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(CLI::Range(1, 10000000));
-  cmd->add_option("--recall", o->recipe.recall.readouts, "K, the ids before each position it predicts")
+  o->recall_option = cmd->add_option("--recall", o->recipe.recall.readouts, "recall: K, the ids before each position it predicts")
       ->check(CLI::Range(1, mha::kMaxReadouts));
   o->d_model_option = cmd->add_option("--d-model", o->recipe.config.d_model, "model width, split among the heads");
   cmd->add_flag("--json", o->json, "print JSON instead of a table");
