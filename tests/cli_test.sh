@@ -468,6 +468,21 @@ else
   fail "sweep --json" "exit code $rc"
 fi
 expect_error "sweep at a head count that does not divide d_model" none.txt sweep --heads 3 --steps 1
+# sweep --help the same way: no option claims one default, the recall line is the catalog's recipe.
+run sweep --help
+help_check=$(python3 - "$PWD/stdout.txt" "$PWD/catalog.json" <<'PY'
+import json, re, sys
+text = open(sys.argv[1], encoding='utf8').read()
+recall = json.load(open(sys.argv[2]))['recipes']['recall']
+bad = [m.group(1) for m in re.finditer(r'^ +--(seeds|layers|window|batch|seed|steps|recall|d-model) (.*?)(?: {2,}|$)', text, re.M) if '=' in m.group(2)]
+line = re.search(r'^  recall +(--.*)$', text, re.M)
+shown = dict(re.findall(r'--([a-z-]+) (\S+)', line.group(1))) if line else {}
+wrong = [f'--{flag} {shown.get(flag)} (catalog {recall[key]})' for flag, key in (('d-model', 'dModel'), ('recall', 'readouts'), ('steps', 'steps'), ('seed', 'seed'))
+         if shown.get(flag) != str(recall[key])]
+print('; '.join([f'default shown: {b}' for b in bad] + wrong + ['no corpus lines'] * (text.count('  corpus ') < 2)))
+PY
+)
+if [ "$rc" -eq 0 ] && [ -z "$help_check" ]; then pass "sweep --help: each task's recipe at its foot; no option claims one default"; else fail "sweep --help lists the recipes" "exit $rc: $help_check"; fi
 # An option of the other task is refused, not ignored: the corpus sweep trains its --seeds, the recall one has no --batch.
 expect_error "sweep --task corpus --seed (its seeds are --seeds)" none.txt sweep --task corpus --seed 7 --steps 1
 expect_error "sweep --task recall --batch (the corpus task's)" none.txt sweep --batch 4 --steps 1

@@ -195,23 +195,42 @@ void sweep(const SweepOptions& o) {
 
 }  // namespace
 
+// What each task sweeps unless told otherwise, from the recipes, as the options that ask for it: the
+// foot of --help (the options show no default of their own: each task's differs).
+std::string sweep_footer() {
+  char text[320];
+  const mha::Recipe recall = mha::recall_recipe();
+  std::snprintf(text, sizeof text, "Each task's recipe, which the options above change:\n  %-13s --d-model %d --recall %d --steps %d --seed %llu\n",
+                "recall", recall.config.d_model, recall.recall.readouts, recall.steps, static_cast<unsigned long long>(recall.config.seed));
+  std::string out = text;
+  for (const std::string& corpus : mha::corpus_names()) {
+    const mha::Recipe r = mha::corpus_recipe(corpus);
+    std::snprintf(text, sizeof text, "  %-13s --layers %d --d-model %d --window %d --batch %d --steps %d --seeds %llu\n", ("corpus " + corpus).c_str(),
+                  r.config.layers, r.config.d_model, r.corpus.length, r.batch, r.steps, static_cast<unsigned long long>(r.config.seed));
+    out += text;
+  }
+  return out;
+}
+
 CLI::App* add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
-  CLI::App* cmd = app.add_subcommand("sweep", "train the recall task at several head counts of one d_model and compare them");
+  CLI::App* cmd = app.add_subcommand("sweep", "train the recall or the corpus task at several head counts of one d_model and compare them");
+  cmd->footer(sweep_footer());
   cmd->add_option("--task", o->task, "the task: recall (predict the K ids before each position) or corpus (real text)")
       ->check(CLI::IsMember({"recall", "corpus"}));
   cmd->add_option("--corpus", o->corpus, "the corpus task's text: " + mha::corpus_choices())->check(CLI::IsMember(mha::corpus_names()));
   cmd->add_option("--corpus-dir", o->corpus_dir, "where npm run corpus wrote the corpus");
-  cmd->add_option("--seeds", o->seeds, "corpus: seeds, comma-separated; each head count trains once per seed")->delimiter(',');
-  cmd->add_option("--layers", o->layers, "corpus: blocks (default: the corpus recipe's)")->check(CLI::Range(1, mha::kMaxLayers));
-  cmd->add_option("--window", o->window, "corpus: tokens per window")->check(CLI::Range(2, mha::kMaxTextTokens));
-  cmd->add_option("--batch", o->batch, "corpus: windows per step (default: the corpus recipe's)")->check(CLI::Range(1, mha::kMaxBatch));
+  cmd->add_option("--seeds", o->seeds, "corpus: seeds, comma-separated; each head count trains once per seed")->delimiter(',')->default_str("");
+  cmd->add_option("--layers", o->layers, "corpus: blocks")->check(CLI::Range(1, mha::kMaxLayers))->default_str("");
+  cmd->add_option("--window", o->window, "corpus: tokens per window")->check(CLI::Range(2, mha::kMaxTextTokens))->default_str("");
+  cmd->add_option("--batch", o->batch, "corpus: windows per step")->check(CLI::Range(1, mha::kMaxBatch))->default_str("");
   cmd->add_option("--heads", o->heads, "head counts, comma-separated; each must divide d_model")->delimiter(',');
-  o->seed_option = cmd->add_option("--seed", o->recipe.config.seed, "recall: seed of the initial weights and the data, the same for every head count");
-  o->steps_option = cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(CLI::Range(1, 10000000));
+  o->seed_option = cmd->add_option("--seed", o->recipe.config.seed, "recall: seed of the initial weights and the data, the same for every head count")
+                       ->default_str("");
+  o->steps_option = cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(CLI::Range(1, 10000000))->default_str("");
   o->recall_option = cmd->add_option("--recall", o->recipe.recall.readouts, "recall: K, the ids before each position it predicts")
-      ->check(CLI::Range(1, mha::kMaxReadouts));
-  o->d_model_option = cmd->add_option("--d-model", o->recipe.config.d_model, "model width, split among the heads");
+      ->check(CLI::Range(1, mha::kMaxReadouts))->default_str("");
+  o->d_model_option = cmd->add_option("--d-model", o->recipe.config.d_model, "model width, split among the heads")->default_str("");
   cmd->add_flag("--json", o->json, "print JSON instead of a table");
   cmd->add_option("--csv", o->csv, "also write the rows as CSV (no times: the same bytes every run)");
   cmd->callback([o] { sweep(*o); });
