@@ -66,9 +66,6 @@ Row train_corpus(const mha::Recipe& base, int heads, uint64_t seed, bool termina
 
 // Vaswani et al.'s Table 3 rows (A) on real text: one recipe, every head count at one d_model, each seed.
 void sweep_corpus(const SweepOptions& o) {
-  // Ignored here they would change nothing, silently: a sweep with --seed 7 must not train seed 12.
-  if (o.seed_option->count() > 0 || o.recall_option->count() > 0)
-    throw mha::Error("--seed and --recall go with --task recall (the corpus task's seeds: --seeds)");
   mha::Recipe recipe = mha::corpus_recipe(o.corpus, mha::load_corpus(o.corpus, o.corpus_dir));
   if (o.layers > 0) recipe.config.layers = o.layers;
   if (o.window > 0) recipe.corpus.length = o.window;
@@ -149,10 +146,15 @@ std::string csv_of(const std::vector<Row>& rows, int K) {
 
 void sweep(const SweepOptions& o) {
   if (o.heads.empty()) throw mha::Error("give at least one head count");
-  if (mha::parse_task(o.task) == mha::TaskKind::corpus) return sweep_corpus(o);
-  if (mha::parse_task(o.task) != mha::TaskKind::recall) throw mha::Error("the head-count sweep trains the recall or the corpus task");
-  if (!o.seeds.empty() || o.layers > 0 || o.window > 0 || o.batch > 0)
+  const mha::TaskKind task = mha::parse_task(o.task);
+  if (task != mha::TaskKind::recall && task != mha::TaskKind::corpus) throw mha::Error("the head-count sweep trains the recall or the corpus task");
+  // An option of the other task would change nothing, silently: a corpus sweep with --seed 7 would train
+  // the recipe's seed.
+  if (task == mha::TaskKind::corpus && (o.seed_option->count() > 0 || o.recall_option->count() > 0))
+    throw mha::Error("--seed and --recall go with --task recall (the corpus task's seeds: --seeds)");
+  if (task == mha::TaskKind::recall && (!o.seeds.empty() || o.layers > 0 || o.window > 0 || o.batch > 0))
     throw mha::Error("--seeds, --layers, --window and --batch go with --task corpus");
+  if (task == mha::TaskKind::corpus) return sweep_corpus(o);
   const mha::Recipe recipe = mha::checked_recipe(o.recipe);
   if (!o.csv.empty()) mha::check_output_path(o.csv);  // before the work, not after it
   const int K = recipe.recall.readouts;
