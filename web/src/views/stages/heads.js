@@ -63,9 +63,10 @@ function similarityTable(lang, H) {
 
 // A gradient pass's measures to three decimals, as the CLI prints them: heads differ in the third
 // (0.007 against 0.033), and the order they are pruned in is read there.
-const fmt = (v, metric) => (v === null || v === undefined ? null : v.toFixed(GRADIENT.has(metric) ? 3 : 2));
+const GRADIENT_DIGITS = 3;
+const fmt = (v, metric) => (v === null || v === undefined ? null : v.toFixed(GRADIENT.has(metric) ? GRADIENT_DIGITS : 2));
 // The last digit fmt shows a gradient measure to: at or under it a head's importance reads as zero.
-const LAST_DIGIT = 0.001;
+const LAST_DIGIT = 10 ** -GRADIENT_DIGITS;
 
 // Each row carries a small copy of its head's map, where pointing at the row marks the cells its name
 // is about: the maps above are out of view once the table is (1280 px and under). One pixel a cell,
