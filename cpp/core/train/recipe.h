@@ -61,8 +61,9 @@ Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> da
 // The page's recipe of the same corpus, small enough to train in a browser within a minute and a half
 // (the page's Train it yourself): 2 blocks, d_model 64, windows of 64, the 1,000 most frequent tokens,
 // batch 8, AdamW at the corpus's rate, schedule and seed (kCorpora page_lr, page_final_lr, page_seed)
-// after 30 warm-up steps, 1,800 steps. On the Tang poems a previous-character head forms at 7.6× its chance on held-out
-// text; on the Brown corpus rare-word heads, then a noun → article head (models/README.md).
+// after 30 warm-up steps, 1,800 steps. On the Tang poems a previous-character head forms at 7.6× its
+// chance on held-out text; on the Brown corpus rare-word heads, then a noun → article head
+// (models/README.md).
 Recipe corpus_recipe_page(const std::string& corpus);
 
 // The recipes the page's "Train it yourself" offers, by the names the catalog gives them
