@@ -175,6 +175,44 @@ test('focus never falls to <body>: Next at the last stage, the strip, a stage le
   suite.assertNoProblems();
 });
 
+// The bottom of what sticks to the top of the viewport (the header, or the stage strip alone on a
+// short or narrow screen), and the stage's focusable controls in tab order.
+function stickyBottom() {
+  return page.evaluate(() => {
+    const root = document.querySelector('mha-demo').shadowRoot;
+    const stuck = [...root.querySelectorAll('.top, .pipeline')].filter((x) => x.offsetHeight > 0 && getComputedStyle(x).position === 'sticky');
+    return Math.max(0, ...stuck.map((x) => x.getBoundingClientRect().bottom));
+  });
+}
+
+test('focus is never hidden under what sticks to the top: Shift+Tab onto a control beneath it, 390 px and 1280 px', { timeout: 60_000 }, async () => {
+  for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 1100 }]) {
+    await page.setViewportSize(viewport);
+    await open('?model=trained&stage=attend');
+    // The heads panel's third switch put under the sticky part, focus on the fourth, then Shift+Tab.
+    await page.evaluate(() => {
+      const root = document.querySelector('mha-demo').shadowRoot;
+      const boxes = root.querySelectorAll('section[data-stage="attend"] .heads-panel input[type=checkbox]');
+      window.scrollBy(0, boxes[2].getBoundingClientRect().top - 20);
+      boxes[3].focus({ preventScroll: true });
+    });
+    const bar = await stickyBottom();
+    assert.ok(bar > 40, `something sticks at ${viewport.width} px: its bottom at ${bar}`);
+    const hidden = await page.evaluate(() => document.querySelector('mha-demo').shadowRoot
+      .querySelectorAll('section[data-stage="attend"] .heads-panel input[type=checkbox]')[2].getBoundingClientRect().top);
+    assert.ok(hidden < bar, `the test puts the switch under the sticky part (${hidden} < ${bar})`);
+    await press('Shift+Tab');
+    const top = await page.evaluate(() => document.querySelector('mha-demo').shadowRoot.activeElement.getBoundingClientRect().top);
+    assert.ok(top >= bar, `at ${viewport.width} px the focused control (top ${top}) lies under the sticky part (bottom ${bar})`);
+    // The sticky part's own buttons stay where they are: tabbing along the strip scrolls nothing.
+    await page.focus('[data-stage-button="split"]');
+    const y = await page.evaluate(() => window.scrollY);
+    await press('Tab');
+    assert.equal(await page.evaluate(() => window.scrollY), y, `at ${viewport.width} px a Tab along the strip scrolled the page`);
+  }
+  suite.assertNoProblems();
+});
+
 test('a skip link is the first tab stop, visible when focused, and goes to the current stage (both languages)', { timeout: 60_000 }, async () => {
   for (const lang of ['en', 'zh']) {
     await open(`?model=trained&lang=${lang}&stage=split`);

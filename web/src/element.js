@@ -59,10 +59,31 @@ function scoped(store) {
       unsubscribers.push(off);
       return off;
     },
+    onEnd(fn) {
+      unsubscribers.push(fn);
+    },
     end() {
       for (const off of unsubscribers) off();
     },
   };
+}
+
+// What sticks to the top as the page scrolls (the header; on a short or narrow screen the stage strip
+// alone: widget.css) is measured into the frame's --mha-header, and the frame's data-sticky says which,
+// so that what is focused or scrolled to lands below it, never under it (WCAG 2.4.11, focus not
+// obscured: a head's switch reached with Shift+Tab stayed under the strip at 390 px).
+function watchHeader(frame, top, pipeline, store) {
+  const measure = () => {
+    const sticky = [top, pipeline].find((x) => x.offsetHeight > 0 && getComputedStyle(x).position === 'sticky');
+    frame.style.setProperty('--mha-header', `${sticky ? sticky.offsetHeight : 0}px`);
+    frame.dataset.sticky = sticky === top ? 'top' : sticky ? 'pipeline' : '';
+  };
+  measure();
+  if (typeof ResizeObserver !== 'function') return;
+  const observer = new ResizeObserver(measure);
+  observer.observe(top);
+  observer.observe(pipeline);
+  store.onEnd(() => observer.disconnect());
 }
 
 export class MhaDemo extends HTMLElement {
@@ -324,6 +345,7 @@ export class MhaDemo extends HTMLElement {
       renderLabel(store.state);
       store.subscribe((s, changed) => changed.has('lang') && renderLabel(s));
       this._frame.append(top);
+      watchHeader(this._frame, top, pipeline, store);
     }
     this._frame.append(banner, problems, progress, stages);
     // A model file dropped anywhere on the demo opens like the picker's.

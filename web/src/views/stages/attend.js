@@ -181,13 +181,9 @@ function headGrid(state, actions) {
 }
 
 // Scrolls the least that shows `el` whole (its start, when it is taller than the view), clear of the
-// demo's parts that stick to the top (the header, or the stage strip alone on a short screen:
-// widget.css); smoothly unless the reader asked for less motion.
+// demo's part that sticks to the top (its scroll margins: widget.css); smoothly unless the reader
+// asked for less motion.
 function scrollIntoSight(el) {
-  const root = el.getRootNode();
-  const sticky = [...root.querySelectorAll('.top, .pipeline')].filter((x) => getComputedStyle(x).position === 'sticky');
-  el.style.scrollMarginTop = `${Math.max(0, ...sticky.map((x) => x.offsetHeight)) + 8}px`;
-  el.style.scrollMarginBottom = '8px';
   const still = typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
   el.scrollIntoView({ block: 'nearest', behavior: still ? 'auto' : 'smooth' });
 }
