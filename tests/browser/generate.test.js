@@ -16,7 +16,13 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 
+const { execFileSync } = require('node:child_process');
+
 const { usePageSuite, readCanvases } = require('./browser.js');
+
+const ROOT = path.join(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'build', 'native', 'mha');
+const generated = (args) => JSON.parse(execFileSync(CLI, ['generate', '--model', path.join(ROOT, 'models', 'tang.safetensors'), ...args, '--json'], { encoding: 'utf8' }));
 
 const SHOTS = path.join(__dirname, '..', '..', 'test-results', 'screenshots');
 const TEST_TIMEOUT = 120_000;
@@ -163,6 +169,43 @@ test('an author\'s generate attribute continues the text by that many tokens; a 
   await page.waitForFunction(() => window.mhaPage.demo.getAttribute('generate') === null, null, { timeout: WAIT });
   assert.equal(await page.evaluate(() => window.mhaPage.demo.getAttribute('text')), 'x y z');
   assert.equal(await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelectorAll('.gen-step').length), 0);
+  suite.assertNoProblems();
+});
+
+test('the poems\' model: a greedy continuation that loops is said to, and one click samples as many tokens from the prompt, the CLI\'s draws', { timeout: TEST_TIMEOUT }, async () => {
+  const prompt = '床前明月光，';
+  await open(`model=tang&lang=zh&stage=predict&text=${encodeURIComponent(prompt)}`);
+  await setField('tokens', 12);
+  await click('n');
+  await finished(12);
+  const note = () => page.evaluate(() => {
+    const p = window.mhaPage.demo.shadowRoot.querySelector('[data-part="generate"] [data-loop]');
+    return { hidden: p.hidden, text: p.textContent, button: p.querySelector('[data-resample]').textContent };
+  });
+  const greedy = generated(['--text', prompt, '--tokens', '12']);
+  assert.equal(await page.evaluate(() => window.mhaPage.state.settings.text), greedy.text);
+  const shown = await note();
+  assert.equal(shown.hidden, false, 'the loop is said');
+  // The run it quotes is written twice, apart, in what the CLI continued.
+  const span = /“(.+?)”/.exec(shown.text)[1];
+  const continuation = greedy.steps.map((s) => s.token).join('');
+  assert.ok(span.length >= 2 && continuation.indexOf(span, continuation.indexOf(span) + span.length) >= 0, `“${span}” twice in ${continuation}`);
+  assert.match(shown.button, /温度 0\.8、top-k 40 重新抽样这 12 个/);
+  await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelector('[data-resample]').click());
+  await page.waitForFunction(() => {
+    const g = window.mhaPage.state.generation;
+    return g && !g.running && g.sampling.temperature === 0.8 && g.steps.length === 12;
+  }, null, { timeout: WAIT });
+  const out = await page.evaluate(() => ({
+    state: { text: window.mhaPage.state.settings.text, prompt: window.mhaPage.state.generation.prompt, ids: window.mhaPage.state.generation.steps.map((s) => s.id), seed: window.mhaPage.state.sampling.seed },
+    fields: ['temperature', 'topK'].map((k) => window.mhaPage.demo.shadowRoot.querySelector(`[data-sampling="${k}"]`).value),
+  }));
+  const sampled = generated(['--text', prompt, '--tokens', '12', '--temperature', '0.8', '--top-k', '40', '--seed', String(out.state.seed)]);
+  assert.equal(out.state.prompt, prompt, 'drawn again from the prompt, not after the loop');
+  assert.deepEqual(out.state.ids, sampled.steps.map((s) => s.id));
+  assert.equal(out.state.text, sampled.text);
+  assert.deepEqual(out.fields, ['0.8', '40']);
+  assert.equal((await note()).hidden, true, 'a sampled continuation says nothing of loops');
   suite.assertNoProblems();
 });
 

@@ -108,3 +108,13 @@ test('the KV cache size is 2 × layers × kv_heads × d_head × bytes × tokens;
   for (const m of Object.values(published)) assert.equal(m.heads % m.kvHeads, 0, m.name);
   assert.deepEqual(mha.catalog.generate.defaults, { tokens: 8, temperature: 0, topK: 0, topP: 1, seed: 1, top: 5, cache: true });
 });
+
+test('the page names a loop by the longest run a continuation writes twice apart, one with a letter or character in it', async () => {
+  const { repeatedSpan } = await import('../../web/src/generation.js');
+  assert.deepEqual(repeatedSpan([...'一声一声声。\n一声一声']), [...'一声一声']);
+  assert.deepEqual(repeatedSpan('the man was a man who had been in the house , and he had been'.split(' ')), ['had', 'been']);
+  assert.equal(repeatedSpan([...'，。\n，。']), null, 'marks alone are no loop');
+  assert.equal(repeatedSpan([...'春风又绿江南岸']), null);
+  assert.equal(repeatedSpan([...'啊啊啊']), null, 'a run that overlaps itself is not written twice');
+  assert.deepEqual(repeatedSpan([...'啊啊啊啊']), [...'啊啊']);
+});

@@ -20,7 +20,7 @@ import { t } from './i18n.js';
 import catalog from './catalog.js';
 import { createAnalyses } from './analyses.js';
 import { createRunner } from './runner.js';
-import { createGeneration } from './generation.js';
+import { createGeneration, shownGeneration } from './generation.js';
 import { createWorkerClient } from './workerClient.js';
 import { lazyWorker } from './lazyWorker.js';
 import { partScript } from './parts.js';
@@ -464,6 +464,16 @@ export class MhaDemo extends HTMLElement {
       generate: (count) => this.generate(count),
       sampling: () => this._store.state.sampling,
       setSampling: (patch) => this._store.set({ sampling: { ...this._store.state.sampling, ...patch } }),
+      // The continuation shown, drawn again from its prompt with these sampling settings: its text runs,
+      // then as many tokens are drawn (a link's replay).
+      resample: (patch) => {
+        const s = this._store.state;
+        const g = shownGeneration(s);
+        if (!g) return;
+        this._generation.stop();
+        this._store.set({ sampling: { ...s.sampling, ...patch }, settings: { ...s.settings, text: g.prompt }, replay: g.steps.length });
+        this._runner.request('text');
+      },
       kvCacheBytes: (size) => this._engine.mha.kvCacheBytes(size),
       // The circuits view's: the model shown's scores (once for each model) and a patching of its text.
       setCircuits: (patch) => this._store.set({ circuits: { ...this._store.state.circuits, ...patch } }),

@@ -11,6 +11,26 @@
 // run (a permalink replays it that way). A new generation reads the text as the tokenizer does.
 import { storedError } from './messages.js';
 
+// What the Generate part offers where a greedy continuation of real text comes back on itself. Top-k
+// 40 is what GPT-2's samples were drawn with (Radford et al. 2019); at 0.8 the poems' model goes on
+// from 春望 in the poems' form (江上无程久，东南万里深。) where greedy writes 一夜一夜月，一声三月月。
+export const LANGUAGE_SAMPLING = { temperature: 0.8, topK: 40 };
+
+// The longest run of two or more tokens that a continuation writes twice without overlap, one of them
+// holding a letter or a character (a loop, not a pair of marks): its tokens, or null where none is.
+export function repeatedSpan(tokens) {
+  for (let n = Math.floor(tokens.length / 2); n >= 2; n--) {
+    const first = new Map(); // a run's tokens -> where it first starts
+    for (let i = 0; i + n <= tokens.length; i++) {
+      const run = tokens.slice(i, i + n);
+      const key = JSON.stringify(run);
+      if (!first.has(key)) first.set(key, i);
+      else if (first.get(key) + n <= i && run.some((token) => /\p{L}/u.test(token))) return run;
+    }
+  }
+  return null;
+}
+
 // The sampling settings a generation was drawn with, compared key by key.
 const SAMPLING_KEYS = ['temperature', 'topK', 'topP', 'seed'];
 export const sameSampling = (a, b) => SAMPLING_KEYS.every((k) => a[k] === b[k]);

@@ -506,6 +506,11 @@ export const STRINGS = {
   'gen.seed': { en: 'seed', zh: '种子' },
   'gen.modeGreedy': { en: 'Greedy: each step takes the likeliest token.', zh: '贪心：每一步取最可能的 token。' },
   'gen.modeSampled': { en: 'Sampled at temperature {temperature}, top-k {topK}, top-p {topP}, seed {seed}.', zh: '按温度 {temperature}、top-k {topK}、top-p {topP}、种子 {seed} 抽样。' },
+  'gen.loop': {
+    en: 'The continuation writes “{span}” twice: greedy decoding takes the likeliest token at every step, and a small model’s likeliest path soon comes back on itself. Drawing the tokens at random from their distribution is the usual way out (Holtzman et al. 2019 call the loop degeneration).',
+    zh: '这段续写把“{span}”写了两遍：贪心解码每一步都取最可能的 token，小模型最可能的那条路很快就绕回自己。通常的办法是从分布里随机抽取 token（Holtzman 等人 2019 把这种循环叫作退化）。',
+  },
+  'gen.resample': { en: 'Sample these {n} tokens again at temperature {temperature}, top-k {topK}', zh: '以温度 {temperature}、top-k {topK} 重新抽样这 {n} 个' },
   'gen.none': { en: 'Nothing generated from this text yet.', zh: '还没有从这段文本生成。' },
   'gen.greedyP': { en: 'greedy · p {p}', zh: '贪心 · p {p}' },
   'gen.sampledP': { en: 'sampled · p {p}', zh: '抽样 · p {p}' },

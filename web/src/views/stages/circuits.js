@@ -13,8 +13,8 @@
 import { h } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage, storedError } from '../../messages.js';
-import { tokenLabels, visibleToken } from '../../format.js';
-import { namer } from './model.js';
+import { tokenLabels } from '../../format.js';
+import { idNamer } from './model.js';
 import { colorOf, inkOn } from '../parts/colors.js';
 
 export const css = `
@@ -46,12 +46,6 @@ const STANDS_OUT = 1.5;
 const fixed = (v, d = 2) => (v >= 0 ? '+' : '−') + Math.abs(v).toFixed(d);
 const headName = (l, hd) => `${l}.${hd}`;
 const percent = (v) => `${Math.round(v * 100)}%`;
-// An id by its text: the model's vocabulary's (any id, the core's tokenText), else as the prediction
-// names it (model.js namer: the text's own token, then #id).
-const idNamer = (result, actions) => {
-  const name = namer(result);
-  return (id) => visibleToken(actions.tokenText(id)) || name(id);
-};
 
 // A cell coloured on the page's diverging scale (red for positive, as every signed table here), its
 // ink whichever contrasts more (colors.js).

@@ -6,8 +6,9 @@ import { h, live, setText, setAttr } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage } from '../../messages.js';
 import catalog from '../../catalog.js';
-import { shownGeneration } from '../../generation.js';
-import { namer } from './model.js';
+import { shownGeneration, repeatedSpan, LANGUAGE_SAMPLING } from '../../generation.js';
+import { onRealText } from '../../modelFacts.js';
+import { idNamer } from './model.js';
 
 const LIMITS = { temperature: [0, catalog.generate.maxTemperature, 0.1], topK: [0, null, 1], topP: [0, 1, 0.05], seed: [0, null, 1], tokens: [1, null, 1] };
 
@@ -55,11 +56,15 @@ export function generateView(state, actions) {
   const error = h('p', { class: 'field-error gen-error', role: 'alert' });
   const list = h('ol', { class: 'gen-steps', 'aria-live': 'polite' });
   const empty = h('p', { class: 'hint' }, t(lang, 'gen.none'));
+  // A greedy continuation of real text that loops: said so, with the way out a click away.
+  const loopText = h('span', {});
+  const resample = h('button', { type: 'button', class: 'gen-btn', 'data-resample': '', onclick: () => actions.resample(LANGUAGE_SAMPLING) });
+  const loop = h('p', { class: 'gen-loop', 'data-loop': '', hidden: true }, loopText, resample);
   const view = h('div', { class: 'generate', 'data-part': 'generate' },
     h('h3', { class: 'part-title' }, t(lang, 'gen.title')),
     h('p', { class: 'hint' }, t(lang, 'gen.text')),
     h('div', { class: 'gen-controls' }, one, countLabel, many, ...controls),
-    mode, error, empty, list);
+    mode, error, loop, empty, list);
   let rows = 0;
   let listed = null; // the id of the generation whose steps the list holds
 
@@ -82,9 +87,16 @@ export function generateView(state, actions) {
       listed = shown ? shown.id : null;
     }
     const vocab = s.result.config.vocabSize;
-    const name = namer(s.result);
+    const name = idNamer(s.result, actions);
     for (; shown && rows < shown.steps.length; rows++) list.append(stepRow(lang, { ...shown.steps[rows], vocab }, rows + 1, name));
     empty.hidden = rows > 0;
+    const greedyText = shown && !shown.running && onRealText(s.result.config) && shown.steps.every((step) => !step.sampled);
+    const span = greedyText ? repeatedSpan(shown.steps.map((step) => step.token)) : null;
+    loop.hidden = !span;
+    if (span) {
+      setText(loopText, t(lang, 'gen.loop', { span: span.join(s.result.config.tokenizer === 'words' ? ' ' : '') }));
+      setText(resample, t(lang, 'gen.resample', { n: shown.steps.length, ...LANGUAGE_SAMPLING }));
+    }
     setAttr(view, 'data-steps', String(rows));
     return true;
   }

@@ -44,6 +44,13 @@ export function namer(result) {
   return (id) => visibleToken(text.has(id) ? text.get(id) : known[id] || `#${id}`);
 }
 
+// Any id by its text: the model's vocabulary's (the core's tokenText, for ids the run did not meet:
+// a generation's candidates, a circuit's), else as namer names it.
+export function idNamer(result, actions) {
+  const name = namer(result);
+  return (id) => visibleToken(actions.tokenText(id)) || name(id);
+}
+
 // A recall model's K readouts at every position (probs (1, T, K, V)): each one's first choice and its
 // probability, ✓ where it is the token k places back. Live like the next-token table below.
 export function recallPredictView(state) {
