@@ -191,6 +191,10 @@ test('the poems\' model: a greedy continuation that loops is said to, and one cl
   const continuation = greedy.steps.map((s) => s.token).join('');
   assert.ok(span.length >= 2 && continuation.indexOf(span, continuation.indexOf(span) + span.length) >= 0, `“${span}” twice in ${continuation}`);
   assert.match(shown.button, /温度 0\.8、top-k 40 重新抽样这 12 个/);
+  // Every candidate is named by the model's vocabulary, the ones the run never met too.
+  const names = await page.evaluate(() => [...window.mhaPage.demo.shadowRoot.querySelectorAll('[data-part="generate"] .cand-token')].map((c) => c.textContent));
+  assert.ok(names.length >= 12 * 5, `${names.length} candidates`);
+  assert.deepEqual(names.filter((n) => /^#\d+$/.test(n)), [], 'no candidate is a bare id');
   await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelector('[data-resample]').click());
   await page.waitForFunction(() => {
     const g = window.mhaPage.state.generation;
