@@ -229,21 +229,25 @@ for s in "layer 0" "layer 1" ln_1 resid_mid mlp_hidden resid_out ln_f logits pro
 done
 if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then pass "shapes --model walks every layer"; else fail "shapes --model walks every layer" "exit $rc, missing:$missing"; fi
 
-# train --help: a recipe option shows no default of its own (each task's differs), and the foot lists
-# each task's recipe as the options that ask for it: the induction and recall lines are the catalog's.
-run train --help
-help_check=$(python3 - "$PWD/stdout.txt" "$PWD/catalog.json" <<'PY'
+# help_recipes OPTIONS TASKS FLAGS, after `run COMMAND --help`: the help shows no default for the recipe
+# options OPTIONS (each task's differs, a|b|c), and its foot lists a recipe line for each of TASKS
+# (a,b,c), those of the induction and recall tasks with the catalog's values of FLAGS
+# (flag:catalogKey,…). Prints what is wrong, nothing when all is right.
+help_recipes() {
+  python3 - "$PWD/stdout.txt" "$PWD/catalog.json" "$1" "$2" "$3" <<'PY'
 import json, re, sys
 text = open(sys.argv[1], encoding='utf8').read()
 recipes = json.load(open(sys.argv[2]))['recipes']
-bad = [m.group(1) for m in re.finditer(r'^ +--(layers|heads|steps|batch|lr|seed|window) (.*?)(?: {2,}|$)', text, re.M) if '=' in m.group(2)]
+options, tasks, flags = sys.argv[3], sys.argv[4].split(','), dict(f.split(':') for f in sys.argv[5].split(','))
+bad = [m.group(1) for m in re.finditer(r'^ +--(' + options + r') (.*?)(?: {2,}|$)', text, re.M) if '=' in m.group(2)]
 shown = {m.group(1): dict(re.findall(r'--([a-z-]+) (\S+)', m.group(2))) for m in re.finditer(r'^  (induction|recall|corpus tang|corpus brown) +(--.*)$', text, re.M)}
-want = {'layers': 'layers', 'heads': 'heads', 'd-model': 'dModel', 'batch': 'batch', 'steps': 'steps', 'seed': 'seed'}
-wrong = [f'{task} --{flag} {shown[task].get(flag)} (catalog {recipes[task][key]})' for task in ('induction', 'recall') if task in shown
-         for flag, key in want.items() if str(recipes[task][key]) != shown[task].get(flag)]
-print('; '.join([f'{len(shown)} recipe lines'] * (len(shown) != 4) + [f'default shown: {b}' for b in bad] + wrong))
+wrong = [f'{task} --{flag} {shown[task].get(flag)} (catalog {recipes[task][key]})' for task in tasks if task in recipes and task in shown
+         for flag, key in flags.items() if str(recipes[task][key]) != shown[task].get(flag)]
+print('; '.join([f'recipe lines {sorted(shown)}'] * (sorted(shown) != sorted(tasks)) + [f'default shown: {b}' for b in bad] + wrong))
 PY
-)
+}
+run train --help
+help_check=$(help_recipes 'layers|heads|steps|batch|lr|seed|window' 'induction,recall,corpus tang,corpus brown' 'layers:layers,heads:heads,d-model:dModel,batch:batch,steps:steps,seed:seed')
 if [ "$rc" -eq 0 ] && [ -z "$help_check" ]; then pass "train --help: each task's recipe at its foot, the catalog's; no recipe option claims one default"; else fail "train --help lists the recipes" "exit $rc: $help_check"; fi
 
 run train --layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3 --out small.safetensors
@@ -468,20 +472,9 @@ else
   fail "sweep --json" "exit code $rc"
 fi
 expect_error "sweep at a head count that does not divide d_model" none.txt sweep --heads 3 --steps 1
-# sweep --help the same way: no option claims one default, the recall line is the catalog's recipe.
+# sweep --help the same way.
 run sweep --help
-help_check=$(python3 - "$PWD/stdout.txt" "$PWD/catalog.json" <<'PY'
-import json, re, sys
-text = open(sys.argv[1], encoding='utf8').read()
-recall = json.load(open(sys.argv[2]))['recipes']['recall']
-bad = [m.group(1) for m in re.finditer(r'^ +--(seeds|layers|window|batch|seed|steps|recall|d-model) (.*?)(?: {2,}|$)', text, re.M) if '=' in m.group(2)]
-line = re.search(r'^  recall +(--.*)$', text, re.M)
-shown = dict(re.findall(r'--([a-z-]+) (\S+)', line.group(1))) if line else {}
-wrong = [f'--{flag} {shown.get(flag)} (catalog {recall[key]})' for flag, key in (('d-model', 'dModel'), ('recall', 'readouts'), ('steps', 'steps'), ('seed', 'seed'))
-         if shown.get(flag) != str(recall[key])]
-print('; '.join([f'default shown: {b}' for b in bad] + wrong + ['no corpus lines'] * (text.count('  corpus ') < 2)))
-PY
-)
+help_check=$(help_recipes 'seeds|layers|window|batch|seed|steps|recall|d-model' 'recall,corpus tang,corpus brown' 'd-model:dModel,recall:readouts,steps:steps,seed:seed')
 if [ "$rc" -eq 0 ] && [ -z "$help_check" ]; then pass "sweep --help: each task's recipe at its foot; no option claims one default"; else fail "sweep --help lists the recipes" "exit $rc: $help_check"; fi
 # An option of the other task is refused, not ignored: the corpus sweep trains its --seeds, the recall one has no --batch.
 expect_error "sweep --task corpus --seed (its seeds are --seeds)" none.txt sweep --task corpus --seed 7 --steps 1
