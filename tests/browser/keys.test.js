@@ -6,6 +6,8 @@
 
 const { test, beforeEach } = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 
 const { usePageSuite } = require('./browser.js');
 
@@ -111,6 +113,18 @@ test('a head map takes the arrow keys: a ring on the cell, the cell read aloud, 
   await page.focus('section[data-stage="attend"] [data-tensor="head_out"] canvas');
   await press('ArrowRight');
   assert.match(await page.locator('section[data-stage="attend"] [data-tensor="head_out"] [data-map-readout]').first().textContent(), /^row .* \(0\), column dim 1: -?\d/);
+  suite.assertNoProblems();
+});
+
+test('a vocabulary\'s column is read as its id and its token: the poems\' logits map, far past the ids the text holds', { timeout: 60_000 }, async () => {
+  await open('?model=tang&lang=zh&stage=logits');
+  const vocabulary = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'models', 'corpus', 'tang.vocab.json'), 'utf8')).tokens;
+  const map = 'section[data-stage="logits"] [data-tensor="logits"] [tabindex="0"]';
+  await page.focus(map);
+  await press('End');
+  const last = vocabulary.length - 1;
+  const readout = await page.locator('section[data-stage="logits"] [data-tensor="logits"] [data-map-readout]').textContent();
+  assert.ok(readout.includes(`列 ${last} “${vocabulary[last]}”`), `${readout}: column ${last} is “${vocabulary[last]}”`);
   suite.assertNoProblems();
 });
 

@@ -22,12 +22,16 @@ function axisFor(result, name) {
 }
 
 // A view for one stage: each of its (1, T, width) tensors as a heatmap, tokens on the rows.
+// A vocabulary's column is read by its id and its token (the logits map: 列 1 “，”), not as a bare number.
 export function stageTensorsView(stageId) {
-  return (state) => {
+  return (state, actions) => {
     const { result, lang } = state;
-    const cards = tensorsOf(result, stageId).map((name) =>
-      matrixTensor(state, name, { axisKey: axisFor(result, name), caption: STRINGS[`cap.${name}`] ? undefined : '' }),
-    );
+    const cards = tensorsOf(result, stageId).map((name) => {
+      const axisKey = axisFor(result, name);
+      const named = axisKey === 'columnsVocab' ? idNamer(result, actions) : null;
+      const column = named ? (c) => `${c} “${named(c)}”` : null;
+      return matrixTensor(state, name, { axisKey, column, caption: STRINGS[`cap.${name}`] ? undefined : '' });
+    });
     return liveView(h('div', { class: 'stack' }, cards, h('p', { class: 'hint' }, t(lang, 'hover'))), state, cards, frameOf);
   };
 }
