@@ -190,12 +190,19 @@ const FORMULA_WORDS = new Set(['softmax', 'LayerNorm', 'GELU', 'sin', 'cos', 'ta
 const englishIn = (formula) =>
   formula.replace(/[A-Za-z0-9]*_[A-Za-z0-9_]*/g, ' ').match(/[A-Za-z]{2,}/g)?.filter((w) => !FORMULA_WORDS.has(w)) ?? [];
 
-test('in Chinese, no stage of any model has English words inside its formulas', { timeout: 180_000 }, async () => {
+// A space after a full-width mark, before a character: two Chinese sentences drawn with an English gap.
+const GAP = /[。，；：）！？] (?=[\u4e00-\u9fff])/;
+
+test('in Chinese, no stage of any model has English words inside its formulas, nor a space between its sentences', { timeout: 180_000 }, async () => {
   const found = [];
   const check = async (what) => {
     for (const [id, st] of Object.entries(await stages())) {
       const words = englishIn(st.formula);
       if (words.length) found.push(`${what} ${id}: ${words.join(', ')} in “${st.formula}”`);
+      for (const part of [st.text, ...st.hints.split(' | ')]) {
+        const at = part.search(GAP);
+        if (at >= 0) found.push(`${what} ${id}: a space between sentences in “…${part.slice(Math.max(0, at - 12), at + 12)}…”`);
+      }
     }
   };
   await open('lang=zh');
@@ -216,5 +223,6 @@ test('in Chinese, no stage of any model has English words inside its formulas', 
   assert.deepEqual(found, []);
   // The check itself finds what it should.
   assert.deepEqual(englishIn('weights = softmax(scores) row by row'), ['row', 'by', 'row']);
+  assert.ok(GAP.test('移到它的开关）， 它名字下') && !GAP.test('开关），它名字下') && !GAP.test('。 W_O'));
   suite.assertNoProblems();
 });

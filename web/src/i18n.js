@@ -17,6 +17,10 @@ const pluralOf = (lang, n) => {
   return pluralRules.get(lang).select(n);
 };
 
+// What goes between two sentences drawn side by side: a space in English; nothing in Chinese, whose
+// full stop is already full width (a space there reads as a gap: "…开关）， 它名字下…").
+export const sentenceGap = (lang) => (lang === 'zh' ? '' : ' ');
+
 export function t(lang, key, vars = {}, fallback = key) {
   const entry = STRINGS[key];
   if (!entry) return fallback;

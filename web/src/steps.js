@@ -9,7 +9,7 @@
 // (dom.js) whose update(state) returns true has shown it without new DOM. A step drawn in parts
 // gives parts(state, actions) -> [{key, make}]; only a part whose key changed is drawn again (and it,
 // too, is offered the new state in place first).
-import { t } from './i18n.js';
+import { t, sentenceGap } from './i18n.js';
 import { STRINGS } from './strings.js';
 import { grouped, escapeHtml } from './format.js';
 import { hasBlocks, isLoaded, onInductionTask, onRealText, readsIds, scaledEmbedding, hasInductionHeads, recalls, oneOffsetPerHead } from './modelFacts.js';
@@ -102,7 +102,7 @@ const STEPS = [
     id: 'attend',
     text: ({ lang, causalControl, config, layer, result }) => {
       const vars = { l: layer, layers: config.layers, sqrt: sqrt(config.dHead), h: config.heads, k: config.readouts, dh: config.dHead };
-      if (!hasBlocks(config)) return t(lang, 'attend.text', { ...vars, mask: `${t(lang, config.causal ? 'attend.maskOn' : causalControl ? 'attend.maskOff' : 'attend.maskOffNoControl')} ` });
+      if (!hasBlocks(config)) return t(lang, 'attend.text', { ...vars, mask: `${t(lang, config.causal ? 'attend.maskOn' : causalControl ? 'attend.maskOff' : 'attend.maskOffNoControl')}${sentenceGap(lang)}` });
       if (onInductionTask(config)) return t(lang, 'attend.textTrained', vars);
       if (onRealText(config)) return t(lang, 'attend.textCorpus', { ...vars, corpus: t(lang, `corpus.${config.tokenizer}`), kinds: t(lang, `attend.kinds.${config.tokenizer}`) });
       if (recalls(config) && isLoaded(config) && oneOffsetPerHead(result)) return t(lang, 'attend.textRecall', vars);

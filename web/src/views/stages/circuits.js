@@ -11,7 +11,7 @@
 // state.circuits: {mode, position, replacement, forIds}: the mode shown and the token changed (null:
 // the default below), for the ids they were picked on.
 import { h } from '../../dom.js';
-import { t } from '../../i18n.js';
+import { t, sentenceGap } from '../../i18n.js';
 import { localMessage, storedError } from '../../messages.js';
 import { tokenLabels } from '../../format.js';
 import { idNamer } from './model.js';
@@ -100,7 +100,7 @@ function compositionPart(lang, scores, mode, config, actions) {
   const ratio = top.score / baseline;
   const says = ratio >= STANDS_OUT
     ? t(lang, 'circ.compTop', { mode, a: headName(...top.from), b: headName(...top.to), v: top.score.toFixed(2), r: ratio.toFixed(1), base: baseline.toFixed(2) }) +
-      (top.score > others ? ` ${t(lang, 'circ.compAbove', { mode, o: others.toFixed(2) })}` : '')
+      (top.score > others ? `${sentenceGap(lang)}${t(lang, 'circ.compAbove', { mode, o: others.toFixed(2) })}` : '')
     : t(lang, 'circ.compFlat', { mode, v: top.score.toFixed(2), base: baseline.toFixed(2), times: STANDS_OUT });
   const modes = h('div', { class: 'segmented circ-modes', role: 'group', 'aria-label': t(lang, 'circ.modes') },
     ...['Q', 'K', 'V'].map((m) => h('button', { type: 'button', class: 'seg', 'data-circ-mode': m, 'aria-pressed': String(m === mode), onclick: () => actions.setCircuits({ mode: m }) }, t(lang, `circ.mode${m}`))));

@@ -3,7 +3,7 @@
 // before the concat; the prediction stage shows what breaks). Live: a new result for the same layer,
 // language and number of heads rewrites the numbers, labels and switches in place.
 import { h, live, setText } from '../../dom.js';
-import { t } from '../../i18n.js';
+import { t, sentenceGap } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
 import { markCells } from '../parts/cellMarks.js';
 import { drawMiniMap } from '../parts/miniMap.js';
@@ -202,11 +202,11 @@ export function headsPanel(state, actions) {
 
   const sim = similarityTable(lang, H);
   // Said only where a head of this layer has a name with cells (not of random weights' broad heads).
-  const pointHint = h('span', { class: 'point-cells' }, ` ${t(lang, 'heads.pointCells')}`);
+  const pointHint = h('span', { class: 'point-cells' }, `${sentenceGap(lang)}${t(lang, 'heads.pointCells')}`);
   // Said where no head's importance shows more than the last digit: a model that predicts the
   // text almost surely has a loss, and so gradients, near zero (the recall model on its sentence: 0.000
   // to 0.001), which a learner could read as a broken column.
-  const zeroHint = h('span', { class: 'importance-zero', hidden: true }, ` ${t(lang, 'heads.importanceZero', { at: LAST_DIGIT })}`);
+  const zeroHint = h('span', { class: 'importance-zero', hidden: true }, `${sentenceGap(lang)}${t(lang, 'heads.importanceZero', { at: LAST_DIGIT })}`);
   let current = state;
   function fill(s) {
     current = s;
@@ -264,8 +264,8 @@ export function headsPanel(state, actions) {
   const panel = h('section', { class: 'heads-panel', 'data-heads-layer': String(layer) },
     h('h3', {}, t(lang, 'heads.title')),
     h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), pointHint,
-      ` ${t(lang, 'heads.measureHint')}`, zeroHint, heldoutAt && ` ${t(lang, 'heads.heldoutHint')}`,
-      heldoutAt && heldoutAt[0].importance !== null && ` ${t(lang, 'heads.heldoutImportanceHint', { n: catalog.importance.samples })}`),
+      `${sentenceGap(lang)}${t(lang, 'heads.measureHint')}`, zeroHint, heldoutAt && `${sentenceGap(lang)}${t(lang, 'heads.heldoutHint')}`,
+      heldoutAt && heldoutAt[0].importance !== null && `${sentenceGap(lang)}${t(lang, 'heads.heldoutImportanceHint', { n: catalog.importance.samples })}`),
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
     cue,
