@@ -195,6 +195,19 @@ test('the poems\' model: a greedy continuation that loops is said to, and one cl
   const names = await page.evaluate(() => [...window.mhaPage.demo.shadowRoot.querySelectorAll('[data-part="generate"] .cand-token')].map((c) => c.textContent));
   assert.ok(names.length >= 12 * 5, `${names.length} candidates`);
   assert.deepEqual(names.filter((n) => /^#\d+$/.test(n)), [], 'no candidate is a bare id');
+  // The line break it writes is drawn as ↵: in the steps, and in the prediction's row headers, none blank.
+  const drawn = await page.evaluate(() => {
+    const root = window.mhaPage.demo.shadowRoot;
+    return {
+      steps: [...root.querySelectorAll('[data-part="generate"] .gen-token')].map((s) => s.textContent),
+      rows: [...root.querySelectorAll('section[data-stage="predict"] tr[data-position] > th')].map((th) => th.textContent),
+    };
+  });
+  const lineBreak = greedy.steps.findIndex((s) => s.token === '\n');
+  assert.ok(lineBreak >= 0, 'the greedy continuation breaks the line');
+  assert.equal(drawn.steps[lineBreak], '↵');
+  assert.deepEqual(drawn.rows.filter((r) => !r.trim()), [], 'no row header is blank');
+  assert.ok(drawn.rows.includes('↵'));
   await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelector('[data-resample]').click());
   await page.waitForFunction(() => {
     const g = window.mhaPage.state.generation;

@@ -27,11 +27,11 @@ export function grouped(n, lang) { // eslint-disable-line no-unused-vars
 
 // Row labels of a tensor: each token with its position, "0 我".
 export function tokenLabels(tokens) {
-  return tokens.map((tok, i) => `${i} ${tok}`);
+  return tokens.map((tok, i) => `${i} ${visibleToken(tok)}`);
 }
 
 // A token as it is read aloud (a heatmap's cell, its description): the token, then its position.
-export const tokenName = (tokens, i) => `${tokens[i]} (${i})`;
+export const tokenName = (tokens, i) => `${visibleToken(tokens[i])} (${i})`;
 // A token named on its own (a prediction, an answer): a line break — the poems' token between lines —
 // as ↵ and a space as ␣, never an empty cell.
 export const visibleToken = (s) => (s === '\n' ? '↵' : s === ' ' ? '␣' : s);

@@ -9,7 +9,7 @@ import { tensorCard, setCardShape } from './tensorCard.js';
 import { maxAbs } from './colors.js';
 import { t } from '../../i18n.js';
 import { frameOf } from './structure.js';
-import { tokenLabels } from '../../format.js';
+import { tokenLabels, visibleToken } from '../../format.js';
 
 // column(c): a column as it is read aloud and described (a vocabulary's id and token); dim c by default.
 export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption, column = null } = {}) {
@@ -31,7 +31,7 @@ export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption
     index: (r, c) => (rest.length > 1 ? [0, r, Math.floor(c / inner), c % inner] : [0, r, c]),
     rowLabels: tokenLabels(result.tokens),
     lang,
-    describe: (r, c) => `“${cur.tokens[r]}” · ${bands ? `${t(lang, 'head', { h: Math.floor(c / bands.size) })} · ` : ''}${column ? `id ${column(c)}` : `dim ${c}`}`,
+    describe: (r, c) => `“${visibleToken(cur.tokens[r])}” · ${bands ? `${t(lang, 'head', { h: Math.floor(c / bands.size) })} · ` : ''}${column ? `id ${column(c)}` : `dim ${c}`}`,
     colName: column || undefined,
     scale: cur.scale,
     bands,

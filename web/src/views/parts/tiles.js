@@ -6,7 +6,7 @@ import { h, live } from '../../dom.js';
 import { heatmap, legend, rowHeightFor, fillRowLabels, updateHeatmap, updateLegend } from './heatmap.js';
 import { tensorCard, setCardShape } from './tensorCard.js';
 import { maxAbs, headColor, headHex } from './colors.js';
-import { tokenLabels, tokenName } from '../../format.js';
+import { tokenLabels, tokenName, visibleToken } from '../../format.js';
 import { t } from '../../i18n.js';
 import { frameOf } from './structure.js';
 
@@ -28,7 +28,7 @@ export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd
       rows: T0,
       cols: d,
       index: (r, c) => [0, hd, r, c],
-      describe: (r, c) => `“${cur.tokens[r]}” · ${tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd })} · dim ${c}`,
+      describe: (r, c) => `“${visibleToken(cur.tokens[r])}” · ${tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd })} · dim ${c}`,
       lang,
       title: tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd }),
       rowName: (r) => tokenName(cur.tokens, r),

@@ -9,7 +9,7 @@ import { headTiles } from '../parts/tiles.js';
 import { maxAbs, headColor, headHex } from '../parts/colors.js';
 import { workedView } from './worked.js';
 import { t } from '../../i18n.js';
-import { tokenLabels, tokenName } from '../../format.js';
+import { tokenLabels, tokenName, visibleToken } from '../../format.js';
 import { exportButtons, relabelExport, figureBase, plainText } from '../parts/exportButtons.js';
 import { structureOf, modelOf } from '../parts/structure.js';
 import { headsPanel } from './heads.js';
@@ -78,7 +78,7 @@ function headGrid(state, actions) {
   const { name } = cur;
   const H = cur.tensor.shape[1];
   const T = () => cur.tensor.shape[2];
-  const tokens = () => cur.state.result.tokens;
+  const tokens = () => cur.state.result.tokens.map(visibleToken); // as drawn: a line break ↵
   const maskedLabel = () => (cur.masked ? t(lang, 'maskedLegend') : null);
   const tiles = [];
   const maps = [];
@@ -199,7 +199,7 @@ function headDetail(state) {
   const { name } = cur;
   const H = cur.tensor.shape[1];
   const T = () => cur.tensor.shape[2];
-  const tokens = () => cur.state.result.tokens;
+  const tokens = () => cur.state.result.tokens.map(visibleToken); // as drawn: a line break ↵
   cur.hd = Math.min(state.head, H - 1);
   cur.state = state;
   const numbers = T() <= NUMBERS_T;

@@ -5,6 +5,7 @@
 // position or a head switched off rewrites the bars in place (their parts depend only on the model).
 import { h, live, setText, setAttr } from '../../dom.js';
 import { t } from '../../i18n.js';
+import { visibleToken } from '../../format.js';
 import { headColor } from '../parts/colors.js';
 import { frameOf } from '../parts/structure.js';
 
@@ -57,7 +58,7 @@ export function attributionPanel(state, name) {
     const values = a.values.subarray(i * P, (i + 1) * P);
     const scale = Math.max(...Array.from(values, Math.abs), 1e-9);
     setAttr(panel, 'data-position', String(i));
-    setText(title, t(lang, 'attribution.title', { token: name(a.tokens[i]), after: result.tokens[i], i }));
+    setText(title, t(lang, 'attribution.title', { token: name(a.tokens[i]), after: visibleToken(result.tokens[i]), i }));
     rows.forEach((row, j) => {
       const v = values[j];
       setAttr(row.li, 'data-value', String(v));

@@ -13,7 +13,7 @@
 import { h } from '../../dom.js';
 import { t, sentenceGap } from '../../i18n.js';
 import { localMessage, storedError } from '../../messages.js';
-import { tokenLabels } from '../../format.js';
+import { tokenLabels, visibleToken } from '../../format.js';
 import { idNamer } from './model.js';
 import { colorOf, inkOn } from '../parts/colors.js';
 
@@ -194,11 +194,11 @@ function patchingPart(lang, state, actions) {
   const named = idNamer(result, actions);
   const pick = (patch) => actions.setCircuits({ position, replacement, ...patch, forIds: ids.join() });
   const tokens = h('div', { class: 'circ-tokens', role: 'group', 'aria-label': t(lang, 'circ.pick') },
-    ...result.tokens.slice(0, -1).map((tok, i) => h('button', { type: 'button', class: 'gen-btn', 'data-circ-position': i, 'aria-pressed': String(i === position), title: `${i}`, onclick: () => pick({ position: i }) }, tok)));
+    ...result.tokens.slice(0, -1).map((tok, i) => h('button', { type: 'button', class: 'gen-btn', 'data-circ-position': i, 'aria-pressed': String(i === position), title: `${i}`, onclick: () => pick({ position: i }) }, visibleToken(tok))));
   const select = h('select', { 'data-circ-replacement': '', onchange: (ev) => pick({ replacement: Number(ev.target.value) }) },
     ...options.map((id) => h('option', { value: id, selected: id === replacement }, named(id))));
   const out = [h('h4', {}, t(lang, 'circ.patchTitle')), h('p', { class: 'hint', html: t(lang, 'circ.patchIntro') }), tokens,
-    h('label', {}, `${t(lang, 'circ.into', { token: result.tokens[position] })} `, select)];
+    h('label', {}, `${t(lang, 'circ.into', { token: visibleToken(result.tokens[position]) })} `, select)];
   const corrupt = ids.slice();
   corrupt[position] = replacement;
   // 2 + L·H + L·T runs of the model: at once while they take a few milliseconds (the induction model:
@@ -242,7 +242,7 @@ function patchingPart(lang, state, actions) {
     h('p', { class: 'caption', 'data-circ': 'heads' }, t(lang, 'circ.headsSay', { head: headName(best.layer, best.head), v: percent(best.recovery), l: bestLayer, sum: percent(layerSum[bestLayer]) })),
     table(t(lang, 'circ.residualTitle'), tokenLabels(result.tokens),
       residual.map((row, l) => [t(lang, 'circ.entering', { l }), row.map((x) => cell(x.recovery, 1, percent(x.recovery)))])),
-    h('p', { class: 'caption', 'data-circ': 'residual' }, t(lang, carrier.position === T - 1 ? 'circ.residualLast' : 'circ.residualSay', { p: carrier.position, token: result.tokens[carrier.position], l: L - 1, v: percent(carrier.recovery) })));
+    h('p', { class: 'caption', 'data-circ': 'residual' }, t(lang, carrier.position === T - 1 ? 'circ.residualLast' : 'circ.residualSay', { p: carrier.position, token: visibleToken(result.tokens[carrier.position]), l: L - 1, v: percent(carrier.recovery) })));
   return out;
 }
 

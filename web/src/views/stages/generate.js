@@ -9,6 +9,7 @@ import catalog from '../../catalog.js';
 import { shownGeneration, repeatedSpan, LANGUAGE_SAMPLING } from '../../generation.js';
 import { onRealText } from '../../modelFacts.js';
 import { idNamer } from './model.js';
+import { visibleToken } from '../../format.js';
 
 const LIMITS = { temperature: [0, catalog.generate.maxTemperature, 0.1], topK: [0, null, 1], topP: [0, 1, 0.05], seed: [0, null, 1], tokens: [1, null, 1] };
 
@@ -34,9 +35,9 @@ function stepRow(lang, step, i, name) {
   });
   const kept = step.sampled && step.kept < step.vocab ? t(lang, 'gen.kept', { k: step.kept, v: step.vocab }) : '';
   return h('li', { class: 'gen-step', 'data-step': String(i), 'data-mode': step.sampled ? 'sampled' : 'greedy' },
-    h('span', { class: 'gen-token' }, step.token),
+    h('span', { class: 'gen-token' }, visibleToken(step.token)),
     h('span', { class: 'gen-how' }, t(lang, step.sampled ? 'gen.sampledP' : 'gen.greedyP', { p: step.p.toFixed(3) })),
-    h('span', { class: 'candidates' }, cands, chosen < 0 ? h('span', { class: 'candidate is-chosen' }, step.token) : null),
+    h('span', { class: 'candidates' }, cands, chosen < 0 ? h('span', { class: 'candidate is-chosen' }, visibleToken(step.token)) : null),
     kept ? h('span', { class: 'gen-kept' }, kept) : null);
 }
 
@@ -94,7 +95,7 @@ export function generateView(state, actions) {
     const span = greedyText ? repeatedSpan(shown.steps.map((step) => step.token)) : null;
     loop.hidden = !span;
     if (span) {
-      setText(loopText, t(lang, 'gen.loop', { span: span.join(s.result.config.tokenizer === 'words' ? ' ' : '') }));
+      setText(loopText, t(lang, 'gen.loop', { span: span.map(visibleToken).join(s.result.config.tokenizer === 'words' ? ' ' : '') }));
       setText(resample, t(lang, 'gen.resample', { n: shown.steps.length, ...LANGUAGE_SAMPLING }));
     }
     setAttr(view, 'data-steps', String(rows));

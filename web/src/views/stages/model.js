@@ -88,7 +88,7 @@ export function recallPredictView(state) {
     let right = 0;
     let counted = 0;
     for (let i = 0; i < T; i++) {
-      setText(rows[i].token, result.tokens[i]);
+      setText(rows[i].token, visibleToken(result.tokens[i]));
       for (let k = 1; k <= K; k++) {
         const cell = rows[i].cells[k - 1];
         const id = result.candidates[i * K + k - 1][0];
@@ -184,7 +184,7 @@ export function predictView(state, actions) {
         else row.tr.removeAttribute('class'); // as a row made without it
       }
       if (why) setAttr(row.pick, 'aria-pressed', String(i === picked));
-      setText(row.token, result.tokens[i]);
+      setText(row.token, visibleToken(result.tokens[i]));
       setText(row.mark, ok ? '✓' : unknown ? '–' : '');
       setAttr(row.mark, 'aria-label', ok ? '✓' : unknown ? t(lang, 'predict.unscored') : '');
       if (unknown) setAttr(row.mark, 'title', t(lang, 'predict.unscored'));

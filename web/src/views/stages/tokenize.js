@@ -5,10 +5,11 @@
 import { h, live, setText } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { frameOf } from '../parts/structure.js';
+import { visibleToken } from '../../format.js';
 import { ownVocabulary, UNK } from '../../modelFacts.js';
 
 function chipToken(lang, tok, unknown) {
-  if (!unknown) return h('span', { class: 'chip-tok' }, tok);
+  if (!unknown) return h('span', { class: 'chip-tok' }, visibleToken(tok));
   return [h('span', { class: 'chip-tok chip-unk' }, '<unk>'), h('span', { class: 'chip-typed' }, t(lang, 'tokenize.unkFor', { token: tok }))];
 }
 
@@ -45,7 +46,7 @@ export function tokenizeView(state) {
         continue;
       }
       if (unknown) setText(old.typed, t(lang, 'tokenize.unkFor', { token: tok }));
-      else setText(old.tok, tok);
+      else setText(old.tok, visibleToken(tok));
       setText(old.id, `${t(lang, 'id')} ${result.ids[i]}`);
     }
     setText(big, t(lang, 'T', { T }));
