@@ -40,11 +40,11 @@ function leave() {
   hideTip();
 }
 
-// A stage arrived at whose start is above the view, or under the part that sticks to the top (its
-// scroll margin: widget.css), is scrolled to its start below that part.
+// A stage arrived at whose start is above the view, or under the part that sticks to the top
+// (--mha-header: element.js), is scrolled to its start below that part (its scroll margin: widget.css).
 function arrive(section) {
   const top = section.getBoundingClientRect().top;
-  if (top < parseFloat(getComputedStyle(section).scrollMarginTop) - 8) section.scrollIntoView({ block: 'start' });
+  if (top < (parseFloat(getComputedStyle(section).getPropertyValue('--mha-header')) || 0)) section.scrollIntoView({ block: 'start' });
 }
 
 // ctx = {lang, causalControl (the demo has a causal checkbox), config, T, layer, result}. Every text

@@ -22,13 +22,15 @@ function axisFor(result, name) {
 }
 
 // A view for one stage: each of its (1, T, width) tensors as a heatmap, tokens on the rows.
-// A vocabulary's column is read by its id and its token (the logits map: 列 1 “，”), not as a bare number.
+// A vocabulary's column is read by its id and its token (the logits map: 列 3 “，”), not as a bare number
 export function stageTensorsView(stageId) {
   return (state, actions) => {
     const { result, lang } = state;
     const cards = tensorsOf(result, stageId).map((name) => {
       const axisKey = axisFor(result, name);
-      const named = axisKey === 'columnsVocab' ? idNamer(result, actions) : null;
+      // (a vocabulary of the model's own: its ids' texts do not hang on the text run, which changes
+      // under this view; the induction model's ids name the text's tokens in order of first appearance)
+      const named = axisKey === 'columnsVocab' && ownVocabulary(result.config) ? idNamer(result, actions) : null;
       const column = named ? (c) => `${c} “${named(c)}”` : null;
       return matrixTensor(state, name, { axisKey, column, caption: STRINGS[`cap.${name}`] ? undefined : '' });
     });
