@@ -68,6 +68,7 @@ export function generateView(state, actions) {
     mode, error, loop, empty, list);
   let rows = 0;
   let listed = null; // the id of the generation whose steps the list holds
+  const looked = { key: null, span: null }; // the loop found in the continuation shown, once it is done
 
   function fill(s) {
     if (s.lang !== lang) return false;
@@ -91,8 +92,14 @@ export function generateView(state, actions) {
     const name = idNamer(s.result, actions);
     for (; shown && rows < shown.steps.length; rows++) list.append(stepRow(lang, { ...shown.steps[rows], vocab }, rows + 1, name));
     empty.hidden = rows > 0;
-    const greedyText = shown && !shown.running && onRealText(s.result.config) && shown.steps.every((step) => !step.sampled);
-    const span = greedyText ? repeatedSpan(shown.steps.map((step) => step.token)) : null;
+    // looked for once a continuation is done (each fill would search its runs again: ~n³ for n steps)
+    const done = shown && !shown.running ? `${shown.id} ${shown.steps.length}` : null;
+    if (done !== looked.key) {
+      const greedyText = done && onRealText(s.result.config) && shown.steps.every((step) => !step.sampled);
+      looked.key = done;
+      looked.span = greedyText ? repeatedSpan(shown.steps.map((step) => step.token)) : null;
+    }
+    const span = looked.span;
     loop.hidden = !span;
     if (span) {
       setText(loopText, t(lang, 'gen.loop', { span: span.map(visibleToken).join(s.result.config.tokenizer === 'words' ? ' ' : '') }));
