@@ -247,7 +247,7 @@ print('; '.join([f'recipe lines {sorted(shown)}'] * (sorted(shown) != sorted(tas
 PY
 }
 run train --help
-help_check=$(help_recipes 'layers|heads|steps|batch|lr|seed|window' 'induction,recall,corpus tang,corpus brown' 'layers:layers,heads:heads,d-model:dModel,batch:batch,steps:steps,seed:seed')
+help_check=$(help_recipes 'layers|heads|steps|batch|lr|beta2|weight-decay|seed|window' 'induction,recall,corpus tang,corpus brown' 'layers:layers,heads:heads,d-model:dModel,batch:batch,steps:steps,seed:seed')
 if [ "$rc" -eq 0 ] && [ -z "$help_check" ]; then pass "train --help: each task's recipe at its foot, the catalog's; no recipe option claims one default"; else fail "train --help lists the recipes" "exit $rc: $help_check"; fi
 
 run train --layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3 --out small.safetensors
@@ -256,9 +256,20 @@ if [ "$rc" -eq 0 ] && [ -s small.safetensors ] && [ "$(head -n 1 small.loss.csv)
 else
   fail "train writes the model and its loss curve" "exit code $rc"
 fi
+SMALL=(--layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3)
+# AdamW's weight decay and β2, as the module's Trainer takes them: they change the run, and the file's recipe says so.
+run train "${SMALL[@]}" --weight-decay 0.1 --beta2 0.95 --out decayed.safetensors
+if [ "$rc" -eq 0 ] && ! cmp -s small.loss.csv decayed.loss.csv && python3 -c '
+import json, struct
+b = open("decayed.safetensors", "rb").read()
+meta = json.loads(b[8:8 + struct.unpack("<Q", b[:8])[0]])["__metadata__"]
+assert "betas (0.9, 0.95) eps 1e-08, weight decay 0.1" in meta["recipe"], meta["recipe"]'; then
+  pass "train --weight-decay 0.1 --beta2 0.95: another run, recorded in the file's recipe"
+else
+  fail "train --weight-decay --beta2" "exit code $rc"
+fi
 # The same run stopped at step 12 and resumed: the same losses and the same weights, the checkpoint
 # gone once the model is written, and the snapshots of --snapshot-every beside it.
-SMALL=(--layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3)
 run train "${SMALL[@]}" --stop-at 12 --snapshot-every 10 --out split.safetensors
 stopped=$rc
 [ -s split.checkpoint.safetensors ] && [ ! -e split.safetensors ] && grep -q "stopped at step 12 of 30" stdout.txt; at_stop=$?

@@ -22,6 +22,7 @@
 #include "train/recipe.h"
 #include "io/model_file.h"
 #include "io/files.h"
+#include "options.h"
 #include "train/checkpoint.h"
 #include "train/corpus_task.h"
 
@@ -84,6 +85,13 @@ CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& 
   return option;
 }
 
+// A recipe option's line of help as the options table declares it (the module's Trainer reads the same row).
+const char* recipe_help(const char* key) {
+  for (const auto& row : mha::recipe_options())
+    if (std::strcmp(row.key, key) == 0) return row.help;
+  throw mha::Error(std::string("internal: no recipe option ") + key);
+}
+
 // What each task trains unless told otherwise, from the recipes themselves and as the options that
 // would ask for it: the foot of --help.
 std::string recipes_footer() {
@@ -99,8 +107,9 @@ std::string recipes_footer() {
     else
       std::snprintf(text, sizeof text, " --window %d", r.corpus.length);
     out += text;
-    std::snprintf(text, sizeof text, " --batch %d --steps %d --lr %g --warmup %d --final-lr %g --init-std %g --seed %llu\n", r.batch,
-                  r.steps, r.adam.lr, r.warmup, r.final_lr, r.init_std, static_cast<unsigned long long>(r.config.seed));
+    std::snprintf(text, sizeof text, " --batch %d --steps %d --lr %g --beta2 %g --weight-decay %g --warmup %d --final-lr %g --init-std %g --seed %llu\n",
+                  r.batch, r.steps, r.adam.lr, r.adam.beta2, r.adam.weight_decay, r.warmup, r.final_lr, r.init_std,
+                  static_cast<unsigned long long>(r.config.seed));
     return out + text;
   };
   std::string out = "Each task trains its own recipe, which the options above change:\n";
@@ -406,6 +415,9 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, "optimiser steps")->check(CLI::Range(1, mha::kMaxTrainingSteps));
   recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, "sequences per step");
   recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, "AdamW learning rate")->check(CLI::PositiveNumber);
+  recipe_option<float>(cmd, *o, "--beta2", [](R& r) -> float& { return r.adam.beta2; }, recipe_help("beta2"))->check(CLI::Range(0.0, 0.999999));
+  recipe_option<float>(cmd, *o, "--weight-decay", [](R& r) -> float& { return r.adam.weight_decay; }, recipe_help("weightDecay"))
+      ->check(CLI::Range(0.0, 1.0));
   recipe_option<float>(cmd, *o, "--init-std", [](R& r) -> float& { return r.init_std; }, "spread of the initial weights")
       ->check(CLI::PositiveNumber);
   recipe_option<int>(cmd, *o, "--min-length", [](R& r) -> int& { return r.induction.min_length; },
