@@ -208,6 +208,7 @@ test('the poems\' model: a greedy continuation that loops is said to, and one cl
   assert.equal(drawn.steps[lineBreak], '↵');
   assert.deepEqual(drawn.rows.filter((r) => !r.trim()), [], 'no row header is blank');
   assert.ok(drawn.rows.includes('↵'));
+  await setField('tokens', 5); // the next click's count: the resampling draws the continuation's 12 again
   await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelector('[data-resample]').click());
   await page.waitForFunction(() => {
     const g = window.mhaPage.state.generation;
@@ -222,6 +223,7 @@ test('the poems\' model: a greedy continuation that loops is said to, and one cl
   assert.deepEqual(out.state.ids, sampled.steps.map((s) => s.id));
   assert.equal(out.state.text, sampled.text);
   assert.deepEqual(out.fields, ['0.8', '40']);
+  assert.equal(await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelector('[data-generate="n"]').textContent), '生成 12 个', 'the Generate button says as many as were drawn again');
   assert.equal((await note()).hidden, true, 'a sampled continuation says nothing of loops');
   suite.assertNoProblems();
 });

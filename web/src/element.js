@@ -522,7 +522,8 @@ export class MhaDemo extends HTMLElement {
     // A link's continuation: its prompt has run, now its tokens are drawn again.
     if (changed.has('result') && state.result && state.replay && state.result.text === state.settings.text) {
       const count = state.replay;
-      this._store.set({ replay: 0 });
+      // the Generate field takes the continuation's length: its button says as many as were drawn
+      this._store.set({ replay: 0, sampling: { ...state.sampling, tokens: count } });
       this._generation.replay(count);
     }
     if (['errors', 'attrErrors', 'unavailable', 'lang', 'result', 'controls'].some((k) => changed.has(k)) && this._problems) renderProblems(this._problems, state);

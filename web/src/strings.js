@@ -820,6 +820,7 @@ export const STRINGS = {
   'cap.y': { en: 'y = concat · W_Oᵀ + b_O', zh: 'y = concat · W_Oᵀ + b_O' },
   'cap.head_write': { en: 'each head’s write: its head_out (T × {dh}) · its {dh} columns of W_O', zh: '每个头写入的内容：它的 head_out（T × {dh}）· W_O 中属于它的 {dh} 列' },
   columnsD: { en: 'd_model = {n} dims', zh: 'd_model = {n} 维' },
+  dimension: { en: 'dim {c}', zh: '第 {c} 维' }, // a map's column of a vector's dimensions, in its readout
   columnsVocab: { en: 'vocabulary = {n} ids', zh: '词表 = {n} 个 id' },
   columnsN: { en: '{n} columns', zh: '{n} 列' },
   columnsReadouts: { en: '{k} readouts × {v} ids = {n} columns', zh: '{k} 个读出 × {v} 个 id = {n} 列' },

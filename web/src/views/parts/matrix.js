@@ -31,7 +31,7 @@ export function matrixTensor(state, name, { bands, axisKey = 'columnsD', caption
     index: (r, c) => (rest.length > 1 ? [0, r, Math.floor(c / inner), c % inner] : [0, r, c]),
     rowLabels: tokenLabels(result.tokens),
     lang,
-    describe: (r, c) => `“${visibleToken(cur.tokens[r])}” · ${bands ? `${t(lang, 'head', { h: Math.floor(c / bands.size) })} · ` : ''}${column ? `id ${column(c)}` : `dim ${c}`}`,
+    describe: (r, c) => `“${visibleToken(cur.tokens[r])}” · ${bands ? `${t(lang, 'head', { h: Math.floor(c / bands.size) })} · ` : ''}${column ? `${t(lang, 'id')} ${column(c)}` : t(lang, 'dimension', { c })}`,
     colName: column || undefined,
     scale: cur.scale,
     bands,

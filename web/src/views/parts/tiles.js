@@ -28,11 +28,11 @@ export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd
       rows: T0,
       cols: d,
       index: (r, c) => [0, hd, r, c],
-      describe: (r, c) => `“${visibleToken(cur.tokens[r])}” · ${tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd })} · dim ${c}`,
+      describe: (r, c) => `“${visibleToken(cur.tokens[r])}” · ${tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd })} · ${t(lang, 'dimension', { c })}`,
       lang,
       title: tileLabel ? tileLabel(hd) : t(lang, 'head', { h: hd }),
       rowName: (r) => tokenName(cur.tokens, r),
-      colName: (c) => `dim ${c}`,
+      colName: (c) => t(lang, 'dimension', { c }),
       scale: cur.scale,
       rowHeight,
     });

@@ -36,7 +36,7 @@ export function kvCacheView(state, actions) {
             tensor: `layers.${layer}.${which}`, data: tensor.data, rows: tensor.shape[1], cols: dHead, offset: g * dHead, rowStride: kvHeads * dHead,
             rowHeight: rowHeight(tensor.shape[1]), index: (r, c) => [0, r, g * dHead + c], scale: { kind: 'diverging', max: maxAbs(tensor.data) }, lang,
             title: `${which.toUpperCase()} ${t(lang, 'kvHead', { g })}`,
-            describe: (r, c) => `${which.toUpperCase()} · ${r} · dim ${c}`,
+            describe: (r, c) => `${which.toUpperCase()} · ${r} · ${t(lang, 'dimension', { c })}`,
           });
           const box = h('div', { class: 'kv-map', 'data-kv': `${layer}.${g}.${which}` }, h('span', { class: 'kv-which' }, which.toUpperCase()), map);
           maps.push({ map, box, layer, which });
