@@ -79,16 +79,17 @@ struct TrainOptions {
 // --name writing field(given): the option, and how to copy it into another recipe. Its default is the
 // task's recipe's (recipes_footer), not one number: --help shows none beside it.
 template <typename T>
-CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& (*field)(mha::Recipe&), const char* help) {
+CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& (*field)(mha::Recipe&), const std::string& help) {
   CLI::Option* option = cmd->add_option(name, field(o.given), help)->default_str("");
   o.fields.push_back({option, [field](mha::Recipe& to, const mha::Recipe& from) { field(to) = field(const_cast<mha::Recipe&>(from)); }});
   return option;
 }
 
-// A recipe option's line of help as the options table declares it (the module's Trainer reads the same row).
-const char* recipe_help(const char* key) {
+// A recipe option's line of help as the options table declares it (the module's Trainer reads the same
+// row), led by the task it belongs to where only one task's recipe reads it.
+std::string recipe_help(const char* key) {
   for (const auto& row : mha::recipe_options())
-    if (std::strcmp(row.key, key) == 0) return row.help;
+    if (std::strcmp(row.key, key) == 0) return row.task ? std::string(row.task) + ": " + row.help : std::string(row.help);
   throw mha::Error(std::string("internal: no recipe option ") + key);
 }
 
@@ -412,27 +413,27 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
                                       "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens (recall: 0 … vocab−1; "
                                       "corpus: the corpus's vocab most frequent tokens, the others <unk>)")
                          ->check(CLI::Range(2, 1 << 20));
-  recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, "optimiser steps")->check(CLI::Range(1, mha::kMaxTrainingSteps));
-  recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, "sequences per step");
-  recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, "AdamW learning rate")->check(CLI::PositiveNumber);
+  recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, recipe_help("steps"))->check(CLI::Range(1, mha::kMaxTrainingSteps));
+  recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, recipe_help("batch"));
+  recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, recipe_help("lr"))->check(CLI::PositiveNumber);
   recipe_option<float>(cmd, *o, "--beta2", [](R& r) -> float& { return r.adam.beta2; }, recipe_help("beta2"))->check(CLI::Range(0.0, 0.999999));
   recipe_option<float>(cmd, *o, "--weight-decay", [](R& r) -> float& { return r.adam.weight_decay; }, recipe_help("weightDecay"))
       ->check(CLI::Range(0.0, 1.0));
-  recipe_option<float>(cmd, *o, "--init-std", [](R& r) -> float& { return r.init_std; }, "spread of the initial weights")
+  recipe_option<float>(cmd, *o, "--init-std", [](R& r) -> float& { return r.init_std; }, recipe_help("initStd"))
       ->check(CLI::PositiveNumber);
   recipe_option<int>(cmd, *o, "--min-length", [](R& r) -> int& { return r.induction.min_length; },
-                     "induction: shortest repeated part L");
+                     recipe_help("minLength"));
   recipe_option<int>(cmd, *o, "--max-length", [](R& r) -> int& { return r.induction.max_length; },
-                     "induction: longest repeated part L");
+                     recipe_help("maxLength"));
   recipe_option<int>(cmd, *o, "--recall", [](R& r) -> int& { return r.recall.readouts; },
-                     "recall: K, the ids before each position it predicts")
+                     recipe_help("recall"))
       ->check(CLI::Range(1, mha::kMaxReadouts));
-  recipe_option<int>(cmd, *o, "--length", [](R& r) -> int& { return r.recall.length; }, "recall: ids per sequence")
+  recipe_option<int>(cmd, *o, "--length", [](R& r) -> int& { return r.recall.length; }, recipe_help("length"))
       ->check(CLI::Range(2, mha::kMaxSeq));
-  recipe_option<int>(cmd, *o, "--window", [](R& r) -> int& { return r.corpus.length; }, "corpus: tokens per window (the model's positions)");
-  recipe_option<int>(cmd, *o, "--warmup", [](R& r) -> int& { return r.warmup; }, "steps over which the learning rate rises from 0");
+  recipe_option<int>(cmd, *o, "--window", [](R& r) -> int& { return r.corpus.length; }, recipe_help("window"));
+  recipe_option<int>(cmd, *o, "--warmup", [](R& r) -> int& { return r.warmup; }, recipe_help("warmup"));
   recipe_option<float>(cmd, *o, "--final-lr", [](R& r) -> float& { return r.final_lr; },
-                       "the last step's share of the learning rate (linear decay after the warm-up; 1: constant)");
+                       recipe_help("finalLr"));
   recipe_option<uint64_t>(cmd, *o, "--seed", [](R& r) -> uint64_t& { return r.config.seed; },
                           "seed of the initial weights and the data");
   cmd->add_option("--phase-every", o->phase_every, "check the induction score every N steps and report the phase change (0: no)")

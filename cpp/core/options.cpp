@@ -92,7 +92,7 @@ const std::vector<OptionSpec<Recipe>>& recipe_options() {
       {"beta2", K::fraction, 0, 0, field<&Recipe::adam, &AdamSettings::beta2>(), HELP("Adam's β2: the same for its mean of their squares")},
       {"eps", K::positive, 0, 1, field<&Recipe::adam, &AdamSettings::eps>(), HELP("Adam's ε, added to the root of that mean")},
       {"weightDecay", K::number, 0, 1, field<&Recipe::adam, &AdamSettings::weight_decay>(),
-       HELP("AdamW's decoupled weight decay: each step first takes lr × weightDecay of every weight away")},
+       HELP("AdamW's decoupled weight decay: each step first shrinks every weight by lr × this share of it")},
       {"initStd", K::positive, 0, 1, field<&Recipe::init_std>(), HELP("the standard deviation of the initial weights")},
       {"steps", K::whole, 1, kMaxTrainingSteps, field<&Recipe::steps>(),
        HELP("the steps the learning rate's schedule spans (and the page trains)")},
