@@ -75,8 +75,11 @@ function scoped(store) {
 function watchHeader(frame, top, pipeline, store) {
   const measure = () => {
     const sticky = [top, pipeline].find((x) => x.offsetHeight > 0 && getComputedStyle(x).position === 'sticky');
-    frame.style.setProperty('--mha-header', `${sticky ? sticky.offsetHeight : 0}px`);
-    frame.dataset.sticky = sticky === top ? 'top' : sticky ? 'pipeline' : '';
+    const height = `${sticky ? sticky.offsetHeight : 0}px`;
+    const which = sticky === top ? 'top' : sticky ? 'pipeline' : '';
+    // written only when it changes: every element of the demo inherits the property
+    if (frame.style.getPropertyValue('--mha-header') !== height) frame.style.setProperty('--mha-header', height);
+    if (frame.dataset.sticky !== which) frame.dataset.sticky = which;
   };
   measure();
   if (typeof ResizeObserver !== 'function') return;
