@@ -250,6 +250,39 @@ run train --help
 help_check=$(help_recipes 'layers|heads|steps|batch|lr|beta2|weight-decay|seed|window' 'induction,recall,corpus tang,corpus brown' 'layers:layers,heads:heads,d-model:dModel,batch:batch,steps:steps,seed:seed')
 if [ "$rc" -eq 0 ] && [ -z "$help_check" ]; then pass "train --help: each task's recipe at its foot, the catalog's; no recipe option claims one default"; else fail "train --help lists the recipes" "exit $rc: $help_check"; fi
 
+# The recipe's options are the module Trainer's rows (core/options.h): each flag's help line and limits
+# are the catalog's, and a value outside them is refused with the module's sentence.
+help_check=$(python3 - "$PWD/stdout.txt" "$PWD/catalog.json" <<'PY'
+import json, re, sys
+text = open(sys.argv[1], encoding='utf8').read()
+rows = {r['key']: r for r in json.load(open(sys.argv[2]))['options']['trainer']}
+flags = {'batch': 'batch', 'lr': 'lr', 'beta2': 'beta2', 'weight-decay': 'weightDecay', 'steps': 'steps', 'warmup': 'warmup',
+         'final-lr': 'finalLr', 'init-std': 'initStd', 'window': 'window', 'layers': 'layers', 'heads': 'heads', 'd-model': 'dModel'}
+def num(x): return str(int(x)) if float(x).is_integer() else f'{x:g}'
+wrong = []
+for flag, key in flags.items():
+    m = re.search(r'^ +--' + flag + r' [A-Z]+:in ([\[(])(\S+), (\S+)([\])])\s+(.*)$', text, re.M)
+    r = rows[key]
+    want = {'positive': ('(', '0', num(r.get('max', 0)), ']'), 'fraction': ('[', '0', '1', ')')}.get(r['type'], ('[', num(r.get('min', 0)), num(r.get('max', 0)), ']'))
+    if not m: wrong.append(f'--{flag}: no limits shown'); continue
+    if m.groups()[:4] != want: wrong.append(f'--{flag} {m.groups()[:4]} (catalog {want})')
+    if r['help'] not in m.group(5) and not (r.get('task') and m.group(5).endswith(r['help'])): wrong.append(f'--{flag} help {m.group(5)!r}')
+print('; '.join(wrong))
+PY
+)
+max_batch=$(python3 -c 'import json; print(next(r["max"] for r in json.load(open("catalog.json"))["options"]["trainer"] if r["key"] == "batch"))')
+run train --beta2 1 --out refused.safetensors
+beta2_said=$(cat stderr.txt)
+beta2_rc=$rc
+run train --batch $((max_batch + 1)) --out refused.safetensors
+if [ -z "$help_check" ] && [ "$beta2_rc" -ne 0 ] && [ "$rc" -ne 0 ] && [ ! -e refused.safetensors ] &&
+   grep -q -- "--beta2: the value must be at least 0 and below 1, got 1" <<<"$beta2_said" &&
+   grep -q -- "--batch: the value must be between 1 and $max_batch, got $((max_batch + 1))" stderr.txt; then
+  pass "train's recipe options take the module's help and limits; --beta2 1 and --batch $((max_batch + 1)) are refused in its words"
+else
+  fail "train's recipe options are the module's" "$help_check | $beta2_said | $(cat stderr.txt)"
+fi
+
 run train --layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3 --out small.safetensors
 if [ "$rc" -eq 0 ] && [ -s small.safetensors ] && [ "$(head -n 1 small.loss.csv)" = "step,loss" ] && [ "$(wc -l <small.loss.csv)" -eq 31 ]; then
   pass "train writes the model and its 30-step loss curve"
@@ -913,11 +946,11 @@ RUN_SECONDS=20 expect_error_saying "train --vocab 1048576: the memory it implies
   train --vocab 1048576 --out out.safetensors
 RUN_SECONDS=20 expect_error_saying "train --batch 4096 --max-length 2000, refused up front" "the limit is 1024 MB" out.safetensors \
   train --batch 4096 --max-length 2000 --out out.safetensors
-RUN_SECONDS=20 expect_error_saying "train --max-length 2147483647 (no overflow of 2·L + 1)" "max_length must be between" out.safetensors \
+RUN_SECONDS=20 expect_error_saying "train --max-length 2147483647 (refused by the options table's limit; the core's own refusal: test_train)" "max-length: the value must be between 2 and 2047" out.safetensors \
   train --max-length 2147483647 --out out.safetensors
 RUN_SECONDS=20 expect_error_saying "train --layers 1 is refused before training" "at least 2 layers" out.safetensors \
   train --layers 1 --steps 10000000 --out out.safetensors
-expect_error_saying "train --batch 0" "batch must be between 1 and 4096" out.safetensors train --batch 0 --out out.safetensors
+expect_error_saying "train --batch 0" "batch: the value must be between 1 and 4096" out.safetensors train --batch 0 --out out.safetensors
 mkdir -p out_dir
 RUN_SECONDS=20 expect_error_saying "train --out a directory, refused before training" "out_dir': it is a directory" out_dir.loss.csv \
   train --steps 10000000 --out out_dir

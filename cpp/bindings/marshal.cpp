@@ -31,12 +31,7 @@ std::string field_of(const char* key) {
 }
 
 // A number as a message says it: whole numbers without a fraction (1e12 as 1000000000000), others as %g.
-std::string number_text(double x) {
-  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e18) return std::to_string(static_cast<long long>(x));
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
-  return text;
-}
+using mha::number_text;
 
 bool given(const val& v) { return !v.isUndefined() && !v.isNull(); }
 
@@ -67,12 +62,8 @@ double option_value(const val& v, const char* key, mha::OptionKind kind, double 
     said["choices"] = joined(choices);
     said["value"] = v.isString() ? "'" + mha::printable(text, 40) + "'" : v.typeOf().as<std::string>();
   } else if (v.isNumber()) {
-    const double d = v.as<double>();
-    if (kind == K::positive ? d > 0 && d <= max : kind == K::fraction ? d >= 0 && d < 1 : d >= min && d <= max) return d;
-    refused = kind == K::positive ? ErrorCode::not_positive : kind == K::fraction ? ErrorCode::not_fraction : ErrorCode::out_of_range;
-    if (kind == K::number) said["min"] = number_text(min);
-    if (kind != K::fraction) said["max"] = number_text(max);
-    said["value"] = number_text(d);
+    mha::check_option_number(kind, min, max, v.as<double>(), key, field_of(key));
+    return v.as<double>();
   }
   throw mha::Error(refused, field_of(key), said);
 }
@@ -137,13 +128,8 @@ std::string string_arg(const val& value, const char* name) {
 double whole_number_arg(const val& v, const char* key, double min, double max) {
   // {name} in English is the option as JavaScript spells it (dModel); the field is the core's name.
   if (!v.isNumber()) throw mha::Error(mha::ErrorCode::not_a_number, field_of(key), {{"name", key}});
-  const double d = v.as<double>();
-  if (!std::isfinite(d) || d != std::floor(d))
-    throw mha::Error(mha::ErrorCode::not_whole, field_of(key), {{"name", key}});
-  if (d < min || d > max)
-    throw mha::Error(mha::ErrorCode::out_of_range, field_of(key),
-                     {{"name", key}, {"min", number_text(min)}, {"max", number_text(max)}, {"value", number_text(d)}});
-  return d;
+  mha::check_option_number(mha::OptionKind::whole, min, max, v.as<double>(), key, field_of(key));
+  return v.as<double>();
 }
 
 std::string file_name_arg(const val& value) {

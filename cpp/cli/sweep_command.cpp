@@ -15,6 +15,7 @@
 #include "model/parameters.h"
 #include "train/corpus_task.h"
 #include "train/recipe.h"
+#include "option_rows.h"
 
 namespace mha_cli {
 
@@ -223,16 +224,18 @@ CLI::App* add_sweep_command(CLI::App& app) {
   cmd->add_option("--corpus", o->corpus, "the corpus task's text: " + mha::corpus_choices())->check(CLI::IsMember(mha::corpus_names()));
   cmd->add_option("--corpus-dir", o->corpus_dir, "where npm run corpus wrote the corpus");
   cmd->add_option("--seeds", o->seeds, "corpus: seeds, comma-separated; each head count trains once per seed")->delimiter(',')->default_str("");
-  cmd->add_option("--layers", o->layers, "corpus: blocks")->check(CLI::Range(1, mha::kMaxLayers))->default_str("");
-  cmd->add_option("--window", o->window, "corpus: tokens per window")->check(CLI::Range(2, mha::kMaxTextTokens))->default_str("");
-  cmd->add_option("--batch", o->batch, "corpus: windows per step")->check(CLI::Range(1, mha::kMaxBatch))->default_str("");
+  cmd->add_option("--layers", o->layers, "corpus: blocks")->check(row_check(option_row(mha::model_options(), "layers")))->default_str("");
+  cmd->add_option("--window", o->window, "corpus: tokens per window")->check(row_check(option_row(mha::recipe_options(), "window")))->default_str("");
+  cmd->add_option("--batch", o->batch, "corpus: windows per step")->check(row_check(option_row(mha::recipe_options(), "batch")))->default_str("");
   cmd->add_option("--heads", o->heads, "head counts, comma-separated; each must divide d_model")->delimiter(',');
   o->seed_option = cmd->add_option("--seed", o->recipe.config.seed, "recall: seed of the initial weights and the data, the same for every head count")
                        ->default_str("");
-  o->steps_option = cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(CLI::Range(1, 10000000))->default_str("");
+  o->steps_option = cmd->add_option("--steps", o->recipe.steps, "optimiser steps per model")->check(row_check(option_row(mha::recipe_options(), "steps")))->default_str("");
   o->recall_option = cmd->add_option("--recall", o->recipe.recall.readouts, "recall: K, the ids before each position it predicts")
-      ->check(CLI::Range(1, mha::kMaxReadouts))->default_str("");
-  o->d_model_option = cmd->add_option("--d-model", o->recipe.config.d_model, "model width, split among the heads")->default_str("");
+      ->check(row_check(option_row(mha::recipe_options(), "recall")))->default_str("");
+  o->d_model_option = cmd->add_option("--d-model", o->recipe.config.d_model, "model width, split among the heads")
+                          ->check(row_check(option_row(mha::model_options(), "dModel")))
+                          ->default_str("");
   cmd->add_flag("--json", o->json, "print JSON instead of a table");
   cmd->add_option("--csv", o->csv, "also write the rows as CSV (no times: the same bytes every run)");
   cmd->callback([o] { sweep(*o); });

@@ -22,6 +22,7 @@
 #include "train/recipe.h"
 #include "io/model_file.h"
 #include "io/files.h"
+#include "option_rows.h"
 #include "options.h"
 #include "train/checkpoint.h"
 #include "train/corpus_task.h"
@@ -76,22 +77,21 @@ struct TrainOptions {
   std::vector<std::pair<CLI::Option*, std::function<void(mha::Recipe& to, const mha::Recipe& from)>>> fields;
 };
 
-// --name writing field(given): the option, and how to copy it into another recipe. Its default is the
-// task's recipe's (recipes_footer), not one number: --help shows none beside it.
-template <typename T>
-CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& (*field)(mha::Recipe&), const std::string& help) {
-  CLI::Option* option = cmd->add_option(name, field(o.given), help)->default_str("");
+// --name writing field(given), with the help and limits of the options table's row that sets the same in
+// the module (option_rows.h), or `help` where the command line says more. Its default is the task's
+// recipe's (recipes_footer), not one number: --help shows none beside it.
+template <typename T, class Target>
+CLI::Option* recipe_option(CLI::App* cmd, TrainOptions& o, const char* name, T& (*field)(mha::Recipe&),
+                           const mha::OptionSpec<Target>& row, const std::string& help = "") {
+  CLI::Option* option = cmd->add_option(name, field(o.given), help.empty() ? row_help(row) : help)->default_str("");
+  option->check(row_check(row));
   o.fields.push_back({option, [field](mha::Recipe& to, const mha::Recipe& from) { field(to) = field(const_cast<mha::Recipe&>(from)); }});
   return option;
 }
 
-// A recipe option's line of help as the options table declares it (the module's Trainer reads the same
-// row), led by the task it belongs to where only one task's recipe reads it.
-std::string recipe_help(const char* key) {
-  for (const auto& row : mha::recipe_options())
-    if (std::strcmp(row.key, key) == 0) return row.task ? std::string(row.task) + ": " + row.help : std::string(row.help);
-  throw mha::Error(std::string("internal: no recipe option ") + key);
-}
+// A recipe's row and a model's row of the options table, by key.
+const mha::OptionSpec<mha::Recipe>& recipe_row(const char* key) { return option_row(mha::recipe_options(), key); }
+const mha::OptionSpec<mha::Config>& model_row(const char* key) { return option_row(mha::model_options(), key); }
 
 // What each task trains unless told otherwise, from the recipes themselves and as the options that
 // would ask for it: the foot of --help.
@@ -406,35 +406,26 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
                                             "models/corpus/CORPUS.heldout.txt; none: skip)");
   cmd->footer(recipes_footer());
   using R = mha::Recipe;
-  recipe_option<int>(cmd, *o, "--layers", [](R& r) -> int& { return r.config.layers; }, "blocks");
-  recipe_option<int>(cmd, *o, "--heads", [](R& r) -> int& { return r.config.heads; }, "attention heads per block");
-  recipe_option<int>(cmd, *o, "--d-model", [](R& r) -> int& { return r.config.d_model; }, "model width");
-  o->vocab_option = recipe_option<int>(cmd, *o, "--vocab", [](R& r) -> int& { return r.config.vocab_size; },
+  recipe_option<int>(cmd, *o, "--layers", [](R& r) -> int& { return r.config.layers; }, model_row("layers"));
+  recipe_option<int>(cmd, *o, "--heads", [](R& r) -> int& { return r.config.heads; }, model_row("heads"));
+  recipe_option<int>(cmd, *o, "--d-model", [](R& r) -> int& { return r.config.d_model; }, model_row("dModel"));
+  o->vocab_option = recipe_option<int>(cmd, *o, "--vocab", [](R& r) -> int& { return r.config.vocab_size; }, model_row("vocabSize"),
                                       "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens (recall: 0 … vocab−1; "
-                                      "corpus: the corpus's vocab most frequent tokens, the others <unk>)")
-                         ->check(CLI::Range(2, 1 << 20));
-  recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, recipe_help("steps"))->check(CLI::Range(1, mha::kMaxTrainingSteps));
-  recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, recipe_help("batch"));
-  recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, recipe_help("lr"))->check(CLI::PositiveNumber);
-  recipe_option<float>(cmd, *o, "--beta2", [](R& r) -> float& { return r.adam.beta2; }, recipe_help("beta2"))->check(CLI::Range(0.0, 0.999999));
-  recipe_option<float>(cmd, *o, "--weight-decay", [](R& r) -> float& { return r.adam.weight_decay; }, recipe_help("weightDecay"))
-      ->check(CLI::Range(0.0, 1.0));
-  recipe_option<float>(cmd, *o, "--init-std", [](R& r) -> float& { return r.init_std; }, recipe_help("initStd"))
-      ->check(CLI::PositiveNumber);
-  recipe_option<int>(cmd, *o, "--min-length", [](R& r) -> int& { return r.induction.min_length; },
-                     recipe_help("minLength"));
-  recipe_option<int>(cmd, *o, "--max-length", [](R& r) -> int& { return r.induction.max_length; },
-                     recipe_help("maxLength"));
-  recipe_option<int>(cmd, *o, "--recall", [](R& r) -> int& { return r.recall.readouts; },
-                     recipe_help("recall"))
-      ->check(CLI::Range(1, mha::kMaxReadouts));
-  recipe_option<int>(cmd, *o, "--length", [](R& r) -> int& { return r.recall.length; }, recipe_help("length"))
-      ->check(CLI::Range(2, mha::kMaxSeq));
-  recipe_option<int>(cmd, *o, "--window", [](R& r) -> int& { return r.corpus.length; }, recipe_help("window"));
-  recipe_option<int>(cmd, *o, "--warmup", [](R& r) -> int& { return r.warmup; }, recipe_help("warmup"));
-  recipe_option<float>(cmd, *o, "--final-lr", [](R& r) -> float& { return r.final_lr; },
-                       recipe_help("finalLr"));
-  recipe_option<uint64_t>(cmd, *o, "--seed", [](R& r) -> uint64_t& { return r.config.seed; },
+                                      "corpus: the corpus's vocab most frequent tokens, the others <unk>)");
+  recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, recipe_row("steps"));
+  recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, recipe_row("batch"));
+  recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, recipe_row("lr"));
+  recipe_option<float>(cmd, *o, "--beta2", [](R& r) -> float& { return r.adam.beta2; }, recipe_row("beta2"));
+  recipe_option<float>(cmd, *o, "--weight-decay", [](R& r) -> float& { return r.adam.weight_decay; }, recipe_row("weightDecay"));
+  recipe_option<float>(cmd, *o, "--init-std", [](R& r) -> float& { return r.init_std; }, recipe_row("initStd"));
+  recipe_option<int>(cmd, *o, "--min-length", [](R& r) -> int& { return r.induction.min_length; }, recipe_row("minLength"));
+  recipe_option<int>(cmd, *o, "--max-length", [](R& r) -> int& { return r.induction.max_length; }, recipe_row("maxLength"));
+  recipe_option<int>(cmd, *o, "--recall", [](R& r) -> int& { return r.recall.readouts; }, recipe_row("recall"));
+  recipe_option<int>(cmd, *o, "--length", [](R& r) -> int& { return r.recall.length; }, recipe_row("length"));
+  recipe_option<int>(cmd, *o, "--window", [](R& r) -> int& { return r.corpus.length; }, recipe_row("window"));
+  recipe_option<int>(cmd, *o, "--warmup", [](R& r) -> int& { return r.warmup; }, recipe_row("warmup"));
+  recipe_option<float>(cmd, *o, "--final-lr", [](R& r) -> float& { return r.final_lr; }, recipe_row("finalLr"));
+  recipe_option<uint64_t>(cmd, *o, "--seed", [](R& r) -> uint64_t& { return r.config.seed; }, model_row("seed"),
                           "seed of the initial weights and the data");
   cmd->add_option("--phase-every", o->phase_every, "check the induction score every N steps and report the phase change (0: no)")
       ->check(CLI::NonNegativeNumber);

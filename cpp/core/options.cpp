@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cmath>
+#include <cstdio>
 #include <iterator>
 
 namespace mha {
@@ -19,6 +21,28 @@ const char* option_kind_name(OptionKind kind) {
     case OptionKind::input: return "input";
   }
   return "";
+}
+
+std::string number_text(double x) {
+  if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 1e18) return std::to_string(static_cast<long long>(x));
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+void check_option_number(OptionKind kind, double min, double max, double value, const std::string& name,
+                         const std::string& field) {
+  using K = OptionKind;
+  ErrorParams said = {{"name", name}};
+  if (!std::isfinite(value)) throw Error(ErrorCode::not_a_number, field, said);
+  if (kind == K::whole && value != std::floor(value)) throw Error(ErrorCode::not_whole, field, said);
+  if (kind == K::positive ? value > 0 && value <= max : kind == K::fraction ? value >= 0 && value < 1 : value >= min && value <= max)
+    return;
+  if (kind == K::whole || kind == K::number) said["min"] = number_text(min);
+  if (kind != K::fraction) said["max"] = number_text(max);
+  said["value"] = number_text(value);
+  throw Error(kind == K::positive ? ErrorCode::not_positive : kind == K::fraction ? ErrorCode::not_fraction : ErrorCode::out_of_range,
+              field, said);
 }
 
 namespace {

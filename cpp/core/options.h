@@ -128,6 +128,15 @@ const std::vector<OptionSpec<AttributeOptions>>& attribute_options();
 const std::vector<OptionSpec<TaskSampleOptions>>& task_sample_options();
 const std::vector<OptionSpec<PatchOptions>>& patch_options();
 
+// The one test of a number given to an option of kind whole, number, positive or fraction with limits
+// [min, max] (options.h OptionKind): throws the Error saying why `value` is refused, {name} being
+// `name` as its reader spells the option (dModel in JavaScript, --d-model on the command line) and
+// `field` the setting it is about. The module's bindings (marshal.cpp) and the CLI ask it alike.
+void check_option_number(OptionKind kind, double min, double max, double value, const std::string& name,
+                         const std::string& field);
+// A number as an error's sentence or a help line shows it: 64, 0.001, 1e+06.
+std::string number_text(double x);
+
 // The error for an option `key` that `known` does not list, `what` taking them ("Trainer", …):
 // unknown_option_near naming the nearest known key when it is a slip away (a letter or two wrong,
 // missing, extra or swapped, case and _ aside), else unknown_option listing them all.
