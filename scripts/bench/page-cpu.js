@@ -22,9 +22,26 @@ async function startTrace(cdp) {
   };
 }
 
-// -> [{cpu, layout, paint, gc} per marked change], in order: ms of main-thread CPU, and of it the wall
-// time of Chromium's Layout and Paint (recording) events and of V8's garbage collection on the main
-// thread (MajorGC, MinorGC and the incremental marking steps); NaN where a change's marks are not found.
+// The events of `list` that no other of them contains (a function called from within a function call).
+function outermost(list) {
+  const out = [];
+  let end = -Infinity;
+  for (const e of [...list].sort((a, b) => a.ts - b.ts)) {
+    if (e.ts >= end) {
+      out.push(e);
+      end = e.ts + e.dur;
+    }
+  }
+  return out;
+}
+
+// -> [{cpu, wall, script, layout, paint, layerize, gc} per marked change], in order: ms of main-thread
+// CPU and the wall time of the same tasks (wall − cpu: the thread was ready but had no core: the
+// machine's other processes, or the page's workers, ran),
+// and of it the wall time of the page's JavaScript (FunctionCall: the change's handlers, the worker's
+// answer, frame callbacks), of Chromium's Layout, Paint (recording the display list) and Layerize
+// (assigning paint to composited layers) events, and of V8's garbage collection on the main thread
+// (MajorGC, MinorGC and the incremental marking steps); NaN where a change's marks are not found.
 function cpuPerChange(events) {
   const thread = events.find((e) => e.name === 'thread_name' && e.args && e.args.name === 'CrRendererMain');
   if (!thread) throw new Error('the trace has no CrRendererMain thread');
@@ -33,26 +50,27 @@ function cpuPerChange(events) {
   const starts = marks('mha-bench:change');
   const ends = marks('mha-bench:painted');
   // Top-level tasks only (a task's nested events are inside its thread time already).
-  const tasks = events.filter((e) => onMain(e) && e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && e.tdur !== undefined);
-  tasks.sort((a, b) => a.ts - b.ts);
-  const top = [];
-  let end = -Infinity;
-  for (const t of tasks) {
-    if (t.ts >= end) {
-      top.push(t);
-      end = t.ts + t.dur;
-    }
-  }
+  const top = outermost(events.filter((e) => onMain(e) && e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && e.tdur !== undefined));
   const rendering = (name) => events.filter((e) => onMain(e) && e.ph === 'X' && e.name === name);
+  const scripts = outermost(rendering('FunctionCall'));
   const layouts = rendering('Layout');
   const paints = rendering('Paint');
+  const layerizes = rendering('Layerize');
   const collections = ['MajorGC', 'MinorGC', 'V8.GCIncrementalMarking'].flatMap(rendering);
   return starts.map((s, i) => {
     const e = ends.find((x) => x > s);
-    if (e === undefined || (starts[i + 1] !== undefined && e > starts[i + 1])) return { cpu: NaN, layout: NaN, paint: NaN, gc: NaN };
+    if (e === undefined || (starts[i + 1] !== undefined && e > starts[i + 1])) return { cpu: NaN, wall: NaN, script: NaN, layout: NaN, paint: NaN, layerize: NaN, gc: NaN };
     // The change's own task began just before its mark: count tasks that end after the mark.
     const within = (list, key) => list.filter((t) => t.ts + t.dur > s && t.ts < e).reduce((sum, t) => sum + t[key], 0) / 1000;
-    return { cpu: within(top, 'tdur'), layout: within(layouts, 'dur'), paint: within(paints, 'dur'), gc: within(collections, 'dur') };
+    return {
+      cpu: within(top, 'tdur'),
+      wall: within(top, 'dur'),
+      script: within(scripts, 'dur'),
+      layout: within(layouts, 'dur'),
+      paint: within(paints, 'dur'),
+      layerize: within(layerizes, 'dur'),
+      gc: within(collections, 'dur'),
+    };
   });
 }
 

@@ -7,7 +7,7 @@ const { median } = require('./stats.js');
 const f1 = (v) => (Number.isFinite(v) ? v.toFixed(1) : '—');
 
 // One row of a change table: the medians (and worst) of the measured changes; traced: each change
-// of a traced second pass (page-cpu.js: {cpu, layout, paint}), or null.
+// of a traced second pass (page-cpu.js: {cpu, script, layout, paint, layerize, gc}), or null.
 function changeRow(fields, measured, traced = null) {
   const runs = measured.runs.filter((x) => !x.warm);
   const col = (k) => runs.map((x) => x[k]);
@@ -35,9 +35,15 @@ function changeRow(fields, measured, traced = null) {
     cpuCount: cpu ? cpu.length : 0,
     cpu: cpu ? f1(median(cpu)) : '',
     cpuMax: cpu ? f1(Math.max(...cpu)) : '',
+    script: of('script'),
     layout: of('layout'),
     paintRecord: of('paint'),
+    layerize: of('layerize'),
     gc: of('gc'),
+    // the tasks' wall time beyond their CPU time: how long the main thread waited for a core, at the
+    // median and in the change whose tasks took longest (the slow single changes: their work, or the wait)
+    offCpu: traced ? f1(median(traced.map((x) => x.wall - x.cpu))) : '',
+    offCpuWorst: traced ? (({ wall, cpu }) => `${f1(wall - cpu)} of ${f1(wall)}`)(traced.reduce((a, b) => (b.wall > a.wall ? b : a))) : '',
     // the collector's share of the slowest change: whether the changes over 16 ms are the ones it ran in
     gcWorst: traced ? f1(traced.reduce((a, b) => (b.cpu > a.cpu ? b : a)).gc) : '',
     idle: f1(median(col('idle'))),
@@ -58,10 +64,14 @@ const CHANGE_COLUMNS = [
   { key: 'over', title: '> 16' },
   { key: 'cpu', title: 'CPU med' },
   { key: 'cpuMax', title: 'max' },
+  { key: 'script', title: 'JS med' },
   { key: 'layout', title: 'layout med' },
   { key: 'paintRecord', title: 'paint med' },
+  { key: 'layerize', title: 'layerize med' },
   { key: 'gc', title: 'GC med' },
   { key: 'gcWorst', title: 'GC in max' },
+  { key: 'offCpu', title: 'off-CPU med' },
+  { key: 'offCpuWorst', title: 'in slowest' },
   { key: 'total', title: '→2nd rAF med' },
   { key: 'totalMax', title: 'max' },
   { key: 'idle', title: '→idle med' },
@@ -79,7 +89,11 @@ const CHANGE_LEGEND = [
   '                > 16: how many changes took longer)',
   '  CPU           the main thread\'s CPU time for the change (busy\'s span), from a Chromium trace of a second',
   '                pass of the same changes: the work itself, less moved by other processes (max: worst change)',
-  '  layout, paint of CPU\'s span in that trace, Chromium\'s Layout and Paint (recording the display list) on the main thread',
+  '  JS            of CPU\'s span in that trace, the page\'s JavaScript (FunctionCall: the handlers, the worker\'s answer, frame callbacks)',
+  '  layout, paint, layerize  of that span, Chromium\'s Layout, Paint (recording the display list) and Layerize (paint into',
+  '                composited layers) on the main thread; CPU less these and GC is the rest of the frame (style, layer updates, commit)',
+  '  off-CPU       the span\'s tasks\' wall time less their CPU time: the main thread ready but without a core (other processes,',
+  '                the page\'s workers); in slowest: that wait, of the wall time, in the change whose tasks took longest',
   '  GC            of CPU\'s span, V8\'s garbage collection on the main thread (MajorGC, MinorGC, incremental marking); in max: in the change of most CPU',
   '  →2nd rAF      the end of the second rAF callback after the state update: the new frame is out (max: worst change)',
   '  →idle         requestIdleCallback fires: the hidden stages, drawn one task each after a change, are done too',
