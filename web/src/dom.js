@@ -1,6 +1,6 @@
 // Tiny DOM helpers: h() builds elements, setText() and setAttr() write what changed, clear() empties a
 // container and releases its canvases, live() / renew() let a view built for one state show a
-// later one in place.
+// later one in place, and keepFocus() carries the focus into a view built anew.
 import { releaseCanvases } from './views/parts/canvasRegistry.js';
 
 export function h(tag, attrs = {}, ...children) {
@@ -65,4 +65,27 @@ export function live(node, update) {
 export function renew(node, state) {
   const update = node && updaters.get(node);
   return Boolean(update) && update(state) === true;
+}
+
+// What stands for a control across a rebuild: its tag, id, type and data-* attributes (a head's switch
+// is input[type=checkbox][data-head-switch="3.0"] in every heads table built for that layer).
+function controlSelector(el) {
+  const attrs = [...el.attributes].filter((a) => a.name === 'id' || a.name === 'type' || a.name.startsWith('data-'));
+  return el.tagName.toLowerCase() + attrs.map((a) => `[${a.name}="${CSS.escape(a.value)}"]`).join('');
+}
+
+// Runs replace(), which puts a new view where `old` was; if the focus was inside `old`, it goes to the
+// one control of the new view that stands for the one focused (controlSelector), without scrolling. A
+// view rebuilt while a keyboard user is on one of its controls (the heads table, when a new text gives
+// it another column) must not drop them at the top of the page.
+export function keepFocus(old, replace) {
+  const root = old && old.getRootNode && old.getRootNode();
+  const focused = root && root.activeElement;
+  const inside = focused && focused !== old && old.contains(focused) ? controlSelector(focused) : null;
+  const node = replace();
+  if (inside && node && node.querySelectorAll) {
+    const same = node.querySelectorAll(inside);
+    if (same.length === 1) same[0].focus({ preventScroll: true });
+  }
+  return node;
 }

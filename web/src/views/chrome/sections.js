@@ -5,7 +5,7 @@
 // a stale section is redrawn when it is navigated to, before it is shown, or when the page has
 // been quiet for a while (no new result for QUIET_MS, then one section per idle callback), so
 // every section holds the current tensors once the reader pauses.
-import { h, clear, renew } from '../../dom.js';
+import { h, clear, renew, keepFocus } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { whenDownloads } from '../parts/exportButtons.js';
 import { releaseCanvases } from '../parts/canvasRegistry.js';
@@ -94,10 +94,12 @@ export function mountSections(root, store, actions, steps) {
     if (!same(s.bodyFrom, bd)) {
       if (s.step.parts) drawParts(s, state);
       else if (!renew(s.view, state)) {
-        const view = s.step.view(state, actions);
-        clear(s.body);
-        if (view) s.body.append(view);
-        s.view = view;
+        s.view = keepFocus(s.body, () => {
+          const view = s.step.view(state, actions);
+          clear(s.body);
+          if (view) s.body.append(view);
+          return view;
+        });
       }
       s.bodyFrom = bd;
     }
@@ -133,12 +135,15 @@ export function mountSections(root, store, actions, steps) {
       s.partNodes[i] = { key: part.key, node: old.node };
       return;
     }
-    const node = part.make() || document.createComment('');
-    if (old.node) {
-      if (old.node.nodeType === 1) releaseCanvases(old.node);
-      unwatchLazy(old.node);
-      old.node.replaceWith(node);
-    } else s.stack.append(node);
+    const node = keepFocus(old.node, () => {
+      const made = part.make() || document.createComment('');
+      if (old.node) {
+        if (old.node.nodeType === 1) releaseCanvases(old.node);
+        unwatchLazy(old.node);
+        old.node.replaceWith(made);
+      } else s.stack.append(made);
+      return made;
+    });
     if (part.lazy) watchLazy(node);
     s.partNodes[i] = { key: part.key, node };
   }
