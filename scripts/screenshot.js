@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes web/screenshot-attend.png (for the README): the page as it opens in English, the English
-// model's layer 2 at the attend stage, with its heads' maps and the panel that measures and names them.
+// model's layer 3 at the attend stage, with its heads' maps and the panel that measures and names them.
 //   node scripts/screenshot.js
 // Needs web/build/mha-core.js, web/build/app.js and web/build/mha-demo.js (npm run build:wasm, npm run build:web).
 'use strict';

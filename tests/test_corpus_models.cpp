@@ -125,15 +125,18 @@ TEST_CASE("Brown: held-out loss 0.1 nats a word under the bigram; a rare-word he
   const Shipped s = shipped("brown");
   const std::vector<mha::LayerAnalysis> heads = heldout_heads(s, 0.1);
   if (!kFigures) return;
-  // The rare-word head (layer 0 head 0) is at 0.17, 4.7× its chance on these windows (4.9× on the
-  // whole excerpt): short of the 5× a typed label asks for, so it is measured here but not named on
-  // held-out text (the issue's target stays open). It is named on the page's English opening text.
+  // The rare-word head (layer 0 head 2) is at 0.23 here, 0.24 and 6.6× its chance on the whole excerpt: named so, as
+  // no head of the recipe without weight decay was (4.9×, 0.17: models/README.md).
   const Best rare = strongest(heads, &mha::HeadMetrics::rare_word, &mha::HeadMetrics::rare_word_chance);
+  CAPTURE(rare.layer);
+  CAPTURE(rare.head);
   CAPTURE(rare.value);
   CAPTURE(rare.chance);
-  CHECK(rare.value >= 4.5 * rare.chance);
-  // A noun's article (head 2.0, 0.49) and a verb's subject (head 2.3, 0.29 here, 0.30 on the whole
-  // excerpt), each at 9× its chance or more: the stronger one is named, the other is held near it.
+  CHECK(rare.value >= 0.2);
+  CHECK(rare.value >= 5 * rare.chance);
+  CHECK(rare.label == "rare_word");
+  // A noun's article (head 3.2, 0.35 here, 11.7×) and a verb's subject (head 3.0, 0.30 here and 0.31 on
+  // the whole excerpt, 9.9×), each at 5× its chance or more: the stronger one is named, the other held near it.
   const Best article = strongest(heads, &mha::HeadMetrics::noun_article, &mha::HeadMetrics::noun_article_chance);
   const Best subject = strongest(heads, &mha::HeadMetrics::verb_subject, &mha::HeadMetrics::verb_subject_chance);
   CAPTURE(article.value);
@@ -144,7 +147,7 @@ TEST_CASE("Brown: held-out loss 0.1 nats a word under the bigram; a rare-word he
     CHECK(syntactic->value >= 0.25);
     CHECK(syntactic->value >= 5 * syntactic->chance);
   }
-  CHECK(std::max(article.value, subject.value) >= 0.3);
+  CHECK(article.value >= 0.3);
   CHECK(article.label == "noun_article");
 }
 

@@ -27,9 +27,9 @@ const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
 const TEST_TIMEOUT = 120_000;
 const WAIT = 20_000; // a real-text model's script is about 2 MB
 // The labels of the head types real text has (cpp/core/analysis/head_metrics.cpp head_label_rules).
-// The layer each opens on: web/src/attributes.js MODEL_KINDS (which this file cannot import: it reads
-// the page's bundled catalog), that of its clearest typed heads on its own text.
-const OPENS_AT = { tang: 0, brown: 2 };
+// The layer each opens on, that of its clearest typed heads on its own text: web/src/openingTexts.js's
+// OPENING_LAYERS (an ES module: the test names need it before it can be imported; before() checks it).
+const OPENS_AT = { tang: 0, brown: 3 };
 const TYPED = ['parallel_line', 'noun_article', 'verb_subject', 'noun_adjective', 'rare_word', 'positional'];
 
 let server;
@@ -43,6 +43,7 @@ const suite = usePageSuite({
   wait: WAIT,
 });
 before(async () => {
+  assert.deepEqual(OPENS_AT, (await import('../../web/src/openingTexts.js')).OPENING_LAYERS, 'the layers the page opens on');
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mha-realtext-'));
   // The page's copies, for the CLI beside the tests that compare with it (none of them timed).
   if (lane !== 'timed') for (const model of trainedModels().filter((m) => m.id === 'tang' || m.id === 'brown')) {
@@ -174,7 +175,7 @@ const CASES = [
   // model, the language it is opened in, the layer it opens on, the heads named there on its own text
   // (web/src/attributes.js's OPENING_TEXTS says why that text), the tokenizer's kind, words of its explanation
   { model: 'tang', lang: 'zh', layer: OPENS_AT.tang, named: ['previous_token', 'parallel_line'], heldout: ['previous_token'], tokenizer: 'chars', unkText: '举头望明月，低头思故乡。OK', explain: { zh: '一个字一个字地读中文', en: 'One token per Chinese character' } },
-  { model: 'brown', lang: 'en', layer: OPENS_AT.brown, named: ['noun_article', 'verb_subject'], heldout: ['noun_article', 'verb_subject'], namedBelow: { layer: 0, named: ['rare_word'] }, tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
+  { model: 'brown', lang: 'en', layer: OPENS_AT.brown, named: ['verb_subject'], heldout: ['noun_article', 'verb_subject'], namedBelow: { layer: 0, named: ['rare_word'], heldout: ['rare_word'] }, tokenizer: 'words', unkText: 'The robot uploaded a selfie to the internet.', explain: { en: 'as the Brown corpus cuts them', zh: '按 Brown 语料库的切法' } },
 ];
 
 for (const c of CASES) {
@@ -217,7 +218,8 @@ for (const c of CASES) {
     assert.deepEqual(s.panelLabels.filter((label) => TYPED.includes(label)), typed);
     await assertLabelsAsCli(c.model, s);
     await assertHeldoutAsCli(c.model, s);
-    // A layer further down names a type the opening layer has not (the English rare-word head: layer 0)
+    // A layer further down names a type the opening layer has not, on the text and on held-out text
+    // (the English rare-word head: layer 0)
     if (c.namedBelow) {
       await page.locator('#view-layer').selectOption(String(c.namedBelow.layer));
       await page.waitForFunction((l) => {
@@ -227,6 +229,8 @@ for (const c of CASES) {
       s = await shown();
       await assertLabelsAsCli(c.model, s);
       for (const label of c.namedBelow.named) assert.ok(s.panelLabels.includes(label), `${c.model}: layer ${s.layer} names a ${label} head on its own text (${s.panelLabels.join(', ')})`);
+      const heldoutBelow = await assertHeldoutAsCli(c.model, s);
+      for (const label of c.namedBelow.heldout) assert.ok(heldoutBelow.includes(label), `${c.model}: layer ${s.layer} has a ${label} head on held-out text (${heldoutBelow.join(', ')})`);
     }
     suite.assertNoProblems();
   });
@@ -317,7 +321,7 @@ for (const c of CASES) {
 // worker's and the main thread only draws (runner.js). A page that allows no worker (its CSP, say)
 // still shows every change, run on the main thread.
 test('a text change on a model of real text is run by the demo\'s worker; where no worker may start, on the main thread', { timeout: TEST_TIMEOUT }, async () => {
-  const text = 'The old man saw a dog near the river, and the dog ran to a farm.';
+  const text = 'The old farmer sold the land to a man who wanted a house near the river.';
   const changeText = async (t) => {
     await page.evaluate((v) => document.querySelector('mha-demo').setAttribute('text', v), t);
     await page.waitForFunction((v) => {
@@ -497,12 +501,12 @@ test('the English model\'s pruning curve on held-out text: drawn as measured, an
   suite.assertNoProblems();
 });
 
-test('pointing at a named head marks, in its map, the cells its name is about: the cells `mha heads --json` gives', { timeout: TEST_TIMEOUT }, async () => {
+test('pointing at a named head marks, in its map, the cells its name is about: the cells `mha heads --json` gives; the focus on its switch outlives a rebuilt table', { timeout: TEST_TIMEOUT }, async () => {
   await open(`${server.url}?lang=en`);
   const s = await shown();
   const cli = cliHeads('brown', s.text).layers[s.layer].heads;
   const named = cli.map((hd, i) => ({ i, cells: hd.cells, label: hd.label })).filter((hd) => hd.cells.length > 0);
-  assert.ok(named.some((hd) => hd.label === 'noun_article'), `layer ${s.layer} has a noun → article head on the opening text`);
+  assert.ok(named.some((hd) => hd.label === 'verb_subject'), `layer ${s.layer} has a verb → subject head on the opening text`);
   // in the head's tile above, and the same in the small map under its name in the row (in view
   // where the tiles are not)
   const marks = (hd, where = 'tile') => page.evaluate(([h, w]) => {
@@ -552,7 +556,7 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
   await page.locator(`[data-head-switch="${s.layer}.${named[0].i}"]`).focus();
   assert.deepEqual((await marks(named[0].i)).cells, named[0].cells);
   // Another text while the switch keeps the focus: its marks are the new text's cells, not the old.
-  const other = 'The old man saw a dog near the river, and the dog ran to a farm.';
+  const other = 'The old farmer sold the land to a man who wanted a house near the river.';
   const want = cliHeads('brown', other).layers[s.layer].heads[named[0].i].cells;
   assert.ok(want.length > 0, `head ${named[0].i} has cells on “${other}” too`);
   await page.evaluate((text) => document.querySelector('mha-demo').setAttribute('text', text), other);
@@ -560,6 +564,11 @@ test('pointing at a named head marks, in its map, the cells its name is about: t
     const svg = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .head-tile svg.type-cells');
     return svg && svg.getAttribute('viewBox') !== viewBox;
   }, `0 0 ${T} ${T}`);
+  // That text gives the table other columns (a type it has no rows for goes), so the panel is built
+  // anew: the focus stays on the same head's switch, as the marks do.
+  assert.notDeepEqual((await shown()).columns, s.columns, 'the new text changes the columns');
+  assert.equal(await page.evaluate(() => document.querySelector('mha-demo').shadowRoot.activeElement.dataset.headSwitch), `${s.layer}.${named[0].i}`,
+    'the focus stays on the switch');
   assert.deepEqual((await marks(named[0].i)).cells, want, 'the marks follow the new text');
   assert.deepEqual((await marks(named[0].i, 'row')).cells, want, 'in the row\'s small map too');
   await page.locator('#text').focus();

@@ -190,7 +190,8 @@ test('a model of real text\'s pruning curve in models/: every head removed once,
     assert.ok(steps[0].accuracy > 0.1 && steps[0].loss < 5.5 && steps.at(-1).loss > steps[0].loss, `${id}: next-token figures of held-out text`);
   }
   // README's words: the poems' model keeps its accuracy through 12 heads removed and loses over half
-  // of it with the last four (Michel's shape); the English model's rare-word head 0.0 goes last.
+  // of it with the last four (Michel's shape); the English model declines evenly, no head's removal
+  // costing it more than 0.02, and ends within 0.04 of where it began (0.158 → 0.130).
   const tang = file('tang');
   assert.ok(tang[12].accuracy >= tang[0].accuracy - 0.03 && tang[16].accuracy < tang[0].accuracy / 2, tang.map((s) => s.accuracy.toFixed(3)).join(' '));
   // and those last four are layer 0's, among them the heads the table names previous character and
@@ -200,5 +201,8 @@ test('a model of real text\'s pruning curve in models/: every head removed once,
   const heldout = JSON.parse(fs.readFileSync(path.join(root, 'web/build/heldout-heads.json'), 'utf8')).tang;
   const types = lastFour.map(([l, h]) => heldout[l][h].type);
   for (const type of ['previous_token', 'parallel_line']) assert.ok(types.includes(type), `the last four heads pruned are ${types.join(', ')}`);
-  assert.deepEqual(file('brown')[16].removed.at(-1), [0, 0]);
+  const brown = file('brown');
+  const accuracies = brown.map((s) => s.accuracy.toFixed(3)).join(' ');
+  brown.slice(1).forEach((s, k) => assert.ok(s.accuracy >= brown[k].accuracy - 0.02, `the English model, head ${k + 1} removed: ${accuracies}`));
+  assert.ok(brown[16].accuracy >= brown[0].accuracy - 0.04 && brown[16].accuracy < brown[0].accuracy, accuracies);
 });

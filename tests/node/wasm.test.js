@@ -491,7 +491,7 @@ for (const name of Object.keys(PAGE_CATALOG.recipes).filter((k) => PAGE_CATALOG.
     execFileSync(cli, ['train', '--task', 'corpus', '--corpus', corpus, '--corpus-dir', dir, '--vocab', String(recipe.vocabSize), '--layers', String(recipe.layers),
       '--heads', String(recipe.heads), '--d-model', String(recipe.dModel), '--window', String(recipe.window), '--batch', String(recipe.batch), '--lr', String(recipe.lr),
       '--warmup', String(recipe.warmup), '--final-lr', String(recipe.finalLr), '--seed', String(recipe.seed), '--init-std', String(recipe.initStd),
-      '--steps', String(recipe.steps), '--stop-at', '40', '--snapshot-every', '40', '--checkpoint-minutes', '0', '--excerpt', 'none', '--out', out]);
+      '--beta2', String(recipe.beta2), '--weight-decay', String(recipe.weightDecay), '--steps', String(recipe.steps), '--stop-at', '40', '--snapshot-every', '40', '--checkpoint-minutes', '0', '--excerpt', 'none', '--out', out]);
     const native = readSafetensors(path.join(dir, 'page.history', 'step-00040.safetensors'));
     const trainer = new mha.Trainer(trainerOptions(mha.catalog, recipe), text);
     try {

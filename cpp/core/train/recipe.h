@@ -55,12 +55,13 @@ Recipe induction_recipe_small();
 Recipe recall_recipe();
 // The real-text models' recipe (models/{corpus}.safetensors): GPT-2 blocks (LayerNorm, GELU MLP, tied
 // unembedding), 4 blocks of 4 heads, d_model 128, windows of 128 tokens, AdamW at 2e-3 with 100 steps
-// of warm-up and linear decay to a tenth; the seed, the batch and the steps are the corpus's (kCorpora).
+// of warm-up and linear decay to a tenth; the seed, the batch, the steps and the weight decay are the
+// corpus's (kCorpora).
 // `data`, when given, sets the vocabulary; without it the recipe only describes.
 Recipe corpus_recipe(const std::string& corpus, std::shared_ptr<const Corpus> data = nullptr);
 // The page's recipe of the same corpus, small enough to train in a browser within a minute and a half
 // (the page's Train it yourself): 2 blocks, d_model 64, windows of 64, the 1,000 most frequent tokens,
-// batch 8, AdamW at the corpus's rate, schedule and seed (kCorpora page_lr, page_final_lr, page_seed)
+// batch 8, AdamW without decay at the corpus's rate, schedule and seed (kCorpora page_lr, page_final_lr, page_seed)
 // after 30 warm-up steps, 1,800 steps. On the Tang poems a previous-character head forms at 7.6× its
 // chance on held-out text; on the Brown corpus rare-word heads, then a noun → article head
 // (models/README.md).
