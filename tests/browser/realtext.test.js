@@ -221,11 +221,21 @@ for (const c of CASES) {
     // A layer further down names a type the opening layer has not, on the text and on held-out text
     // (the English rare-word head: layer 0)
     if (c.namedBelow) {
-      await page.locator('#view-layer').selectOption(String(c.namedBelow.layer));
+      // The panel says where: a button for each other layer with heads named on held-out text, naming
+      // them as the held-out lines do, that shows that layer.
+      const elsewhere = page.locator(`section[data-stage="attend"] .heads-elsewhere button[data-show-layer="${c.namedBelow.layer}"]`);
+      const below = (await cliHeldout(c.model)).layers[c.namedBelow.layer].heads;
+      const listed = below.map((m, hd) => [m, hd]).filter(([m]) => !['mixed', 'broad'].includes(m.label))
+        .map(([m, hd]) => say(s.lang, 'heads.elsewhereHead', { name: labelText(s.lang, m), h: hd })).join(say(s.lang, 'listSeparator'));
+      assert.equal(await elsewhere.textContent(), say(s.lang, 'heads.elsewhereLayer', { l: c.namedBelow.layer, heads: listed }));
+      await elsewhere.click();
       await page.waitForFunction((l) => {
         const panel = document.querySelector('mha-demo').shadowRoot.querySelector('section[data-stage="attend"] .heads-panel');
         return panel && Number(panel.dataset.headsLayer) === l;
       }, c.namedBelow.layer, { timeout: WAIT });
+      // The panel was built anew for that layer: the focus is on its first such button (the way back),
+      // not thrown to the top of the page.
+      assert.equal(await page.evaluate(() => document.querySelector('mha-demo').shadowRoot.activeElement?.dataset.showLayer), String(c.layer), 'the focus stays on a layer button');
       s = await shown();
       await assertLabelsAsCli(c.model, s);
       for (const label of c.namedBelow.named) assert.ok(s.panelLabels.includes(label), `${c.model}: layer ${s.layer} names a ${label} head on its own text (${s.panelLabels.join(', ')})`);

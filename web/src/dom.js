@@ -68,24 +68,29 @@ export function renew(node, state) {
 }
 
 // What stands for a control across a rebuild: its tag, id, type and data-* attributes (a head's switch
-// is input[type=checkbox][data-head-switch="3.0"] in every heads table built for that layer).
-function controlSelector(el) {
+// is input[type=checkbox][data-head-switch="3.0"] in every heads table built for that layer), and,
+// with `values` false, the kind of control it is (a head's switch of whichever layer).
+function controlSelector(el, values = true) {
   const attrs = [...el.attributes].filter((a) => a.name === 'id' || a.name === 'type' || a.name.startsWith('data-'));
-  return el.tagName.toLowerCase() + attrs.map((a) => `[${a.name}="${CSS.escape(a.value)}"]`).join('');
+  if (!values && !attrs.some((a) => a.name.startsWith('data-'))) return null; // a kind needs a data-* name
+  return el.tagName.toLowerCase() + attrs.map((a) => (values || !a.name.startsWith('data-') ? `[${a.name}="${CSS.escape(a.value)}"]` : `[${a.name}]`)).join('');
 }
 
 // Runs replace(), which puts a new view where `old` was; if the focus was inside `old`, it goes to the
-// one control of the new view that stands for the one focused (controlSelector), without scrolling. A
-// view rebuilt while a keyboard user is on one of its controls (the heads table, when a new text gives
-// it another column) must not drop them at the top of the page.
+// control of the new view that stands for the one focused (controlSelector: the one of the same
+// attributes, else the first of the same kind — the new layer's first head switch, say), without
+// scrolling. A view rebuilt while a keyboard user is on one of its controls (the heads table, when a
+// new text gives it another column) must not drop them at the top of the page.
 export function keepFocus(old, replace) {
   const root = old && old.getRootNode && old.getRootNode();
   const focused = root && root.activeElement;
-  const inside = focused && focused !== old && old.contains(focused) ? controlSelector(focused) : null;
+  const inside = focused && focused !== old && old.contains(focused) ? focused : null;
   const node = replace();
-  if (inside && node && node.querySelectorAll) {
-    const same = node.querySelectorAll(inside);
-    if (same.length === 1) same[0].focus({ preventScroll: true });
+  if (inside && node && node.querySelector) {
+    const exact = node.querySelectorAll(controlSelector(inside));
+    const kind = controlSelector(inside, false);
+    const same = exact.length === 1 ? exact[0] : kind && node.querySelector(kind);
+    if (same) same.focus({ preventScroll: true });
   }
   return node;
 }

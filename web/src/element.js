@@ -463,6 +463,11 @@ export class MhaDemo extends HTMLElement {
         this._store.set({ settings: { ...this._store.state.settings, switchedOff: off } });
         this._runner.request('switchedOff');
       },
+      // Another layer of the model shown, as the layer menu picks it.
+      showLayer: (layer) => {
+        this._store.set({ settings: { ...this._store.state.settings, layer } });
+        this._runner.request('layer');
+      },
       pickPosition: (position) => this._store.set({ position }),
       generate: (count) => this.generate(count),
       sampling: () => this._store.state.sampling,

@@ -480,7 +480,7 @@ export const STRINGS = {
     en: 'With all {n} heads removed, each position reads nothing but its own token and its place: the model is left guessing the next token from this one alone, as a table of which token follows which would, and is right {none} of the time against {all} with every head. The {gain} between is what its heads bring by reading the text before.',
     zh: '{n} 个头全部去掉后，每个位置只读得到它自己的 token 和它的位置：模型只能凭这一个 token 猜下一个，就像一张“哪个 token 后面跟哪个”的表，猜对 {none}，而所有头都在时是 {all}。中间差的 {gain}，就是它的头读前文带来的。',
   },
-  'pruning.listSeparator': { en: '; ', zh: '；' },
+  'listSeparator': { en: '; ', zh: '；' },
   'pruning.lastHead': { en: '{head}: {type}', zh: '{head}：{type}' },
   'pruning.computing': { en: 'Computing the curve…', zh: '正在计算曲线…' },
   'pruning.chart': { en: 'Accuracy on the repeat against the number of heads removed', zh: '重复部分的准确率与去掉的头数' },
@@ -615,6 +615,9 @@ export const STRINGS = {
     en: 'Under that, “held-out text”: the same head on text the model never trained on.',
     zh: '再下面的“留出文本”是同一个头在模型从没训练过的文本上的表现。',
   },
+  'heads.elsewhere': { en: 'Named on held-out text in the other layers:', zh: '其他层在留出文本上有名字的头：' },
+  'heads.elsewhereLayer': { en: 'layer {l}: {heads}', zh: '第 {l} 层：{heads}' },
+  'heads.elsewhereHead': { en: '{name} (head {h})', zh: '{name}（头 {h}）' },
   'heads.heldoutImportance': { en: 'importance {v}, pruned at step {k} of {n}', zh: '重要性 {v}，剪枝第 {k} 步去掉（共 {n} 步）' },
   'heads.heldoutImportanceHint': {
     en: 'Last, its importance there ({n} windows), and the step of the pruning curve below that removes it.',

@@ -113,6 +113,21 @@ function heldoutTypes(state) {
   }));
 }
 
+// The heads the other layers of a shipped model of real text have names for on held-out text, a button
+// for each such layer that shows it: a page that opens on one layer (the English model's syntactic
+// heads, layer 3) says where the other types are (its rare-word head, layer 0). null for other models.
+function elsewhere(state, actions) {
+  const held = heldoutOf(state.settings.model);
+  const { lang } = state;
+  const layer = state.result.layer;
+  const others = held ? held.types.map((heads, l) => ({ l, named: heads.map((x, hd) => ({ x, hd })).filter(({ x }) => x.type !== 'mixed' && x.type !== 'broad') }))
+    .filter(({ l, named }) => l !== layer && named.length > 0) : [];
+  if (!others.length) return null;
+  return h('p', { class: 'hint heads-elsewhere' }, t(lang, 'heads.elsewhere'), sentenceGap(lang),
+    others.map(({ l, named }) => h('button', { type: 'button', class: 'gen-btn', 'data-show-layer': String(l), onclick: () => actions.showLayer(l) },
+      t(lang, 'heads.elsewhereLayer', { l, heads: named.map(({ x, hd }) => t(lang, 'heads.elsewhereHead', { name: typeName(lang, x.type, x.offset ?? null), h: hd })).join(t(lang, 'listSeparator')) }))));
+}
+
 // How a head gets its name: the core's rules (head_metrics.cpp), the first that holds wins; a rule
 // of the vocabulary's head types only where the model shown has them (`metrics`: its columns).
 function labelRules(lang, rules, metrics) {
@@ -266,6 +281,7 @@ export function headsPanel(state, actions) {
     h('p', { class: 'hint' }, t(lang, hasBlocks(state.result.config) ? 'heads.intro' : 'heads.introSingle'), pointHint,
       `${sentenceGap(lang)}${t(lang, 'heads.measureHint')}`, zeroHint, heldoutAt && `${sentenceGap(lang)}${t(lang, 'heads.heldoutHint')}`,
       heldoutAt && heldoutAt[0].importance !== null && `${sentenceGap(lang)}${t(lang, 'heads.heldoutImportanceHint', { n: catalog.importance.samples })}`),
+    elsewhere(state, actions),
     // Narrower than the table (a phone), the metrics scroll sideways inside the panel, never the page,
     // and a line says so (cue, shown while the table is wider than its box).
     cue,

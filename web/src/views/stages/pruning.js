@@ -80,7 +80,7 @@ export function pruningPanel(state, actions, heldout = null, types = null) {
   // The heads it leans on most, the last quarter to go, each as the heads table names it on held-out text.
   if (heldout && types) {
     const last = steps[N].removed.slice(N - Math.max(1, N >> 2));
-    const list = last.map(([l, hd]) => t(lang, 'pruning.lastHead', { head: `${l}.${hd}`, type: heldoutText(lang, types[l][hd]) })).join(t(lang, 'pruning.listSeparator'));
+    const list = last.map(([l, hd]) => t(lang, 'pruning.lastHead', { head: `${l}.${hd}`, type: heldoutText(lang, types[l][hd]) })).join(t(lang, 'listSeparator'));
     panel.append(h('p', { class: 'hint', 'data-pruning-last': last.map(([l, hd]) => `${l}.${hd}`).join(' ') }, t(lang, 'pruning.lastText', { n: last.length, list })));
     // What the last step leaves: a model that reads one token (tests/test_corpus_models.cpp checks it
     // predicts the same for any text around that token), and how much of its accuracy was the heads'.
