@@ -176,8 +176,15 @@ test('the poems\' model: a greedy continuation that loops is said to, and one cl
   const prompt = '床前明月光，';
   await open(`model=tang&lang=zh&stage=predict&text=${encodeURIComponent(prompt)}`);
   await setField('tokens', 12);
-  await click('n');
+  // from the keyboard: the button keeps the focus while its tokens are drawn, and after
+  const focused = () => page.evaluate(() => {
+    const a = window.mhaPage.demo.shadowRoot.activeElement;
+    return a ? Object.keys(a.dataset).map((k) => `${k}=${a.dataset[k]}`).join() : null;
+  });
+  await page.locator('[data-generate="n"]').focus();
+  await page.keyboard.press('Enter');
   await finished(12);
+  assert.equal(await focused(), 'generate=n', 'Generate keeps the focus');
   const note = () => page.evaluate(() => {
     const p = window.mhaPage.demo.shadowRoot.querySelector('[data-part="generate"] [data-loop]');
     return { hidden: p.hidden, text: p.textContent, button: p.querySelector('[data-resample]').textContent };
@@ -209,7 +216,8 @@ test('the poems\' model: a greedy continuation that loops is said to, and one cl
   assert.deepEqual(drawn.rows.filter((r) => !r.trim()), [], 'no row header is blank');
   assert.ok(drawn.rows.includes('↵'));
   await setField('tokens', 5); // the next click's count: the resampling draws the continuation's 12 again
-  await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelector('[data-resample]').click());
+  await page.locator('[data-resample]').focus();
+  await page.keyboard.press('Enter');
   await page.waitForFunction(() => {
     const g = window.mhaPage.state.generation;
     return g && !g.running && g.sampling.temperature === 0.8 && g.steps.length === 12;
@@ -225,6 +233,7 @@ test('the poems\' model: a greedy continuation that loops is said to, and one cl
   assert.deepEqual(out.fields, ['0.8', '40']);
   assert.equal(await page.evaluate(() => window.mhaPage.demo.shadowRoot.querySelector('[data-generate="n"]').textContent), '生成 12 个', 'the Generate button says as many as were drawn again');
   assert.equal((await note()).hidden, true, 'a sampled continuation says nothing of loops');
+  assert.equal(await focused(), 'generate=n', 'the note\'s button gone, its focus is on Generate');
   suite.assertNoProblems();
 });
 

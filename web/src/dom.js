@@ -67,6 +67,23 @@ export function renew(node, state) {
   return Boolean(update) && update(state) === true;
 }
 
+// Whether `button` can be pressed now. A focused button made `disabled` for the length of what it
+// started (Generate's tokens) throws a keyboard user's focus to the top of the page; this one is
+// marked aria-disabled instead, keeps the focus, and ignores presses until it can be pressed again.
+const pressGuarded = new WeakSet();
+export function setPressable(button, can) {
+  if (!pressGuarded.has(button)) {
+    pressGuarded.add(button);
+    button.addEventListener('click', (e) => {
+      if (button.getAttribute('aria-disabled') !== 'true') return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    }, true);
+  }
+  if (can) button.removeAttribute('aria-disabled');
+  else setAttr(button, 'aria-disabled', 'true');
+}
+
 // What stands for a control across a rebuild: its tag, id, type and data-* attributes (a head's switch
 // is input[type=checkbox][data-head-switch="3.0"] in every heads table built for that layer), and,
 // with `values` false, the kind of control it is (a head's switch of whichever layer).

@@ -2,7 +2,7 @@
 // the candidates of the distribution it came from, where top-k and top-p cut it, the one chosen,
 // greedy or sampled. Live: a new step adds its row, a changed setting rewrites its field; the
 // layout is built again only for another language.
-import { h, live, setText, setAttr } from '../../dom.js';
+import { h, live, setText, setAttr, setPressable } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { localMessage } from '../../messages.js';
 import catalog from '../../catalog.js';
@@ -80,7 +80,7 @@ export function generateView(state, actions) {
     setAttr(mode, 'data-mode', greedy ? 'greedy' : 'sampled');
     const g = s.generation;
     const busy = Boolean(g && g.running);
-    many.disabled = one.disabled = busy;
+    for (const button of [many, one]) setPressable(button, !busy);
     setText(error, g && g.error ? localMessage(g.error, lang) : '');
     const shown = shownGeneration(s);
     if (!shown || shown.id !== listed) {
@@ -100,6 +100,8 @@ export function generateView(state, actions) {
       looked.span = greedyText ? repeatedSpan(shown.steps.map((step) => step.token)) : null;
     }
     const span = looked.span;
+    // The note goes once it is answered (sampled from the prompt): its button's focus goes to Generate.
+    if (!span && !loop.hidden && loop.contains(view.getRootNode().activeElement)) many.focus({ preventScroll: true });
     loop.hidden = !span;
     if (span) {
       setText(loopText, t(lang, 'gen.loop', { span: span.map(visibleToken).join(s.result.config.tokenizer === 'words' ? ' ' : '') }));
