@@ -79,8 +79,16 @@ test('the loss chart at 1280 px: the floor labelled inside the chart and off the
     demo.addEventListener('trainend', (e) => window.__ends.push(e.detail));
     demo.addEventListener('trainprogress', (e) => window.__steps.push(e.detail.step));
   });
-  await page.locator('[data-train="start"]').click();
+  // Started from the keyboard: Start, disabled while it runs, hands the focus to Pause; at the end,
+  // Pause disabled too, to the first button left (the model's download).
+  const focusedTrain = () => inDemo(() => document.querySelector('mha-demo').shadowRoot.activeElement?.dataset.train ?? null);
+  await page.locator('[data-train="start"]').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('[data-train="start"]').disabled, null, { timeout: WAIT });
+  assert.equal(await focusedTrain(), 'pause', 'the focus went from Start to Pause');
   await page.waitForFunction(() => window.__ends.length > 0, null, { timeout: 120_000 });
+  await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('[data-train="pause"]').disabled, null, { timeout: WAIT });
+  assert.equal(await focusedTrain(), 'download', 'the focus went from Pause to the download');
   const end = await inDemo(() => ({ end: window.__ends[0], steps: window.__steps, training: document.querySelector('mha-demo').training }));
   const { steps } = require('../../web/build/catalog.json').recipes.recall;
   assert.equal(end.end.reason, 'done');

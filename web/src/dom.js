@@ -67,6 +67,17 @@ export function renew(node, state) {
   return Boolean(update) && update(state) === true;
 }
 
+// Sets each of `buttons` ([button, disabled] pairs) disabled or not. A button disabled while it has the
+// focus drops it to the page's top: the first of the others left enabled takes it, in the pairs' order
+// (Start → Pause when a run starts, Pause → Start when it pauses).
+export function setDisabled(buttons) {
+  const had = buttons.length ? buttons[0][0].getRootNode().activeElement : null;
+  for (const [button, off] of buttons) if (button.disabled !== off) button.disabled = off;
+  if (!buttons.some(([button, off]) => button === had && off)) return;
+  const open = buttons.find(([button]) => !button.disabled);
+  if (open) open[0].focus({ preventScroll: true });
+}
+
 // Whether `button` can be pressed now. A focused button made `disabled` for the length of what it
 // started (Generate's tokens) throws a keyboard user's focus to the top of the page; this one is
 // marked aria-disabled instead, keeps the focus, and ignores presses until it can be pressed again.

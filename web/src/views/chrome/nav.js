@@ -2,7 +2,7 @@
 // to move its cursor: it prevents their default). The keys are heard on keyRoot, the demo itself,
 // so several demos on one page do not all step at once.
 import { t } from '../../i18n.js';
-import { setText } from '../../dom.js';
+import { setText, setDisabled } from '../../dom.js';
 import { stageIdsOf } from '../../stages.js';
 
 export function typing(ev) {
@@ -34,12 +34,8 @@ export function mountNav(prev, next, store, goTo, keyRoot) {
     setText(prev, t(state.lang, 'prev')); // on every result: a text written again is laid out again
     setText(next, t(state.lang, 'next'));
     const i = ids().indexOf(state.stage);
-    const had = prev.getRootNode().activeElement;
-    prev.disabled = i <= 0;
-    next.disabled = i < 0 || i >= ids().length - 1;
-    // A button disabled while it has focus drops it to <body>: the other one takes it.
-    if (had === next && next.disabled) prev.focus();
-    else if (had === prev && prev.disabled) next.focus();
+    // (a button disabled while it has the focus hands it to the other)
+    setDisabled([[prev, i <= 0], [next, i < 0 || i >= ids().length - 1]]);
   }
   render(store.state);
   store.subscribe((state, changed) => {

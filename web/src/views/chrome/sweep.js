@@ -8,7 +8,7 @@
 // bits are the same): the 64-head model alone takes about as long as the other two together.
 //   controller: {run({heads, steps, seed}) -> Promise<rows>, cancel(), render(), panel}
 //   onProgress(detail), onEnd(detail): the element turns them into sweepprogress / sweepend events.
-import { h, setText } from '../../dom.js';
+import { h, setText, setDisabled } from '../../dom.js';
 import { t } from '../../i18n.js';
 import { grouped } from '../../format.js';
 import { headColor } from '../parts/colors.js';
@@ -191,8 +191,7 @@ export function mountSweepPanel(root, store, makeWorker, { onProgress, onEnd }) 
     renderTable(lang);
     setText(run, t(lang, 'sweep.run', { list: RUN_HEADS.join(', ') }));
     setText(cancel, t(lang, 'cancel'));
-    run.disabled = state.running;
-    cancel.disabled = !state.running;
+    setDisabled([[run, state.running], [cancel, !state.running]]);
     const p = state.progress;
     setText(status, state.error || (state.running && p ? t(lang, 'sweep.progress', { h: p.heads, step: p.step, steps: p.steps, i: p.index + 1, n: p.total }) : state.rows.length ? t(lang, 'sweep.done', { s: state.seconds.toFixed(0), w: state.workers }) : t(lang, 'sweep.idle')));
     drawMaps(lang);

@@ -8,7 +8,7 @@
 //   controller: {start(), pause(), reset(seed), file() -> Promise<Uint8Array>, state}
 //   onProgress(detail), onEnd(detail): the element turns them into trainprogress / trainend events;
 //   onUse(bytes, name): the element opens the bytes as a model file.
-import { h, setText } from '../../dom.js';
+import { h, setText, setDisabled } from '../../dom.js';
 import { grouped } from '../../format.js';
 import { t } from '../../i18n.js';
 import { headColor } from '../parts/colors.js';
@@ -233,9 +233,7 @@ export function mountTrainPanel(root, store, makeWorker, { onProgress, onEnd, on
     setText(use, t(lang, 'train.use'));
     setText(whichLabel, t(lang, 'train.recipe'));
     for (const o of which.options) setText(o, recipeLabel(lang, o.value));
-    start.disabled = state.running || state.step >= r.steps;
-    pause.disabled = !state.running;
-    save.disabled = use.disabled = state.step === 0;
+    setDisabled([[start, state.running || state.step >= r.steps], [pause, !state.running], [save, state.step === 0], [use, state.step === 0]]);
     const loss = state.loss === null ? '—' : state.loss.toFixed(3);
     const rate = state.stepsPerSecond.toFixed(0);
     const held = lastHeldout() === null ? '—' : lastHeldout().toFixed(3);
