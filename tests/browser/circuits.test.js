@@ -189,8 +189,15 @@ timedTest('a model of real text patches when asked, off the main thread, to the 
   for (const c of scores.composition.filter((x) => x.mode === 'K')) assert.equal(view.tables[0][c.from[0] * 4 + c.from[1]][firstLater(c)], c.score.toFixed(2), JSON.stringify(c));
   // The head's tables read the whole vocabulary: asked for here, then the strongest writer's.
   assert.equal(view.qk, null);
-  await page.locator('[data-circ="head-run"]').click();
+  // Pressed from the keyboard: the button gives way to its tables, and the focus to their heading.
+  const focusedText = () => page.evaluate(() => {
+    const a = document.querySelector('mha-demo').shadowRoot.activeElement;
+    return a ? `${a.tagName} ${a.textContent}` : null;
+  });
+  await page.locator('[data-circ="head-run"]').focus();
+  await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="qk"]'), null, { timeout: WAIT });
+  assert.match(await focusedText(), /^H4 头 \d\.\d/, 'the focus is on the head\'s heading');
   view = await shown();
   assert.match(view.qk, /^只看位置，头 \d\.\d /);
   assert.match(view.qkToken, /^只看 token（词嵌入经过 W_QK，不看位置；行：查询，列：键），文本的 \d+ 个 token 中有 \d+ 个让头 \d\.\d 最偏好/);
@@ -206,7 +213,8 @@ timedTest('a model of real text patches when asked, off the main thread, to the 
   const T = view.ids.length;
   for (const pick of [null, T - 2]) {
     if (pick !== null) await page.locator(`[data-circ-position="${pick}"]`).click();
-    await page.locator('[data-circ="run"]').click();
+    await page.locator('[data-circ="run"]').focus();
+    await page.keyboard.press('Enter');
     const said = await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="patching"], .circuits [data-circ="heads"], .circuits [data-circ="patch-error"]')?.textContent, null, { timeout: WAIT });
     assert.match(await said.jsonValue(), /正在修补：在后台运行模型 \d+ 次/);
     await page.waitForFunction(() => document.querySelector('mha-demo').shadowRoot.querySelector('.circuits [data-circ="heads"], .circuits [data-circ="patch-error"]'), null, { timeout: WAIT });
@@ -220,6 +228,7 @@ timedTest('a model of real text patches when asked, off the main thread, to the 
     for (const x of patched.heads) assert.equal(headsTable[x.layer][x.head], percent(x.recovery), JSON.stringify(x));
     for (const x of patched.residual) assert.equal(residualTable[x.layer][x.position], percent(x.recovery), JSON.stringify(x));
     assert.ok(view.heads.includes('头'), view.heads);
+    assert.equal((await focusedText()).split(' ')[0], 'H4', 'the focus is on the patching\'s heading');
   }
   const longest = await page.evaluate(() => window.longestTask);
   console.log(`# the Tang model patched in the worker twice: longest main-thread task ${longest.toFixed(0)} ms`);

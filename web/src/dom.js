@@ -106,7 +106,8 @@ function controlSelector(el, values = true) {
 
 // Runs replace(), which puts a new view where `old` was; if the focus was inside `old`, it goes to the
 // control of the new view that stands for the one focused (controlSelector: the one of the same
-// attributes, else the first of the same kind — the new layer's first head switch, say), without
+// attributes, else the first of the same kind — the new layer's first head switch, say), else to the
+// new view's landmark for it (`takesFocus`: the heading of what a pressed button made), without
 // scrolling. A view rebuilt while a keyboard user is on one of its controls (the heads table, when a
 // new text gives it another column) must not drop them at the top of the page.
 export function keepFocus(old, replace) {
@@ -117,8 +118,13 @@ export function keepFocus(old, replace) {
   if (inside && node && node.querySelector) {
     const exact = node.querySelectorAll(controlSelector(inside));
     const kind = controlSelector(inside, false);
-    const same = exact.length === 1 ? exact[0] : kind && node.querySelector(kind);
+    const same = (exact.length === 1 ? exact[0] : kind && node.querySelector(kind)) || node.querySelector('[data-takes-focus]');
     if (same) same.focus({ preventScroll: true });
   }
   return node;
 }
+
+// The attributes of a view's landmark for the focus (keepFocus): a heading a script can focus, which
+// a rebuilt view gives the focus to when the control that had it is gone (a button replaced by what it
+// computed).
+export const takesFocus = { tabindex: '-1', 'data-takes-focus': '' };

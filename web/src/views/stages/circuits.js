@@ -10,7 +10,7 @@
 //                (m = logit[answer] − logit[wrong] at the last position) each brings back.
 // state.circuits: {mode, position, replacement, forIds}: the mode shown and the token changed (null:
 // the default below), for the ids they were picked on.
-import { h } from '../../dom.js';
+import { h, takesFocus } from '../../dom.js';
 import { t, sentenceGap } from '../../i18n.js';
 import { localMessage, storedError } from '../../messages.js';
 import { tokenLabels, visibleToken } from '../../format.js';
@@ -104,7 +104,7 @@ function compositionPart(lang, scores, mode, config, actions) {
     : t(lang, 'circ.compFlat', { mode, v: top.score.toFixed(2), base: baseline.toFixed(2), times: STANDS_OUT });
   const modes = h('div', { class: 'segmented circ-modes', role: 'group', 'aria-label': t(lang, 'circ.modes') },
     ...['Q', 'K', 'V'].map((m) => h('button', { type: 'button', class: 'seg', 'data-circ-mode': m, 'aria-pressed': String(m === mode), onclick: () => actions.setCircuits({ mode: m }) }, t(lang, `circ.mode${m}`))));
-  return [h('h4', {}, t(lang, 'circ.compTitle')), h('p', { class: 'hint', html: t(lang, 'circ.compIntro', { base: baseline.toFixed(2) }) }), modes,
+  return [h('h4', takesFocus, t(lang, 'circ.compTitle')), h('p', { class: 'hint', html: t(lang, 'circ.compIntro', { base: baseline.toFixed(2) }) }), modes,
     table(t(lang, 'circ.compTitle'), readers.map(([b, j]) => headName(b, j)), rows),
     h('p', { class: 'hint', 'data-circ': 'composition-scale' }, t(lang, 'circ.compScale', { base: baseline.toFixed(2) })),
     h('p', { class: 'caption', 'data-circ': 'composition' }, says)];
@@ -119,7 +119,7 @@ function headPart(lang, state, actions, [l, hd], heads) {
   const ids = Array.from(result.ids);
   const picker = h('label', {}, `${t(lang, 'circ.headPick')} `, h('select', { 'data-circ-head': '', onchange: (ev) => actions.setCircuits({ head: ev.target.value.split('.').map(Number) }) },
     ...heads.map(([a, b]) => h('option', { value: `${a}.${b}`, selected: a === l && b === hd }, headName(a, b)))));
-  const intro = [h('h4', {}, t(lang, 'circ.headTitle', { head: headName(l, hd) })), h('p', { class: 'hint', html: t(lang, 'circ.headIntro') }), picker];
+  const intro = [h('h4', takesFocus, t(lang, 'circ.headTitle', { head: headName(l, hd) })), h('p', { class: 'hint', html: t(lang, 'circ.headIntro') }), picker];
   // Its OV table reads the whole vocabulary for each of the text's tokens: at once on a small model
   // (the induction model: 7 tokens × 64 × 64), when asked on a model of real text (a poem: 50 tokens ×
   // 128 × 3,003, 60 ms), so typing is not held up by it.
@@ -197,7 +197,7 @@ function patchingPart(lang, state, actions) {
     ...result.tokens.slice(0, -1).map((tok, i) => h('button', { type: 'button', class: 'gen-btn', 'data-circ-position': i, 'aria-pressed': String(i === position), title: `${i}`, onclick: () => pick({ position: i }) }, visibleToken(tok))));
   const select = h('select', { 'data-circ-replacement': '', onchange: (ev) => pick({ replacement: Number(ev.target.value) }) },
     ...options.map((id) => h('option', { value: id, selected: id === replacement }, named(id))));
-  const out = [h('h4', {}, t(lang, 'circ.patchTitle')), h('p', { class: 'hint', html: t(lang, 'circ.patchIntro') }), tokens,
+  const out = [h('h4', takesFocus, t(lang, 'circ.patchTitle')), h('p', { class: 'hint', html: t(lang, 'circ.patchIntro') }), tokens,
     h('label', {}, `${t(lang, 'circ.into', { token: visibleToken(result.tokens[position]) })} `, select)];
   const corrupt = ids.slice();
   corrupt[position] = replacement;
