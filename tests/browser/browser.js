@@ -61,6 +61,60 @@ function watchPage(page, problems, isExpected = () => false) {
   });
 }
 
+// Twice in CI (perf.test.js, then fit.test.js's article) a test's page.evaluate awaiting a frame
+// (requestAnimationFrame, el.ready) never settled and the test ran out its whole timeout saying
+// nothing; no such stall could be made here in thousands of tries under load. So each page.evaluate still pending after STALL_LOOK_MS is
+// looked at: does the main thread answer, does a timer fire, does a frame come, is the page visible?
+// What is seen is printed (the test's output keeps it). Where the page answers and its timers fire
+// but no frame comes for FRAME_WAIT_MS, the browser has stopped drawing a page that asked it to (no
+// page code can do that: a busy main thread answers nothing): it is brought to the front and a
+// screenshot taken (which asks Chromium for a frame; untried on a real stall, none could be made), and the test goes on awaiting what it awaited.
+// A page that is busy, or waits for something else, is left to fail its test, now with what was seen.
+const STALL_LOOK_MS = 15_000;
+const FRAME_WAIT_MS = 3_000;
+function watchFrames(page) {
+  const evaluate = page.evaluate.bind(page);
+  const bounded = (ms, promise) =>
+    Promise.race([promise.catch((e) => ({ error: String((e && e.message) || e).split('\n')[0] })), new Promise((r) => setTimeout(() => r(null), ms).unref())]);
+  const look = () =>
+    bounded(
+      FRAME_WAIT_MS + 2_000,
+      evaluate(
+        (ms) =>
+          new Promise((resolve) => {
+            let timer = false;
+            setTimeout(() => (timer = true), 0);
+            const seen = (frame) => resolve({ frame, timer, visibility: document.visibilityState, focus: document.hasFocus() });
+            requestAnimationFrame(() => seen(true));
+            setTimeout(() => seen(false), ms);
+          }),
+        FRAME_WAIT_MS,
+      ),
+    );
+  page.evaluate = (fn, arg) => {
+    const pending = evaluate(fn, arg);
+    let settled = false;
+    pending.then(() => (settled = true), () => (settled = true));
+    (async () => {
+      const began = Date.now();
+      while (true) {
+        await new Promise((r) => setTimeout(r, STALL_LOOK_MS).unref()); // never keeps the file's process alive
+        if (settled || page.isClosed()) return;
+        const seen = await look();
+        if (seen && seen.frame) continue; // a long wait, drawn all along (a training run)
+        const what = seen ? JSON.stringify(seen) : 'no answer: the main thread is busy';
+        console.log(`# a page.evaluate pending for ${Math.round((Date.now() - began) / 1000)} s (${page.url()}): ${what}`);
+        if (!seen || seen.error || !seen.timer) continue;
+        await page.bringToFront().catch(() => {});
+        await page.screenshot({ timeout: 10_000 }).catch(() => {});
+        const after = await look();
+        console.log(`# no frame came: brought to the front and screenshot taken; then ${after ? JSON.stringify(after) : 'no answer'}`);
+      }
+    })();
+    return pending;
+  };
+}
+
 // Registers the hooks every page test file needs: the built files must exist, one server and one
 // browser for the file, a fresh 1280×900 en-US context and watched page per test. Returns the
 // live state ({server, page, problems, assertNoProblems()}); read it in a beforeEach.
@@ -89,6 +143,7 @@ function usePageSuite({ files, wait, contextOptions = {}, isExpected }) {
     suite.context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', ...contextOptions });
     suite.page = await suite.context.newPage();
     suite.page.setDefaultTimeout(wait);
+    watchFrames(suite.page);
     watchPage(suite.page, suite.problems, isExpected);
   });
   afterEach(async () => {
