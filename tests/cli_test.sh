@@ -247,7 +247,7 @@ print('; '.join([f'recipe lines {sorted(shown)}'] * (sorted(shown) != sorted(tas
 PY
 }
 run train --help
-help_check=$(help_recipes 'layers|heads|steps|batch|lr|beta2|weight-decay|seed|window' 'induction,recall,corpus tang,corpus brown' 'layers:layers,heads:heads,d-model:dModel,batch:batch,steps:steps,seed:seed')
+help_check=$(help_recipes 'layers|heads|steps|batch|lr|beta1|beta2|eps|weight-decay|seed|window' 'induction,recall,corpus tang,corpus brown' 'layers:layers,heads:heads,d-model:dModel,batch:batch,steps:steps,seed:seed')
 if [ "$rc" -eq 0 ] && [ -z "$help_check" ]; then pass "train --help: each task's recipe at its foot, the catalog's; no recipe option claims one default"; else fail "train --help lists the recipes" "exit $rc: $help_check"; fi
 
 # The recipe's options are the module Trainer's rows (core/options.h): each flag's help line and limits
@@ -290,16 +290,23 @@ else
   fail "train writes the model and its loss curve" "exit code $rc"
 fi
 SMALL=(--layers 2 --heads 2 --d-model 16 --vocab 16 --steps 30 --batch 4 --max-length 6 --eval-sequences 2 --seed 3)
-# AdamW's weight decay and β2, as the module's Trainer takes them: they change the run, and the file's recipe says so.
-run train "${SMALL[@]}" --weight-decay 0.1 --beta2 0.95 --out decayed.safetensors
+# AdamW's weight decay, β1, β2 and ε, as the module's Trainer takes them: they change the run, and the file's recipe says so.
+run train "${SMALL[@]}" --weight-decay 0.1 --beta1 0.8 --beta2 0.95 --eps 1e-6 --out decayed.safetensors
 if [ "$rc" -eq 0 ] && ! cmp -s small.loss.csv decayed.loss.csv && python3 -c '
 import json, struct
 b = open("decayed.safetensors", "rb").read()
 meta = json.loads(b[8:8 + struct.unpack("<Q", b[:8])[0]])["__metadata__"]
-assert "betas (0.9, 0.95) eps 1e-08, weight decay 0.1" in meta["recipe"], meta["recipe"]'; then
-  pass "train --weight-decay 0.1 --beta2 0.95: another run, recorded in the file's recipe"
+assert "betas (0.8, 0.95) eps 1e-06, weight decay 0.1" in meta["recipe"], meta["recipe"]'; then
+  pass "train --weight-decay 0.1 --beta1 0.8 --beta2 0.95 --eps 1e-6: another run, recorded in the file's recipe"
 else
-  fail "train --weight-decay --beta2" "exit code $rc"
+  fail "train --weight-decay --beta1 --beta2 --eps" "exit code $rc"
+fi
+# Fewer key/value heads than heads: a model the file cannot hold (GPT-2's fused c_attn), refused before a step is trained.
+expect_error "train --kv-heads 1 of 2 heads" gqa.safetensors train "${SMALL[@]}" --kv-heads 1 --out gqa.safetensors
+if grep -q "key/value heads" stderr.txt && ! grep -q "trained" stdout.txt && [ ! -e gqa.loss.csv ]; then
+  pass "train --kv-heads 1: refused before training, saying why (no loss curve written)"
+else
+  fail "train --kv-heads 1" "$(cat stderr.txt) / $(head -c 200 stdout.txt)"
 fi
 # The same run stopped at step 12 and resumed: the same losses and the same weights, the checkpoint
 # gone once the model is written, and the snapshots of --snapshot-every beside it.

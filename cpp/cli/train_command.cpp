@@ -108,8 +108,9 @@ std::string recipes_footer() {
     else
       std::snprintf(text, sizeof text, " --window %d", r.corpus.length);
     out += text;
-    std::snprintf(text, sizeof text, " --batch %d --steps %d --lr %g --beta2 %g --weight-decay %g --warmup %d --final-lr %g --init-std %g --seed %llu\n",
-                  r.batch, r.steps, r.adam.lr, r.adam.beta2, r.adam.weight_decay, r.warmup, r.final_lr, r.init_std,
+    std::snprintf(text, sizeof text,
+                  " --batch %d --steps %d --lr %g --beta1 %g --beta2 %g --eps %g --weight-decay %g --warmup %d --final-lr %g --init-std %g --seed %llu\n",
+                  r.batch, r.steps, r.adam.lr, r.adam.beta1, r.adam.beta2, r.adam.eps, r.adam.weight_decay, r.warmup, r.final_lr, r.init_std,
                   static_cast<unsigned long long>(r.config.seed));
     return out + text;
   };
@@ -256,6 +257,7 @@ void train(const TrainOptions& o) {
   if (o.phase_every > 0 && (o.resume || o.stop_at > 0)) throw mha::Error("--phase-every times one unbroken run: not with --resume or --stop-at");
   if (o.stop_at > recipe.steps)
     throw mha::Error("--stop-at " + std::to_string(o.stop_at) + " is past the run's last step, " + std::to_string(recipe.steps));
+  mha::check_writable(recipe.config);  // what it trains must have a file
   mha::Training training(recipe);
   const std::string csv_path = loss_csv_path(o.out), checkpoint = checkpoint_path(o.out);
   mha::check_output_path(o.out);  // before the work, not after it
@@ -408,6 +410,7 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   using R = mha::Recipe;
   recipe_option<int>(cmd, *o, "--layers", [](R& r) -> int& { return r.config.layers; }, model_row("layers"));
   recipe_option<int>(cmd, *o, "--heads", [](R& r) -> int& { return r.config.heads; }, model_row("heads"));
+  recipe_option<int>(cmd, *o, "--kv-heads", [](R& r) -> int& { return r.config.kv_heads; }, model_row("kvHeads"));
   recipe_option<int>(cmd, *o, "--d-model", [](R& r) -> int& { return r.config.d_model; }, model_row("dModel"));
   o->vocab_option = recipe_option<int>(cmd, *o, "--vocab", [](R& r) -> int& { return r.config.vocab_size; }, model_row("vocabSize"),
                                       "vocabulary: id 0 is the start token, 1 … vocab−1 the random tokens (recall: 0 … vocab−1; "
@@ -415,7 +418,9 @@ CLI::App* add_train_command(CLI::App& app, const std::string& command_line) {
   recipe_option<int>(cmd, *o, "--steps", [](R& r) -> int& { return r.steps; }, recipe_row("steps"));
   recipe_option<int>(cmd, *o, "--batch", [](R& r) -> int& { return r.batch; }, recipe_row("batch"));
   recipe_option<float>(cmd, *o, "--lr", [](R& r) -> float& { return r.adam.lr; }, recipe_row("lr"));
+  recipe_option<float>(cmd, *o, "--beta1", [](R& r) -> float& { return r.adam.beta1; }, recipe_row("beta1"));
   recipe_option<float>(cmd, *o, "--beta2", [](R& r) -> float& { return r.adam.beta2; }, recipe_row("beta2"));
+  recipe_option<float>(cmd, *o, "--eps", [](R& r) -> float& { return r.adam.eps; }, recipe_row("eps"));
   recipe_option<float>(cmd, *o, "--weight-decay", [](R& r) -> float& { return r.adam.weight_decay; }, recipe_row("weightDecay"));
   recipe_option<float>(cmd, *o, "--init-std", [](R& r) -> float& { return r.init_std; }, recipe_row("initStd"));
   recipe_option<int>(cmd, *o, "--min-length", [](R& r) -> int& { return r.induction.min_length; }, recipe_row("minLength"));

@@ -475,6 +475,8 @@ test('the corpus task in WASM: the same bits as `mha train --task corpus` on the
 
 // Every corpus recipe of the page (catalog.recipes: the Tang poems', the English one), on the text the page ships.
 // (The module loads in before(): the build's catalog.json, the same catalog, names them.)
+// `mha train`'s flags that are not their row's key in kebab case (dModel: --d-model).
+const CLI_FLAG = { model: '--preset', vocabSize: '--vocab' };
 const PAGE_CATALOG = JSON.parse(fs.readFileSync(path.join(root, 'web', 'build', 'catalog.json'), 'utf8'));
 for (const name of Object.keys(PAGE_CATALOG.recipes).filter((k) => PAGE_CATALOG.recipes[k].task === 'corpus')) {
   test(`the page's ${name} recipe (catalog.recipes.${name}, on the text the page ships) trains the same bits as \`mha train\` with its flags`, async () => {
@@ -488,12 +490,13 @@ for (const name of Object.keys(PAGE_CATALOG.recipes).filter((k) => PAGE_CATALOG.
     writeCorpus(dir, corpus, text);
     // 40 steps of the recipe's schedule (past the warm-up), stopped there: its snapshot of step 40
     const out = path.join(dir, 'page.safetensors');
-    execFileSync(cli, ['train', '--task', 'corpus', '--corpus', corpus, '--corpus-dir', dir, '--vocab', String(recipe.vocabSize), '--layers', String(recipe.layers),
-      '--heads', String(recipe.heads), '--d-model', String(recipe.dModel), '--window', String(recipe.window), '--batch', String(recipe.batch), '--lr', String(recipe.lr),
-      '--warmup', String(recipe.warmup), '--final-lr', String(recipe.finalLr), '--seed', String(recipe.seed), '--init-std', String(recipe.initStd),
-      '--beta2', String(recipe.beta2), '--weight-decay', String(recipe.weightDecay), '--steps', String(recipe.steps), '--stop-at', '40', '--snapshot-every', '40', '--checkpoint-minutes', '0', '--excerpt', 'none', '--out', out]);
+    // Every option the page gives its Trainer, as `mha train`'s flag of the same row (options.h): a
+    // key the command line lacks is refused by it, so a new option cannot be left out here unseen.
+    const options = trainerOptions(mha.catalog, recipe);
+    const flags = Object.entries(options).flatMap(([key, value]) => [CLI_FLAG[key] || `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(value)]);
+    execFileSync(cli, ['train', ...flags, '--corpus-dir', dir, '--stop-at', '40', '--snapshot-every', '40', '--checkpoint-minutes', '0', '--excerpt', 'none', '--out', out]);
     const native = readSafetensors(path.join(dir, 'page.history', 'step-00040.safetensors'));
-    const trainer = new mha.Trainer(trainerOptions(mha.catalog, recipe), text);
+    const trainer = new mha.Trainer(options, text);
     try {
       assert.deepEqual([trainer.config.vocabSize, trainer.config.maxPositions, trainer.config.layers], [recipe.vocabSize, recipe.window, recipe.layers]);
       trainer.step(40);

@@ -39,9 +39,16 @@ std::string guess_layout(const SafetensorsHeader& f) {
   throw file_error(ErrorCode::layout_unknown, f.name());
 }
 
+void check_writable(const Config& c) {
+  if (c.kv_heads_or_heads() != c.heads)
+    throw Error("kv_heads " + to_string(c.kv_heads_or_heads()) + " with heads " + to_string(c.heads) +
+                ": a model of fewer key/value heads than query heads has no file (GPT-2's fused c_attn, which the model file "
+                "keeps, holds as many keys and values as queries)");
+}
+
 std::vector<uint8_t> write_model(const ModelWeights& w, const Config& c, const std::map<std::string, std::string>& metadata) {
   check_model_weights(w, c);
-  if (c.kv_heads_or_heads() != c.heads) throw Error("GPT-2's fused c_attn holds ordinary multi-head attention only");
+  check_writable(c);
   SafetensorsWriter out;
   for (const FileTensorParts& t : model_file_tensors(c, "")) {
     Tensor file(t.file_shape());

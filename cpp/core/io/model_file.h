@@ -36,6 +36,11 @@ Preset whole_model_preset(const SafetensorsHeader& file, const std::string& layo
 // llama (q_proj), pytorch (in_proj_weight); mha::Error when none fits.
 std::string guess_layout(const SafetensorsHeader& file);
 
+// Throws where a model of this config has no file of the project's to be written to (GQA: GPT-2's fused
+// c_attn holds as many keys and values as queries): write_model asks it, and so does `mha train`
+// before it trains, not after. A Trainer of such a model still trains: its heads can be looked at.
+void check_writable(const Config& config);
+
 // The model in the layout of its preset, with heads, layers (task and recall for K > 1 readouts) and
 // `metadata` in __metadata__.
 std::vector<uint8_t> write_model(const ModelWeights& weights, const Config& config,
