@@ -492,7 +492,7 @@ test('f. the page works from file:// without a server', { timeout: TEST_TIMEOUT 
   assertNoProblems();
 });
 
-test('g. hovering a head map or the enlarged head shows that cell’s value, masked cells say so', { timeout: TEST_TIMEOUT }, async () => {
+test('g. hovering a head map or the enlarged head shows that cell’s value, masked cells say so; a row’s label shows its token whole', { timeout: TEST_TIMEOUT }, async () => {
   await open(`${server.url}?model=random&text=${encodeURIComponent('我是秦始皇')}&stage=attend&causal=1&head=2`);
   const weights = await page.evaluate(() => Array.from(window.mhaPage.state.result.tensors.weights.data));
   const tip = () => page.evaluate(() => {
@@ -511,5 +511,14 @@ test('g. hovering a head map or the enlarged head shows that cell’s value, mas
       assert.equal(/masked/.test(text), c > r, `${selector} (${r}, ${c}): the tooltip says whether the cell is masked`);
     }
   }
+  // A map's row labels are one block of text, a line a row (heatmapFrame.js fillLabelBlock): the
+  // pointer on a line names that row's token.
+  await goToStage('project');
+  const labels = page.locator('section[data-stage="project"] .hm-rowlabels .hm-rowlabel-block').first();
+  await labels.scrollIntoViewIfNeeded();
+  assert.deepEqual((await labels.textContent()).split('\n'), ['0 我', '1 是', '2 秦', '3 始', '4 皇']);
+  const lines = await labels.boundingBox();
+  await page.mouse.move(lines.x + lines.width / 2, lines.y + (3.5 * lines.height) / 5);
+  assert.equal(await tip(), '3 始');
   assertNoProblems();
 });

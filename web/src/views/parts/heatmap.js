@@ -5,11 +5,11 @@
 // The parts: heatmapFrame.js (labels, bands, tooltip), mapCanvas.js, numberGrid.js, legend.js.
 import { setAttr } from '../../dom.js';
 import { repaint, repaintResized } from './canvasRegistry.js';
-import { fillRowLabels, mapLabel, rowHeightOf, setStyle } from './heatmapFrame.js';
+import { fillLabelBlock, mapLabel, rowHeightOf, setStyle } from './heatmapFrame.js';
 import { aspectOf, canvasMap } from './mapCanvas.js';
 import { fillNumbers, numberGrid, regrid } from './numberGrid.js';
 export { legend, updateLegend } from './legend.js';
-export { fillRowLabels, rowHeightFor } from './heatmapFrame.js';
+export { fillLabelBlock, rowHeightFor } from './heatmapFrame.js';
 
 const drawn = new WeakMap(); // heatmap node -> its options, which updateHeatmap() changes
 
@@ -45,7 +45,7 @@ export function updateHeatmap(node, patch) {
     else {
       if (o.square) setStyle(o.canvas, 'aspectRatio', aspectOf(o)); // unchanged for T × T: no new layout
       else o.canvas.style.height = `${o.rows * rowHeightOf(o)}px`;
-      if (o.rowLabelCol) fillRowLabels(o.rowLabelCol, o.rowLabelEls, o.rowLabels, rowHeightOf(o), { titled: true });
+      if (o.rowLabelBlock) fillLabelBlock(o.rowLabelBlock, o.rowLabels, rowHeightOf(o));
     }
   }
   if (o.numbered) fillNumbers(o);

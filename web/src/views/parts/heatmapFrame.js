@@ -1,6 +1,6 @@
 // What is around a heatmap's cells: the token labels, the head bands, the tooltip, and the small
 // DOM helpers both kinds of map (mapCanvas.js, numberGrid.js) use to change them in place.
-import { h, setText, setAttr } from '../../dom.js';
+import { h, setText } from '../../dom.js';
 import { num } from '../../format.js';
 import { headColor } from './colors.js';
 import { showTip, hideTip } from './tooltip.js';
@@ -77,28 +77,32 @@ export function tipsOn(canvas, o, cellAt) {
   canvas.addEventListener('mouseleave', hideTip);
 }
 
-// The token labels left of a map, one a row, rowHeight CSS px each; relabelled in place (fillRowLabels).
+// The token labels left of a map, one a row, rowHeight CSS px each, as one block of text
+// (fillLabelBlock); the pointer over a label shows it whole (the column cuts long ones short).
 export function rowLabelColumn(o, rowHeight) {
   if (!o.rowLabels) return null;
-  o.rowLabelCol = h('div', { class: 'hm-rowlabels', 'aria-hidden': 'true' });
-  o.rowLabelEls = fillRowLabels(o.rowLabelCol, [], o.rowLabels, rowHeight, { titled: true });
-  return o.rowLabelCol;
+  o.rowLabelBlock = fillLabelBlock(h('div', { class: 'hm-rowlabel-block' }), o.rowLabels, rowHeight);
+  const block = o.rowLabelBlock;
+  block.addEventListener('mousemove', (ev) => {
+    const r = Math.floor((ev.clientY - block.getBoundingClientRect().top) / rowHeightOf(o));
+    if (r >= 0 && r < o.rowLabels.length) showTip([o.rowLabels[r]], ev.clientX, ev.clientY, block);
+    else hideTip();
+  });
+  block.addEventListener('mouseleave', hideTip);
+  return h('div', { class: 'hm-rowlabels', 'aria-hidden': 'true' }, block);
 }
 
-// The label elements els (children of col, the last ones) made one per label, rowHeight CSS px
-// high; a kept one is rewritten only where it changed. Returns els.
-export function fillRowLabels(col, els, labels, rowHeight, { titled = false } = {}) {
-  resizeChildren(els, labels.length, () => h('div', { class: 'hm-rowlabel' }), col);
+// Token labels as one block of text, a line a row, rowHeight CSS px each: one element where a label
+// a row made T of them, which Chromium laid out and shaped again on every text change (the split
+// stage's three cards and the maps of the other stages: 3 × 64 at T 64 each). The columns are
+// aria-hidden: a map's rows are read aloud from its cells (mapKeys.js).
+export function fillLabelBlock(el, labels, rowHeight) {
   const px = `${rowHeight}px`;
-  const font = `${Math.min(13, Math.max(8, rowHeight - 4))}px`;
-  els.forEach((el, i) => {
-    setStyle(el, 'height', px);
-    setStyle(el, 'lineHeight', px);
-    setStyle(el, 'fontSize', font);
-    if (titled) setAttr(el, 'title', labels[i]);
-    setText(el, rowHeight >= 9 ? labels[i] : '');
-  });
-  return els;
+  setStyle(el, 'height', `${rowHeight * labels.length}px`);
+  setStyle(el, 'lineHeight', px);
+  setStyle(el, 'fontSize', `${Math.min(13, Math.max(8, rowHeight - 4))}px`);
+  setText(el, rowHeight >= 9 ? labels.map((l) => l.replace(/[\n\r\t]/g, '↵')).join('\n') : '');
+  return el;
 }
 
 export function bandBar(o) {
