@@ -9,7 +9,7 @@ import { fillLabelBlock, mapLabel, rowHeightOf, setStyle } from './heatmapFrame.
 import { aspectOf, canvasMap } from './mapCanvas.js';
 import { fillNumbers, numberGrid, regrid } from './numberGrid.js';
 export { legend, updateLegend } from './legend.js';
-export { fillLabelBlock, rowHeightFor } from './heatmapFrame.js';
+export { fillLabelBlock, labelBlock, rowHeightFor } from './heatmapFrame.js';
 
 const drawn = new WeakMap(); // heatmap node -> its options, which updateHeatmap() changes
 

@@ -81,8 +81,7 @@ export function tipsOn(canvas, o, cellAt) {
 // (fillLabelBlock); the pointer over a label shows it whole (the column cuts long ones short).
 export function rowLabelColumn(o, rowHeight) {
   if (!o.rowLabels) return null;
-  o.rowLabelBlock = fillLabelBlock(h('div', { class: 'hm-rowlabel-block' }), o.rowLabels, rowHeight);
-  const block = o.rowLabelBlock;
+  const block = (o.rowLabelBlock = labelBlock(o.rowLabels, rowHeight));
   block.addEventListener('mousemove', (ev) => {
     const r = Math.floor((ev.clientY - block.getBoundingClientRect().top) / rowHeightOf(o));
     if (r >= 0 && r < o.rowLabels.length) showTip([o.rowLabels[r]], ev.clientX, ev.clientY, block);
@@ -96,14 +95,19 @@ export function rowLabelColumn(o, rowHeight) {
 // a row made T of them, which Chromium laid out and shaped again on every text change (the split
 // stage's three cards and the maps of the other stages: 3 × 64 at T 64 each). The columns are
 // aria-hidden: a map's rows are read aloud from its cells (mapKeys.js).
+// A label's own line break is drawn as ↵ (visibleToken's sign for one) so that it cannot start a
+// row of its own, and a tab as a space, as the labels' white-space collapsed it before.
 export function fillLabelBlock(el, labels, rowHeight) {
   const px = `${rowHeight}px`;
   setStyle(el, 'height', `${rowHeight * labels.length}px`);
   setStyle(el, 'lineHeight', px);
   setStyle(el, 'fontSize', `${Math.min(13, Math.max(8, rowHeight - 4))}px`);
-  setText(el, rowHeight >= 9 ? labels.map((l) => l.replace(/[\n\r\t]/g, '↵')).join('\n') : '');
+  setText(el, rowHeight >= 9 ? labels.map((l) => l.replace(/\r\n?|\n/g, '↵').replace(/\t/g, ' ')).join('\n') : '');
   return el;
 }
+
+// A new label block (fillLabelBlock), for a map's own column or the tiles' shared one.
+export const labelBlock = (labels, rowHeight) => fillLabelBlock(h('div', { class: 'hm-rowlabel-block' }), labels, rowHeight);
 
 export function bandBar(o) {
   if (!o.bands) return null;

@@ -3,7 +3,7 @@
 // A later result with the same model and language is shown in place (live()), another text too:
 // the tiles are resized and the token labels (one block of text, a line a row) rewritten.
 import { h, live } from '../../dom.js';
-import { heatmap, legend, rowHeightFor, fillLabelBlock, updateHeatmap, updateLegend } from './heatmap.js';
+import { heatmap, legend, rowHeightFor, fillLabelBlock, labelBlock, updateHeatmap, updateLegend } from './heatmap.js';
 import { tensorCard, setCardShape } from './tensorCard.js';
 import { maxAbs, headColor, headHex } from './colors.js';
 import { tokenLabels, tokenName, visibleToken } from '../../format.js';
@@ -53,8 +53,8 @@ export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd
     h('div', { class: 'tile-head tile-head-spacer' }, '\u00a0'),
     sub ? h('div', { class: 'tile-sub' }, '\u00a0') : null,
   );
-  const labelBlock = fillLabelBlock(h('div', { class: 'hm-rowlabel-block' }), tokenLabels(cur.tokens), rowHeight);
-  labelCol.append(labelBlock);
+  const labels = labelBlock(tokenLabels(cur.tokens), rowHeight);
+  labelCol.append(labels);
   const key = legend(cur.scale);
   const figure = {
     lang,
@@ -91,7 +91,7 @@ export function headTiles(state, name, { caption, tileLabel, headOf = (hd) => hd
     maps.forEach((map, hd) => updateHeatmap(map, { data: cur.tensor.data, offset: hd * n * d, scale: cur.scale, ...patch }));
     if (retext) {
       setCardShape(card, cur.tensor.shape);
-      fillLabelBlock(labelBlock, tokenLabels(cur.tokens), patch.rowHeight);
+      fillLabelBlock(labels, tokenLabels(cur.tokens), patch.rowHeight);
     }
     updateLegend(key, cur.scale);
     return true;
